@@ -1,0 +1,6 @@
+"""``python -m rmqlb``."""
+
+from rmqlb.cli import main
+
+if __name__ == "__main__":
+    main()

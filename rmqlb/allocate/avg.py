@@ -1,0 +1,42 @@
+"""AVG — ``AllocateMessageQueueAveragely``: each client takes one contiguous block.
+
+With ``n`` queues and ``m`` clients the first ``n % m`` clients take ``n // m + 1`` queues
+and the rest ``n // m``; when ``n <= m`` the first ``n`` clients take one queue each.
+
+Worked example, 8 queues ``q0..q7`` and 3 clients ``c0 < c1 < c2``::
+
+    c0 -> q0 q1 q2      (index 0 < mod 2: 8 // 3 + 1 = 3 queues from 0)
+    c1 -> q3 q4 q5      (index 1 < mod 2: 3 queues from 3)
+    c2 -> q6 q7         (index 2: 2 queues from 2 * 2 + 2 = 6)
+
+A client id listed twice (two processes with one id) makes both take the block of its first
+index: the block of the second index goes to nobody.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from rmqlb.allocate._common import Assignment, first_indexes, java_check
+from rmqlb.model.queue import MessageQueue
+
+
+def allocate_avg(mq_all: Sequence[MessageQueue], cid_all: Sequence[str]) -> Assignment:
+    """Allocate a whole group at once; inputs already in Java order."""
+    java_check(mq_all, cid_all)
+    n, m = len(mq_all), len(cid_all)
+    result: Assignment = {}
+    if m == 0:
+        return result
+    mod = n % m
+    for cid, index in first_indexes(cid_all).items():
+        if n <= m:
+            average = 1
+        elif mod > 0 and index < mod:
+            average = n // m + 1
+        else:
+            average = n // m
+        start = index * average if (mod > 0 and index < mod) else index * average + mod
+        size = min(average, n - start)
+        result[cid] = list(mq_all[start : start + size]) if size > 0 else []
+    return result

@@ -1,0 +1,83 @@
+"""Command-line interface. :func:`run` is the single error boundary: it maps every
+:class:`~rmqlb.errors.RmqlbError` to a one-line message on stderr and its exit code, and any
+other exception to a one-line message and exit 2 (set ``RMQLB_TRACEBACK=1`` to see the
+traceback)."""
+
+from __future__ import annotations
+
+import os
+import sys
+from typing import Annotated
+
+import typer
+from typer._click import exceptions as click_exceptions  # typer 0.28 vendors click
+
+from rmqlb import __version__
+from rmqlb.cli import simulate as _simulate  # noqa: F401  (registers the command)
+from rmqlb.cli.app import app
+from rmqlb.errors import ExitCode, RmqlbError
+
+__all__ = ["app", "main", "run"]
+
+
+def _version(value: bool) -> None:
+    if value:
+        typer.echo(f"rmqlb {__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def _root(
+    version: Annotated[
+        bool,
+        typer.Option("--version", callback=_version, is_eager=True, help="Print the version."),
+    ] = False,
+) -> None:
+    """Diagnose Apache RocketMQ consumer load balancing: which consumer should hold which
+    queue, which one does, and why they differ."""
+
+
+def run(argv: list[str] | None = None) -> int:
+    """Run the CLI with ``argv`` and return the exit code instead of exiting."""
+    import typer.main
+
+    command = typer.main.get_command(app)
+    try:
+        result = command.main(args=argv, prog_name="rmqlb", standalone_mode=False)
+    except typer.Exit as exc:
+        return int(exc.exit_code)
+    except typer.Abort:
+        sys.stderr.write("rmqlb: aborted\n")
+        return 130
+    except click_exceptions.NoArgsIsHelpError:
+        return ExitCode.BAD_INPUT  # typer has already printed the help
+    except click_exceptions.UsageError as exc:
+        hint = f" (see '{exc.ctx.command_path} --help')" if exc.ctx is not None else ""
+        sys.stderr.write(f"rmqlb: error: {exc.format_message()}{hint}\n")
+        return ExitCode.BAD_INPUT
+    except click_exceptions.ClickException as exc:
+        sys.stderr.write(f"rmqlb: error: {exc.format_message()}\n")
+        return ExitCode.BAD_INPUT
+    except RmqlbError as exc:
+        if os.environ.get("RMQLB_TRACEBACK"):
+            raise
+        sys.stderr.write(f"rmqlb: error: {exc}\n")
+        return int(exc.exit_code)
+    except KeyboardInterrupt:
+        sys.stderr.write("rmqlb: interrupted\n")
+        return 130
+    except BrokenPipeError:
+        return 0
+    except Exception as exc:  # the boundary: never a traceback for users
+        if os.environ.get("RMQLB_TRACEBACK"):
+            raise
+        sys.stderr.write(f"rmqlb: internal error: {type(exc).__name__}: {exc}\n")
+        return ExitCode.BAD_INPUT
+    return int(result) if isinstance(result, int) else 0
+
+
+def main() -> None:
+    """Console-script entry point."""
+    code = run(sys.argv[1:])
+    sys.stdout.flush()
+    sys.exit(code)

@@ -1,0 +1,214 @@
+"""What a diagnosis produces: findings and the expected-vs-actual tables, as pure data.
+
+The JSON form (``rmqlb.report/1``, design §3 / the explain issue) is written by
+:func:`report_to_json`; renderers read these dataclasses, never raw dicts.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from enum import StrEnum
+from typing import Any
+
+from rmqlb.errors import ExitCode
+from rmqlb.model.queue import MessageQueue
+from rmqlb.model.snapshot import CaptureError
+
+REPORT_FORMAT = "rmqlb.report/1"
+
+
+class Severity(StrEnum):
+    """How bad a finding is. Ordered: ``error`` > ``warning`` > ``info``."""
+
+    error = "error"
+    warning = "warning"
+    info = "info"
+
+    @property
+    def rank(self) -> int:
+        """2 for error, 1 for warning, 0 for info."""
+        return {"error": 2, "warning": 1, "info": 0}[self.value]
+
+
+class Code(StrEnum):
+    """Finding codes: stable API (design §5)."""
+
+    IDLE_CONSUMER = "IDLE_CONSUMER"
+    UNCONSUMED_QUEUE = "UNCONSUMED_QUEUE"
+    DUPLICATE_ASSIGNMENT = "DUPLICATE_ASSIGNMENT"
+    ASSIGNMENT_MISMATCH = "ASSIGNMENT_MISMATCH"
+    SUBSCRIPTION_INCONSISTENT = "SUBSCRIPTION_INCONSISTENT"
+    STRATEGY_INCONSISTENT = "STRATEGY_INCONSISTENT"
+    IMBALANCE = "IMBALANCE"
+    WRITE_EXCEEDS_READ = "WRITE_EXCEEDS_READ"
+    QUEUE_NOT_READABLE = "QUEUE_NOT_READABLE"
+    NO_CONSUMERS = "NO_CONSUMERS"
+    LAG_SKEW = "LAG_SKEW"
+    DUPLICATE_CLIENT_ID = "DUPLICATE_CLIENT_ID"
+    CLIENT_UNREACHABLE = "CLIENT_UNREACHABLE"
+    BROADCASTING = "BROADCASTING"
+    POP_MODE = "POP_MODE"
+    PROXY_CLIENTS = "PROXY_CLIENTS"
+
+
+class QueueStatus(StrEnum):
+    """A queue's row status in the queue table."""
+
+    ok = "ok"  # held by exactly its expected consumer
+    moved = "moved"  # held by one consumer, not the expected one
+    unconsumed = "unconsumed"  # held by nobody (or expected to fall to a non-subscriber)
+    duplicate = "duplicate"  # held by more than one consumer
+    unknown = "unknown"  # actual assignment not known
+
+
+@dataclass(frozen=True, slots=True)
+class Finding:
+    """One problem, with its numbers (``message``) and its fix (``hint``)."""
+
+    code: Code
+    severity: Severity
+    group: str
+    message: str
+    hint: str
+    topic: str | None = None
+    consumers: tuple[str, ...] = ()
+    queues: tuple[MessageQueue, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class QueueRow:
+    """One queue: who should hold it, who does, and its lag when offsets are known."""
+
+    queue: MessageQueue
+    expected: str | None
+    actual: tuple[str, ...] | None
+    status: QueueStatus
+    lag: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class ConsumerRow:
+    """One consumer of a topic: expected and actual queue counts (actual ``None``: unknown)."""
+
+    client_id: str
+    subscribes: bool
+    strategy: str | None
+    expected: int
+    actual: int | None
+    lag: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class TopicReport:
+    """The tables of one (group, topic)."""
+
+    topic: str
+    queues: tuple[QueueRow, ...]
+    consumers: tuple[ConsumerRow, ...]
+    retry: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class GroupReport:
+    """One group: its model, the strategy used for *expected*, and its topics."""
+
+    group: str
+    message_model: str
+    strategy: str
+    topics: tuple[TopicReport, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Report:
+    """The whole diagnosis: group tables, findings (most severe first), capture errors."""
+
+    groups: tuple[GroupReport, ...]
+    findings: tuple[Finding, ...]
+    errors: tuple[CaptureError, ...] = field(default=())
+
+    @property
+    def partial(self) -> bool:
+        """Some data could not be collected."""
+        return bool(self.errors)
+
+
+def sort_findings(findings: Iterable[Finding]) -> list[Finding]:
+    """Most severe first, then by group, topic and code: a stable, readable order."""
+    return sorted(findings, key=lambda f: (-f.severity.rank, f.group, f.topic or "", f.code.value))
+
+
+def exit_code(report: Report, fail_on: str = "error") -> ExitCode:
+    """Design §3: 1 for findings at or above ``fail_on``, else 4 when data is partial, else 0."""
+    threshold = {"error": 2, "warning": 1, "never": 3}[fail_on]
+    if any(f.severity.rank >= threshold for f in report.findings):
+        return ExitCode.FINDINGS
+    if report.partial:
+        return ExitCode.PARTIAL
+    return ExitCode.OK
+
+
+def _queue_ref(mq: MessageQueue) -> dict[str, Any]:
+    return {"brokerName": mq.broker_name, "queueId": mq.queue_id}
+
+
+def finding_to_json(f: Finding) -> dict[str, Any]:
+    """One finding in the report contract."""
+    return {
+        "code": f.code.value,
+        "severity": f.severity.value,
+        "group": f.group,
+        "topic": f.topic,
+        "consumers": list(f.consumers),
+        "queues": [_queue_ref(q) for q in f.queues],
+        "message": f.message,
+        "hint": f.hint,
+    }
+
+
+def report_to_json(report: Report, fail_on: str = "error") -> dict[str, Any]:
+    """The ``rmqlb.report/1`` JSON document (tests and CI users depend on it)."""
+    return {
+        "format": REPORT_FORMAT,
+        "groups": [
+            {
+                "group": g.group,
+                "messageModel": g.message_model,
+                "strategy": g.strategy,
+                "topics": [
+                    {
+                        "topic": t.topic,
+                        "retry": t.retry,
+                        "queues": [
+                            {
+                                **_queue_ref(r.queue),
+                                "expected": r.expected,
+                                "actual": list(r.actual) if r.actual is not None else None,
+                                "status": r.status.value,
+                                "lag": r.lag,
+                            }
+                            for r in t.queues
+                        ],
+                        "consumers": [
+                            {
+                                "clientId": c.client_id,
+                                "subscribes": c.subscribes,
+                                "strategy": c.strategy,
+                                "expected": c.expected,
+                                "actual": c.actual,
+                                "lag": c.lag,
+                            }
+                            for c in t.consumers
+                        ],
+                    }
+                    for t in g.topics
+                ],
+            }
+            for g in report.groups
+        ],
+        "findings": [finding_to_json(f) for f in report.findings],
+        "errors": [
+            {"target": e.target, "request": e.request, "message": e.message} for e in report.errors
+        ],
+        "exitCode": int(exit_code(report, fail_on)),
+    }

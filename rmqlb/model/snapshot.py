@@ -1,0 +1,192 @@
+"""The cluster snapshot: routes, groups, consumers and offsets as rmqlb sees them.
+
+Pure frozen dataclasses mirroring the ``rmqlb.snapshot/1`` JSON format (design §4). The
+file format itself (validation, camelCase, schema) lives in :mod:`rmqlb.snapshot`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from enum import StrEnum
+
+from rmqlb.model.queue import MessageQueue
+from rmqlb.model.strategy import StrategySpec
+
+PERM_READ = 4
+PERM_WRITE = 2
+PERM_INHERIT = 1
+RETRY_PREFIX = "%RETRY%"
+DLQ_PREFIX = "%DLQ%"
+
+
+class MessageModel(StrEnum):
+    """How a group consumes: shared queues (CLUSTERING) or every client reads all."""
+
+    CLUSTERING = "CLUSTERING"
+    BROADCASTING = "BROADCASTING"
+
+
+@dataclass(frozen=True, slots=True)
+class QueueData:
+    """One broker's share of a topic route (Java ``QueueData``)."""
+
+    broker_name: str
+    read_queue_nums: int
+    write_queue_nums: int
+    perm: int = PERM_READ | PERM_WRITE
+    topic_sys_flag: int = 0
+
+    @property
+    def readable(self) -> bool:
+        """``PermName.isReadable``: the client puts these queues in ``mqAll``."""
+        return bool(self.perm & PERM_READ)
+
+    @property
+    def writeable(self) -> bool:
+        """``PermName.isWriteable``: producers send to these queues."""
+        return bool(self.perm & PERM_WRITE)
+
+
+@dataclass(frozen=True, slots=True)
+class TopicRoute:
+    """A topic's route as the NameServer returns it (only what allocation needs)."""
+
+    topic: str
+    queue_datas: tuple[QueueData, ...]
+
+    def readable_queues(self) -> list[MessageQueue]:
+        """``mqAll`` as the Java client builds it: readable brokers, ids ``0..readQueueNums-1``.
+
+        Several QueueData for one broker name yield the union (the client keeps a set).
+        """
+        seen: set[MessageQueue] = set()
+        out: list[MessageQueue] = []
+        for qd in self.queue_datas:
+            if not qd.readable:
+                continue
+            for qid in range(qd.read_queue_nums):
+                mq = MessageQueue(self.topic, qd.broker_name, qid)
+                if mq not in seen:
+                    seen.add(mq)
+                    out.append(mq)
+        return out
+
+
+@dataclass(frozen=True, slots=True)
+class BrokerInfo:
+    """A broker of the cluster: its cluster name and addresses by broker id (0 = master)."""
+
+    broker_name: str
+    cluster: str | None = None
+    addrs: Mapping[int, str] = field(default_factory=dict)
+
+    def master_addr(self) -> str | None:
+        """The master address (id 0), else the lowest id's address, else ``None``."""
+        if 0 in self.addrs:
+            return self.addrs[0]
+        return self.addrs[min(self.addrs)] if self.addrs else None
+
+
+@dataclass(frozen=True, slots=True)
+class Subscription:
+    """One topic a client subscribes to (Java ``SubscriptionData``)."""
+
+    topic: str
+    expression_type: str = "TAG"
+    sub_string: str = "*"
+    sub_version: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class Consumer:
+    """One client of a group as its running info reports it.
+
+    ``assigned`` is the set of queues the client actually holds (keys of its ``mqTable``);
+    ``None`` means unknown (the client could not be asked), ``()`` means it holds nothing.
+    ``strategy`` is the strategy the client reports, ``None`` when unknown.
+    """
+
+    client_id: str
+    subscriptions: tuple[Subscription, ...] = ()
+    client_addr: str | None = None
+    language: str | None = None
+    version: int | None = None
+    strategy: StrategySpec | None = None
+    consume_orderly: bool | None = None
+    consume_type: str | None = None
+    assigned: tuple[MessageQueue, ...] | None = None
+    pop_assigned: tuple[MessageQueue, ...] | None = None
+    start_time: int | None = None
+    properties: Mapping[str, str] = field(default_factory=dict)
+
+    def subscription(self, topic: str) -> Subscription | None:
+        """This client's subscription to ``topic``, if any."""
+        for sub in self.subscriptions:
+            if sub.topic == topic:
+                return sub
+        return None
+
+    def subscribes(self, topic: str) -> bool:
+        """Whether this client subscribes to ``topic``."""
+        return self.subscription(topic) is not None
+
+
+@dataclass(frozen=True, slots=True)
+class QueueOffset:
+    """Consume progress of one queue (one ``offsetTable`` entry of ConsumeStats)."""
+
+    queue: MessageQueue
+    broker_offset: int
+    consumer_offset: int
+    last_timestamp: int = 0
+
+    @property
+    def lag(self) -> int:
+        """Messages not yet consumed (``brokerOffset - consumerOffset``, never negative)."""
+        return max(0, self.broker_offset - self.consumer_offset)
+
+
+@dataclass(frozen=True, slots=True)
+class Group:
+    """A consumer group: its assumed strategy, its online clients and its offsets.
+
+    ``consumers`` is a list, not a map: one client id may appear twice (two processes with
+    one id), exactly as the broker lists it in ``cidAll``.
+    """
+
+    name: str
+    message_model: MessageModel = MessageModel.CLUSTERING
+    consume_type: str | None = None
+    strategy: StrategySpec | None = None
+    consumers: tuple[Consumer, ...] = ()
+    offsets: tuple[QueueOffset, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class CaptureError:
+    """A request that failed while the snapshot was captured."""
+
+    target: str
+    request: str
+    message: str
+
+
+@dataclass(frozen=True, slots=True)
+class Source:
+    """Where a snapshot came from."""
+
+    namesrv: tuple[str, ...] = ()
+    rmqlb: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Snapshot:
+    """Everything rmqlb knows about a cluster at one moment."""
+
+    topics: Mapping[str, TopicRoute]
+    groups: Mapping[str, Group]
+    brokers: Mapping[str, BrokerInfo] = field(default_factory=dict)
+    captured_at: str | None = None
+    source: Source | None = None
+    errors: tuple[CaptureError, ...] = ()

@@ -1,0 +1,378 @@
+"""Allocation strategy specifications: pure data, one class per Java strategy.
+
+A spec says *which* strategy and with *which* parameters; the algorithms live in
+:mod:`rmqlb.allocate`. The JSON form (``{"name": "AVG"}`` ...) is the contract of design §3
+and of the snapshot format; :func:`strategy_from_json` / :func:`strategy_to_json` are its only
+readers and writers, and :func:`parse_strategy_spec` reads the CLI form
+(``CONSISTENT_HASH:vnodes=20``).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any, TypeAlias
+
+from rmqlb.errors import InputError
+from rmqlb.model.queue import MessageQueue
+
+
+@dataclass(frozen=True, slots=True)
+class Avg:
+    """``AllocateMessageQueueAveragely`` (``AVG``): contiguous blocks."""
+
+    name = "AVG"
+
+
+@dataclass(frozen=True, slots=True)
+class AvgByCircle:
+    """``AllocateMessageQueueAveragelyByCircle`` (``AVG_BY_CIRCLE``): round robin."""
+
+    name = "AVG_BY_CIRCLE"
+
+
+@dataclass(frozen=True, slots=True)
+class ConsistentHash:
+    """``AllocateMessageQueueConsistentHash`` (``CONSISTENT_HASH``)."""
+
+    virtual_node_cnt: int = 10
+    name = "CONSISTENT_HASH"
+
+
+@dataclass(frozen=True, slots=True)
+class MachineRoom:
+    """``AllocateMessageQueueByMachineRoom`` (``MACHINE_ROOM``): brokers named ``room@name``."""
+
+    consumeridcs: frozenset[str] = frozenset()
+    name = "MACHINE_ROOM"
+
+
+@dataclass(frozen=True, slots=True)
+class RoomTable:
+    """Rooms given by an explicit mapping (broker name or client id -> room)."""
+
+    rooms: Mapping[str, str] = field(default_factory=dict)
+
+    def resolve(self, key: str) -> str | None:
+        """The room of ``key``, or ``None`` when it is not in the table."""
+        return self.rooms.get(key)
+
+
+@dataclass(frozen=True, slots=True)
+class RoomPattern:
+    """Rooms taken from the first group of a regular expression searched in the name."""
+
+    pattern: str
+
+    def resolve(self, key: str) -> str | None:
+        """The first group of the first match, or ``None`` when nothing matches."""
+        match = re.search(self.pattern, key)
+        if match is None or not match.groups():
+            return None
+        return match.group(1)
+
+
+RoomRule: TypeAlias = RoomTable | RoomPattern
+
+
+@dataclass(frozen=True, slots=True)
+class MachineRoomNearby:
+    """``AllocateMachineRoomNearby`` (``MACHINE_ROOM_NEARBY``) around an inner strategy.
+
+    ``broker_rooms`` resolves a queue's broker name to its room (Java's
+    ``brokerDeployIn``), ``consumer_rooms`` a client id to its room (``consumerDeployIn``).
+    """
+
+    inner: StrategySpec
+    broker_rooms: RoomRule = field(default_factory=RoomTable)
+    consumer_rooms: RoomRule = field(default_factory=RoomTable)
+    name = "MACHINE_ROOM_NEARBY"
+
+
+@dataclass(frozen=True, slots=True)
+class Config:
+    """``AllocateMessageQueueByConfig`` (``CONFIG``): every client returns its own list."""
+
+    config: Mapping[str, tuple[MessageQueue, ...]] = field(default_factory=dict)
+    name = "CONFIG"
+
+
+@dataclass(frozen=True, slots=True)
+class Unknown:
+    """A strategy rmqlb cannot reproduce (a custom class a client reports)."""
+
+    class_name: str
+    name = "UNKNOWN"
+
+
+StrategySpec: TypeAlias = (
+    Avg | AvgByCircle | ConsistentHash | MachineRoom | MachineRoomNearby | Config | Unknown
+)
+
+STRATEGY_NAMES: tuple[str, ...] = (
+    "AVG",
+    "AVG_BY_CIRCLE",
+    "CONSISTENT_HASH",
+    "MACHINE_ROOM",
+    "MACHINE_ROOM_NEARBY",
+    "CONFIG",
+)
+
+# Java class simple names, as a client reports them in ``allocateMessageQueueStrategy``.
+JAVA_CLASS_NAMES: dict[str, str] = {
+    "AllocateMessageQueueAveragely": "AVG",
+    "AllocateMessageQueueAveragelyByCircle": "AVG_BY_CIRCLE",
+    "AllocateMessageQueueConsistentHash": "CONSISTENT_HASH",
+    "AllocateMessageQueueByMachineRoom": "MACHINE_ROOM",
+    "AllocateMachineRoomNearby": "MACHINE_ROOM_NEARBY",
+    "AllocateMessageQueueByConfig": "CONFIG",
+}
+
+
+def describe(spec: StrategySpec) -> str:
+    """A short label: ``AVG``, ``CONSISTENT_HASH(vnodes=20)``, ``MACHINE_ROOM_NEARBY(AVG)``."""
+    match spec:
+        case ConsistentHash(virtual_node_cnt=n):
+            return f"CONSISTENT_HASH(vnodes={n})"
+        case MachineRoom(consumeridcs=idcs):
+            return f"MACHINE_ROOM({','.join(sorted(idcs))})"
+        case MachineRoomNearby(inner=inner):
+            return f"MACHINE_ROOM_NEARBY({describe(inner)})"
+        case Unknown(class_name=cls):
+            return cls
+        case _:
+            return spec.name
+
+
+def same_algorithm(a: StrategySpec, b: StrategySpec) -> bool:
+    """Whether two specs allocate identically (CONFIG lists are per client, so ignored)."""
+    if isinstance(a, Config) and isinstance(b, Config):
+        return True
+    return a == b
+
+
+def strategy_from_class_name(value: str) -> StrategySpec:
+    """Read a client's ``allocateMessageQueueStrategy`` property.
+
+    Java prints the strategy object, e.g.
+    ``org.apache.rocketmq...AllocateMessageQueueAveragely@6d06d69c``; only the class matters.
+
+    >>> strategy_from_class_name("x.y.AllocateMessageQueueAveragelyByCircle@1f")
+    AvgByCircle()
+    """
+    simple = value.split("@", 1)[0].rsplit(".", 1)[-1].strip()
+    name = JAVA_CLASS_NAMES.get(simple)
+    if name == "AVG":
+        return Avg()
+    if name == "AVG_BY_CIRCLE":
+        return AvgByCircle()
+    if name == "CONSISTENT_HASH":
+        return ConsistentHash()
+    if name == "MACHINE_ROOM":
+        return MachineRoom()
+    return Unknown(simple or value)
+
+
+def _queue_from_json(raw: Any, where: str, topic: str) -> MessageQueue:
+    if not isinstance(raw, Mapping):
+        raise InputError(f"{where}: expected an object with brokerName and queueId")
+    broker = raw.get("brokerName")
+    qid = raw.get("queueId")
+    if not isinstance(broker, str) or isinstance(qid, bool) or not isinstance(qid, int):
+        raise InputError(f"{where}: expected brokerName (string) and queueId (integer)")
+    queue_topic = raw.get("topic", topic)
+    if not isinstance(queue_topic, str):
+        raise InputError(f"{where}.topic: expected a string")
+    return MessageQueue(queue_topic, broker, qid)
+
+
+def _rooms_from_json(raw: Any, where: str) -> RoomRule:
+    if isinstance(raw, str):
+        _check_pattern(raw, where)
+        return RoomPattern(raw)
+    if raw is None:
+        return RoomTable({})
+    if not isinstance(raw, Mapping) or not all(
+        isinstance(k, str) and isinstance(v, str) for k, v in raw.items()
+    ):
+        raise InputError(f"{where}: expected an object mapping names to rooms, or a regex")
+    return RoomTable(dict(raw))
+
+
+def _check_pattern(pattern: str, where: str) -> None:
+    try:
+        compiled = re.compile(pattern)
+    except re.error as exc:
+        raise InputError(f"{where}: invalid regular expression {pattern!r}: {exc}") from exc
+    if compiled.groups < 1:
+        raise InputError(f"{where}: regex {pattern!r} needs a group that captures the room")
+
+
+def strategy_from_json(raw: Any, where: str = "strategy", topic: str = "") -> StrategySpec:
+    """Read the JSON form of design §3 (``{"name": "CONSISTENT_HASH", "virtualNodeCnt": 10}``).
+
+    ``where`` names the JSON path in error messages; ``topic`` is the topic of CONFIG queues
+    that do not name one.
+    """
+    if not isinstance(raw, Mapping):
+        raise InputError(f"{where}: expected an object with a 'name'")
+    name = raw.get("name")
+    if name == "AVG":
+        return Avg()
+    if name == "AVG_BY_CIRCLE":
+        return AvgByCircle()
+    if name == "CONSISTENT_HASH":
+        vnodes = raw.get("virtualNodeCnt", 10)
+        if isinstance(vnodes, bool) or not isinstance(vnodes, int):
+            raise InputError(f"{where}.virtualNodeCnt: expected an integer")
+        return ConsistentHash(vnodes)
+    if name == "MACHINE_ROOM":
+        idcs = raw.get("consumeridcs", [])
+        if not isinstance(idcs, list) or not all(isinstance(i, str) for i in idcs):
+            raise InputError(f"{where}.consumeridcs: expected a list of room names")
+        return MachineRoom(frozenset(idcs))
+    if name == "MACHINE_ROOM_NEARBY":
+        inner = strategy_from_json(raw.get("inner", {"name": "AVG"}), f"{where}.inner", topic)
+        brokers = _rooms_from_json(raw.get("brokerRooms"), f"{where}.brokerRooms")
+        consumers = _rooms_from_json(raw.get("consumerRooms"), f"{where}.consumerRooms")
+        return MachineRoomNearby(inner, brokers, consumers)
+    if name == "CONFIG":
+        config = raw.get("config", {})
+        if not isinstance(config, Mapping):
+            raise InputError(f"{where}.config: expected an object mapping client ids to queues")
+        lists: dict[str, tuple[MessageQueue, ...]] = {}
+        for cid, queues in config.items():
+            if not isinstance(queues, list):
+                raise InputError(f"{where}.config.{cid}: expected a list of queues")
+            lists[cid] = tuple(
+                _queue_from_json(q, f"{where}.config.{cid}[{i}]", topic)
+                for i, q in enumerate(queues)
+            )
+        return Config(lists)
+    if name == "UNKNOWN":
+        cls = raw.get("className", "UNKNOWN")
+        return Unknown(str(cls))
+    known = ", ".join(STRATEGY_NAMES)
+    raise InputError(f"{where}.name: unknown strategy {name!r} (known: {known})")
+
+
+def _rooms_to_json(rule: RoomRule) -> Any:
+    if isinstance(rule, RoomPattern):
+        return rule.pattern
+    return dict(rule.rooms)
+
+
+def strategy_to_json(spec: StrategySpec) -> dict[str, Any]:
+    """The JSON form read by :func:`strategy_from_json`."""
+    match spec:
+        case ConsistentHash(virtual_node_cnt=n):
+            return {"name": spec.name, "virtualNodeCnt": n}
+        case MachineRoom(consumeridcs=idcs):
+            return {"name": spec.name, "consumeridcs": sorted(idcs)}
+        case MachineRoomNearby(inner=inner, broker_rooms=b, consumer_rooms=c):
+            return {
+                "name": spec.name,
+                "inner": strategy_to_json(inner),
+                "brokerRooms": _rooms_to_json(b),
+                "consumerRooms": _rooms_to_json(c),
+            }
+        case Config(config=config):
+            return {
+                "name": spec.name,
+                "config": {
+                    cid: [
+                        {"topic": q.topic, "brokerName": q.broker_name, "queueId": q.queue_id}
+                        for q in queues
+                    ]
+                    for cid, queues in config.items()
+                },
+            }
+        case Unknown(class_name=cls):
+            return {"name": spec.name, "className": cls}
+        case _:
+            return {"name": spec.name}
+
+
+_PARAM_ALIASES = {
+    "vnodes": "virtualNodeCnt",
+    "virtualnodecnt": "virtualNodeCnt",
+    "idcs": "consumeridcs",
+    "consumeridcs": "consumeridcs",
+    "inner": "inner",
+}
+
+
+def parse_strategy_spec(
+    text: str,
+    broker_rooms: RoomRule | None = None,
+    consumer_rooms: RoomRule | None = None,
+    config: Mapping[str, tuple[MessageQueue, ...]] | None = None,
+) -> StrategySpec:
+    """Read the CLI form: ``NAME[:key=value[:key=value...]]``.
+
+    Keys: ``vnodes`` (CONSISTENT_HASH), ``idcs`` (MACHINE_ROOM, comma list), ``inner``
+    (MACHINE_ROOM_NEARBY, itself a spec without colons). Rooms and CONFIG lists come from
+    their own flags and are passed in.
+
+    >>> parse_strategy_spec("CONSISTENT_HASH:vnodes=20")
+    ConsistentHash(virtual_node_cnt=20)
+    >>> parse_strategy_spec("machine_room:idcs=a,b").consumeridcs == frozenset({"a", "b"})
+    True
+    """
+    name, _, rest = text.strip().partition(":")
+    name = name.strip().upper().replace("-", "_")
+    params: dict[str, str] = {}
+    if rest:
+        for item in rest.split(":"):
+            key, eq, value = item.partition("=")
+            canonical = _PARAM_ALIASES.get(key.strip().lower())
+            if not eq or canonical is None:
+                raise InputError(
+                    f"strategy {text!r}: bad parameter {item!r} "
+                    "(expected vnodes=N, idcs=a,b or inner=NAME)"
+                )
+            params[canonical] = value.strip()
+    allowed = {
+        "AVG": set(),
+        "AVG_BY_CIRCLE": set(),
+        "CONSISTENT_HASH": {"virtualNodeCnt"},
+        "MACHINE_ROOM": {"consumeridcs"},
+        "MACHINE_ROOM_NEARBY": {"inner"},
+        "CONFIG": set(),
+    }
+    if name not in allowed:
+        raise InputError(
+            f"strategy {text!r}: unknown strategy {name!r} (known: {', '.join(STRATEGY_NAMES)})"
+        )
+    extra = set(params) - allowed[name]
+    if extra:
+        raise InputError(f"strategy {text!r}: {name} takes no parameter {sorted(extra)[0]!r}")
+    if name == "AVG":
+        return Avg()
+    if name == "AVG_BY_CIRCLE":
+        return AvgByCircle()
+    if name == "CONSISTENT_HASH":
+        raw = params.get("virtualNodeCnt", "10")
+        try:
+            return ConsistentHash(int(raw))
+        except ValueError:
+            raise InputError(f"strategy {text!r}: vnodes must be an integer, not {raw!r}") from None
+    if name == "MACHINE_ROOM":
+        idcs = [i.strip() for i in params.get("consumeridcs", "").split(",") if i.strip()]
+        if not idcs:
+            raise InputError(f"strategy {text!r}: MACHINE_ROOM needs idcs=room1,room2")
+        return MachineRoom(frozenset(idcs))
+    if name == "MACHINE_ROOM_NEARBY":
+        inner = parse_strategy_spec(params.get("inner", "AVG"), config=config)
+        if isinstance(inner, MachineRoomNearby):
+            raise InputError(f"strategy {text!r}: inner strategy cannot be MACHINE_ROOM_NEARBY")
+        if broker_rooms is None or consumer_rooms is None:
+            raise InputError(
+                f"strategy {text!r}: MACHINE_ROOM_NEARBY needs rooms for brokers and consumers "
+                "(--broker-room REGEX and --consumer-room REGEX, or --rooms FILE)"
+            )
+        return MachineRoomNearby(inner, broker_rooms, consumer_rooms)
+    if config is None:
+        raise InputError(f"strategy {text!r}: CONFIG needs per-client queue lists (--config FILE)")
+    return Config(dict(config))
