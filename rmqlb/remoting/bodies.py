@@ -1,0 +1,1151 @@
+"""Response bodies: bytes -> typed objects (decoders), typed objects -> bytes (encoders).
+
+Decoders parse with :func:`rmqlb.remoting.fastjson.loads` and return :mod:`rmqlb.model`
+objects or the small frozen dataclasses below; no raw dict leaves this module. A body of the
+wrong shape raises :class:`~rmqlb.remoting.errors.BodyError` naming the JSON path
+(``offsetTable[3].value.brokerOffset: expected an integer``); unknown fields are ignored and
+optional ones default, so 4.x, 5.x, Go/C++ clients and vendor builds all decode.
+
+Encoders produce exactly what a Java broker/NameServer writes (fastjson 1.x: alphabetical
+bean properties, omitted nulls, bare integer and MessageQueue map keys, Java doubles), in the
+4.x (4.9.x) or 5.x field set chosen by ``dialect`` (protocol notes §6.1)::
+
+    >>> from rmqlb.model import BrokerInfo, QueueData, TopicRoute
+    >>> route = TopicRoute("T", (QueueData("broker-a", 4, 4),))
+    >>> brokers = {"broker-a": BrokerInfo("broker-a", "DefaultCluster", {0: "10.0.0.1:10911"})}
+    >>> encode_topic_route(route, brokers, standard=False, dialect=Dialect.V5).decode()[:85]
+    '{"brokerDatas":[{"brokerAddrs":{0:"10.0.0.1:10911"},"brokerName":"broker-a","cluster"'
+    >>> decode_topic_route(encode_topic_route(route, brokers, standard=True), "T") == (
+    ...     route, brokers)
+    True
+"""
+
+from __future__ import annotations
+
+import re
+import zlib
+from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from enum import IntEnum
+from typing import Any, TypeVar
+
+from rmqlb.model.javaorder import java_key
+from rmqlb.model.queue import MessageQueue, sort_queues
+from rmqlb.model.snapshot import (
+    BrokerInfo,
+    Consumer,
+    Group,
+    MessageModel,
+    QueueData,
+    QueueOffset,
+    Subscription,
+    TopicRoute,
+)
+from rmqlb.model.strategy import (
+    Avg,
+    AvgByCircle,
+    Config,
+    ConsistentHash,
+    MachineRoom,
+    MachineRoomNearby,
+    StrategySpec,
+    Unknown,
+    strategy_from_class_name,
+)
+from rmqlb.remoting import fastjson
+from rmqlb.remoting.errors import BodyError
+from rmqlb.remoting.fastjson import Bean
+
+T = TypeVar("T")
+
+PROP_CONSUME_TYPE = "PROP_CONSUME_TYPE"
+PROP_CONSUMEORDERLY = "PROP_CONSUMEORDERLY"  # sic: no underscore between CONSUME and ORDERLY
+PROP_CONSUMER_START_TIMESTAMP = "PROP_CONSUMER_START_TIMESTAMP"
+PROP_CLIENT_VERSION = "PROP_CLIENT_VERSION"
+PROP_THREADPOOL_CORE_SIZE = "PROP_THREADPOOL_CORE_SIZE"
+PROP_STRATEGY = "allocateMessageQueueStrategy"
+CONSUME_PASSIVELY = "CONSUME_PASSIVELY"
+CONSUME_ACTIVELY = "CONSUME_ACTIVELY"
+
+_SECRET_PROPERTY = re.compile(
+    r"secret|password|passwd|token|credential|accesskey|access_key|signature|private",
+    re.IGNORECASE,
+)
+
+
+class Dialect(IntEnum):
+    """Which field set the encoders write: 4.x (4.9.x) or 5.x (5.0-5.3)."""
+
+    V4 = 4
+    V5 = 5
+
+
+# --------------------------------------------------------------------------- typed bodies
+
+
+@dataclass(frozen=True, slots=True)
+class DataVersion:
+    """``DataVersion`` of broker tables; ``state_version`` only exists in 5.x."""
+
+    counter: int = 0
+    timestamp: int = 0
+    state_version: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class TopicRouteData:
+    """A full GET_ROUTEINFO_BY_TOPIC answer: the model route plus what the model omits."""
+
+    route: TopicRoute
+    brokers: Mapping[str, BrokerInfo]
+    order_topic_conf: str | None = None
+    static_topic: bool = False  # has topicQueueMappingByBroker (5.x logical queues)
+
+
+@dataclass(frozen=True, slots=True)
+class ClusterInfo:
+    """GET_BROKER_CLUSTER_INFO: brokers by name and broker names by cluster."""
+
+    brokers: Mapping[str, BrokerInfo]
+    clusters: Mapping[str, tuple[str, ...]]
+
+
+@dataclass(frozen=True, slots=True)
+class Connection:
+    """One client channel as a broker sees it (``clientAddr`` is the TCP peer)."""
+
+    client_id: str
+    client_addr: str | None = None
+    language: str | None = None
+    version: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class ConsumerConnection:
+    """GET_CONSUMER_CONNECTION_LIST: a group's connections and latest heartbeat fields."""
+
+    connections: tuple[Connection, ...]
+    consume_type: str | None = None
+    message_model: MessageModel | None = None
+    consume_from_where: str | None = None
+    subscriptions: Mapping[str, Subscription] = field(default_factory=dict)
+
+
+@dataclass(frozen=True, slots=True)
+class RunningInfo:
+    """GET_CONSUMER_RUNNING_INFO: what one client reports about itself.
+
+    ``assigned``: keys of ``mqTable`` except queues flagged dropped; ``None`` when the client
+    reported no state at all: no ``mqTable``, or an empty one with no properties and no
+    subscriptions (a 5.x gRPC client answering with a jstack only).
+    ``pop_assigned``: keys of ``mqPopTable`` (5.x; queue id -1 = all queues of a broker),
+    ``None`` when absent. ``properties`` has secret-looking keys removed.
+    """
+
+    subscriptions: tuple[Subscription, ...] = ()
+    assigned: tuple[MessageQueue, ...] | None = None
+    pop_assigned: tuple[MessageQueue, ...] | None = None
+    properties: Mapping[str, str] = field(default_factory=dict)
+    strategy: StrategySpec | None = None
+    consume_orderly: bool | None = None
+    consume_type: str | None = None
+    message_model: MessageModel | None = None
+    start_time: int | None = None
+    client_version: str | None = None
+    has_jstack: bool = False
+
+    def to_consumer(self, client_id: str, connection: Connection | None = None) -> Consumer:
+        """The model :class:`~rmqlb.model.Consumer` for this client."""
+        return Consumer(
+            client_id=client_id,
+            subscriptions=self.subscriptions,
+            client_addr=connection.client_addr if connection else None,
+            language=connection.language if connection else None,
+            version=connection.version if connection else None,
+            strategy=self.strategy,
+            consume_orderly=self.consume_orderly,
+            consume_type=self.consume_type,
+            assigned=self.assigned,
+            pop_assigned=self.pop_assigned,
+            start_time=self.start_time,
+            properties=dict(self.properties),
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class ConsumeStats:
+    """GET_CONSUME_STATS of one broker: offsets per queue (Java order) and TPS."""
+
+    offsets: tuple[QueueOffset, ...]
+    consume_tps: float = 0.0
+
+
+@dataclass(frozen=True, slots=True)
+class SubscriptionGroupConfig:
+    """A broker's subscription-group configuration (4.x fields + the 5.x additions)."""
+
+    group_name: str
+    consume_enable: bool = True
+    consume_from_min_enable: bool = True
+    consume_broadcast_enable: bool = True
+    consume_message_orderly: bool = False
+    retry_queue_nums: int = 1
+    retry_max_times: int = 16
+    broker_id: int = 0
+    which_broker_when_consume_slowly: int = 1
+    notify_consumer_ids_changed_enable: bool = True
+    group_sys_flag: int = 0
+    consume_timeout_minute: int = 15
+    attributes: Mapping[str, str] = field(default_factory=dict)
+
+
+@dataclass(frozen=True, slots=True)
+class SubscriptionGroupWrapper:
+    """GET_ALL_SUBSCRIPTIONGROUP_CONFIG body, also a broker's ``subscriptionGroup.json``."""
+
+    groups: Mapping[str, SubscriptionGroupConfig]
+    data_version: DataVersion | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class TopicConfig:
+    """A broker's topic configuration (``attributes`` are 5.x only)."""
+
+    topic_name: str
+    read_queue_nums: int = 16
+    write_queue_nums: int = 16
+    perm: int = 6
+    topic_filter_type: str = "SINGLE_TAG"
+    topic_sys_flag: int = 0
+    order: bool = False
+    attributes: Mapping[str, str] = field(default_factory=dict)
+
+    def queue_data(self, broker_name: str) -> QueueData:
+        """This topic's share on ``broker_name`` as a route entry."""
+        return QueueData(
+            broker_name, self.read_queue_nums, self.write_queue_nums, self.perm, self.topic_sys_flag
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class TopicConfigWrapper:
+    """GET_ALL_TOPIC_CONFIG body, also a broker's ``topics.json``."""
+
+    topics: Mapping[str, TopicConfig]
+    data_version: DataVersion | None = None
+
+
+# --------------------------------------------------------------------------- typed access
+
+_MISSING: Any = object()
+
+
+def _parse(body: bytes | bytearray | memoryview | str, what: str) -> dict[Hashable, Any]:
+    value = fastjson.loads(body)
+    if not isinstance(value, dict):
+        raise BodyError(f"{what} body: expected a JSON object, got {_kind(value)}")
+    return value
+
+
+def _kind(value: Any) -> str:
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, int | float):
+        return "a number"
+    if isinstance(value, str):
+        return "a string"
+    if isinstance(value, list):
+        return "an array"
+    return "an object"
+
+
+def _get(
+    obj: Mapping[Hashable, Any],
+    key: str,
+    where: str,
+    *,
+    check: Callable[[Any], bool],
+    expected: str,
+    default: Any,
+) -> Any:
+    value = obj.get(key)
+    if value is None:
+        if default is _MISSING:
+            raise BodyError(f"{where}.{key}: missing")
+        return default
+    if not check(value):
+        raise BodyError(f"{where}.{key}: expected {expected}, got {_kind(value)}")
+    return value
+
+
+def _is_int(v: Any) -> bool:
+    return isinstance(v, int) and not isinstance(v, bool)
+
+
+def _str(obj: Mapping[Hashable, Any], key: str, where: str, default: Any = _MISSING) -> Any:
+    return _get(
+        obj, key, where, check=lambda v: isinstance(v, str), expected="a string", default=default
+    )
+
+
+def _int(obj: Mapping[Hashable, Any], key: str, where: str, default: Any = _MISSING) -> Any:
+    return _get(obj, key, where, check=_is_int, expected="an integer", default=default)
+
+
+def _bool(obj: Mapping[Hashable, Any], key: str, where: str, default: Any = _MISSING) -> Any:
+    return _get(
+        obj, key, where, check=lambda v: isinstance(v, bool), expected="a boolean", default=default
+    )
+
+
+def _float(obj: Mapping[Hashable, Any], key: str, where: str, default: float = 0.0) -> float:
+    value = _get(
+        obj,
+        key,
+        where,
+        check=lambda v: isinstance(v, int | float) and not isinstance(v, bool),
+        expected="a number",
+        default=default,
+    )
+    return float(value)
+
+
+def _obj(value: Any, where: str) -> Mapping[Hashable, Any]:
+    if isinstance(value, Mapping):
+        return value
+    raise BodyError(f"{where}: expected an object, got {_kind(value)}")
+
+
+def _map(obj: Mapping[Hashable, Any], key: str, where: str) -> dict[Hashable, Any]:
+    """A map property: a JSON object, or Gson's ``[[key, value], ...]``; absent = empty."""
+    value = obj.get(key)
+    if value is None:
+        return {}
+    if isinstance(value, dict):
+        return value
+    pairs = fastjson.pairs_to_map(value)
+    if pairs is None:
+        raise BodyError(f"{where}.{key}: expected an object (map), got {_kind(value)}")
+    return pairs
+
+
+def _list(obj: Mapping[Hashable, Any], key: str, where: str) -> list[Any]:
+    value = obj.get(key)
+    if value is None:
+        return []
+    if not isinstance(value, list):
+        raise BodyError(f"{where}.{key}: expected an array, got {_kind(value)}")
+    return value
+
+
+def _str_list(obj: Mapping[Hashable, Any], key: str, where: str) -> list[str]:
+    items = _list(obj, key, where)
+    for i, item in enumerate(items):
+        if not isinstance(item, str):
+            raise BodyError(f"{where}.{key}[{i}]: expected a string, got {_kind(item)}")
+    return items
+
+
+def _key_str(key: Hashable, where: str) -> str:
+    if isinstance(key, str):
+        return key
+    raise BodyError(f"{where}: expected a string key, got {key!r:.60}")
+
+
+def _message_queue(key: Any, where: str) -> MessageQueue:
+    obj = _obj(key, where)
+    return MessageQueue(
+        _str(obj, "topic", where), _str(obj, "brokerName", where), _int(obj, "queueId", where)
+    )
+
+
+def _broker_id(key: Hashable, where: str) -> int:
+    if _is_int(key):
+        return int(str(key))
+    if isinstance(key, str) and key.isascii() and key.lstrip("-").isdigit() and len(key) < 20:
+        return int(key)
+    raise BodyError(f"{where}: broker id {key!r:.40} is not an integer")
+
+
+def _data_version(obj: Mapping[Hashable, Any], where: str) -> DataVersion | None:
+    raw = obj.get("dataVersion")
+    if raw is None:
+        return None
+    dv = _obj(raw, f"{where}.dataVersion")
+    w = f"{where}.dataVersion"
+    return DataVersion(
+        _int(dv, "counter", w, 0), _int(dv, "timestamp", w, 0), _int(dv, "stateVersion", w, None)
+    )
+
+
+def _message_model(value: str | None) -> MessageModel | None:
+    if value in (MessageModel.CLUSTERING.value, MessageModel.BROADCASTING.value):
+        return MessageModel(value)
+    return None
+
+
+def _string_map(raw: Mapping[Hashable, Any], where: str) -> dict[str, str]:
+    """A Java ``Properties``/string map; non-string values (non-Java clients) as text."""
+    out: dict[str, str] = {}
+    for key, value in raw.items():
+        k = _key_str(key, where)
+        if value is None:
+            continue
+        if isinstance(value, str):
+            out[k] = value
+            continue
+        try:
+            out[k] = fastjson.dumps(value).decode()
+        except (ValueError, RecursionError) as exc:
+            raise BodyError(f"{where}[{k!r:.40}]: {exc}") from None
+    return out
+
+
+# --------------------------------------------------------------------------- decoders
+
+
+def _broker_data(raw: Any, where: str) -> BrokerInfo:
+    obj = _obj(raw, where)
+    name = _str(obj, "brokerName", where)
+    addrs: dict[int, str] = {}
+    for key, addr in _map(obj, "brokerAddrs", where).items():
+        if not isinstance(addr, str):
+            raise BodyError(f"{where}.brokerAddrs[{key!r:.20}]: expected a string address")
+        addrs[_broker_id(key, f"{where}.brokerAddrs")] = addr
+    return BrokerInfo(name, _str(obj, "cluster", where, None), dict(sorted(addrs.items())))
+
+
+def decode_topic_route_data(body: bytes, topic: str) -> TopicRouteData:
+    """Decode a TopicRouteData body (either key style; ``topicSynFlag`` or ``topicSysFlag``)."""
+    top = _parse(body, "TopicRouteData")
+    queue_datas: list[QueueData] = []
+    for i, raw in enumerate(_list(top, "queueDatas", "TopicRouteData")):
+        where = f"queueDatas[{i}]"
+        qd = _obj(raw, where)
+        flag = _int(qd, "topicSysFlag", where, None)
+        if flag is None:
+            flag = _int(qd, "topicSynFlag", where, 0)
+        queue_datas.append(
+            QueueData(
+                _str(qd, "brokerName", where),
+                _int(qd, "readQueueNums", where),
+                _int(qd, "writeQueueNums", where),
+                _int(qd, "perm", where, 6),
+                flag,
+            )
+        )
+    brokers: dict[str, BrokerInfo] = {}
+    for i, raw in enumerate(_list(top, "brokerDatas", "TopicRouteData")):
+        info = _broker_data(raw, f"brokerDatas[{i}]")
+        brokers[info.broker_name] = info
+    return TopicRouteData(
+        route=TopicRoute(topic, tuple(queue_datas)),
+        brokers=brokers,
+        order_topic_conf=_str(top, "orderTopicConf", "TopicRouteData", None),
+        static_topic=bool(_map(top, "topicQueueMappingByBroker", "TopicRouteData")),
+    )
+
+
+def decode_topic_route(body: bytes, topic: str) -> tuple[TopicRoute, dict[str, BrokerInfo]]:
+    """GET_ROUTEINFO_BY_TOPIC body -> (route, brokers of the route by name)."""
+    data = decode_topic_route_data(body, topic)
+    return data.route, dict(data.brokers)
+
+
+def decode_cluster_info(body: bytes) -> ClusterInfo:
+    """GET_BROKER_CLUSTER_INFO body -> brokers (with int ids) and the cluster map."""
+    top = _parse(body, "ClusterInfo")
+    brokers: dict[str, BrokerInfo] = {}
+    for key, raw in _map(top, "brokerAddrTable", "ClusterInfo").items():
+        name = _key_str(key, "brokerAddrTable")
+        brokers[name] = _broker_data(raw, f"brokerAddrTable[{name}]")
+    clusters: dict[str, tuple[str, ...]] = {}
+    table = _map(top, "clusterAddrTable", "ClusterInfo")
+    for key in table:
+        name = _key_str(key, "clusterAddrTable")
+        clusters[name] = tuple(_str_list(table, name, "clusterAddrTable"))
+    return ClusterInfo(brokers, clusters)
+
+
+def _subscription(raw: Any, where: str) -> Subscription:
+    obj = _obj(raw, where)
+    return Subscription(
+        topic=_str(obj, "topic", where),
+        expression_type=_str(obj, "expressionType", where, "TAG"),
+        sub_string=_str(obj, "subString", where, "*"),
+        sub_version=_int(obj, "subVersion", where, 0),
+    )
+
+
+def decode_consumer_connection(body: bytes) -> ConsumerConnection:
+    """GET_CONSUMER_CONNECTION_LIST body -> connections, model, type, subscriptions."""
+    top = _parse(body, "ConsumerConnection")
+    conns: list[Connection] = []
+    for i, raw in enumerate(_list(top, "connectionSet", "ConsumerConnection")):
+        where = f"connectionSet[{i}]"
+        obj = _obj(raw, where)
+        language = obj.get("language")
+        if _is_int(language):  # non-Java clients may send the ordinal
+            language = str(language)
+        elif language is not None and not isinstance(language, str):
+            raise BodyError(f"{where}.language: expected a string, got {_kind(language)}")
+        conns.append(
+            Connection(
+                client_id=_str(obj, "clientId", where),
+                client_addr=_str(obj, "clientAddr", where, None),
+                language=language,
+                version=_int(obj, "version", where, None),
+            )
+        )
+    subs: dict[str, Subscription] = {}
+    for key, raw in _map(top, "subscriptionTable", "ConsumerConnection").items():
+        topic = _key_str(key, "subscriptionTable")
+        subs[topic] = _subscription(raw, f"subscriptionTable[{topic}]")
+    where = "ConsumerConnection"
+    return ConsumerConnection(
+        connections=tuple(conns),
+        consume_type=_str(top, "consumeType", where, None),
+        message_model=_message_model(_str(top, "messageModel", where, None)),
+        consume_from_where=_str(top, "consumeFromWhere", where, None),
+        subscriptions=subs,
+    )
+
+
+def _queue_keys(
+    table: Mapping[Hashable, Any], where: str, skip_dropped: bool
+) -> list[MessageQueue]:
+    out: list[MessageQueue] = []
+    for i, (key, value) in enumerate(table.items()):
+        mq = _message_queue(key, f"{where}[{i}].key")
+        if skip_dropped and isinstance(value, Mapping):
+            dropped = value.get("droped", value.get("dropped"))
+            if dropped is True:
+                continue
+        out.append(mq)
+    return sort_queues(out)
+
+
+def public_properties(properties: Mapping[str, str]) -> dict[str, str]:
+    """``properties`` without keys that look like credentials (never stored or shown)."""
+    return {k: v for k, v in properties.items() if not _SECRET_PROPERTY.search(k)}
+
+
+def decode_consumer_running_info(body: bytes) -> RunningInfo:
+    """GET_CONSUMER_RUNNING_INFO body -> :class:`RunningInfo` (see there for the rules)."""
+    where = "ConsumerRunningInfo"
+    top = _parse(body, where)
+    props = _string_map(_map(top, "properties", where), f"{where}.properties")
+    subs = tuple(
+        _subscription(raw, f"subscriptionSet[{i}]")
+        for i, raw in enumerate(_list(top, "subscriptionSet", where))
+    )
+    mq_table = _map(top, "mqTable", where)
+    assigned: tuple[MessageQueue, ...] | None = tuple(_queue_keys(mq_table, "mqTable", True))
+    if top.get("mqTable") is None or (not mq_table and not props and not subs):
+        assigned = None  # the client told us nothing (a gRPC client's jstack-only answer)
+    pop: tuple[MessageQueue, ...] | None = None
+    if top.get("mqPopTable") is not None:
+        pop = tuple(_queue_keys(_map(top, "mqPopTable", where), "mqPopTable", False))
+    strategy_text = props.get(PROP_STRATEGY)
+    orderly = props.get(PROP_CONSUMEORDERLY)
+    start = props.get(PROP_CONSUMER_START_TIMESTAMP, "")
+    return RunningInfo(
+        subscriptions=subs,
+        assigned=assigned,
+        pop_assigned=pop,
+        properties=public_properties(props),
+        strategy=strategy_from_class_name(strategy_text) if strategy_text else None,
+        consume_orderly={"true": True, "false": False}.get(orderly or ""),
+        consume_type=props.get(PROP_CONSUME_TYPE),
+        message_model=_message_model(props.get("messageModel")),
+        start_time=int(start) if start.isascii() and start.isdigit() and len(start) < 20 else None,
+        client_version=props.get(PROP_CLIENT_VERSION),
+        has_jstack=isinstance(top.get("jstack"), str),
+    )
+
+
+def decode_running_info(
+    body: bytes, client_id: str, connection: Connection | None = None
+) -> Consumer:
+    """GET_CONSUMER_RUNNING_INFO body straight to a model :class:`~rmqlb.model.Consumer`."""
+    return decode_consumer_running_info(body).to_consumer(client_id, connection)
+
+
+def decode_consume_stats(body: bytes) -> ConsumeStats:
+    """GET_CONSUME_STATS body -> per-queue offsets in Java queue order, and consumeTps."""
+    where = "ConsumeStats"
+    top = _parse(body, where)
+    offsets: list[QueueOffset] = []
+    for i, (key, raw) in enumerate(_map(top, "offsetTable", where).items()):
+        w = f"offsetTable[{i}]"
+        mq = _message_queue(key, f"{w}.key")
+        obj = _obj(raw, f"{w}.value")
+        offsets.append(
+            QueueOffset(
+                mq,
+                _int(obj, "brokerOffset", f"{w}.value", 0),
+                _int(obj, "consumerOffset", f"{w}.value", 0),
+                _int(obj, "lastTimestamp", f"{w}.value", 0),
+            )
+        )
+    offsets.sort(
+        key=lambda o: (java_key(o.queue.topic), java_key(o.queue.broker_name), o.queue.queue_id)
+    )
+    return ConsumeStats(tuple(offsets), _float(top, "consumeTps", where))
+
+
+def decode_topic_list(body: bytes) -> list[str]:
+    """TopicList body (``{"topicList":[...]}``) -> topic names."""
+    return list(_str_list(_parse(body, "TopicList"), "topicList", "TopicList"))
+
+
+def decode_group_list(body: bytes) -> list[str]:
+    """GroupList body (QUERY_TOPIC_CONSUME_BY_WHO) -> group names."""
+    return list(_str_list(_parse(body, "GroupList"), "groupList", "GroupList"))
+
+
+def decode_consumer_id_list(body: bytes) -> list[str]:
+    """GET_CONSUMER_LIST_BY_GROUP body -> client ids in broker order (not sorted)."""
+    top = _parse(body, "ConsumerIdList")
+    return list(_str_list(top, "consumerIdList", "ConsumerIdList"))
+
+
+def decode_kv_table(body: bytes) -> dict[str, str]:
+    """KVTable body (GET_BROKER_RUNTIME_INFO) -> string map."""
+    top = _parse(body, "KVTable")
+    return _string_map(_map(top, "table", "KVTable"), "KVTable.table")
+
+
+def decode_reset_offset_body(body: bytes) -> dict[MessageQueue, int]:
+    """ResetOffsetBody (``offsetTable`` MessageQueue -> long; fastjson or Gson form)."""
+    top = _parse(body, "ResetOffsetBody")
+    out: dict[MessageQueue, int] = {}
+    for i, (key, value) in enumerate(_map(top, "offsetTable", "ResetOffsetBody").items()):
+        if not _is_int(value):
+            raise BodyError(f"offsetTable[{i}].value: expected an integer, got {_kind(value)}")
+        out[_message_queue(key, f"offsetTable[{i}].key")] = value
+    return out
+
+
+def _attributes(obj: Mapping[Hashable, Any], where: str) -> dict[str, str]:
+    return _string_map(_map(obj, "attributes", where), f"{where}.attributes")
+
+
+def decode_subscription_group_wrapper(body: bytes) -> SubscriptionGroupWrapper:
+    """GET_ALL_SUBSCRIPTIONGROUP_CONFIG body or ``subscriptionGroup.json`` -> typed configs."""
+    where = "SubscriptionGroupWrapper"
+    top = _parse(body, where)
+    groups: dict[str, SubscriptionGroupConfig] = {}
+    for key, raw in _map(top, "subscriptionGroupTable", where).items():
+        name = _key_str(key, "subscriptionGroupTable")
+        w = f"subscriptionGroupTable[{name}]"
+        o = _obj(raw, w)
+        groups[name] = SubscriptionGroupConfig(
+            group_name=_str(o, "groupName", w, name),
+            consume_enable=_bool(o, "consumeEnable", w, True),
+            consume_from_min_enable=_bool(o, "consumeFromMinEnable", w, True),
+            consume_broadcast_enable=_bool(o, "consumeBroadcastEnable", w, True),
+            consume_message_orderly=_bool(o, "consumeMessageOrderly", w, False),
+            retry_queue_nums=_int(o, "retryQueueNums", w, 1),
+            retry_max_times=_int(o, "retryMaxTimes", w, 16),
+            broker_id=_int(o, "brokerId", w, 0),
+            which_broker_when_consume_slowly=_int(o, "whichBrokerWhenConsumeSlowly", w, 1),
+            notify_consumer_ids_changed_enable=_bool(o, "notifyConsumerIdsChangedEnable", w, True),
+            group_sys_flag=_int(o, "groupSysFlag", w, 0),
+            consume_timeout_minute=_int(o, "consumeTimeoutMinute", w, 15),
+            attributes=_attributes(o, w),
+        )
+    return SubscriptionGroupWrapper(groups, _data_version(top, where))
+
+
+def decode_subscription_groups(body: bytes) -> list[str]:
+    """Group names of a GET_ALL_SUBSCRIPTIONGROUP_CONFIG body, in the body's order."""
+    return list(decode_subscription_group_wrapper(body).groups)
+
+
+def decode_topic_config_wrapper(body: bytes) -> TopicConfigWrapper:
+    """GET_ALL_TOPIC_CONFIG body or a broker's ``topics.json`` -> typed topic configs."""
+    where = "TopicConfigWrapper"
+    top = _parse(body, where)
+    topics: dict[str, TopicConfig] = {}
+    for key, raw in _map(top, "topicConfigTable", where).items():
+        name = _key_str(key, "topicConfigTable")
+        w = f"topicConfigTable[{name}]"
+        o = _obj(raw, w)
+        topics[name] = TopicConfig(
+            topic_name=_str(o, "topicName", w, name),
+            read_queue_nums=_int(o, "readQueueNums", w, 16),
+            write_queue_nums=_int(o, "writeQueueNums", w, 16),
+            perm=_int(o, "perm", w, 6),
+            topic_filter_type=_str(o, "topicFilterType", w, "SINGLE_TAG"),
+            topic_sys_flag=_int(o, "topicSysFlag", w, 0),
+            order=_bool(o, "order", w, False),
+            attributes=_attributes(o, w),
+        )
+    return TopicConfigWrapper(topics, _data_version(top, where))
+
+
+# --------------------------------------------------------------------------- Java emulation
+
+
+def java_string_hash(text: str) -> int:
+    """Java ``String.hashCode()`` (over UTF-16 code units, signed 32-bit).
+
+    >>> java_string_hash("TagA")
+    2598919
+    """
+    h = 0
+    units = text.encode("utf-16-be", "surrogatepass")
+    for i in range(0, len(units), 2):
+        h = (31 * h + ((units[i] << 8) | units[i + 1])) & 0xFFFFFFFF
+    return h - 0x100000000 if h & 0x80000000 else h
+
+
+def java_hash_set_order(items: Iterable[T], hash_of: Callable[[T], int]) -> list[T]:
+    """Iteration order of a ``java.util.HashSet`` built by adding ``items`` in order.
+
+    Buckets by ``(h ^ h >>> 16) & (capacity - 1)``; capacity starts at 16 and doubles when
+    the size exceeds 3/4 of it; a bucket keeps insertion order (resizes preserve it).
+
+    >>> java_hash_set_order([20, 3, 17], lambda v: v)
+    [17, 3, 20]
+    """
+    unique: list[T] = []
+    seen: set[T] = set()
+    for item in items:
+        if item not in seen:
+            seen.add(item)
+            unique.append(item)
+    capacity = 16
+    while len(unique) > capacity * 3 // 4:
+        capacity *= 2
+
+    def bucket(item: T) -> int:
+        h = hash_of(item) & 0xFFFFFFFF
+        return (h ^ (h >> 16)) & (capacity - 1)
+
+    return sorted(unique, key=bucket)  # stable: insertion order within a bucket
+
+
+def _tags(sub: Subscription) -> tuple[list[str], list[int]]:
+    """``tagsSet`` and ``codeSet`` as Java's FilterAPI builds them, in HashSet order."""
+    if sub.expression_type.upper() != "TAG" or sub.sub_string.strip() in ("", "*"):
+        return [], []
+    tags = [t.strip() for t in sub.sub_string.split("||") if t.strip()]
+    codes = [java_string_hash(t) for t in tags]
+    return java_hash_set_order(tags, java_string_hash), java_hash_set_order(codes, int)
+
+
+def _subscription_bean(sub: Subscription) -> Bean:
+    tags, codes = _tags(sub)
+    return Bean(
+        classFilterMode=False,
+        codeSet=codes,
+        expressionType=sub.expression_type,
+        subString=sub.sub_string,
+        subVersion=sub.sub_version,
+        tagsSet=tags,
+        topic=sub.topic,
+    )
+
+
+# --------------------------------------------------------------------------- encoders
+
+
+def _dialect(value: Dialect | int) -> Dialect:
+    return Dialect(int(value))
+
+
+def _data_version_bean(dv: DataVersion | None, dialect: Dialect) -> Bean:
+    dv = dv or DataVersion()
+    state = (dv.state_version or 0) if dialect >= Dialect.V5 else None
+    return Bean(counter=dv.counter, stateVersion=state, timestamp=dv.timestamp)
+
+
+def _broker_bean(name: str, info: BrokerInfo | None, dialect: Dialect) -> Bean:
+    addrs = dict(sorted(info.addrs.items())) if info else {}  # HashMap<Long,..>: id order
+    return Bean(
+        brokerAddrs=addrs,
+        brokerName=name,
+        cluster=(info.cluster if info else None) or "DefaultCluster",
+        enableActingMaster=False if dialect >= Dialect.V5 else None,
+    )
+
+
+def route_wants_standard_json(version: int, ext_fields: Mapping[str, str | None] | None) -> bool:
+    """Whether a 4.9.4+/5.x NameServer answers this GET_ROUTEINFO_BY_TOPIC in standard JSON.
+
+    >>> route_wants_standard_json(373, {"topic": "T"}), route_wants_standard_json(401, None)
+    (False, True)
+    >>> route_wants_standard_json(373, {"acceptStandardJsonOnly": "true"})
+    True
+    """
+    flag = (ext_fields or {}).get("acceptStandardJsonOnly")
+    return version >= 401 or (flag or "").lower() == "true"
+
+
+def encode_topic_route(
+    route: TopicRoute,
+    brokers: Mapping[str, BrokerInfo],
+    *,
+    standard: bool,
+    dialect: Dialect | int = Dialect.V4,
+    order_topic_conf: str | None = None,
+) -> bytes:
+    """TopicRouteData as a NameServer writes it.
+
+    ``standard`` is the 4.9.4+ switch (request version >= 401 or ``acceptStandardJsonOnly``):
+    quoted broker ids, sorted maps. Otherwise broker ids are bare integers (``{0:"..."}``).
+    """
+    d = _dialect(dialect)
+    in_route = [qd.broker_name for qd in route.queue_datas]
+    # brokerDatas in the order of ``brokers`` (a decoded body keeps the NameServer's order),
+    # then any broker of the route that ``brokers`` does not describe.
+    names = [n for n in brokers if n in in_route]
+    names += [n for n in dict.fromkeys(in_route) if n not in brokers]
+    body = Bean(
+        brokerDatas=[_broker_bean(n, brokers.get(n), d) for n in names],
+        filterServerTable={},
+        orderTopicConf=order_topic_conf,
+        queueDatas=[
+            Bean(
+                brokerName=qd.broker_name,
+                perm=qd.perm,
+                readQueueNums=qd.read_queue_nums,
+                topicSysFlag=qd.topic_sys_flag,
+                writeQueueNums=qd.write_queue_nums,
+            )
+            for qd in route.queue_datas
+        ],
+    )
+    return fastjson.dumps(body, standard=standard)
+
+
+def encode_cluster_info(
+    brokers: Mapping[str, BrokerInfo],
+    dialect: Dialect | int = Dialect.V4,
+    clusters: Mapping[str, Sequence[str]] | None = None,
+) -> bytes:
+    """ClusterInfo (always plain encoding: bare integer broker ids).
+
+    ``clusters`` defaults to grouping ``brokers`` by their ``cluster``.
+    """
+    d = _dialect(dialect)
+    if clusters is None:
+        grouped: dict[str, list[str]] = {}
+        for name, info in brokers.items():
+            grouped.setdefault(info.cluster or "DefaultCluster", []).append(name)
+        clusters = grouped
+    return fastjson.dumps(
+        Bean(
+            brokerAddrTable={n: _broker_bean(n, info, d) for n, info in brokers.items()},
+            clusterAddrTable={c: list(names) for c, names in clusters.items()},
+        )
+    )
+
+
+def encode_topic_list(topics: Iterable[str], broker_addr: str | None = None) -> bytes:
+    """TopicList: ``{"topicList":[...]}`` (``brokerAddr`` only when given)."""
+    return fastjson.dumps(Bean(brokerAddr=broker_addr, topicList=list(topics)))
+
+
+def encode_group_list(groups: Iterable[str]) -> bytes:
+    """GroupList: ``{"groupList":[...]}``."""
+    return fastjson.dumps(Bean(groupList=list(groups)))
+
+
+def encode_consumer_id_list(client_ids: Iterable[str]) -> bytes:
+    """GetConsumerListByGroupResponseBody: ``{"consumerIdList":[...]}``."""
+    return fastjson.dumps(Bean(consumerIdList=list(client_ids)))
+
+
+def encode_kv_table(table: Mapping[str, str]) -> bytes:
+    """KVTable: ``{"table":{...}}`` (every value a string)."""
+    return fastjson.dumps(Bean(table=dict(table)))
+
+
+def merged_subscriptions(consumers: Iterable[Consumer]) -> dict[str, Subscription]:
+    """The broker's per-topic subscription table: the highest ``subVersion`` wins."""
+    table: dict[str, Subscription] = {}
+    for consumer in consumers:
+        for sub in consumer.subscriptions:
+            old = table.get(sub.topic)
+            if old is None or sub.sub_version > old.sub_version:
+                table[sub.topic] = sub
+    return table
+
+
+def _group_consume_type(group: Group) -> str:
+    if group.consume_type:
+        return group.consume_type
+    for consumer in group.consumers:
+        if consumer.consume_type:
+            return consumer.consume_type
+    return CONSUME_PASSIVELY
+
+
+def encode_consumer_connection(
+    group: Group,
+    dialect: Dialect | int = Dialect.V4,
+    *,
+    consume_from_where: str | None = "CONSUME_FROM_LAST_OFFSET",
+) -> bytes:
+    """ConsumerConnection for ``group`` as its broker sees it (one entry per consumer).
+
+    Missing ``clientAddr``/``language``/``version`` are omitted (a real broker always has
+    them) so that decoding gives back ``None``.
+    """
+    _dialect(dialect)  # same shape in 4.x and 5.x
+    connections = [
+        Bean(
+            clientAddr=c.client_addr,
+            clientId=c.client_id,
+            language=c.language,
+            version=c.version,
+        )
+        for c in group.consumers
+    ]
+    subs = merged_subscriptions(group.consumers)
+    return fastjson.dumps(
+        Bean(
+            connectionSet=connections,
+            consumeFromWhere=consume_from_where,
+            consumeType=_group_consume_type(group),
+            messageModel=group.message_model.value,
+            subscriptionTable={t: _subscription_bean(s) for t, s in subs.items()},
+        )
+    )
+
+
+_REBALANCE_PACKAGE = "org.apache.rocketmq.client.consumer.rebalance."
+
+
+def strategy_class_name(spec: StrategySpec) -> str:
+    """The fully qualified Java class a client with ``spec`` reports.
+
+    >>> strategy_class_name(Avg()).rsplit(".", 1)[1]
+    'AllocateMessageQueueAveragely'
+    """
+    simple = {
+        Avg: "AllocateMessageQueueAveragely",
+        AvgByCircle: "AllocateMessageQueueAveragelyByCircle",
+        ConsistentHash: "AllocateMessageQueueConsistentHash",
+        MachineRoom: "AllocateMessageQueueByMachineRoom",
+        MachineRoomNearby: "AllocateMachineRoomNearby",
+        Config: "AllocateMessageQueueByConfig",
+    }.get(type(spec))
+    if simple is not None:
+        return _REBALANCE_PACKAGE + simple
+    assert isinstance(spec, Unknown)
+    return spec.class_name
+
+
+def _identity_hash(text: str) -> str:
+    return f"{zlib.crc32(text.encode('utf-8', 'replace')) & 0x7FFFFFFF:x}"
+
+
+def _process_queue_bean(commit_offset: int) -> Bean:
+    return Bean(
+        cachedMsgCount=0,
+        cachedMsgMaxOffset=0,
+        cachedMsgMinOffset=0,
+        cachedMsgSizeInMiB=0,
+        commitOffset=commit_offset,
+        droped=False,
+        lastConsumeTimestamp=0,
+        lastLockTimestamp=0,
+        lastPullTimestamp=0,
+        locked=False,
+        transactionMsgCount=0,
+        transactionMsgMaxOffset=0,
+        transactionMsgMinOffset=0,
+        tryUnlockTimes=0,
+    )
+
+
+DERIVED_PROPERTIES: frozenset[str] = frozenset(
+    {PROP_STRATEGY, PROP_CONSUMEORDERLY, PROP_CONSUMER_START_TIMESTAMP, PROP_CONSUME_TYPE}
+)
+"""Properties :func:`running_info_properties` may add to carry typed consumer fields."""
+
+
+def running_info_properties(consumer: Consumer) -> dict[str, str]:
+    """``consumer.properties`` plus what encodes its typed fields, so decoding gives them back.
+
+    A property already present is kept when it decodes to the same value (a captured
+    ``...Averagely@6d06d69c`` stays byte for byte); a typed field that is ``None`` removes
+    its property, so "unknown" stays unknown. Only :data:`DERIVED_PROPERTIES` are touched.
+    """
+    props = dict(consumer.properties)
+
+    def put(key: str, value: str | None, same: bool) -> None:
+        if value is None:
+            props.pop(key, None)
+        elif not same:
+            props[key] = value
+
+    old_strategy = props.get(PROP_STRATEGY)
+    spec = consumer.strategy
+    put(
+        PROP_STRATEGY,
+        None
+        if spec is None
+        else f"{strategy_class_name(spec)}@{_identity_hash(consumer.client_id)}",
+        old_strategy is not None
+        and spec is not None
+        and strategy_from_class_name(old_strategy) == spec,
+    )
+    orderly = None if consumer.consume_orderly is None else str(consumer.consume_orderly).lower()
+    put(PROP_CONSUMEORDERLY, orderly, props.get(PROP_CONSUMEORDERLY) == orderly)
+    start = None if consumer.start_time is None else str(consumer.start_time)
+    put(PROP_CONSUMER_START_TIMESTAMP, start, props.get(PROP_CONSUMER_START_TIMESTAMP) == start)
+    put(
+        PROP_CONSUME_TYPE,
+        consumer.consume_type,
+        props.get(PROP_CONSUME_TYPE) == consumer.consume_type,
+    )
+    return props
+
+
+def encode_consumer_running_info(
+    consumer: Consumer,
+    group: Group | None = None,
+    dialect: Dialect | int = Dialect.V4,
+    *,
+    jstack: str | None = None,
+) -> bytes:
+    """ConsumerRunningInfo as a Java client answers it (relayed verbatim by the broker).
+
+    ``mqTable`` holds ``consumer.assigned`` (commit offsets from the group's offsets) and
+    is left out when ``assigned`` is ``None``; 5.x adds ``mqPopTable`` (from
+    ``pop_assigned``) and ``userConsumerInfo``.
+    """
+    d = _dialect(dialect)
+    commits = {o.queue: o.consumer_offset for o in (group.offsets if group else ())}
+    mq_table = (
+        None
+        if consumer.assigned is None
+        else {mq: _process_queue_bean(commits.get(mq, 0)) for mq in sort_queues(consumer.assigned)}
+    )
+    pop_table = None
+    if d >= Dialect.V5:
+        pop_table = {
+            mq: Bean(droped=False, lastPopTimestamp=0, waitAckCount=0)
+            for mq in sort_queues(consumer.pop_assigned or ())
+        }
+    subs = sorted(consumer.subscriptions, key=lambda s: java_key(f"{s.topic}@{s.sub_string}"))
+    status = {
+        topic: Bean(
+            consumeFailedMsgs=0,
+            consumeFailedTPS=0.0,
+            consumeOKTPS=0.0,
+            consumeRT=0.0,
+            pullRT=0.0,
+            pullTPS=0.0,
+        )
+        for topic in sorted({s.topic for s in subs}, key=java_key)
+    }
+    body = Bean(
+        jstack=jstack,
+        mqPopTable=pop_table,
+        mqTable=mq_table,
+        properties=running_info_properties(consumer),
+        statusTable=status,
+        subscriptionSet=[_subscription_bean(s) for s in subs],
+        userConsumerInfo={} if d >= Dialect.V5 else None,
+    )
+    return fastjson.dumps(body)
+
+
+def encode_consume_stats(
+    offsets: Iterable[QueueOffset],
+    dialect: Dialect | int = Dialect.V4,
+    *,
+    consume_tps: float = 0.0,
+) -> bytes:
+    """ConsumeStats of one broker; 5.1+ (``Dialect.V5``) adds ``pullOffset`` (= consumer)."""
+    d = _dialect(dialect)
+    table = {
+        o.queue: Bean(
+            brokerOffset=o.broker_offset,
+            consumerOffset=o.consumer_offset,
+            lastTimestamp=o.last_timestamp,
+            pullOffset=o.consumer_offset if d >= Dialect.V5 else None,
+        )
+        for o in offsets
+    }
+    return fastjson.dumps(Bean(consumeTps=consume_tps, offsetTable=table))
+
+
+def _group_config_bean(cfg: SubscriptionGroupConfig, dialect: Dialect) -> Bean:
+    v5 = dialect >= Dialect.V5
+    return Bean(
+        attributes=dict(cfg.attributes) if v5 else None,
+        brokerId=cfg.broker_id,
+        consumeBroadcastEnable=cfg.consume_broadcast_enable,
+        consumeEnable=cfg.consume_enable,
+        consumeFromMinEnable=cfg.consume_from_min_enable,
+        consumeMessageOrderly=cfg.consume_message_orderly if v5 else None,
+        consumeTimeoutMinute=cfg.consume_timeout_minute if v5 else None,
+        groupName=cfg.group_name,
+        groupRetryPolicy=Bean(type="CUSTOMIZED") if v5 else None,
+        groupSysFlag=cfg.group_sys_flag if v5 else None,
+        notifyConsumerIdsChangedEnable=cfg.notify_consumer_ids_changed_enable,
+        retryMaxTimes=cfg.retry_max_times,
+        retryQueueNums=cfg.retry_queue_nums,
+        whichBrokerWhenConsumeSlowly=cfg.which_broker_when_consume_slowly,
+    )
+
+
+def encode_subscription_group_wrapper(
+    wrapper: SubscriptionGroupWrapper, dialect: Dialect | int = Dialect.V4
+) -> bytes:
+    """GET_ALL_SUBSCRIPTIONGROUP_CONFIG as the broker writes it (5.x adds ``forbiddenTable``)."""
+    d = _dialect(dialect)
+    return fastjson.dumps(
+        Bean(
+            dataVersion=_data_version_bean(wrapper.data_version, d),
+            forbiddenTable={} if d >= Dialect.V5 else None,
+            subscriptionGroupTable={
+                name: _group_config_bean(cfg, d) for name, cfg in wrapper.groups.items()
+            },
+        )
+    )
+
+
+def encode_subscription_groups(names: Iterable[str], dialect: Dialect | int = Dialect.V4) -> bytes:
+    """GET_ALL_SUBSCRIPTIONGROUP_CONFIG for groups with default configurations."""
+    wrapper = SubscriptionGroupWrapper({n: SubscriptionGroupConfig(n) for n in names})
+    return encode_subscription_group_wrapper(wrapper, dialect)
+
+
+def encode_topic_config_wrapper(
+    wrapper: TopicConfigWrapper, dialect: Dialect | int = Dialect.V4
+) -> bytes:
+    """GET_ALL_TOPIC_CONFIG as the broker writes it (5.x: the TopicConfigAndMapping form)."""
+    d = _dialect(dialect)
+    v5 = d >= Dialect.V5
+    table = {
+        name: Bean(
+            attributes=dict(cfg.attributes) if v5 else None,
+            order=cfg.order,
+            perm=cfg.perm,
+            readQueueNums=cfg.read_queue_nums,
+            topicFilterType=cfg.topic_filter_type,
+            topicName=cfg.topic_name,
+            topicSysFlag=cfg.topic_sys_flag,
+            writeQueueNums=cfg.write_queue_nums,
+        )
+        for name, cfg in wrapper.topics.items()
+    }
+    return fastjson.dumps(
+        Bean(
+            dataVersion=_data_version_bean(wrapper.data_version, d),
+            mappingDataVersion=_data_version_bean(None, d) if v5 else None,
+            topicConfigTable=table,
+            topicQueueMappingDetailMap={} if v5 else None,
+            topicQueueMappingInfoMap={} if v5 else None,
+        )
+    )

@@ -1,0 +1,445 @@
+"""Body encoders produce Java's shapes and quirks; decoders give back the same model."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from rmqlb.model import (
+    BrokerInfo,
+    Consumer,
+    Group,
+    MessageModel,
+    MessageQueue,
+    QueueData,
+    QueueOffset,
+    Subscription,
+    TopicRoute,
+)
+from rmqlb.model.javaorder import java_key
+from rmqlb.model.queue import sort_queues
+from rmqlb.model.strategy import Avg, AvgByCircle, ConsistentHash, Unknown
+from rmqlb.remoting import bodies, fastjson
+from rmqlb.remoting.bodies import Dialect
+from rmqlb.remoting.errors import BodyError, FastJsonError
+
+# The protocol notes' [generated] 5.3.3 examples (real fastjson output, made-up values).
+DOC_CONNECTION = (
+    b'{"connectionSet":[{"clientAddr":"10.0.0.9:54321","clientId":"10.0.0.9@12345#1234567890",'
+    b'"language":"JAVA","version":479}],"consumeFromWhere":"CONSUME_FROM_LAST_OFFSET",'
+    b'"consumeType":"CONSUME_PASSIVELY","messageModel":"CLUSTERING","subscriptionTable":{"TopicA":'
+    b'{"classFilterMode":false,"codeSet":[2598919,2598920],"expressionType":"TAG","subString":'
+    b'"TagA || TagB","subVersion":1700000000000,"tagsSet":["TagA","TagB"],"topic":"TopicA"},'
+    b'"%RETRY%GroupA":{"classFilterMode":false,"codeSet":[],"expressionType":"TAG","subString":"*",'
+    b'"subVersion":1700000000001,"tagsSet":[],"topic":"%RETRY%GroupA"}}}'
+)
+
+PQ = (
+    '"cachedMsgCount":0,"cachedMsgMaxOffset":0,"cachedMsgMinOffset":0,"cachedMsgSizeInMiB":0,'
+    '"commitOffset":{commit},"droped":false,"lastConsumeTimestamp":0,"lastLockTimestamp":0,'
+    '"lastPullTimestamp":0,"locked":{locked},"transactionMsgCount":0,"transactionMsgMaxOffset":0,'
+    '"transactionMsgMinOffset":0,"tryUnlockTimes":0'
+)
+DOC_RUNNING_INFO = (
+    '{"mqPopTable":{{"brokerName":"broker-a","queueId":-1,"topic":"TopicB"}:{"droped":false,'
+    '"lastPopTimestamp":1700000000002,"waitAckCount":3}},"mqTable":{{"brokerName":"broker-a",'
+    '"queueId":0,"topic":"TopicA"}:{' + PQ.format(commit=0, locked="false") + '},{"brokerName":'
+    '"broker-b","queueId":1,"topic":"TopicA"}:{' + PQ.format(commit=42, locked="true") + "}},"
+    '"properties":{"PROP_CONSUME_TYPE":"CONSUME_PASSIVELY","PROP_CONSUMER_START_TIMESTAMP":'
+    '"1700000000000","PROP_CONSUMEORDERLY":"false","PROP_CLIENT_VERSION":"V5_3_3",'
+    '"allocateMessageQueueStrategy":"org.apache.rocketmq.client.consumer.rebalance.'
+    'AllocateMessageQueueAveragely@6d06d69c","consumerGroup":"GroupA"},"statusTable":{"TopicA":'
+    '{"consumeFailedMsgs":0,"consumeFailedTPS":0.0,"consumeOKTPS":100.0,"consumeRT":0.0,'
+    '"pullRT":1.5,"pullTPS":0.0}},"subscriptionSet":[{"classFilterMode":false,"codeSet":[],'
+    '"expressionType":"TAG","subString":"*","subVersion":1700000000001,"tagsSet":[],"topic":'
+    '"%RETRY%GroupA"},{"classFilterMode":false,"codeSet":[2598919,2598920],"expressionType":"TAG",'
+    '"subString":"TagA || TagB","subVersion":1700000000000,"tagsSet":["TagA","TagB"],"topic":'
+    '"TopicA"}],"userConsumerInfo":{}}'
+).encode()
+
+DOC_CONSUME_STATS_5 = (
+    b'{"consumeTps":0.0,"offsetTable":{{"brokerName":"broker-a","queueId":1,"topic":"TopicA"}:'
+    b'{"brokerOffset":0,"consumerOffset":0,"lastTimestamp":0,"pullOffset":0},{"brokerName":'
+    b'"broker-a","queueId":0,"topic":"TopicA"}:{"brokerOffset":100,"consumerOffset":90,'
+    b'"lastTimestamp":1700000000000,"pullOffset":90}}}'
+)
+
+
+def test_consumer_connection_decodes_and_reencodes_exactly() -> None:
+    conn = bodies.decode_consumer_connection(DOC_CONNECTION)
+    assert conn.connections == (
+        bodies.Connection("10.0.0.9@12345#1234567890", "10.0.0.9:54321", "JAVA", 479),
+    )
+    assert conn.message_model is MessageModel.CLUSTERING
+    assert conn.consume_type == "CONSUME_PASSIVELY"
+    assert conn.consume_from_where == "CONSUME_FROM_LAST_OFFSET"
+    assert conn.subscriptions["TopicA"] == Subscription(
+        "TopicA", "TAG", "TagA || TagB", 1700000000000
+    )
+    group = Group(
+        "GroupA",
+        consume_type=conn.consume_type,
+        consumers=tuple(
+            Consumer(
+                c.client_id,
+                tuple(conn.subscriptions.values()),
+                c.client_addr,
+                c.language,
+                c.version,
+            )
+            for c in conn.connections
+        ),
+    )
+    assert bodies.encode_consumer_connection(group, Dialect.V5) == DOC_CONNECTION
+
+
+def test_running_info_decodes_into_the_model() -> None:
+    info = bodies.decode_consumer_running_info(DOC_RUNNING_INFO)
+    assert info.assigned == (
+        MessageQueue("TopicA", "broker-a", 0),
+        MessageQueue("TopicA", "broker-b", 1),
+    )
+    assert info.pop_assigned == (MessageQueue("TopicB", "broker-a", -1),)
+    assert info.strategy == Avg()
+    assert (info.consume_orderly, info.consume_type, info.start_time) == (
+        False,
+        "CONSUME_PASSIVELY",
+        1700000000000,
+    )
+    assert info.client_version == "V5_3_3" and not info.has_jstack
+    assert [s.topic for s in info.subscriptions] == ["%RETRY%GroupA", "TopicA"]
+    conn = bodies.Connection("cid", "10.0.0.9:1", "JAVA", 479)
+    consumer = bodies.decode_running_info(DOC_RUNNING_INFO, "cid", conn)
+    assert consumer.client_id == "cid" and consumer.version == 479
+    assert consumer.assigned == info.assigned and consumer.strategy == Avg()
+
+
+def test_running_info_reencodes_the_doc_sample_structure() -> None:
+    consumer = bodies.decode_running_info(DOC_RUNNING_INFO, "cid")
+    offsets = (QueueOffset(MessageQueue("TopicA", "broker-b", 1), 50, 42),)
+    out = bodies.encode_consumer_running_info(
+        consumer, Group("GroupA", offsets=offsets), Dialect.V5
+    )
+    # Same bytes as the Java sample except the statistics the model does not carry.
+    expected = (
+        DOC_RUNNING_INFO.replace(
+            b'"lastPopTimestamp":1700000000002,"waitAckCount":3',
+            b'"lastPopTimestamp":0,"waitAckCount":0',
+        )
+        .replace(b'"locked":true', b'"locked":false')
+        .replace(b'"consumeOKTPS":100.0', b'"consumeOKTPS":0.0')
+        .replace(b'"pullRT":1.5', b'"pullRT":0.0')
+        .replace(
+            b'"statusTable":{"TopicA"',
+            b'"statusTable":{"%RETRY%GroupA":{"consumeFailedMsgs":0,"consumeFailedTPS":0.0,"consumeOKTPS":0.0,"consumeRT":0.0,"pullRT":0.0,"pullTPS":0.0},"TopicA"',
+        )
+    )
+    assert out == expected
+    v4 = bodies.encode_consumer_running_info(consumer, None, Dialect.V4)
+    assert b"mqPopTable" not in v4 and b"userConsumerInfo" not in v4
+    assert b'{"mqTable":{{"brokerName":"broker-a","queueId":0,"topic":"TopicA"}:{' in v4
+
+
+def test_running_info_unknown_states() -> None:
+    jstack_only = (
+        b'{"jstack":"\\"main\\" ...","mqTable":{},"properties":{},"statusTable":{},'
+        b'"subscriptionSet":[]}'
+    )
+    info = bodies.decode_consumer_running_info(jstack_only)
+    assert info.assigned is None and info.has_jstack and info.strategy is None
+    idle = b'{"mqTable":{},"properties":{"PROP_CONSUME_TYPE":"CONSUME_PASSIVELY"}}'
+    assert bodies.decode_consumer_running_info(idle).assigned == ()
+    assert bodies.decode_consumer_running_info(b"{}").assigned is None
+    minimal = b'{"mqTable":{},"properties":{},"subscriptionSet":[{"topic":"T"}]}'
+    assert bodies.decode_consumer_running_info(minimal).assigned == ()
+
+
+def test_running_info_quirks_of_other_clients() -> None:
+    body = (
+        b'{"mqTable":{{"topic":"T","brokerName":"b","queueId":2}:{"dropped":false},'
+        b'{"topic":"T","brokerName":"b","queueId":1}:{"droped":true}},'
+        b'"properties":{"PROP_CONSUME_TYPE":"CONSUME_PASSIVELY","threads":20,'
+        b'"allocateMessageQueueStrategy":"com.acme.MyStrategy@1f","secretKey":"x","AccessKey":"y"}}'
+    )
+    info = bodies.decode_consumer_running_info(body)
+    assert info.assigned == (MessageQueue("T", "b", 2),)  # dropped queue left out
+    assert info.strategy == Unknown("MyStrategy")
+    assert info.properties == {
+        "PROP_CONSUME_TYPE": "CONSUME_PASSIVELY",
+        "threads": "20",
+        "allocateMessageQueueStrategy": "com.acme.MyStrategy@1f",
+    }
+
+
+def test_consume_stats_5x_shape_and_order() -> None:
+    stats = bodies.decode_consume_stats(DOC_CONSUME_STATS_5)
+    assert [o.queue.queue_id for o in stats.offsets] == [0, 1]  # Java order
+    assert stats.offsets[0] == QueueOffset(
+        MessageQueue("TopicA", "broker-a", 0), 100, 90, 1700000000000
+    )
+    hash_order = (stats.offsets[1], stats.offsets[0])
+    assert bodies.encode_consume_stats(hash_order, Dialect.V5) == DOC_CONSUME_STATS_5
+    v4 = bodies.encode_consume_stats(hash_order, Dialect.V4)
+    assert v4 == DOC_CONSUME_STATS_5.replace(b',"pullOffset":0', b"").replace(
+        b',"pullOffset":90', b""
+    )
+    assert bodies.decode_consume_stats(b'{"consumeTps":null,"offsetTable":{}}').consume_tps == 0.0
+
+
+def test_route_encoding_switch() -> None:
+    assert bodies.route_wants_standard_json(401, None)
+    assert not bodies.route_wants_standard_json(400, {"acceptStandardJsonOnly": "false"})
+    assert bodies.route_wants_standard_json(373, {"acceptStandardJsonOnly": "true"})
+    route = TopicRoute("T", (QueueData("b", 2, 2, 6, 0), QueueData("a", 1, 1, 4, 0)))
+    brokers = {"a": BrokerInfo("a", "C", {1: "h2:1", 0: "h1:1"})}
+    plain = bodies.encode_topic_route(route, brokers, standard=False, dialect=Dialect.V5)
+    assert b'"brokerAddrs":{0:"h1:1",1:"h2:1"}' in plain
+    assert b'{"brokerAddrs":{},"brokerName":"b","cluster":"DefaultCluster"' in plain
+    std = bodies.encode_topic_route(route, brokers, standard=True)
+    assert b'"brokerAddrs":{"0":"h1:1","1":"h2:1"}' in std and b"enableActingMaster" not in std
+    assert b'"orderTopicConf":"a:1"' in bodies.encode_topic_route(
+        route, brokers, standard=True, order_topic_conf="a:1"
+    )
+    expected_brokers = {"a": brokers["a"], "b": BrokerInfo("b", "DefaultCluster", {})}
+    assert bodies.decode_topic_route(std, "T") == (route, expected_brokers)
+    assert bodies.decode_topic_route(plain, "T") == (route, expected_brokers)
+
+
+def test_lists_and_tables() -> None:
+    assert bodies.decode_topic_list(bodies.encode_topic_list(["A", "%RETRY%G"])) == [
+        "A",
+        "%RETRY%G",
+    ]
+    assert (
+        bodies.encode_topic_list(["A"], "1.2.3.4:10911")
+        == b'{"brokerAddr":"1.2.3.4:10911","topicList":["A"]}'
+    )
+    assert bodies.decode_group_list(bodies.encode_group_list(["G"])) == ["G"]
+    ids = ["b@1", "a@2"]
+    assert bodies.decode_consumer_id_list(bodies.encode_consumer_id_list(ids)) == ids
+    table = {"brokerVersionDesc": "V5_3_3", "putTps": "0.0"}
+    assert bodies.decode_kv_table(bodies.encode_kv_table(table)) == table
+
+
+def test_subscription_group_5x_shape() -> None:
+    body = bodies.encode_subscription_groups(["GroupA"], Dialect.V5)
+    assert body == (
+        b'{"dataVersion":{"counter":0,"stateVersion":0,"timestamp":0},"forbiddenTable":{},'
+        b'"subscriptionGroupTable":{"GroupA":{"attributes":{},"brokerId":0,'
+        b'"consumeBroadcastEnable":true,"consumeEnable":true,"consumeFromMinEnable":true,'
+        b'"consumeMessageOrderly":false,"consumeTimeoutMinute":15,"groupName":"GroupA",'
+        b'"groupRetryPolicy":{"type":"CUSTOMIZED"},"groupSysFlag":0,'
+        b'"notifyConsumerIdsChangedEnable":true,"retryMaxTimes":16,"retryQueueNums":1,'
+        b'"whichBrokerWhenConsumeSlowly":1}}}'
+    )
+    assert bodies.decode_subscription_groups(body) == ["GroupA"]
+    assert bodies.decode_subscription_group_wrapper(body).data_version == bodies.DataVersion(
+        0, 0, 0
+    )
+
+
+def test_topic_config_5x_shape() -> None:
+    wrapper = bodies.TopicConfigWrapper(
+        {"T": bodies.TopicConfig("T", 4, 8, 6, attributes={"+message.type": "FIFO"})}
+    )
+    body = bodies.encode_topic_config_wrapper(wrapper, Dialect.V5)
+    assert body.startswith(
+        b'{"dataVersion":{"counter":0,"stateVersion":0,"timestamp":0},"mappingDataVersion"'
+    )
+    assert body.endswith(b'"topicQueueMappingDetailMap":{},"topicQueueMappingInfoMap":{}}')
+    assert bodies.decode_topic_config_wrapper(body).topics == wrapper.topics
+
+
+def test_tags_and_codes_in_java_hash_set_order() -> None:
+    assert bodies.java_string_hash("TagA") == 2598919
+    assert bodies.java_string_hash("") == 0
+    assert bodies.java_string_hash("\U0001f600") == (0xD83D * 31 + 0xDE00)
+    assert bodies.java_string_hash("polygenelubricants") == -(2**31)
+    bean = bodies._subscription_bean(Subscription("T", "TAG", " TagB || TagA ||  || TagB", 1))
+    assert bean["tagsSet"] == ["TagA", "TagB"] and bean["codeSet"] == [2598919, 2598920]
+    sql = bodies._subscription_bean(Subscription("T", "SQL92", "a > 1", 1))
+    assert sql["tagsSet"] == [] and sql["codeSet"] == []
+
+
+@pytest.mark.parametrize(
+    ("decoder", "body", "message"),
+    [
+        (bodies.decode_consume_stats, b"[]", "expected a JSON object, got an array"),
+        (
+            bodies.decode_consume_stats,
+            b'{"offsetTable":{"x":{}}}',
+            r"offsetTable\[0\].key: expected an object",
+        ),
+        (
+            bodies.decode_consume_stats,
+            b'{"offsetTable":{{"topic":"T","queueId":1}:{}}}',
+            "brokerName: missing",
+        ),
+        (
+            bodies.decode_consume_stats,
+            b'{"offsetTable":{{"topic":"T","brokerName":"b","queueId":"1"}:{}}}',
+            "queueId: expected an integer",
+        ),
+        (
+            bodies.decode_cluster_info,
+            b'{"brokerAddrTable":{"b":{"brokerName":"b","brokerAddrs":{"x":"h"}}}}',
+            "broker id 'x'",
+        ),
+        (
+            bodies.decode_topic_route,
+            b'{"queueDatas":[{"brokerName":"b"}]}',
+            "readQueueNums: missing",
+        ),
+        (bodies.decode_consumer_connection, b'{"connectionSet":{}}', "expected an array"),
+        (bodies.decode_topic_list, b'{"topicList":[1]}', r"topicList\[0\]: expected a string"),
+        (
+            bodies.decode_consumer_running_info,
+            b'{"properties":{{"a":1}:"x"}}',
+            "expected a string key",
+        ),
+    ],
+)
+def test_bad_shapes_name_the_path(decoder: object, body: bytes, message: str) -> None:
+    args = (body, "T") if decoder is bodies.decode_topic_route else (body,)
+    with pytest.raises(BodyError, match=message):
+        decoder(*args)  # type: ignore[operator]
+
+
+def test_malformed_json_is_a_fastjson_error() -> None:
+    with pytest.raises(FastJsonError):
+        bodies.decode_cluster_info(b'{"brokerAddrTable":{0:}')
+
+
+# --------------------------------------------------------------------------- property round trips
+
+names = st.text(st.characters(codec="utf-8", exclude_categories=["Cs"]), min_size=1, max_size=12)
+queues = st.builds(MessageQueue, names, names, st.integers(-1, 64))
+subscriptions = st.builds(
+    Subscription,
+    names,
+    st.sampled_from(["TAG", "SQL92"]),
+    st.one_of(st.just("*"), names, st.lists(names, max_size=3).map(" || ".join)),
+    st.integers(0, 2**62),
+)
+strategies = st.one_of(
+    st.none(),
+    st.just(Avg()),
+    st.just(AvgByCircle()),
+    st.just(ConsistentHash()),
+    st.just(Unknown("MyStrategy")),
+)
+consumers = st.builds(
+    Consumer,
+    client_id=names,
+    subscriptions=st.lists(subscriptions, max_size=3, unique_by=lambda s: s.topic).map(tuple),
+    client_addr=st.one_of(st.none(), names),
+    language=st.one_of(st.none(), st.sampled_from(["JAVA", "GO", "CPP"])),
+    version=st.one_of(st.none(), st.integers(213, 611)),
+    strategy=strategies,
+    consume_orderly=st.one_of(st.none(), st.booleans()),
+    consume_type=st.one_of(st.none(), st.sampled_from(["CONSUME_PASSIVELY", "CONSUME_ACTIVELY"])),
+    assigned=st.one_of(st.none(), st.lists(queues, max_size=5, unique=True).map(tuple)),
+    pop_assigned=st.lists(queues, max_size=3, unique=True).map(tuple),
+    start_time=st.one_of(st.none(), st.integers(0, 2**62)),
+    properties=st.dictionaries(
+        names.filter(lambda k: not bodies._SECRET_PROPERTY.search(k)), names, max_size=3
+    ),
+)
+
+
+@settings(deadline=None, max_examples=60)
+@given(consumers, st.sampled_from(list(Dialect)))
+def test_running_info_round_trip(consumer: Consumer, dialect: Dialect) -> None:
+    body = bodies.encode_consumer_running_info(consumer, Group("G"), dialect)
+    back = bodies.decode_running_info(body, consumer.client_id)
+    assert back.strategy == consumer.strategy
+    assert back.consume_orderly == consumer.consume_orderly
+    assert back.consume_type == consumer.consume_type
+    assert back.start_time == consumer.start_time
+    assert back.subscriptions == tuple(
+        sorted(consumer.subscriptions, key=lambda s: java_key(f"{s.topic}@{s.sub_string}"))
+    )
+    told_nothing = not back.properties and not consumer.subscriptions
+    if consumer.assigned is None or (not consumer.assigned and told_nothing):
+        assert back.assigned is None
+    else:
+        assert back.assigned == tuple(sort_queues(consumer.assigned))
+    assert back.pop_assigned == (
+        tuple(sort_queues(consumer.pop_assigned or ())) if dialect is Dialect.V5 else None
+    )
+    extra = set(back.properties) - set(consumer.properties)
+    assert extra <= bodies.DERIVED_PROPERTIES
+    assert {
+        k: v
+        for k, v in back.properties.items()
+        if k not in extra and k not in bodies.DERIVED_PROPERTIES
+    } == {k: v for k, v in consumer.properties.items() if k not in bodies.DERIVED_PROPERTIES}
+    # a second trip changes nothing
+    again = bodies.encode_consumer_running_info(back, Group("G"), dialect)
+    assert bodies.decode_running_info(again, consumer.client_id) == back
+
+
+@settings(deadline=None, max_examples=40)
+@given(st.lists(consumers, max_size=4), st.sampled_from(list(MessageModel)))
+def test_connection_round_trip(members: list[Consumer], model: MessageModel) -> None:
+    group = Group("G", message_model=model, consumers=tuple(members))
+    conn = bodies.decode_consumer_connection(bodies.encode_consumer_connection(group))
+    assert [c.client_id for c in conn.connections] == [c.client_id for c in members]
+    assert [(c.client_addr, c.language, c.version) for c in conn.connections] == [
+        (c.client_addr, c.language, c.version) for c in members
+    ]
+    assert conn.message_model is model
+    assert conn.subscriptions == bodies.merged_subscriptions(members)
+
+
+@settings(deadline=None, max_examples=40)
+@given(
+    st.lists(
+        st.builds(
+            QueueOffset, queues, st.integers(0, 2**62), st.integers(0, 2**62), st.integers(0, 2**62)
+        ),
+        max_size=6,
+        unique_by=lambda o: o.queue,
+    ),
+    st.sampled_from(list(Dialect)),
+    st.floats(allow_nan=False, allow_infinity=False),
+)
+def test_consume_stats_round_trip(offsets: list[QueueOffset], dialect: Dialect, tps: float) -> None:
+    stats = bodies.decode_consume_stats(
+        bodies.encode_consume_stats(offsets, dialect, consume_tps=tps)
+    )
+    assert set(stats.offsets) == set(offsets)
+    assert stats.consume_tps == tps
+
+
+@settings(deadline=None, max_examples=40)
+@given(
+    st.lists(
+        st.builds(
+            QueueData,
+            names,
+            st.integers(0, 64),
+            st.integers(0, 64),
+            st.integers(0, 7),
+            st.integers(0, 3),
+        ),
+        min_size=1,
+        max_size=4,
+        unique_by=lambda q: q.broker_name,
+    ),
+    st.dictionaries(st.integers(0, 5), names, max_size=3),
+    st.booleans(),
+    st.sampled_from(list(Dialect)),
+)
+def test_route_round_trip(
+    queue_datas: list[QueueData], addrs: dict[int, str], standard: bool, dialect: Dialect
+) -> None:
+    route = TopicRoute("T", tuple(queue_datas))
+    brokers = {q.broker_name: BrokerInfo(q.broker_name, "C", addrs) for q in queue_datas}
+    body = bodies.encode_topic_route(route, brokers, standard=standard, dialect=dialect)
+    assert bodies.decode_topic_route(body, "T") == (route, brokers)
+    assert (b'"brokerAddrs":{0:' in body) == (0 in addrs and not standard)
+    info = bodies.decode_cluster_info(bodies.encode_cluster_info(brokers, dialect))
+    assert info.brokers == brokers and info.clusters == {"C": tuple(brokers)}
+    assert fastjson.loads(body)["filterServerTable"] == {}
