@@ -6,6 +6,7 @@ The JSON form (``rmqlb.report/1``, design §3 / the explain issue) is written by
 
 from __future__ import annotations
 
+import gc
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from enum import StrEnum
@@ -50,6 +51,8 @@ class Code(StrEnum):
     BROADCASTING = "BROADCASTING"
     POP_MODE = "POP_MODE"
     PROXY_CLIENTS = "PROXY_CLIENTS"
+    NO_ROUTE = "NO_ROUTE"  # a subscribed topic has no route in the snapshot
+    ALLOCATION_FAILED = "ALLOCATION_FAILED"  # expected cannot be computed (Java throws/custom)
 
 
 class QueueStatus(StrEnum):
@@ -166,8 +169,50 @@ def finding_to_json(f: Finding) -> dict[str, Any]:
     }
 
 
+def _queue_rows_json(rows: tuple[QueueRow, ...]) -> list[dict[str, Any]]:
+    # The hot loop of big reports: plain locals, no helper calls per row.
+    status_text = {status: status.value for status in QueueStatus}
+    return [
+        {
+            "brokerName": r.queue.broker_name,
+            "queueId": r.queue.queue_id,
+            "expected": r.expected,
+            "actual": None if r.actual is None else list(r.actual),
+            "status": status_text[r.status],
+            "lag": r.lag,
+        }
+        for r in rows
+    ]
+
+
+def _consumer_rows_json(rows: tuple[ConsumerRow, ...]) -> list[dict[str, Any]]:
+    return [
+        {
+            "clientId": c.client_id,
+            "subscribes": c.subscribes,
+            "strategy": c.strategy,
+            "expected": c.expected,
+            "actual": c.actual,
+            "lag": c.lag,
+        }
+        for c in rows
+    ]
+
+
 def report_to_json(report: Report, fail_on: str = "error") -> dict[str, Any]:
     """The ``rmqlb.report/1`` JSON document (tests and CI users depend on it)."""
+    # Building ~100,000 row dicts next to a big snapshot triggers full garbage collections
+    # that scan everything alive (15x the build time): pause the collector meanwhile.
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        return _report_to_json(report, fail_on)
+    finally:
+        if was_enabled:
+            gc.enable()
+
+
+def _report_to_json(report: Report, fail_on: str) -> dict[str, Any]:
     return {
         "format": REPORT_FORMAT,
         "groups": [
@@ -179,27 +224,8 @@ def report_to_json(report: Report, fail_on: str = "error") -> dict[str, Any]:
                     {
                         "topic": t.topic,
                         "retry": t.retry,
-                        "queues": [
-                            {
-                                **_queue_ref(r.queue),
-                                "expected": r.expected,
-                                "actual": list(r.actual) if r.actual is not None else None,
-                                "status": r.status.value,
-                                "lag": r.lag,
-                            }
-                            for r in t.queues
-                        ],
-                        "consumers": [
-                            {
-                                "clientId": c.client_id,
-                                "subscribes": c.subscribes,
-                                "strategy": c.strategy,
-                                "expected": c.expected,
-                                "actual": c.actual,
-                                "lag": c.lag,
-                            }
-                            for c in t.consumers
-                        ],
+                        "queues": _queue_rows_json(t.queues),
+                        "consumers": _consumer_rows_json(t.consumers),
                     }
                     for t in g.topics
                 ],
@@ -212,3 +238,14 @@ def report_to_json(report: Report, fail_on: str = "error") -> dict[str, Any]:
         ],
         "exitCode": int(exit_code(report, fail_on)),
     }
+
+
+def report_to_text(report: Report, fail_on: str = "error", indent: int | None = None) -> str:
+    """The report document as JSON text, about three times faster than ``json.dumps``.
+
+    Serialized by pydantic-core (Rust), compact (``{"a":1}``) unless ``indent`` is given;
+    non-ASCII characters are kept. ``json.loads`` of it equals :func:`report_to_json`.
+    """
+    from pydantic_core import to_json  # noqa: PLC0415  (kept out of CLI start-up)
+
+    return to_json(report_to_json(report, fail_on), indent=indent).decode("utf-8")

@@ -1,0 +1,1 @@
+"""Package data: JSON Schemas and the demo snapshot (read with importlib.resources)."""

@@ -1,0 +1,401 @@
+"""What the rules look at: one group, one topic, expected and actual computed once.
+
+The engine builds a :class:`GroupContext` per group and a :class:`TopicContext` per
+(group, subscribed topic); rules only read them. Building a topic context runs the expected
+allocation exactly once, over the whole group, as every Java client would:
+
+- ``mq_all``: the route's readable queues (``perm & 4``), ids ``0..readQueueNums-1``, in Java
+  order;
+- ``cid_all``: *every* consumer of the group, duplicates included, in Java order (that is what
+  the broker returns, whatever each client subscribes to);
+- the strategy: ``--strategy``, else the group's, else the consumers' when they agree, else AVG.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from enum import StrEnum
+
+from rmqlb.allocate import allocate_sorted, validate
+from rmqlb.errors import AllocationError, InputError
+from rmqlb.model.javaorder import java_key
+from rmqlb.model.queue import MessageQueue, queue_sort_key
+from rmqlb.model.snapshot import (
+    RETRY_PREFIX,
+    Consumer,
+    Group,
+    MessageModel,
+    Snapshot,
+    TopicRoute,
+)
+from rmqlb.model.strategy import Avg, Config, StrategySpec, describe, same_algorithm
+from rmqlb.snapshot._fast import new_queue
+
+POP_CONSUME_TYPE = "CONSUME_POP"
+
+
+@dataclass(frozen=True, slots=True)
+class DiagnoseOptions:
+    """Thresholds of the rules.
+
+    - ``max_imbalance``: IMBALANCE (warning) when the most loaded consumer holds more than
+      this many times the queues of the least loaded one (both holding at least one).
+    - ``lag_skew_share`` / ``min_lag``: LAG_SKEW when one consumer holds more than this share
+      of a topic's lag, and the topic's lag is at least ``min_lag`` messages.
+    - ``max_listed``: how many queues or client ids a message names before ``and N more``.
+    """
+
+    max_imbalance: float = 1.5
+    lag_skew_share: float = 0.5
+    min_lag: int = 1000
+    max_listed: int = 8
+
+
+class Mode(StrEnum):
+    """How a group's queues are handed out, hence what can be checked."""
+
+    CLUSTERING = "CLUSTERING"  # client-side rebalance: everything can be checked
+    BROADCASTING = "BROADCASTING"  # every client reads every queue
+    POP = "POP"  # the broker assigns (5.x pop consumption)
+    PROXY = "PROXY"  # 5.x gRPC clients behind a proxy (pop, running info unavailable)
+
+
+def is_proxy_client(consumer: Consumer) -> bool:
+    """5.x gRPC clients (apache/rocketmq-clients) use ``hostname@pid@index@<base36 time>``."""
+    parts = consumer.client_id.split("@")
+    return (
+        len(parts) == 4
+        and parts[1].isdigit()
+        and parts[2].isdigit()
+        and parts[3].isalnum()
+        and parts[3].islower()
+    )
+
+
+def is_pop_client(consumer: Consumer, group: Group) -> bool:
+    """Pop consumers: ``CONSUME_POP``, or queues in ``mqPopTable`` (``popAssigned``)."""
+    return POP_CONSUME_TYPE in (consumer.consume_type, group.consume_type) or bool(
+        consumer.pop_assigned
+    )
+
+
+def consumers_strategy(consumers: Sequence[Consumer]) -> StrategySpec | None:
+    """The strategy every consumer that reports one agrees on, else ``None``.
+
+    CONFIG strategies agree when all consumers use CONFIG; their lists are merged.
+    """
+    reported = [c.strategy for c in consumers if c.strategy is not None]
+    if not reported:
+        return None
+    first = reported[0]
+    if not all(same_algorithm(first, s) for s in reported[1:]):
+        return None
+    if isinstance(first, Config):
+        merged: dict[str, tuple[MessageQueue, ...]] = {}
+        for spec in reported:
+            assert isinstance(spec, Config)
+            merged.update(spec.config)
+        return Config(merged)
+    return first
+
+
+def choose_strategy(override: StrategySpec | None, group: Group) -> tuple[StrategySpec, str]:
+    """The strategy used for *expected* and where it came from (design §4 precedence)."""
+    if override is not None:
+        return override, "given"
+    if group.strategy is not None:
+        return group.strategy, "group"
+    agreed = consumers_strategy(group.consumers)
+    if agreed is not None:
+        return agreed, "consumers"
+    return Avg(), "default"
+
+
+@dataclass(slots=True)
+class GroupContext:
+    """One group, with its consumers in Java order of client id (duplicates kept)."""
+
+    snapshot: Snapshot
+    group: Group
+    options: DiagnoseOptions
+    strategy: StrategySpec
+    strategy_source: str
+    mode: Mode
+    consumers: tuple[Consumer, ...]
+    cid_all: list[str]
+    live: bool
+
+    @property
+    def name(self) -> str:
+        """The group name."""
+        return self.group.name
+
+    @property
+    def strategy_label(self) -> str:
+        """``AVG``, ``CONSISTENT_HASH(vnodes=20)`` ..."""
+        return describe(self.strategy)
+
+    def subscribed_topics(self) -> list[str]:
+        """Every topic some consumer subscribes: ordinary topics first, then retry topics."""
+        topics = {s.topic for c in self.consumers for s in c.subscriptions}
+        ordered = sorted(topics, key=java_key)
+        return [t for t in ordered if not t.startswith(RETRY_PREFIX)] + [
+            t for t in ordered if t.startswith(RETRY_PREFIX)
+        ]
+
+
+def group_context(
+    snapshot: Snapshot, group: Group, override: StrategySpec | None, options: DiagnoseOptions
+) -> GroupContext:
+    """Build the context of ``group`` (consumers sorted, strategy and mode chosen)."""
+    consumers = tuple(sorted(group.consumers, key=lambda c: java_key(c.client_id)))
+    strategy, source = choose_strategy(override, group)
+    if group.message_model is MessageModel.BROADCASTING:
+        mode = Mode.BROADCASTING
+    elif consumers and all(is_proxy_client(c) for c in consumers):
+        mode = Mode.PROXY
+    elif any(is_pop_client(c, group) for c in consumers) or any(
+        is_proxy_client(c) for c in consumers
+    ):
+        mode = Mode.POP
+    else:
+        mode = Mode.CLUSTERING
+    live = bool(snapshot.source is not None and snapshot.source.namesrv)
+    return GroupContext(
+        snapshot=snapshot,
+        group=group,
+        options=options,
+        strategy=strategy,
+        strategy_source=source,
+        mode=mode,
+        consumers=consumers,
+        cid_all=[c.client_id for c in consumers],
+        live=live,
+    )
+
+
+def readable_spans(route: TopicRoute) -> tuple[dict[str, tuple[int, int]], int]:
+    """Where each readable broker's queues sit in ``mqAll``: ``{broker: (first, count)}``.
+
+    ``mqAll`` in Java order is broker name (Java order) then queue id, since every queue
+    shares the topic; several QueueData of one broker give the union ``0..max-1``.
+    """
+    counts: dict[str, int] = {}
+    for qd in route.queue_datas:
+        if qd.readable:
+            counts[qd.broker_name] = max(counts.get(qd.broker_name, 0), qd.read_queue_nums)
+    base: dict[str, tuple[int, int]] = {}
+    n = 0
+    for broker in sorted(counts, key=java_key):
+        base[broker] = (n, counts[broker])
+        n += counts[broker]
+    return base, n
+
+
+def readable_queues(route: TopicRoute) -> list[MessageQueue]:
+    """``mqAll`` in Java order: equal to ``sort_queues(route.readable_queues())``."""
+    base, _ = readable_spans(route)
+    return [
+        MessageQueue(route.topic, broker, qid)
+        for broker, (_, count) in base.items()
+        for qid in range(count)
+    ]
+
+
+def _fill_queues(
+    topic: str, base: dict[str, tuple[int, int]], slots: list[MessageQueue | None]
+) -> list[MessageQueue]:
+    """``mqAll`` reusing the queue objects already seen in assignments (saves memory)."""
+    for broker, (first, count) in base.items():
+        for qid in range(count):
+            if slots[first + qid] is None:
+                slots[first + qid] = new_queue(topic, broker, qid)
+    return slots  # type: ignore[return-value]  # every slot is filled now
+
+
+@dataclass(slots=True)
+class TopicContext:
+    """One (group, topic): route, expected allocation and actual holdings, computed once.
+
+    Per-queue facts are lists aligned with ``mq_all`` (index ``i`` is ``mq_all[i]``): on
+    100,000 queues, hashing dataclass queues dominated the run time, while these lists cost
+    one string lookup per queue (:meth:`index`).
+
+    - ``expected``: every distinct client id -> the queues the strategy gives it (``None``
+      when it cannot be computed: see ``allocation_error``); ``owner[i]`` inverts it.
+    - ``actual[k]``: what ``g.consumers[k]`` holds of this topic (``None``: unknown), and
+      ``actual_lag[k]`` the summed lag of those queues (``None``: unknown or no offsets).
+    - ``holder[i]``: the first consumer holding queue ``i`` (``None``: nobody known);
+      ``more_holders[i]``: the further ones (an id twice when two processes share it);
+      ``extra``: held queues outside ``mq_all`` with their holders.
+    - ``lag[i]``: the queue's lag from the offsets (``None`` when the group has no offsets
+      for the topic at all).
+    """
+
+    g: GroupContext
+    topic: str
+    route: TopicRoute | None
+    mq_all: list[MessageQueue]
+    base: dict[str, tuple[int, int]]
+    subscribers: frozenset[str]
+    expected: Mapping[str, list[MessageQueue]] | None
+    allocation_error: str | None
+    allocation_throws: bool
+    owner: list[str | None]
+    actual: list[tuple[MessageQueue, ...] | None]
+    actual_lag: list[int | None]
+    holder: list[str | None]
+    more_holders: dict[int, list[str]]
+    extra: dict[MessageQueue, list[str]]
+    lag: list[int | None] | None
+
+    @property
+    def retry(self) -> bool:
+        """Whether this is a ``%RETRY%`` topic (reported separately)."""
+        return self.topic.startswith(RETRY_PREFIX)
+
+    @property
+    def actual_known(self) -> bool:
+        """Every consumer's actual assignment is known."""
+        return all(a is not None for a in self.actual)
+
+    @property
+    def checks_allocation(self) -> bool:
+        """Client-side allocation applies and could be computed."""
+        return self.g.mode is Mode.CLUSTERING and self.expected is not None
+
+    def index(self, mq: MessageQueue) -> int | None:
+        """The position of ``mq`` in ``mq_all``, ``None`` when it is not there."""
+        span = self.base.get(mq.broker_name)
+        if span is None or mq.topic != self.topic or not 0 <= mq.queue_id < span[1]:
+            return None
+        return span[0] + mq.queue_id
+
+    def holders(self, i: int) -> list[str]:
+        """Every consumer holding ``mq_all[i]`` (empty when nobody is known to)."""
+        first = self.holder[i]
+        if first is None:
+            return []
+        return [first, *self.more_holders.get(i, ())]
+
+    def expected_count(self, client_id: str) -> int:
+        """How many queues the strategy gives ``client_id`` (0 when not computed)."""
+        if self.expected is None:
+            return 0
+        return len(self.expected.get(client_id, ()))
+
+    def total_lag(self, queues: Sequence[MessageQueue]) -> int:
+        """The summed lag of ``queues`` (0 without offsets)."""
+        if self.lag is None:
+            return 0
+        lag = self.lag
+        total = 0
+        for mq in queues:
+            i = self.index(mq)
+            if i is not None:
+                total += lag[i] or 0
+        return total
+
+
+def expected_allocation(
+    strategy: StrategySpec, mq_all: Sequence[MessageQueue], cid_all: Sequence[str]
+) -> tuple[dict[str, list[MessageQueue]] | None, str | None, bool]:
+    """Run ``strategy`` over the whole group (inputs already in Java order).
+
+    Returns ``(allocation, None, False)``, or ``(None, reason, True)`` where Java would throw,
+    or ``(None, reason, False)`` for a custom strategy rmqlb cannot reproduce.
+    """
+    if not cid_all:
+        return {}, None, False
+    if not mq_all:
+        return {cid: [] for cid in cid_all}, None, False
+    try:
+        validate(strategy)
+        return allocate_sorted(strategy, mq_all, cid_all), None, False
+    except AllocationError as exc:
+        return None, exc.message, True
+    except InputError as exc:
+        return None, str(exc), False
+
+
+def topic_context(g: GroupContext, topic: str) -> TopicContext:
+    """Build the context of one subscribed topic of ``g`` (one allocation, one pass over the
+    actual holdings and offsets)."""
+    route = g.snapshot.topics.get(topic)
+    base, n = readable_spans(route) if route is not None else ({}, 0)
+    subscribers = frozenset(c.client_id for c in g.consumers if c.subscribes(topic))
+    lag: list[int | None] | None = None
+    for o in g.group.offsets:
+        mq = o.queue
+        if mq.topic != topic:
+            continue
+        if lag is None:
+            lag = [None] * n
+        span = base.get(mq.broker_name)
+        if span is not None and 0 <= mq.queue_id < span[1]:
+            lag[span[0] + mq.queue_id] = max(0, o.broker_offset - o.consumer_offset)
+    slots: list[MessageQueue | None] = [None] * n
+    actual: list[tuple[MessageQueue, ...] | None] = []
+    actual_lag: list[int | None] = []
+    holder: list[str | None] = [None] * n
+    more: dict[int, list[str]] = {}
+    extra: dict[MessageQueue, list[str]] = {}
+    pop_like = g.mode in (Mode.POP, Mode.PROXY)
+    for c in g.consumers:
+        if c.assigned is None or pop_like:
+            actual.append(None)
+            actual_lag.append(None)
+            continue
+        mine = tuple(mq for mq in c.assigned if mq.topic == topic)
+        actual.append(mine)
+        cid = c.client_id
+        held_lag = 0
+        for mq in mine:
+            span = base.get(mq.broker_name)
+            qid = mq.queue_id
+            if span is not None and 0 <= qid < span[1]:
+                i = span[0] + qid
+                if holder[i] is None:
+                    holder[i] = cid
+                    slots[i] = mq
+                else:
+                    more.setdefault(i, []).append(cid)
+                if lag is not None:
+                    held_lag += lag[i] or 0
+            else:  # held but outside mqAll: stale, or a broker that is not readable
+                extra.setdefault(mq, []).append(cid)
+        actual_lag.append(held_lag if lag is not None else None)
+    mq_all = _fill_queues(topic, base, slots)
+    expected: dict[str, list[MessageQueue]] | None
+    error: str | None = None
+    throws = False
+    if g.mode is not Mode.CLUSTERING or route is None:
+        expected = None
+    else:
+        expected, error, throws = expected_allocation(g.strategy, mq_all, g.cid_all)
+    owner: list[str | None] = [None] * n
+    if expected is not None:
+        for cid, queues in expected.items():
+            for mq in queues:
+                span = base.get(mq.broker_name)
+                if span is not None and mq.topic == topic and 0 <= mq.queue_id < span[1]:
+                    owner[span[0] + mq.queue_id] = cid
+    return TopicContext(
+        g=g,
+        topic=topic,
+        route=route,
+        mq_all=mq_all,
+        base=base,
+        subscribers=subscribers,
+        expected=expected,
+        allocation_error=error,
+        allocation_throws=throws,
+        owner=owner,
+        actual=actual,
+        actual_lag=actual_lag,
+        holder=holder,
+        more_holders=more,
+        extra=dict(sorted(extra.items(), key=lambda item: queue_sort_key(item[0]))),
+        lag=lag,
+    )

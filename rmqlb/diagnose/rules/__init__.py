@@ -1,0 +1,42 @@
+"""The rule families. Each rule is a pure function returning findings.
+
+- group rules ``(GroupContext, [TopicContext], topic_filter) -> [Finding]`` see the whole
+  group (modes, membership, duplicate ids, unreachable clients, missing consumers);
+- topic rules ``(TopicContext) -> [Finding]`` see one (group, topic).
+
+Families: :mod:`.modes` (BROADCASTING, POP_MODE, PROXY_CLIENTS), :mod:`.membership`
+(NO_CONSUMERS, DUPLICATE_CLIENT_ID, CLIENT_UNREACHABLE, SUBSCRIPTION_INCONSISTENT,
+STRATEGY_INCONSISTENT), :mod:`.route` (NO_ROUTE, WRITE_EXCEEDS_READ, QUEUE_NOT_READABLE),
+:mod:`.allocation` (ALLOCATION_FAILED, IDLE_CONSUMER, IMBALANCE, UNCONSUMED_QUEUE from the
+expected side), :mod:`.actual` (UNCONSUMED_QUEUE held by nobody, DUPLICATE_ASSIGNMENT,
+ASSIGNMENT_MISMATCH), :mod:`.lag` (LAG_SKEW).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+from rmqlb.diagnose.context import GroupContext, TopicContext
+from rmqlb.diagnose.report import Finding
+from rmqlb.diagnose.rules import actual, allocation, lag, membership, modes, route
+
+GroupRule = Callable[[GroupContext, Sequence[TopicContext], str | None], list[Finding]]
+TopicRule = Callable[[TopicContext], list[Finding]]
+
+GROUP_RULES: tuple[GroupRule, ...] = (
+    modes.check_modes,
+    membership.check_no_consumers,
+    membership.check_duplicate_client_ids,
+    membership.check_unreachable,
+)
+
+TOPIC_RULES: tuple[TopicRule, ...] = (
+    route.check_route,
+    membership.check_subscriptions,
+    membership.check_strategies,
+    allocation.check_allocation,
+    actual.check_actual,
+    lag.check_lag,
+)
+
+__all__ = ["GROUP_RULES", "TOPIC_RULES", "GroupRule", "TopicRule"]

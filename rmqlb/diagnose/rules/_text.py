@@ -1,0 +1,74 @@
+"""Wording helpers shared by the rules: compact queue lists, counted nouns, id lists.
+
+>>> from rmqlb.model.queue import MessageQueue
+>>> qs = [MessageQueue("T", "broker-a", i) for i in (8, 9, 10, 11, 3)]
+>>> queue_text(qs)
+'broker-a:3, broker-a:8..11'
+>>> plural(1, "queue"), plural(3, "queue"), plural(2, "consumer is", "consumers are")
+('1 queue', '3 queues', '2 consumers are')
+>>> id_text(["c1", "c2", "c3"], limit=2)
+'c1, c2 and 1 more'
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+
+from rmqlb.model.queue import MessageQueue, queue_sort_key
+
+DEFAULT_LIMIT = 8
+
+
+def plural(n: int, singular: str, plural_form: str | None = None) -> str:
+    """``1 queue`` / ``3 queues`` (numbers with thousands separators)."""
+    word = singular if n == 1 else (plural_form or singular + "s")
+    return f"{n:,} {word}"
+
+
+def _ranges(queues: Sequence[MessageQueue]) -> list[str]:
+    out: list[str] = []
+    ordered = sorted(set(queues), key=queue_sort_key)
+    i = 0
+    while i < len(ordered):
+        first = ordered[i]
+        j = i
+        while (
+            j + 1 < len(ordered)
+            and ordered[j + 1].topic == first.topic
+            and ordered[j + 1].broker_name == first.broker_name
+            and ordered[j + 1].queue_id == ordered[j].queue_id + 1
+        ):
+            j += 1
+        last = ordered[j]
+        if j == i:
+            out.append(first.label())
+        elif j == i + 1:
+            out.extend([first.label(), last.label()])
+        else:
+            out.append(f"{first.label()}..{last.queue_id}")
+        i = j + 1
+    return out
+
+
+def queue_text(queues: Iterable[MessageQueue], limit: int = DEFAULT_LIMIT) -> str:
+    """Queues as ``broker-a:0, broker-a:8..15`` (consecutive ids folded, at most ``limit``)."""
+    parts = _ranges(list(queues))
+    if len(parts) > limit:
+        return ", ".join(parts[:limit]) + f" and {len(parts) - limit} more"
+    return ", ".join(parts)
+
+
+def id_text(ids: Iterable[str], limit: int = DEFAULT_LIMIT) -> str:
+    """Client ids, whole, at most ``limit`` of them then ``and N more``."""
+    items = list(dict.fromkeys(ids))
+    if len(items) > limit:
+        return ", ".join(items[:limit]) + f" and {len(items) - limit} more"
+    return ", ".join(items)
+
+
+def choices(values: Sequence[int]) -> str:
+    """``6``, ``6 or 12``, ``4, 8 or 16``."""
+    texts = [f"{v:,}" for v in values]
+    if len(texts) <= 1:
+        return "".join(texts)
+    return ", ".join(texts[:-1]) + " or " + texts[-1]

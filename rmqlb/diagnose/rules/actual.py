@@ -1,0 +1,193 @@
+"""Rules on what clients actually hold: DUPLICATE_ASSIGNMENT, ASSIGNMENT_MISMATCH and
+UNCONSUMED_QUEUE for queues nobody holds although a subscriber should.
+
+Only CLUSTERING groups; a consumer whose assignment is unknown (``assigned`` absent) is
+never compared, and "held by nobody" needs every consumer's assignment.
+"""
+
+from __future__ import annotations
+
+from rmqlb.diagnose.context import Mode, TopicContext
+from rmqlb.diagnose.report import Code, Finding, Severity
+from rmqlb.diagnose.rules._text import id_text, plural, queue_text
+from rmqlb.model.queue import MessageQueue, queue_sort_key
+
+REBALANCE_HINT = (
+    "clients rebalance every 20 s and on every membership change: re-run in a minute; if it "
+    "persists, the clients disagree on the strategy, the route or the consumer list"
+)
+
+
+def _holder_text(who: tuple[str, ...]) -> str:
+    """``a and b``; an id held by several processes as ``a (2 processes)``."""
+    counts: dict[str, int] = {}
+    for cid in who:
+        counts[cid] = counts.get(cid, 0) + 1
+    names = [f"{cid} ({n} processes)" if n > 1 else cid for cid, n in counts.items()]
+    return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
+
+
+def _duplicates(ctx: TopicContext) -> list[Finding]:
+    g = ctx.g
+    doubled_at: dict[MessageQueue, list[str]] = {
+        ctx.mq_all[i]: ctx.holders(i) for i in sorted(ctx.more_holders)
+    }
+    doubled_at.update((mq, who) for mq, who in ctx.extra.items() if len(who) > 1)
+    doubled = sorted(doubled_at, key=queue_sort_key)
+    if not doubled:
+        return []
+    by_holders: dict[tuple[str, ...], list[MessageQueue]] = {}
+    for mq in doubled:
+        by_holders.setdefault(tuple(doubled_at[mq]), []).append(mq)
+    parts = [
+        f"{queue_text(queues, 4)} by {_holder_text(who)}"
+        for who, queues in list(by_holders.items())[:3]
+    ]
+    if len(by_holders) > 3:
+        parts.append(f"and {len(by_holders) - 3} more sets")
+    shown = "; ".join(parts)
+    involved = list(dict.fromkeys(c for mq in doubled for c in doubled_at[mq]))
+    same_id = any(len(set(doubled_at[mq])) < len(doubled_at[mq]) for mq in doubled)
+    orderly = any(c.consume_orderly for c in g.consumers)
+    if same_id:
+        hint = (
+            "two processes share one client id: give each its own instanceName "
+            "(see DUPLICATE_CLIENT_ID)"
+        )
+    else:
+        hint = (
+            "duplicates after a membership or route change clear at the next rebalance "
+            "(20 s); lasting ones mean the holders run different strategies or see a "
+            "different route or consumer list (see STRATEGY_INCONSISTENT and "
+            "SUBSCRIPTION_INCONSISTENT)"
+        )
+    effect = (
+        "orderly consumers lock queues on the broker, so only one of them makes progress"
+        if orderly
+        else "their messages are consumed more than once meanwhile"
+    )
+    return [
+        Finding(
+            Code.DUPLICATE_ASSIGNMENT,
+            Severity.error,
+            g.name,
+            f"{plural(len(doubled), 'queue')} of {ctx.topic} "
+            f"{'is' if len(doubled) == 1 else 'are'} held by more than one consumer "
+            f"({shown}): {effect}",
+            hint,
+            topic=ctx.topic,
+            consumers=tuple(involved),
+            queues=tuple(doubled),
+        )
+    ]
+
+
+def _differs(ctx: TopicContext, cid: str, held: tuple[MessageQueue, ...], want: int) -> bool:
+    """Whether ``cid`` holds anything but exactly its expected queues (no hashing of queues:
+    ``owner`` says who should hold each held queue)."""
+    if len(held) != want:
+        return True
+    owner = ctx.owner
+    base = ctx.base
+    seen: set[int] = set()
+    for mq in held:
+        span = base.get(mq.broker_name)
+        if span is None or not 0 <= mq.queue_id < span[1]:
+            return True
+        i = span[0] + mq.queue_id
+        if owner[i] != cid:
+            return True
+        seen.add(i)
+    return len(seen) != len(held)
+
+
+def _mismatches(ctx: TopicContext) -> list[Finding]:
+    g = ctx.g
+    expected = ctx.expected
+    if expected is None:
+        return []
+    differing: list[str] = []
+    details: list[str] = []
+    queues: set[MessageQueue] = set()
+    compared = 0
+    for c, held in zip(g.consumers, ctx.actual, strict=True):
+        if held is None:
+            continue
+        compared += 1
+        cid = c.client_id
+        want = expected.get(cid, []) if cid in ctx.subscribers else []
+        if cid in ctx.subscribers and not _differs(ctx, cid, held, len(want)):
+            continue
+        have_set, want_set = set(held), set(want)
+        extra, missing = have_set - want_set, want_set - have_set
+        if not extra and not missing:
+            continue
+        differing.append(cid)
+        queues |= extra | missing
+        if len(details) < 3:
+            parts = [f"holds {len(held)}, expected {len(want)}"]
+            if extra:
+                parts.append(f"+{queue_text(extra, 3)}")
+            if missing:
+                parts.append(f"-{queue_text(missing, 3)}")
+            details.append(f"{cid} {' '.join(parts)}")
+    if not differing:
+        return []
+    more = f"; and {len(differing) - len(details)} more" if len(differing) > len(details) else ""
+    return [
+        Finding(
+            Code.ASSIGNMENT_MISMATCH,
+            Severity.warning,
+            g.name,
+            f"{len(differing)} of {plural(compared, 'consumer')} of {ctx.topic} hold other "
+            f"queues than {g.strategy_label} predicts ({'; '.join(details)}{more})",
+            REBALANCE_HINT,
+            topic=ctx.topic,
+            consumers=tuple(dict.fromkeys(differing)),
+            queues=tuple(sorted(queues, key=queue_sort_key)),
+        )
+    ]
+
+
+def _held_by_nobody(ctx: TopicContext) -> list[Finding]:
+    g = ctx.g
+    if not ctx.actual or not ctx.actual_known:
+        return []
+    expected_known = ctx.expected is not None
+    subscribers = ctx.subscribers
+    orphans: list[MessageQueue] = []
+    owners: list[str] = []
+    for mq, first, cid in zip(ctx.mq_all, ctx.holder, ctx.owner, strict=True):
+        # queues the strategy gives to a non-subscriber or to nobody are reported by the
+        # allocation rules already
+        if first is None and (not expected_known or cid in subscribers):
+            orphans.append(mq)
+            if cid is not None:
+                owners.append(cid)
+    if not orphans:
+        return []
+    owners = list(dict.fromkeys(owners))
+    who = f" (expected: {id_text(owners, g.options.max_listed)})" if owners else ""
+    return [
+        Finding(
+            Code.UNCONSUMED_QUEUE,
+            Severity.error,
+            g.name,
+            f"{len(orphans)} of {plural(len(ctx.mq_all), 'queue')} of {ctx.topic} "
+            f"{'is' if len(orphans) == 1 else 'are'} held by no consumer right now{who}: "
+            f"{queue_text(orphans, g.options.max_listed)}",
+            "if a consumer just joined or left, wait one rebalance (20 s) and look again; if "
+            "it persists, the consumers that should hold them see another route or consumer "
+            "list: check their logs for rebalance errors and their connections to every broker",
+            topic=ctx.topic,
+            consumers=tuple(owners),
+            queues=tuple(orphans),
+        )
+    ]
+
+
+def check_actual(ctx: TopicContext) -> list[Finding]:
+    """Compare what the clients hold with each other and with the expected allocation."""
+    if ctx.g.mode is not Mode.CLUSTERING or ctx.route is None:
+        return []
+    return [*_held_by_nobody(ctx), *_duplicates(ctx), *_mismatches(ctx)]

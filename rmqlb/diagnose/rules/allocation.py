@@ -1,0 +1,347 @@
+"""Rules on the expected allocation: ALLOCATION_FAILED, IDLE_CONSUMER, IMBALANCE and
+UNCONSUMED_QUEUE for queues the strategy hands to a non-subscriber or to nobody.
+
+Worked example of the IMBALANCE hint: 16 queues, 10 consumers, one broker. AVG gives six
+consumers 2 queues and four consumers 1 (ratio 2.0). Queue counts that divide evenly by 10
+are 10 and 20; consumer counts that divide 16 are 8 and 16. The hint suggests both.
+"""
+
+from __future__ import annotations
+
+from math import lcm
+
+from rmqlb.diagnose.context import Mode, TopicContext
+from rmqlb.diagnose.report import Code, Finding, Severity
+from rmqlb.diagnose.rules._text import choices, id_text, plural, queue_text
+from rmqlb.model.javaorder import java_key
+from rmqlb.model.queue import MessageQueue
+from rmqlb.model.strategy import Config, ConsistentHash, MachineRoom, MachineRoomNearby
+
+
+def _brokers(ctx: TopicContext) -> int:
+    return len({mq.broker_name for mq in ctx.mq_all}) or 1
+
+
+def even_queue_counts(n: int, m: int, brokers: int, minimum: int = 1) -> list[int]:
+    """Up to two total queue counts near ``n`` that split evenly over ``m`` consumers and
+    ``brokers`` brokers (at least ``minimum``).
+
+    >>> even_queue_counts(16, 10, 1), even_queue_counts(4, 6, 1, minimum=6)
+    ([10, 20], [6, 12])
+    >>> even_queue_counts(16, 3, 2)
+    [12, 18]
+    """
+    step = lcm(max(m, 1), max(brokers, 1))
+    lower = (n // step) * step
+    out = [lower] if lower >= max(minimum, 1) and lower != n else []
+    upper = max(lower, step * -(-minimum // step))
+    while upper <= n or upper in out:
+        upper += step
+    out.append(upper)
+    if len(out) == 1:
+        out.append(upper + step)
+    return out[:2]
+
+
+def nearby_divisors(n: int, m: int) -> list[int]:
+    """The consumer counts nearest ``m`` (one below, one above) that divide ``n`` evenly.
+
+    >>> nearby_divisors(16, 10), nearby_divisors(12, 5)
+    ([8, 16], [4, 6])
+    """
+    below = next((d for d in range(min(m - 1, n), 0, -1) if n % d == 0), None)
+    above = next((d for d in range(m + 1, n + 1) if n % d == 0), None)
+    return [d for d in (below, above) if d is not None]
+
+
+def _per_broker(counts: list[int], brokers: int) -> str:
+    if brokers <= 1:
+        return ""
+    return f" ({choices([c // brokers for c in counts])} per broker on {brokers} brokers)"
+
+
+def _failed(ctx: TopicContext) -> list[Finding]:
+    g = ctx.g
+    label = g.strategy_label
+    if ctx.allocation_throws:
+        return [
+            Finding(
+                Code.ALLOCATION_FAILED,
+                Severity.error,
+                g.name,
+                f"{label} throws for {ctx.topic} in every client of {g.name} "
+                f"({ctx.allocation_error}): each client logs 'allocate message queue "
+                "exception' and keeps its previous queues, so joining consumers get none",
+                "fix the strategy's configuration so that it covers every broker and client "
+                "(for MACHINE_ROOM_NEARBY: room resolvers that know every broker name and "
+                "client id); the expected column stays empty until then",
+                topic=ctx.topic,
+                consumers=tuple(dict.fromkeys(g.cid_all)),
+            )
+        ]
+    return [
+        Finding(
+            Code.ALLOCATION_FAILED,
+            Severity.info,
+            g.name,
+            f"cannot compute the expected allocation of {ctx.topic}: {ctx.allocation_error}; "
+            "only what the clients actually hold is checked",
+            "pass --strategy with the built-in strategy the custom class behaves like "
+            "(for example --strategy AVG) to check the expected side too",
+            topic=ctx.topic,
+        )
+    ]
+
+
+def _idle(ctx: TopicContext) -> list[Finding]:
+    g = ctx.g
+    subscribers = [c for c in dict.fromkeys(g.cid_all) if c in ctx.subscribers]
+    idle = [c for c in subscribers if ctx.expected_count(c) == 0]
+    if not idle:
+        return []
+    n, m = len(ctx.mq_all), len(g.cid_all)
+    label = g.strategy_label
+    brokers = _brokers(ctx)
+    non_subs = m - sum(1 for c in g.cid_all if c in ctx.subscribers)
+    counted = (
+        f" ({plural(non_subs, 'of them does', 'of them do')} not subscribe {ctx.topic} but "
+        "still counts in cidAll)"
+        if non_subs
+        else ""
+    )
+    if n == 0:
+        readable_brokers = ctx.route is not None and any(
+            qd.readable for qd in ctx.route.queue_datas
+        )
+        message = (
+            f"topic {ctx.topic} has no readable queue for {plural(m, 'consumer')}: all "
+            f"{plural(len(idle), 'subscribing consumer is', 'subscribing consumers are')} idle"
+        )
+        hint = (
+            f"give {ctx.topic} readable queues: raise readQueueNums and writeQueueNums "
+            f"(mqadmin updateTopic -t {ctx.topic} -r {m} -w {m})"
+            if readable_brokers or ctx.route is None or not ctx.route.queue_datas
+            else f"restore read permission (perm 6) on the brokers of {ctx.topic}"
+        )
+    elif n < m:
+        counts = even_queue_counts(n, m, brokers, minimum=m)
+        message = (
+            f"topic {ctx.topic} has {plural(n, 'readable queue')} for "
+            f"{plural(m, 'consumer')}{counted}: {plural(len(idle), 'consumer')} idle "
+            f"under {label} ({id_text(idle, g.options.max_listed)})"
+        )
+        hint = (
+            f"raise readQueueNums and writeQueueNums to a multiple of {m}, such as "
+            f"{choices(counts)}{_per_broker(counts, brokers)}, or run at most "
+            f"{plural(n, 'consumer')} in {g.name}"
+        )
+    else:
+        message = (
+            f"{len(idle)} of {plural(len(subscribers), 'consumer')} subscribing {ctx.topic} "
+            f"get no queue under {label} although there are {plural(n, 'readable queue')} for "
+            f"{plural(m, 'consumer')} ({id_text(idle, g.options.max_listed)})"
+        )
+        spec = g.strategy
+        if isinstance(spec, ConsistentHash):
+            hint = (
+                f"with {spec.virtual_node_cnt} virtual nodes per consumer the hash ring leaves "
+                "them no queue: raise virtualNodeCnt (for example 100) or use AVG"
+            )
+        elif isinstance(spec, MachineRoom | MachineRoomNearby):
+            hint = (
+                "their machine room has fewer queues than consumers: add queues on that "
+                "room's brokers, or move consumers to rooms that have queues"
+            )
+        elif isinstance(spec, Config):
+            hint = "give each of them queues in its CONFIG list, or stop them"
+        else:
+            hint = f"check the strategy {label}, or switch the group to AVG"
+    return [
+        Finding(
+            Code.IDLE_CONSUMER,
+            Severity.warning,
+            g.name,
+            message,
+            hint,
+            topic=ctx.topic,
+            consumers=tuple(idle),
+        )
+    ]
+
+
+def _imbalance(ctx: TopicContext) -> list[Finding]:
+    g = ctx.g
+    counts = {
+        c: ctx.expected_count(c)
+        for c in dict.fromkeys(g.cid_all)
+        if c in ctx.subscribers and ctx.expected_count(c) > 0
+    }
+    if len(counts) < 2:
+        return []
+    hi, lo = max(counts.values()), min(counts.values())
+    ratio = hi / lo
+    if ratio <= g.options.max_imbalance:
+        return []
+    n, m = len(ctx.mq_all), len(g.cid_all)
+    brokers = _brokers(ctx)
+    heavy = [c for c, k in counts.items() if k == hi]
+    light = [c for c, k in counts.items() if k == lo]
+    even = even_queue_counts(n, m, brokers)
+    per = [f"{c // m:,}" for c in even]
+    per_broker = _per_broker(even, brokers).strip(" ()")
+    per_broker = f"; {per_broker}" if per_broker else ""
+    hint = (
+        f"for an even split use a queue count divisible by {m}: {choices(even)} queues "
+        f"({' or '.join(per)} per consumer{per_broker})"
+    )
+    divisors = nearby_divisors(n, m)
+    if divisors:
+        hint += f", or run {choices(divisors)} consumers for {plural(n, 'queue')}"
+    if isinstance(g.strategy, MachineRoomNearby):
+        hint = _rooms_hint(ctx, g.strategy)
+    if isinstance(g.strategy, ConsistentHash):
+        hint += (
+            f"; CONSISTENT_HASH only balances statistically: more virtual nodes "
+            f"(now {g.strategy.virtual_node_cnt}) smooth it"
+        )
+    return [
+        Finding(
+            Code.IMBALANCE,
+            Severity.warning,
+            g.name,
+            f"{plural(n, 'queue')} of {ctx.topic} for {plural(m, 'consumer')} under "
+            f"{g.strategy_label}: {len(heavy)} {'holds' if len(heavy) == 1 else 'hold'} "
+            f"{plural(hi, 'queue')} and {len(light)} {'holds' if len(light) == 1 else 'hold'} "
+            f"{plural(lo, 'queue')} (max/min {ratio:.2f} > {g.options.max_imbalance:g})",
+            hint,
+            topic=ctx.topic,
+            consumers=tuple(heavy),
+        )
+    ]
+
+
+def _rooms_hint(ctx: TopicContext, spec: MachineRoomNearby) -> str:
+    """Per-room consumers and queues: MACHINE_ROOM_NEARBY balances inside each room."""
+    queues: dict[str, int] = {}
+    for mq in ctx.mq_all:
+        room = spec.broker_rooms.resolve(mq.broker_name) or "?"
+        queues[room] = queues.get(room, 0) + 1
+    clients: dict[str, int] = {}
+    for cid in ctx.g.cid_all:
+        room = spec.consumer_rooms.resolve(cid) or "?"
+        clients[room] = clients.get(room, 0) + 1
+    rooms = sorted(set(queues) | set(clients), key=java_key)
+    table = ", ".join(
+        f"{room}: {plural(clients.get(room, 0), 'consumer')} / "
+        f"{plural(queues.get(room, 0), 'queue')}"
+        for room in rooms
+    )
+    empty = [room for room in rooms if queues.get(room) and not clients.get(room)]
+    spread = (
+        f"; the queues of {', '.join(empty)} (no consumer there) are shared by all consumers"
+        if empty
+        else ""
+    )
+    return (
+        f"MACHINE_ROOM_NEARBY balances inside each room ({table}){spread}: make each room's "
+        "queue count a multiple of its consumer count, or place consumers where the queues are"
+    )
+
+
+def _nobody_cause(ctx: TopicContext) -> tuple[str, str]:
+    g = ctx.g
+    spec = g.strategy
+    if len(set(g.cid_all)) < len(g.cid_all):
+        return (
+            "a duplicated client id takes the slice of its first index twice and the slice "
+            "of its second index goes to nobody",
+            "give every process a unique client id (see DUPLICATE_CLIENT_ID)",
+        )
+    if isinstance(spec, MachineRoom):
+        rooms = ", ".join(sorted(spec.consumeridcs)) or "none"
+        return (
+            f"their brokers are not named <room>@<name> with a room in consumeridcs ({rooms})",
+            "add the brokers' rooms to consumeridcs, or consume them from another group",
+        )
+    if isinstance(spec, ConsistentHash) and spec.virtual_node_cnt == 0:
+        return (
+            "the hash ring is empty (virtualNodeCnt 0)",
+            "set virtualNodeCnt to at least 1 (the default is 10)",
+        )
+    if isinstance(spec, Config):
+        return (
+            "they are in no client's CONFIG list",
+            "list every queue in exactly one client's configuration",
+        )
+    return (
+        f"{g.strategy_label} assigns them to no client",
+        f"check the strategy {g.strategy_label}",
+    )
+
+
+def _unconsumed(ctx: TopicContext) -> list[Finding]:
+    g = ctx.g
+    out: list[Finding] = []
+    total = len(ctx.mq_all)
+    to_non_sub: dict[str, list[MessageQueue]] = {}
+    nobody: list[MessageQueue] = []
+    subscribers = ctx.subscribers
+    for mq, cid in zip(ctx.mq_all, ctx.owner, strict=True):
+        if cid in subscribers:
+            continue
+        if cid is None:
+            nobody.append(mq)
+        elif cid not in ctx.subscribers:
+            to_non_sub.setdefault(cid, []).append(mq)
+    limit = g.options.max_listed
+    if to_non_sub:
+        queues = [mq for qs in to_non_sub.values() for mq in qs]
+        ids = list(to_non_sub)
+        out.append(
+            Finding(
+                Code.UNCONSUMED_QUEUE,
+                Severity.error,
+                g.name,
+                f"{len(queues)} of {plural(total, 'queue')} of {ctx.topic} fall under "
+                f"{g.strategy_label} to {plural(len(ids), 'consumer')} that "
+                f"{'does' if len(ids) == 1 else 'do'} not subscribe {ctx.topic} "
+                f"({id_text(ids, limit)}): {queue_text(queues, limit)} "
+                f"{'is' if len(queues) == 1 else 'are'} never consumed",
+                f"every client in cidAll takes a share of every topic of the group: give all "
+                f"consumers of {g.name} the same subscriptions, or move "
+                f"{id_text(ids, limit)} to a consumer group of their own",
+                topic=ctx.topic,
+                consumers=tuple(ids),
+                queues=tuple(queues),
+            )
+        )
+    if nobody and g.cid_all:
+        cause, hint = _nobody_cause(ctx)
+        out.append(
+            Finding(
+                Code.UNCONSUMED_QUEUE,
+                Severity.error,
+                g.name,
+                f"{len(nobody)} of {plural(total, 'queue')} of {ctx.topic} are allocated to "
+                f"no consumer under {g.strategy_label} ({cause}): "
+                f"{queue_text(nobody, limit)}",
+                hint,
+                topic=ctx.topic,
+                queues=tuple(nobody),
+            )
+        )
+    return out
+
+
+def check_allocation(ctx: TopicContext) -> list[Finding]:
+    """Findings of the expected allocation (CLUSTERING groups with a route)."""
+    if ctx.g.mode is not Mode.CLUSTERING or ctx.route is None or not ctx.g.cid_all:
+        return []
+    if ctx.expected is None:
+        return _failed(ctx)
+    out: list[Finding] = []
+    if not ctx.retry:  # one retry queue for many consumers is normal
+        out.extend(_idle(ctx))
+        out.extend(_imbalance(ctx))
+    out.extend(_unconsumed(ctx))
+    return out

@@ -1,0 +1,370 @@
+"""Who is in the group and how they agree: NO_CONSUMERS, DUPLICATE_CLIENT_ID,
+CLIENT_UNREACHABLE, SUBSCRIPTION_INCONSISTENT, STRATEGY_INCONSISTENT.
+
+Two broker facts drive the wording:
+
+- the broker keeps **one** subscription table per group, rewritten by every heartbeat: an
+  expression for a topic is replaced only by one with a greater ``subVersion`` (latest wins),
+  and topics missing from the heartbeat are removed (``ConsumerGroupInfo.updateSubscription``);
+- ``cidAll`` lists every connection's client id, so an id shared by two processes appears
+  twice and ``indexOf`` gives both the first position.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Sequence
+
+from rmqlb.allocate import allocate_sorted, validate
+from rmqlb.diagnose.context import GroupContext, Mode, TopicContext, is_proxy_client
+from rmqlb.diagnose.report import Code, Finding, Severity
+from rmqlb.diagnose.rules._text import id_text, plural, queue_text
+from rmqlb.errors import InputError
+from rmqlb.model.javaorder import java_key
+from rmqlb.model.queue import MessageQueue, queue_sort_key
+from rmqlb.model.snapshot import Subscription
+from rmqlb.model.strategy import StrategySpec, describe, same_algorithm
+
+
+def check_no_consumers(
+    g: GroupContext, topics: Sequence[TopicContext], topic_filter: str | None
+) -> list[Finding]:
+    """A group without consumers; topics the group has offsets for (or was asked about)
+    that nobody subscribes."""
+    subscribed = {t.topic for t in topics} | {s.topic for c in g.consumers for s in c.subscriptions}
+    offset_topics = {o.queue.topic for o in g.group.offsets}
+    lag_by_topic: dict[str, int] = {}
+    if not g.consumers or offset_topics - subscribed:
+        for o in g.group.offsets:
+            topic = o.queue.topic
+            lag_by_topic[topic] = lag_by_topic.get(topic, 0) + max(
+                0, o.broker_offset - o.consumer_offset
+            )
+    if not g.consumers:
+        total = sum(lag_by_topic.values())
+        waiting = (
+            f"; {total:,} messages of lag on {plural(len(lag_by_topic), 'topic')} wait for it"
+            if lag_by_topic
+            else ""
+        )
+        return [
+            Finding(
+                Code.NO_CONSUMERS,
+                Severity.warning,
+                g.name,
+                f"group {g.name} has no online consumer{waiting}",
+                f"start the consumers of {g.name}, or delete the group if it is retired "
+                f"(mqadmin deleteSubGroup -g {g.name})",
+            )
+        ]
+    out: list[Finding] = []
+    candidates = sorted(set(lag_by_topic) - subscribed, key=java_key)
+    if topic_filter is not None:
+        candidates = [t for t in candidates if t == topic_filter]
+    for topic in candidates:
+        detail = f" although the group has offsets for it ({lag_by_topic[topic]:,} messages of lag)"
+        out.append(
+            Finding(
+                Code.NO_CONSUMERS,
+                Severity.warning,
+                g.name,
+                f"nobody among the {plural(len(g.consumers), 'consumer')} of {g.name} "
+                f"subscribes {topic}{detail}",
+                f"if {topic} still carries messages for {g.name}, subscribe it in the group's "
+                "consumers; otherwise remove the stale offsets or the topic",
+                topic=topic,
+            )
+        )
+    return out
+
+
+def check_duplicate_client_ids(
+    g: GroupContext, topics: Sequence[TopicContext], topic_filter: str | None
+) -> list[Finding]:
+    """Two connections of a CLUSTERING group sharing one client id."""
+    if g.mode is not Mode.CLUSTERING:
+        return []
+    counts = Counter(g.cid_all)
+    out: list[Finding] = []
+    for cid, n in counts.items():
+        if n < 2:
+            continue
+        first = g.cid_all.index(cid)
+        later = ", ".join(str(first + k) for k in range(1, n))
+        addrs = [c.client_addr for c in g.consumers if c.client_id == cid and c.client_addr]
+        where = f" ({', '.join(addrs)})" if addrs else ""
+        lost: list[str] = []
+        queues: list[MessageQueue] = []
+        for ctx in topics:
+            if ctx.expected is None or not ctx.mq_all:
+                continue
+            nobody = [mq for mq, cid in zip(ctx.mq_all, ctx.owner, strict=True) if cid is None]
+            if nobody:
+                lost.append(f"{ctx.topic}: {queue_text(nobody, 4)}")
+                queues.extend(nobody)
+        effect = (
+            f"; going to nobody: {'; '.join(lost)}"
+            if lost
+            else "; no queue is lost at the moment, but both processes consume the same ones"
+        )
+        out.append(
+            Finding(
+                Code.DUPLICATE_CLIENT_ID,
+                Severity.error,
+                g.name,
+                f"client id {cid} is used by {n} connections of {g.name}{where}: the broker "
+                f"lists it {n} times in cidAll, indexOf gives every process the slice of "
+                f"index {first} and the slice of index {later} goes to nobody{effect}",
+                "give every process a unique instanceName (clients >= 4.9.0 default to "
+                "PID#nanoTime): an explicit setInstanceName / -Drocketmq.client.name, or PID 1 "
+                "in containers sharing one IP, produces this clash; use the pod or host name",
+                consumers=(cid,),
+                queues=tuple(queues),
+            )
+        )
+    return out
+
+
+def check_unreachable(
+    g: GroupContext, topics: Sequence[TopicContext], topic_filter: str | None
+) -> list[Finding]:
+    """Consumers whose running info (actual queues) could not be read.
+
+    Silent for hand-written or synthetic snapshots where nobody's assignment is given: the
+    finding needs a live capture, or at least one consumer whose assignment is known.
+    """
+    if g.mode in (Mode.POP, Mode.PROXY):
+        return []
+    unknown = [c for c in g.consumers if c.assigned is None and not is_proxy_client(c)]
+    if not unknown:
+        return []
+    if not g.live and len(unknown) == len(g.consumers):
+        return []
+    ids = list(dict.fromkeys(c.client_id for c in unknown))
+    reasons: list[str] = []
+    for err in g.snapshot.errors:
+        for c in unknown:
+            keys = [c.client_id] + ([c.client_addr] if c.client_addr else [])
+            if any(k and (k in err.message or k in err.target) for k in keys):
+                reasons.append(f"{err.request}: {err.message}")
+                break
+    why = f" ({'; '.join(dict.fromkeys(reasons))})" if reasons else ""
+    return [
+        Finding(
+            Code.CLIENT_UNREACHABLE,
+            Severity.warning,
+            g.name,
+            f"{len(unknown)} of {plural(len(g.consumers), 'consumer')} of {g.name} did not "
+            f"report the queues {'it holds' if len(unknown) == 1 else 'they hold'}, so "
+            f"{'its' if len(unknown) == 1 else 'their'} actual assignment is unknown: "
+            f"{id_text(ids, g.options.max_listed)}{why}",
+            "capture again with a longer --timeout (busy clients answer running-info requests "
+            "slowly); check the broker can reach the client; 5.x gRPC clients never answer",
+            consumers=tuple(ids),
+        )
+    ]
+
+
+def _expression(sub: Subscription) -> str:
+    return (
+        sub.sub_string
+        if sub.expression_type == "TAG"
+        else f"{sub.expression_type} {sub.sub_string}"
+    )
+
+
+def _merged_tags(subs: Sequence[Subscription]) -> str | None:
+    tags: list[str] = []
+    for sub in subs:
+        if sub.expression_type != "TAG":
+            return None
+        for raw_tag in sub.sub_string.split("||"):
+            tag = raw_tag.strip()
+            if tag in ("*", ""):
+                return "*"
+            tags.append(tag)
+    return " || ".join(dict.fromkeys(tags))
+
+
+def check_subscriptions(ctx: TopicContext) -> list[Finding]:
+    """Consumers that do not subscribe the topic, or subscribe it with another expression."""
+    g = ctx.g
+    if not g.consumers:
+        return []
+    out: list[Finding] = []
+    limit = g.options.max_listed
+    ids = list(dict.fromkeys(g.cid_all))
+    non_subs = [c for c in ids if c not in ctx.subscribers]
+    if non_subs and not ctx.retry:
+        lost = [mq for cid in non_subs for mq in (ctx.expected or {}).get(cid, [])]
+        if lost:
+            they = "it still counts" if len(non_subs) == 1 else "they still count"
+            effect = (
+                f": {they} in cidAll, so the {plural(len(lost), 'queue')} of "
+                f"{ctx.topic} that {g.strategy_label} gives "
+                f"{'it' if len(non_subs) == 1 else 'them'} ({queue_text(lost, limit)}) "
+                f"{'is' if len(lost) == 1 else 'are'} never consumed"
+            )
+        elif ctx.expected is not None:
+            effect = (
+                f": no queue of {ctx.topic} falls to "
+                f"{'it' if len(non_subs) == 1 else 'them'} now, but cidAll counts "
+                f"{'it' if len(non_subs) == 1 else 'them'}, so any change of membership can"
+            )
+        else:
+            effect = ""
+        out.append(
+            Finding(
+                Code.SUBSCRIPTION_INCONSISTENT,
+                Severity.error,
+                g.name,
+                f"{len(ids) - len(non_subs)} of {plural(len(ids), 'consumer')} of {g.name} "
+                f"{'subscribes' if len(ids) - len(non_subs) == 1 else 'subscribe'} "
+                f"{ctx.topic} and {len(non_subs)} "
+                f"{'does' if len(non_subs) == 1 else 'do'} not ({id_text(non_subs, limit)})"
+                f"{effect}; the broker keeps one subscription table per group, rewritten by "
+                f"each heartbeat, so pulls of {ctx.topic} also fail on and off with "
+                "'subscription not exist'",
+                f"give every consumer of {g.name} the same subscriptions, or move the "
+                f"consumers of {ctx.topic} into a group of their own",
+                topic=ctx.topic,
+                consumers=tuple(non_subs),
+                queues=tuple(sorted(lost, key=queue_sort_key)),
+            )
+        )
+    subs: list[tuple[str, Subscription]] = []
+    for c in g.consumers:
+        sub = c.subscription(ctx.topic)
+        if sub is not None:
+            subs.append((c.client_id, sub))
+    by_expr: dict[str, list[str]] = {}
+    for cid, sub in subs:
+        by_expr.setdefault(_expression(sub), []).append(cid)
+    if len(by_expr) > 1:
+        kept_cid, kept = max(subs, key=lambda item: item[1].sub_version)
+        kept_expr = _expression(kept)
+        differ = list(dict.fromkeys(cid for cid, sub in subs if _expression(sub) != kept_expr))
+        groups = "; ".join(f"{expr!r} ({id_text(cids, 3)})" for expr, cids in by_expr.items())
+        merged = _merged_tags([sub for _, sub in subs])
+        suggestion = f" (for example {merged!r})" if merged else ""
+        out.append(
+            Finding(
+                Code.SUBSCRIPTION_INCONSISTENT,
+                Severity.error,
+                g.name,
+                f"consumers of {g.name} subscribe {ctx.topic} with {len(by_expr)} different "
+                f"expressions: {groups}; the broker keeps the latest subVersion, {kept_expr!r} "
+                f"from {kept_cid} (subVersion {kept.sub_version}), filters every pull by it, "
+                "and each client then drops what its own expression rejects: messages only "
+                "some consumers want are lost on the queues the others hold",
+                f"use one expression for {ctx.topic} in every consumer of {g.name}{suggestion}, "
+                "or put consumers that need different tags in separate groups",
+                topic=ctx.topic,
+                consumers=tuple(differ),
+            )
+        )
+    return out
+
+
+def _own_share(
+    ctx: TopicContext, specs: list[StrategySpec]
+) -> dict[str, list[MessageQueue]] | None:
+    """What each subscribing client takes when it runs its own strategy."""
+    g = ctx.g
+    per_spec: list[dict[str, list[MessageQueue]]] = []
+    for spec in specs:
+        try:
+            validate(spec)
+            per_spec.append(allocate_sorted(spec, ctx.mq_all, g.cid_all))
+        except InputError:
+            return None
+    own: dict[str, list[MessageQueue]] = {}
+    for c in g.consumers:
+        if c.client_id not in ctx.subscribers or c.client_id in own:
+            continue
+        spec = c.strategy if c.strategy is not None else g.strategy
+        index = next(i for i, s in enumerate(specs) if same_algorithm(s, spec))
+        own[c.client_id] = per_spec[index].get(c.client_id, [])
+    return own
+
+
+def check_strategies(ctx: TopicContext) -> list[Finding]:
+    """Consumers reporting different strategies (rolling deploy): simulate each client's own
+    strategy and list the queues that end up doubled or orphaned."""
+    g = ctx.g
+    if g.mode is not Mode.CLUSTERING or ctx.route is None:
+        return []
+    specs: list[StrategySpec] = []
+    members: list[list[str]] = []
+    for c in g.consumers:
+        if c.strategy is None:
+            continue
+        for i, spec in enumerate(specs):
+            if same_algorithm(spec, c.strategy):
+                members[i].append(c.client_id)
+                break
+        else:
+            specs.append(c.strategy)
+            members.append([c.client_id])
+    if len(specs) < 2:
+        return []
+    if not any(same_algorithm(s, g.strategy) for s in specs):
+        specs.append(g.strategy)
+        members.append([])
+    limit = g.options.max_listed
+    listing = "; ".join(
+        f"{describe(spec)} ({id_text(dict.fromkeys(ids), 3)})"
+        for spec, ids in zip(specs, members, strict=True)
+        if ids
+    )
+    differ = [
+        c.client_id
+        for c in g.consumers
+        if c.strategy is not None and not same_algorithm(c.strategy, g.strategy)
+    ]
+    own = _own_share(ctx, specs) if ctx.mq_all and g.cid_all else {}
+    queues: list[MessageQueue] = []
+    if own is None:
+        effect = "one of them cannot be simulated, so the damage cannot be computed"
+    else:
+        count: dict[MessageQueue, int] = {}
+        for qs in own.values():
+            for mq in qs:
+                count[mq] = count.get(mq, 0) + 1
+        doubled = [mq for mq in ctx.mq_all if count.get(mq, 0) > 1]
+        orphaned = [mq for mq in ctx.mq_all if mq not in count]
+        queues = doubled + orphaned
+        if queues:
+            parts = []
+            if doubled:
+                parts.append(
+                    f"{plural(len(doubled), 'queue')} doubled ({queue_text(doubled, limit)})"
+                )
+            if orphaned:
+                parts.append(
+                    f"{plural(len(orphaned), 'queue')} orphaned ({queue_text(orphaned, limit)})"
+                )
+            effect = f"each client taking its own share of {ctx.topic} leaves " + " and ".join(
+                parts
+            )
+        else:
+            effect = (
+                f"no queue of {ctx.topic} is doubled or orphaned at the moment, but any change "
+                "of membership or queue count can do it"
+            )
+    target = g.strategy_label
+    return [
+        Finding(
+            Code.STRATEGY_INCONSISTENT,
+            Severity.error,
+            g.name,
+            f"consumers of {g.name} run {len(members) - members.count([])} strategies: "
+            f"{listing}; {effect}",
+            f"finish the rolling deploy so every consumer of {g.name} runs the same "
+            f"allocateMessageQueueStrategy ({target}); until then doubled queues are consumed "
+            "twice and orphaned ones by nobody",
+            topic=ctx.topic,
+            consumers=tuple(dict.fromkeys(differ)),
+            queues=tuple(sorted(queues, key=queue_sort_key)),
+        )
+    ]

@@ -1,0 +1,67 @@
+"""BROADCASTING / POP_MODE / PROXY_CLIENTS: say explicitly when there is nothing to allocate."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from rmqlb.diagnose.context import GroupContext, Mode, TopicContext, is_pop_client, is_proxy_client
+from rmqlb.diagnose.report import Code, Finding, Severity
+from rmqlb.diagnose.rules._text import id_text, plural
+
+
+def check_modes(
+    g: GroupContext, topics: Sequence[TopicContext], topic_filter: str | None
+) -> list[Finding]:
+    """One info finding per group whose queues are not allocated by the clients."""
+    out: list[Finding] = []
+    n = len(g.consumers)
+    limit = g.options.max_listed
+    if g.mode is Mode.BROADCASTING:
+        names = [t.topic for t in topics]
+        out.append(
+            Finding(
+                Code.BROADCASTING,
+                Severity.info,
+                g.name,
+                f"group {g.name} consumes in BROADCASTING mode: each of its "
+                f"{plural(n, 'consumer')} reads every queue of "
+                f"{plural(len(names), 'subscribed topic')}, so there is no allocation to check",
+                "nothing to fix: offsets live on each client, not on the broker; if every "
+                "message should be processed once per group, switch the consumers to "
+                "MessageModel.CLUSTERING",
+                consumers=tuple(dict.fromkeys(g.cid_all)),
+            )
+        )
+        return out
+    proxy = [c.client_id for c in g.consumers if is_proxy_client(c)]
+    pop = [c.client_id for c in g.consumers if is_pop_client(c, g.group) and not is_proxy_client(c)]
+    if proxy:
+        out.append(
+            Finding(
+                Code.PROXY_CLIENTS,
+                Severity.info,
+                g.name,
+                f"{len(proxy)} of {plural(n, 'consumer')} of {g.name} are 5.x gRPC clients "
+                f"behind a proxy ({id_text(proxy, limit)}): the broker cannot fetch their "
+                "running info and they consume by POP, so there is no client-side allocation "
+                "to check",
+                "nothing to fix here: follow their progress with the proxy's metrics or "
+                "mqadmin consumerProgress",
+                consumers=tuple(dict.fromkeys(proxy)),
+            )
+        )
+    if pop:
+        out.append(
+            Finding(
+                Code.POP_MODE,
+                Severity.info,
+                g.name,
+                f"{len(pop)} of {plural(n, 'consumer')} of {g.name} consume in POP mode "
+                f"({id_text(pop, limit)}): the broker hands out messages on every pop "
+                "request, so expected-vs-actual per queue does not apply to the group",
+                "nothing to fix here: check lag per queue (mqadmin consumerProgress) and keep "
+                "one message request mode per topic and group",
+                consumers=tuple(dict.fromkeys(pop)),
+            )
+        )
+    return out

@@ -1,0 +1,96 @@
+"""Route rules: NO_ROUTE, WRITE_EXCEEDS_READ, QUEUE_NOT_READABLE.
+
+A topic's route is a list of QueueData, one per broker: ``readQueueNums`` queues are read,
+``writeQueueNums`` are written, ``perm`` says whether the broker serves reads (4) and writes
+(2). The client builds ``mqAll`` from readable QueueData only, ids ``0..readQueueNums-1``.
+"""
+
+from __future__ import annotations
+
+from rmqlb.diagnose.context import TopicContext
+from rmqlb.diagnose.report import Code, Finding, Severity
+from rmqlb.diagnose.rules._text import plural, queue_text
+from rmqlb.model.queue import MessageQueue
+from rmqlb.model.snapshot import PERM_READ, PERM_WRITE
+
+
+def _perm_text(perm: int) -> str:
+    readable, writeable = bool(perm & PERM_READ), bool(perm & PERM_WRITE)
+    if readable and writeable:
+        return "read-write"
+    if writeable:
+        return "write-only"
+    if readable:
+        return "read-only"
+    return "no access"
+
+
+def _addr(ctx: TopicContext, broker: str) -> str:
+    info = ctx.g.snapshot.brokers.get(broker)
+    addr = info.master_addr() if info is not None else None
+    return addr or f"<{broker} address>"
+
+
+def check_route(ctx: TopicContext) -> list[Finding]:
+    """Problems of the route itself, whatever the consumers do."""
+    g = ctx.g
+    if ctx.route is None:
+        subs = tuple(dict.fromkeys(c for c in g.cid_all if c in ctx.subscribers))
+        return [
+            Finding(
+                Code.NO_ROUTE,
+                Severity.info if ctx.retry else Severity.warning,
+                g.name,
+                f"{plural(len(subs), 'consumer')} of {g.name} "
+                f"{'subscribes' if len(subs) == 1 else 'subscribe'} {ctx.topic} but the "
+                "snapshot has no route for it: the topic does not exist or its route could "
+                "not be read, so nothing of it can be allocated",
+                f"create the topic (mqadmin updateTopic -t {ctx.topic} -c <cluster> -r 8 -w 8) "
+                "or remove the subscription; if the topic exists, capture the snapshot again",
+                topic=ctx.topic,
+                consumers=subs,
+            )
+        ]
+    out: list[Finding] = []
+    topic = ctx.topic
+    for qd in ctx.route.queue_datas:
+        broker = qd.broker_name
+        if not qd.readable:
+            count = max(qd.read_queue_nums, qd.write_queue_nums)
+            queues = tuple(MessageQueue(topic, broker, i) for i in range(count))
+            still = ", while producers still write to them" if qd.writeable and count else ""
+            out.append(
+                Finding(
+                    Code.QUEUE_NOT_READABLE,
+                    Severity.warning,
+                    g.name,
+                    f"{topic} on {broker} has perm {qd.perm} ({_perm_text(qd.perm)}): its "
+                    f"{plural(count, 'queue')} are left out of mqAll and consumed by "
+                    f"nobody{still}",
+                    f"if {broker} is being drained on purpose this is expected; otherwise "
+                    f"restore read permission: mqadmin updateTopicPerm -t {topic} "
+                    f"-b {_addr(ctx, broker)} -p 6 (or brokerPermission=6 for the whole broker)",
+                    topic=topic,
+                    queues=queues,
+                )
+            )
+        elif qd.writeable and qd.write_queue_nums > qd.read_queue_nums:
+            r, w = qd.read_queue_nums, qd.write_queue_nums
+            stranded = tuple(MessageQueue(topic, broker, i) for i in range(r, w))
+            out.append(
+                Finding(
+                    Code.WRITE_EXCEEDS_READ,
+                    Severity.error,
+                    g.name,
+                    f"{topic} on {broker} has writeQueueNums {w} > readQueueNums {r}: "
+                    f"producers write to {plural(w - r, 'queue')} ({queue_text(stranded)}) "
+                    "that no consumer reads",
+                    f"raise readQueueNums to {w}: mqadmin updateTopic -t {topic} "
+                    f"-b {_addr(ctx, broker)} -r {w} -w {w}; to shrink a topic, lower "
+                    f"writeQueueNums first and readQueueNums only once "
+                    f"{queue_text(stranded)} are drained",
+                    topic=topic,
+                    queues=stranded,
+                )
+            )
+    return out

@@ -1,0 +1,84 @@
+"""Speed for big snapshots: fast constructors and a paused garbage collector.
+
+Fast constructors for the frozen dataclasses built by the hundred thousand.
+
+A frozen dataclass's ``__init__`` sets each field through ``object.__setattr__`` (to get
+around its own frozen ``__setattr__``): about 0.45 µs per ``MessageQueue``. Writing the slots
+through their descriptors on a bare instance gives the same, equal, still-frozen object in
+about half the time. Only for values already validated; a test checks every builder against
+the real constructor.
+
+>>> from rmqlb.model import MessageQueue
+>>> new_queue("T", "broker-a", 3) == MessageQueue("T", "broker-a", 3)
+True
+"""
+
+from __future__ import annotations
+
+import gc
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from typing import Any
+
+from rmqlb.model.queue import MessageQueue
+from rmqlb.model.snapshot import QueueOffset
+
+_new = object.__new__
+
+
+def setter(cls: type, name: str) -> Callable[[Any, Any], None]:
+    """The slot descriptor's ``__set__`` of field ``name``."""
+    descriptor: Any = vars(cls)[name]
+    setter: Callable[[Any, Any], None] = descriptor.__set__
+    return setter
+
+
+_mq_topic = setter(MessageQueue, "topic")
+_mq_broker = setter(MessageQueue, "broker_name")
+_mq_id = setter(MessageQueue, "queue_id")
+_off_queue = setter(QueueOffset, "queue")
+_off_broker = setter(QueueOffset, "broker_offset")
+_off_consumer = setter(QueueOffset, "consumer_offset")
+_off_time = setter(QueueOffset, "last_timestamp")
+
+
+def new_queue(topic: str, broker_name: str, queue_id: int) -> MessageQueue:
+    """``MessageQueue(topic, broker_name, queue_id)``, faster."""
+    mq: MessageQueue = _new(MessageQueue)
+    _mq_topic(mq, topic)
+    _mq_broker(mq, broker_name)
+    _mq_id(mq, queue_id)
+    return mq
+
+
+def new_offset(
+    queue: MessageQueue, broker_offset: int, consumer_offset: int, last_timestamp: int
+) -> QueueOffset:
+    """``QueueOffset(queue, broker_offset, consumer_offset, last_timestamp)``, faster."""
+    off: QueueOffset = _new(QueueOffset)
+    _off_queue(off, queue)
+    _off_broker(off, broker_offset)
+    _off_consumer(off, consumer_offset)
+    _off_time(off, last_timestamp)
+    return off
+
+
+@contextmanager
+def gc_paused() -> Iterator[None]:
+    """Pause the cyclic garbage collector while building many small acyclic objects.
+
+    Building 200,000 frozen dataclasses next to a big decoded document triggers repeated
+    full collections that scan that document: about 60 % of the parse time. Nothing built
+    here forms a cycle, so pausing is safe. On the way out, ``freeze``/``unfreeze`` moves the
+    objects made meanwhile straight to the oldest generation, so re-enabling does not scan
+    them all at once either; the collector's previous state is restored.
+    """
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        gc.freeze()
+        gc.unfreeze()
+        if was_enabled:
+            gc.enable()

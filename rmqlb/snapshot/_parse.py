@@ -1,0 +1,462 @@
+"""Validate decoded ``rmqlb.snapshot/1`` JSON into :class:`~rmqlb.model.Snapshot`.
+
+A hand-written validator rather than pydantic models: on a snapshot of 100,000 queues and
+5,000 consumers pydantic took about three times as long as decoding the JSON, while these
+loops stay well under it (``bench/bench_explain.py``). The JSON Schema is still generated from
+pydantic models (:mod:`rmqlb.snapshot.schema`), and tests keep the two in agreement.
+
+Every problem raises :class:`~rmqlb.errors.InputError` with one line naming the JSON path::
+
+    snap.json: groups.GroupA.consumers[2].assigned[0].queueId: expected an integer, got a string
+
+Unknown keys are ignored everywhere (forward compatibility: a newer rmqlb may add fields); a
+wrong ``format`` is an error, so a file of another kind is caught at once.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Mapping
+from typing import Any, NoReturn
+
+from rmqlb.errors import InputError
+from rmqlb.model.queue import MessageQueue
+from rmqlb.model.snapshot import (
+    BrokerInfo,
+    CaptureError,
+    Consumer,
+    Group,
+    MessageModel,
+    QueueData,
+    QueueOffset,
+    Snapshot,
+    Source,
+    Subscription,
+    TopicRoute,
+)
+from rmqlb.model.strategy import (
+    ConsistentHash,
+    MachineRoomNearby,
+    StrategySpec,
+    strategy_from_class_name,
+    strategy_from_json,
+)
+from rmqlb.snapshot._fast import gc_paused, new_offset, new_queue
+
+SNAPSHOT_FORMAT = "rmqlb.snapshot/1"
+SHORTHAND_BROKER = "broker-a"
+#: Largest ``readQueueNums``/``writeQueueNums`` accepted for one broker (a typo of a few
+#: extra digits would otherwise make the diagnosis allocate billions of queues).
+MAX_QUEUE_NUMS = 1_000_000
+#: Largest ``virtualNodeCnt`` accepted (the ring costs ``consumers * vnodes``).
+MAX_VIRTUAL_NODES = 100_000
+STRATEGY_PROPERTY = "allocateMessageQueueStrategy"
+
+_PLAIN_KEY = re.compile(r"^[A-Za-z0-9_%\-]+$")
+
+
+def child(path: str, key: str) -> str:
+    """The JSON path of ``key`` under ``path``: ``groups.GroupA`` or ``topics["a.b"]``."""
+    part = f".{key}" if _PLAIN_KEY.match(key) else f"[{json.dumps(key, ensure_ascii=False)}]"
+    return part[1:] if not path else path + part
+
+
+def _kind(value: Any) -> str:
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, int):
+        return "an integer"
+    if isinstance(value, float):
+        return "a number"
+    if isinstance(value, str):
+        return "a string"
+    if isinstance(value, list):
+        return "an array"
+    if isinstance(value, Mapping):
+        return "an object"
+    return type(value).__name__
+
+
+class _Parser:
+    """One parse: the source name for messages and an intern table for queues."""
+
+    def __init__(self, source: str) -> None:
+        self.source = source
+        # topic -> broker -> queue id -> the one MessageQueue object (no tuple keys to build)
+        self.queues: dict[str, dict[str, dict[int, MessageQueue]]] = {}
+
+    # -- errors and scalar checks -------------------------------------------------------
+
+    def fail(self, path: str, message: str) -> NoReturn:
+        where = f"{path}: " if path else ""
+        raise InputError(f"{self.source}: {where}{message}")
+
+    def expected(self, path: str, what: str, value: Any) -> NoReturn:
+        self.fail(path, f"expected {what}, got {_kind(value)}")
+
+    def obj(self, value: Any, path: str) -> Mapping[str, Any]:
+        if not isinstance(value, Mapping):
+            self.expected(path, "an object", value)
+        return value
+
+    def array(self, value: Any, path: str) -> list[Any]:
+        if not isinstance(value, list):
+            self.expected(path, "an array", value)
+        return value
+
+    def string(self, value: Any, path: str) -> str:
+        if not isinstance(value, str):
+            self.expected(path, "a string", value)
+        return value
+
+    def opt_string(self, value: Any, path: str) -> str | None:
+        return None if value is None else self.string(value, path)
+
+    def integer(self, value: Any, path: str, minimum: int | None = None) -> int:
+        if type(value) is not int:  # bool is an int subclass: refuse it
+            self.expected(path, "an integer", value)
+        if minimum is not None and value < minimum:
+            self.fail(path, f"expected an integer >= {minimum}, got {value}")
+        return value
+
+    def opt_integer(self, value: Any, path: str) -> int | None:
+        return None if value is None else self.integer(value, path)
+
+    def opt_bool(self, value: Any, path: str) -> bool | None:
+        if value is None:
+            return None
+        if not isinstance(value, bool):
+            self.expected(path, "a boolean", value)
+        return value
+
+    def required(self, raw: Mapping[str, Any], key: str, path: str) -> Any:
+        if key not in raw:
+            self.fail(path, f"missing required field {key!r}")
+        return raw[key]
+
+    def by_id(self, topic: str, broker: str) -> dict[int, MessageQueue]:
+        """The intern table of one (topic, broker)."""
+        by_broker = self.queues.get(topic)
+        if by_broker is None:
+            by_broker = self.queues[topic] = {}
+        table = by_broker.get(broker)
+        if table is None:
+            table = by_broker[broker] = {}
+        return table
+
+    # -- the document -------------------------------------------------------------------
+
+    def snapshot(self, data: Any) -> Snapshot:
+        raw = self.obj(data, "")
+        fmt = self.required(raw, "format", "")
+        if fmt != SNAPSHOT_FORMAT:
+            shown = json.dumps(fmt, ensure_ascii=False)[:60]
+            self.fail("format", f"expected {SNAPSHOT_FORMAT!r}, got {shown}")
+        topics_raw = self.obj(self.required(raw, "topics", ""), "topics")
+        topics = {
+            self.string(name, "topics"): self.topic(name, value, child("topics", name))
+            for name, value in topics_raw.items()
+        }
+        groups_raw = self.obj(self.required(raw, "groups", ""), "groups")
+        groups = {
+            name: self.group(name, value, child("groups", name))
+            for name, value in groups_raw.items()
+        }
+        brokers_raw = self.obj(raw.get("brokers") or {}, "brokers")
+        brokers = {
+            name: self.broker(name, value, child("brokers", name))
+            for name, value in brokers_raw.items()
+        }
+        errors_raw = self.array(raw.get("errors") or [], "errors")
+        errors = tuple(self.capture_error(e, f"errors[{i}]") for i, e in enumerate(errors_raw))
+        return Snapshot(
+            topics=topics,
+            groups=groups,
+            brokers=brokers,
+            captured_at=self.opt_string(raw.get("capturedAt"), "capturedAt"),
+            source=self.source_info(raw.get("source")),
+            errors=errors,
+        )
+
+    def source_info(self, value: Any) -> Source | None:
+        if value is None:
+            return None
+        raw = self.obj(value, "source")
+        namesrv = raw.get("namesrv") or []
+        if isinstance(namesrv, str):  # "a:9876;b:9876", as NAMESRV_ADDR spells it
+            namesrv = [part for part in namesrv.split(";") if part]
+        items = self.array(namesrv, "source.namesrv")
+        return Source(
+            namesrv=tuple(self.string(v, f"source.namesrv[{i}]") for i, v in enumerate(items)),
+            rmqlb=self.opt_string(raw.get("rmqlb"), "source.rmqlb"),
+        )
+
+    def capture_error(self, value: Any, path: str) -> CaptureError:
+        raw = self.obj(value, path)
+        return CaptureError(
+            target=self.string(raw.get("target", ""), f"{path}.target"),
+            request=self.string(raw.get("request", ""), f"{path}.request"),
+            message=self.string(self.required(raw, "message", path), f"{path}.message"),
+        )
+
+    def broker(self, name: str, value: Any, path: str) -> BrokerInfo:
+        raw = self.obj(value, path)
+        addrs_raw = self.obj(raw.get("addrs") or {}, f"{path}.addrs")
+        addrs: dict[int, str] = {}
+        for key, addr in addrs_raw.items():
+            where = child(f"{path}.addrs", key)
+            try:
+                broker_id = int(key)
+            except ValueError:
+                self.fail(where, f"broker id must be an integer, got {key!r}")
+            if broker_id < 0:
+                self.fail(where, f"broker id must be >= 0, got {broker_id}")
+            addrs[broker_id] = self.string(addr, where)
+        return BrokerInfo(
+            broker_name=name,
+            cluster=self.opt_string(raw.get("cluster"), f"{path}.cluster"),
+            addrs=addrs,
+        )
+
+    def topic(self, name: str, value: Any, path: str) -> TopicRoute:
+        raw = self.obj(value, path)
+        has_datas = "queueDatas" in raw
+        if "queues" in raw:
+            if has_datas:
+                self.fail(path, "give either 'queues' (shorthand) or 'queueDatas', not both")
+            count = self.integer(raw["queues"], f"{path}.queues", minimum=0)
+            if count > MAX_QUEUE_NUMS:
+                self.fail(f"{path}.queues", f"at most {MAX_QUEUE_NUMS} queues, got {count}")
+            return TopicRoute(name, (QueueData(SHORTHAND_BROKER, count, count, 6),))
+        if not has_datas:
+            self.fail(path, "missing required field 'queueDatas' (or the shorthand 'queues': N)")
+        datas = self.array(raw["queueDatas"], f"{path}.queueDatas")
+        return TopicRoute(
+            name, tuple(self.queue_data(d, f"{path}.queueDatas[{i}]") for i, d in enumerate(datas))
+        )
+
+    def queue_data(self, value: Any, path: str) -> QueueData:
+        raw = self.obj(value, path)
+        broker = self.string(self.required(raw, "brokerName", path), f"{path}.brokerName")
+        nums = []
+        for key in ("readQueueNums", "writeQueueNums"):
+            n = self.integer(self.required(raw, key, path), f"{path}.{key}", minimum=0)
+            if n > MAX_QUEUE_NUMS:
+                self.fail(f"{path}.{key}", f"at most {MAX_QUEUE_NUMS} queues, got {n}")
+            nums.append(n)
+        perm = self.integer(raw.get("perm", 6), f"{path}.perm", minimum=0)
+        flag = self.integer(raw.get("topicSysFlag", 0), f"{path}.topicSysFlag")
+        return QueueData(broker, nums[0], nums[1], perm, flag)
+
+    def strategy(self, value: Any, path: str) -> StrategySpec:
+        spec = strategy_from_json(value, where=f"{self.source}: {path}")
+        self.check_strategy(spec, path)
+        return spec
+
+    def check_strategy(self, spec: StrategySpec, path: str) -> None:
+        if isinstance(spec, ConsistentHash) and not 0 <= spec.virtual_node_cnt <= MAX_VIRTUAL_NODES:
+            self.fail(
+                f"{path}.virtualNodeCnt",
+                f"expected 0..{MAX_VIRTUAL_NODES}, got {spec.virtual_node_cnt}",
+            )
+        if isinstance(spec, MachineRoomNearby):
+            if isinstance(spec.inner, MachineRoomNearby):
+                self.fail(f"{path}.inner", "the inner strategy cannot be MACHINE_ROOM_NEARBY")
+            self.check_strategy(spec.inner, f"{path}.inner")
+
+    def group(self, name: str, value: Any, path: str) -> Group:
+        raw = self.obj(value, path)
+        model_raw = raw.get("messageModel", "CLUSTERING")
+        try:
+            model = MessageModel(model_raw)
+        except ValueError:
+            self.fail(
+                f"{path}.messageModel",
+                f"expected 'CLUSTERING' or 'BROADCASTING', got {json.dumps(model_raw)[:40]}",
+            )
+        strategy_raw = raw.get("strategy")
+        strategy = None if strategy_raw is None else self.strategy(strategy_raw, f"{path}.strategy")
+        consumers_raw = self.array(raw.get("consumers") or [], f"{path}.consumers")
+        consumers = tuple(
+            self.consumer(c, f"{path}.consumers[{i}]") for i, c in enumerate(consumers_raw)
+        )
+        offsets_raw = self.array(raw.get("offsets") or [], f"{path}.offsets")
+        return Group(
+            name=name,
+            message_model=model,
+            consume_type=self.opt_string(raw.get("consumeType"), f"{path}.consumeType"),
+            strategy=strategy,
+            consumers=consumers,
+            offsets=self.offsets(offsets_raw, f"{path}.offsets"),
+        )
+
+    def subscription(self, value: Any, path: str) -> Subscription:
+        if isinstance(value, str):  # shorthand: "TopicA" subscribes every tag
+            return Subscription(value)
+        raw = self.obj(value, path)
+        return Subscription(
+            topic=self.string(self.required(raw, "topic", path), f"{path}.topic"),
+            expression_type=self.string(raw.get("expressionType", "TAG"), f"{path}.expressionType"),
+            sub_string=self.string(raw.get("subString", "*"), f"{path}.subString"),
+            sub_version=self.integer(raw.get("subVersion", 0), f"{path}.subVersion"),
+        )
+
+    def consumer(self, value: Any, path: str) -> Consumer:
+        raw = self.obj(value, path)
+        client_id = self.string(self.required(raw, "clientId", path), f"{path}.clientId")
+        if not client_id:
+            self.fail(f"{path}.clientId", "must not be empty")
+        subs_raw = self.array(self.required(raw, "subscriptions", path), f"{path}.subscriptions")
+        subs = tuple(
+            self.subscription(s, f"{path}.subscriptions[{i}]") for i, s in enumerate(subs_raw)
+        )
+        default_topic = subs[0].topic if len(subs) == 1 else None
+        props_raw = self.obj(raw.get("properties") or {}, f"{path}.properties")
+        props: dict[str, str] = {}
+        for key, prop in props_raw.items():
+            if isinstance(prop, (Mapping, list)):
+                self.expected(child(f"{path}.properties", key), "a string", prop)
+            props[key] = prop if isinstance(prop, str) else json.dumps(prop)
+        strategy_raw = raw.get("strategy")
+        strategy: StrategySpec | None
+        if strategy_raw is not None:
+            strategy = self.strategy(strategy_raw, f"{path}.strategy")
+        elif props.get(STRATEGY_PROPERTY):
+            strategy = strategy_from_class_name(props[STRATEGY_PROPERTY])
+        else:
+            strategy = None
+        return Consumer(
+            client_id=client_id,
+            subscriptions=subs,
+            client_addr=self.opt_string(raw.get("clientAddr"), f"{path}.clientAddr"),
+            language=self.opt_string(raw.get("language"), f"{path}.language"),
+            version=self.opt_integer(raw.get("version"), f"{path}.version"),
+            strategy=strategy,
+            consume_orderly=self.opt_bool(raw.get("consumeOrderly"), f"{path}.consumeOrderly"),
+            consume_type=self.opt_string(raw.get("consumeType"), f"{path}.consumeType"),
+            assigned=self.queue_list(raw.get("assigned"), f"{path}.assigned", default_topic),
+            pop_assigned=self.queue_list(
+                raw.get("popAssigned"), f"{path}.popAssigned", default_topic, min_id=-1
+            ),
+            start_time=self.opt_integer(raw.get("startTime"), f"{path}.startTime"),
+            properties=props,
+        )
+
+    def queue_list(
+        self, value: Any, path: str, default_topic: str | None, min_id: int = 0
+    ) -> tuple[MessageQueue, ...] | None:
+        """A list of queue references; the hot path of big snapshots, so kept lean."""
+        if value is None:
+            return None
+        items = self.array(value, path)
+        out: list[MessageQueue] = []
+        append = out.append
+        last_topic = last_broker = None
+        table: dict[int, MessageQueue] = {}
+        for i, item in enumerate(items):
+            if type(item) is dict:
+                topic = item.get("topic")
+                broker = item.get("brokerName")
+                qid = item.get("queueId")
+                if not (
+                    type(topic) is str
+                    and type(broker) is str
+                    and type(qid) is int
+                    and qid >= min_id
+                ):
+                    topic, broker, qid = self.queue_ref(item, f"{path}[{i}]", default_topic, min_id)
+            else:
+                topic, broker, qid = self.queue_ref(item, f"{path}[{i}]", default_topic, min_id)
+            if topic != last_topic or broker != last_broker:
+                table = self.by_id(topic, broker)
+                last_topic, last_broker = topic, broker
+            mq = table.get(qid)
+            if mq is None:
+                mq = table[qid] = new_queue(topic, broker, qid)
+            append(mq)
+        return tuple(out)
+
+    def queue_ref(
+        self, value: Any, path: str, default_topic: str | None, min_id: int = 0
+    ) -> tuple[str, str, int]:
+        """A queue reference; ``popAssigned`` allows queue id -1 (5.x POP: every queue of
+        that broker)."""
+        raw = self.obj(value, path)
+        if "topic" in raw or default_topic is None:
+            topic = self.string(self.required(raw, "topic", path), f"{path}.topic")
+        else:
+            topic = default_topic
+        broker = self.string(self.required(raw, "brokerName", path), f"{path}.brokerName")
+        qid = self.integer(self.required(raw, "queueId", path), f"{path}.queueId", minimum=min_id)
+        return topic, broker, qid
+
+    def offsets(self, items: list[Any], path: str) -> tuple[QueueOffset, ...]:
+        """Offsets: one per queue, so the other hot path of big snapshots."""
+        out: list[QueueOffset] = []
+        append = out.append
+        last_topic = last_broker = None
+        table: dict[int, MessageQueue] = {}
+        for i, item in enumerate(items):
+            if type(item) is dict:
+                get: Any = item.get
+                topic = get("topic")
+                broker = get("brokerName")
+                qid = get("queueId")
+                broker_offset = get("brokerOffset")
+                consumer_offset = get("consumerOffset")
+                last = get("lastTimestamp", 0)
+                ok = (
+                    type(topic) is str
+                    and type(broker) is str
+                    and type(qid) is int
+                    and qid >= 0
+                    and type(broker_offset) is int
+                    and type(consumer_offset) is int
+                    and type(last) is int
+                )
+            else:
+                ok = False
+            if not ok:
+                (topic, broker, qid), broker_offset, consumer_offset, last = self.offset(
+                    item, f"{path}[{i}]"
+                )
+            if topic != last_topic or broker != last_broker:
+                table = self.by_id(topic, broker)
+                last_topic, last_broker = topic, broker
+            mq = table.get(qid)
+            if mq is None:
+                mq = table[qid] = new_queue(topic, broker, qid)
+            append(new_offset(mq, broker_offset, consumer_offset, last))
+        return tuple(out)
+
+    def offset(self, value: Any, path: str) -> tuple[tuple[str, str, int], int, int, int]:
+        raw = self.obj(value, path)
+        key = self.queue_ref(raw, path, None)
+        broker_offset = self.integer(
+            self.required(raw, "brokerOffset", path), f"{path}.brokerOffset"
+        )
+        consumer_offset = self.integer(
+            self.required(raw, "consumerOffset", path), f"{path}.consumerOffset"
+        )
+        last = self.integer(raw.get("lastTimestamp", 0), f"{path}.lastTimestamp")
+        return key, broker_offset, consumer_offset, last
+
+
+def parse_snapshot(data: Any, source: str = "<input>") -> Snapshot:
+    """Validate decoded JSON (``json.load`` output) into a :class:`Snapshot`.
+
+    Raises :class:`InputError` with one line naming ``source`` and the JSON path.
+
+    >>> snap = parse_snapshot({"format": "rmqlb.snapshot/1", "topics": {"T": {"queues": 2}},
+    ...                        "groups": {}})
+    >>> [q.label() for q in snap.topics["T"].readable_queues()]
+    ['broker-a:0', 'broker-a:1']
+    """
+    with gc_paused():
+        try:
+            return _Parser(source).snapshot(data)
+        except RecursionError:
+            raise InputError(f"{source}: document nested too deeply") from None

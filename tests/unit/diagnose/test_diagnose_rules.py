@@ -1,0 +1,494 @@
+"""One positive and one negative case (at least) per finding code of design §5."""
+
+from __future__ import annotations
+
+from diagnose_builders import codes, consumer, group, labels, only, queues, route, run
+
+from rmqlb.allocate import allocate
+from rmqlb.diagnose import Code, DiagnoseOptions, Severity
+from rmqlb.model import MessageQueue
+from rmqlb.model.strategy import Avg, AvgByCircle
+
+T = "TopicA"
+
+
+def q(*ids: int, broker: str = "broker-a", topic: str = T) -> list[dict[str, object]]:
+    return queues(topic, broker, *ids)
+
+
+# -- IDLE_CONSUMER --------------------------------------------------------------------------------
+
+
+def test_idle_consumer_when_queues_are_fewer_than_consumers() -> None:
+    consumers = [consumer(f"c{i}", T) for i in range(1, 7)]
+    report = run({T: {"queues": 4}}, {"G": group(*consumers)})
+    f = only(report, Code.IDLE_CONSUMER)
+    assert f.severity is Severity.warning
+    assert f.consumers == ("c5", "c6")
+    assert "4 readable queues for 6 consumers: 2 consumers idle under AVG" in f.message
+    assert "multiple of 6, such as 6 or 12" in f.hint
+
+
+def test_no_idle_consumer_when_every_consumer_gets_a_queue() -> None:
+    report = run({T: {"queues": 4}}, {"G": group(consumer("c1", T), consumer("c2", T))})
+    assert "IDLE_CONSUMER" not in codes(report)
+
+
+def test_no_idle_consumer_on_a_single_retry_queue() -> None:
+    retry = "%RETRY%G"
+    consumers = [consumer(f"c{i}", T, retry) for i in range(3)]
+    report = run({T: {"queues": 3}, retry: {"queues": 1}}, {"G": group(*consumers)})
+    assert codes(report) == []
+
+
+# -- UNCONSUMED_QUEUE -----------------------------------------------------------------------------
+
+
+def test_unconsumed_queue_falls_to_a_non_subscriber() -> None:
+    report = run(
+        {T: {"queues": 4}, "TopicB": {"queues": 4}},
+        {"G": group(consumer("c1", T), consumer("c2", "TopicB"))},
+    )
+    unconsumed = [f for f in report.findings if f.code is Code.UNCONSUMED_QUEUE]
+    by_topic = {f.topic: f for f in unconsumed}
+    assert labels(by_topic[T]) == ["broker-a:2", "broker-a:3"]
+    assert by_topic[T].consumers == ("c2",)
+    assert labels(by_topic["TopicB"]) == ["broker-a:0", "broker-a:1"]
+
+
+def test_unconsumed_queue_held_by_nobody_when_all_actuals_are_known() -> None:
+    report = run(
+        {T: {"queues": 4}},
+        {"G": group(consumer("c1", T, assigned=q(0, 1)), consumer("c2", T, assigned=q(2)))},
+    )
+    f = only(report, Code.UNCONSUMED_QUEUE)
+    assert labels(f) == ["broker-a:3"]
+    assert f.consumers == ("c2",)
+    assert "held by no consumer right now" in f.message
+
+
+def test_unconsumed_queue_excluded_by_machine_room() -> None:
+    topics = {T: route(("hz@broker-a", 2, 2, 6), ("sh@broker-b", 2, 2, 6))}
+    strategy = {"name": "MACHINE_ROOM", "consumeridcs": ["hz"]}
+    report = run(topics, {"G": group(consumer("c1", T), strategy=strategy)})
+    f = only(report, Code.UNCONSUMED_QUEUE)
+    assert labels(f) == ["sh@broker-b:0", "sh@broker-b:1"]
+    assert "consumeridcs (hz)" in f.message
+
+
+def test_no_unconsumed_queue_when_healthy_or_actual_unknown() -> None:
+    healthy = run(
+        {T: {"queues": 4}},
+        {"G": group(consumer("c1", T, assigned=q(0, 1)), consumer("c2", T, assigned=q(2, 3)))},
+    )
+    assert codes(healthy) == []
+    partly_unknown = run(
+        {T: {"queues": 4}},
+        {"G": group(consumer("c1", T, assigned=q(0, 1)), consumer("c2", T))},
+    )
+    assert "UNCONSUMED_QUEUE" not in codes(partly_unknown)
+
+
+# -- DUPLICATE_ASSIGNMENT / ASSIGNMENT_MISMATCH ---------------------------------------------------
+
+
+def test_duplicate_assignment_lists_queue_and_holders() -> None:
+    report = run(
+        {T: {"queues": 2}},
+        {"G": group(consumer("c1", T, assigned=q(0, 1)), consumer("c2", T, assigned=q(1)))},
+    )
+    f = only(report, Code.DUPLICATE_ASSIGNMENT)
+    assert labels(f) == ["broker-a:1"]
+    assert f.consumers == ("c1", "c2")
+    assert f.severity is Severity.error
+
+
+def test_no_duplicate_assignment_when_holders_are_distinct() -> None:
+    report = run(
+        {T: {"queues": 2}},
+        {"G": group(consumer("c1", T, assigned=q(1)), consumer("c2", T, assigned=q(0)))},
+    )
+    assert "DUPLICATE_ASSIGNMENT" not in codes(report)
+
+
+def test_assignment_mismatch_names_the_moved_queues() -> None:
+    report = run(
+        {T: {"queues": 2}},
+        {"G": group(consumer("c1", T, assigned=q(1)), consumer("c2", T, assigned=q(0)))},
+    )
+    f = only(report, Code.ASSIGNMENT_MISMATCH)
+    assert f.consumers == ("c1", "c2")
+    assert labels(f) == ["broker-a:0", "broker-a:1"]
+    assert "+broker-a:1" in f.message and "-broker-a:0" in f.message
+
+
+def test_no_assignment_mismatch_when_matching_or_unknown() -> None:
+    matching = run(
+        {T: {"queues": 2}},
+        {"G": group(consumer("c1", T, assigned=q(0)), consumer("c2", T, assigned=q(1)))},
+    )
+    assert codes(matching) == []
+    unknown = run({T: {"queues": 2}}, {"G": group(consumer("c1", T), consumer("c2", T))})
+    assert codes(unknown) == []
+
+
+# -- SUBSCRIPTION_INCONSISTENT --------------------------------------------------------------------
+
+
+def test_subscription_inconsistent_topic_sets() -> None:
+    report = run(
+        {T: {"queues": 4}, "TopicB": {"queues": 4}},
+        {"G": group(consumer("c1", T, "TopicB"), consumer("c2", T))},
+    )
+    f = only(report, Code.SUBSCRIPTION_INCONSISTENT)
+    assert f.topic == "TopicB"
+    assert f.consumers == ("c2",)
+    assert labels(f) == ["broker-a:2", "broker-a:3"]
+    assert "subscription not exist" in f.message
+
+
+def test_subscription_inconsistent_expressions_latest_sub_version_wins() -> None:
+    subs = [
+        {"topic": T, "subString": "TagA", "subVersion": 5},
+        {"topic": T, "subString": "TagB", "subVersion": 9},
+        {"topic": T, "subString": "TagA", "subVersion": 5},
+    ]
+    consumers = [{"clientId": f"c{i}", "subscriptions": [sub]} for i, sub in enumerate(subs, 1)]
+    report = run({T: {"queues": 3}}, {"G": {"consumers": consumers}})
+    f = only(report, Code.SUBSCRIPTION_INCONSISTENT)
+    assert "'TagB' from c2 (subVersion 9)" in f.message
+    assert f.consumers == ("c1", "c3")
+    assert "'TagA || TagB'" in f.hint
+
+
+def test_no_subscription_inconsistency_when_all_agree() -> None:
+    report = run({T: {"queues": 2}}, {"G": group(consumer("c1", T), consumer("c2", T))})
+    assert "SUBSCRIPTION_INCONSISTENT" not in codes(report)
+
+
+# -- STRATEGY_INCONSISTENT ------------------------------------------------------------------------
+
+
+def test_strategy_inconsistent_lists_doubled_and_orphaned_queues() -> None:
+    cids = ["c1", "c2", "c3"]
+    report = run(
+        {T: {"queues": 8}},
+        {
+            "G": group(
+                consumer("c1", T, strategy="AVG"),
+                consumer("c2", T, strategy="AVG_BY_CIRCLE"),
+                consumer("c3", T, strategy="AVG_BY_CIRCLE"),
+                strategy={"name": "AVG_BY_CIRCLE"},
+            )
+        },
+    )
+    f = only(report, Code.STRATEGY_INCONSISTENT)
+    mqs = [MessageQueue(T, "broker-a", i) for i in range(8)]
+    own = {
+        "c1": allocate(Avg(), mqs, cids)["c1"],
+        "c2": allocate(AvgByCircle(), mqs, cids)["c2"],
+        "c3": allocate(AvgByCircle(), mqs, cids)["c3"],
+    }
+    held = [mq for qs in own.values() for mq in qs]
+    doubled = {mq for mq in held if held.count(mq) > 1}
+    orphaned = set(mqs) - set(held)
+    assert doubled and orphaned
+    assert set(f.queues) == doubled | orphaned
+    assert f.consumers == ("c1",)
+
+
+def test_no_strategy_inconsistency_when_consumers_agree() -> None:
+    report = run(
+        {T: {"queues": 4}},
+        {"G": group(consumer("c1", T, strategy="AVG"), consumer("c2", T, strategy="AVG"))},
+    )
+    assert "STRATEGY_INCONSISTENT" not in codes(report)
+
+
+def test_strategy_from_the_java_class_property() -> None:
+    cls = "org.apache.rocketmq.client.consumer.rebalance.AllocateMessageQueueAveragelyByCircle@1"
+    report = run(
+        {T: {"queues": 4}},
+        {
+            "G": group(
+                consumer("c1", T, strategy="AVG"),
+                consumer("c2", T, properties={"allocateMessageQueueStrategy": cls}),
+            )
+        },
+    )
+    assert "STRATEGY_INCONSISTENT" in codes(report)
+
+
+# -- IMBALANCE ------------------------------------------------------------------------------------
+
+
+def test_imbalance_suggests_even_queue_and_consumer_counts() -> None:
+    consumers = [consumer(f"c{i:02d}", T) for i in range(10)]
+    report = run({T: {"queues": 16}}, {"G": group(*consumers)})
+    f = only(report, Code.IMBALANCE)
+    assert "6 hold 2 queues and 4 hold 1 queue" in f.message
+    assert "10 or 20 queues" in f.hint
+    assert "run 8 or 16 consumers" in f.hint
+
+
+def test_no_imbalance_below_threshold() -> None:
+    three = run({T: {"queues": 16}}, {"G": group(*(consumer(f"c{i}", T) for i in range(3)))})
+    assert "IMBALANCE" not in codes(three)
+    ten = [consumer(f"c{i:02d}", T) for i in range(10)]
+    relaxed = run(
+        {T: {"queues": 16}}, {"G": group(*ten)}, options=DiagnoseOptions(max_imbalance=2.5)
+    )
+    assert "IMBALANCE" not in codes(relaxed)
+
+
+# -- route: WRITE_EXCEEDS_READ / QUEUE_NOT_READABLE / NO_ROUTE ------------------------------------
+
+
+def test_write_exceeds_read_names_stranded_queues() -> None:
+    report = run({T: route(("broker-a", 4, 6, 6))}, {"G": group(consumer("c1", T))})
+    f = only(report, Code.WRITE_EXCEEDS_READ)
+    assert labels(f) == ["broker-a:4", "broker-a:5"]
+    assert "-r 6 -w 6" in f.hint
+
+
+def test_no_write_exceeds_read_when_equal_or_fewer() -> None:
+    report = run({T: route(("broker-a", 6, 4, 6))}, {"G": group(consumer("c1", T))})
+    assert "WRITE_EXCEEDS_READ" not in codes(report)
+
+
+def test_queue_not_readable() -> None:
+    report = run(
+        {T: route(("broker-a", 2, 2, 6), ("broker-b", 2, 2, 2))},
+        {"G": group(consumer("c1", T))},
+    )
+    f = only(report, Code.QUEUE_NOT_READABLE)
+    assert labels(f) == ["broker-b:0", "broker-b:1"]
+    assert "write-only" in f.message
+
+
+def test_readable_brokers_give_no_queue_not_readable() -> None:
+    report = run({T: route(("broker-a", 2, 2, 4))}, {"G": group(consumer("c1", T))})
+    assert codes(report) == []
+
+
+def test_no_route_is_a_finding_not_a_crash() -> None:
+    report = run({}, {"G": group(consumer("c1", T), consumer("c2", T))})
+    f = only(report, Code.NO_ROUTE)
+    assert f.topic == T and f.consumers == ("c1", "c2")
+    assert report.groups[0].topics[0].queues == ()
+
+
+# -- NO_CONSUMERS ---------------------------------------------------------------------------------
+
+
+def test_no_consumers_for_an_empty_group() -> None:
+    report = run({T: {"queues": 2}}, {"G": {"consumers": []}})
+    f = only(report, Code.NO_CONSUMERS)
+    assert f.topic is None
+
+
+def test_no_consumers_for_a_topic_with_offsets_nobody_subscribes() -> None:
+    offsets = [
+        {
+            "topic": "Old",
+            "brokerName": "broker-a",
+            "queueId": 0,
+            "brokerOffset": 90,
+            "consumerOffset": 40,
+        }
+    ]
+    report = run(
+        {T: {"queues": 1}, "Old": {"queues": 1}},
+        {"G": group(consumer("c1", T), offsets=offsets)},
+    )
+    f = only(report, Code.NO_CONSUMERS)
+    assert f.topic == "Old" and "50 messages of lag" in f.message
+
+
+def test_no_no_consumers_finding_for_a_normal_group() -> None:
+    report = run({T: {"queues": 1}}, {"G": group(consumer("c1", T))})
+    assert codes(report) == []
+
+
+# -- LAG_SKEW -------------------------------------------------------------------------------------
+
+
+def _offsets(lags: list[int]) -> list[dict[str, object]]:
+    return [
+        {
+            "topic": T,
+            "brokerName": "broker-a",
+            "queueId": i,
+            "brokerOffset": 10_000 + lag,
+            "consumerOffset": 10_000,
+        }
+        for i, lag in enumerate(lags)
+    ]
+
+
+def test_lag_skew_names_the_slow_consumer() -> None:
+    report = run(
+        {T: {"queues": 4}},
+        {
+            "G": group(
+                consumer("c1", T, assigned=q(0, 1)),
+                consumer("c2", T, assigned=q(2, 3)),
+                offsets=_offsets([10, 10, 10, 9_000]),
+            )
+        },
+    )
+    f = only(report, Code.LAG_SKEW)
+    assert f.consumers == ("c2",)
+    assert labels(f) == ["broker-a:2", "broker-a:3"]
+    assert "9,010 of the 9,030" in f.message
+
+
+def test_no_lag_skew_when_even_or_small() -> None:
+    even = run(
+        {T: {"queues": 4}},
+        {
+            "G": group(
+                consumer("c1", T, assigned=q(0, 1)),
+                consumer("c2", T, assigned=q(2, 3)),
+                offsets=_offsets([5_000, 5_000, 5_000, 5_000]),
+            )
+        },
+    )
+    small = run(
+        {T: {"queues": 4}},
+        {
+            "G": group(
+                consumer("c1", T, assigned=q(0, 1)),
+                consumer("c2", T, assigned=q(2, 3)),
+                offsets=_offsets([0, 0, 0, 900]),
+            )
+        },
+    )
+    assert codes(even) == [] and codes(small) == []
+
+
+# -- DUPLICATE_CLIENT_ID --------------------------------------------------------------------------
+
+
+def test_duplicate_client_id_and_the_slice_nobody_takes() -> None:
+    report = run(
+        {T: {"queues": 6}},
+        {"G": group(consumer("a", T), consumer("b", T), consumer("b", T))},
+    )
+    f = only(report, Code.DUPLICATE_CLIENT_ID)
+    assert f.consumers == ("b",)
+    assert labels(f) == ["broker-a:4", "broker-a:5"]
+    assert "slice of index 1" in f.message and "index 2 goes to nobody" in f.message
+    unconsumed = only(report, Code.UNCONSUMED_QUEUE)
+    assert labels(unconsumed) == ["broker-a:4", "broker-a:5"]
+
+
+def test_distinct_client_ids_are_fine() -> None:
+    report = run({T: {"queues": 6}}, {"G": group(consumer("a", T), consumer("b", T))})
+    assert codes(report) == []
+
+
+# -- CLIENT_UNREACHABLE ---------------------------------------------------------------------------
+
+
+def test_client_unreachable_on_a_live_capture_with_the_reason() -> None:
+    extra = {
+        "source": {"namesrv": ["127.0.0.1:9876"]},
+        "errors": [
+            {
+                "target": "10.0.0.2:10911",
+                "request": "GET_CONSUMER_RUNNING_INFO",
+                "message": "c2: timed out after 5.0 s",
+            }
+        ],
+    }
+    report = run(
+        {T: {"queues": 2}},
+        {"G": group(consumer("c1", T, assigned=q(0)), consumer("c2", T))},
+        extra=extra,
+    )
+    f = only(report, Code.CLIENT_UNREACHABLE)
+    assert f.consumers == ("c2",)
+    assert "timed out after 5.0 s" in f.message
+
+
+def test_no_client_unreachable_for_hand_written_snapshots() -> None:
+    report = run({T: {"queues": 2}}, {"G": group(consumer("c1", T), consumer("c2", T))})
+    assert "CLIENT_UNREACHABLE" not in codes(report)
+
+
+# -- BROADCASTING / POP_MODE / PROXY_CLIENTS ------------------------------------------------------
+
+
+def test_broadcasting_is_reported_and_not_allocated() -> None:
+    report = run(
+        {T: {"queues": 1}},
+        {"G": group(*(consumer(f"c{i}", T) for i in range(3)), messageModel="BROADCASTING")},
+    )
+    assert codes(report) == ["BROADCASTING"]
+    assert [c.expected for c in report.groups[0].topics[0].consumers] == [1, 1, 1]
+
+
+def test_pop_mode() -> None:
+    report = run(
+        {T: {"queues": 1}},
+        {"G": group(consumer("c1", T, consumeType="CONSUME_POP"), consumer("c2", T))},
+    )
+    assert codes(report) == ["POP_MODE"]
+    pop_table = run(
+        {T: {"queues": 2}},
+        {"G": group(consumer("c1", T, popAssigned=q(-1)), consumer("c2", T))},
+    )
+    assert codes(pop_table) == ["POP_MODE"]
+
+
+def test_proxy_clients() -> None:
+    report = run(
+        {T: {"queues": 1}},
+        {
+            "G": group(
+                consumer("host-1@4242@0@lmr3x9k2ab", T), consumer("host-2@77@0@lmr3x9zz01", T)
+            )
+        },
+    )
+    f = only(report, Code.PROXY_CLIENTS)
+    assert f.consumers == ("host-1@4242@0@lmr3x9k2ab", "host-2@77@0@lmr3x9zz01")
+    assert codes(report) == ["PROXY_CLIENTS"]
+
+
+def test_remoting_clients_are_neither_pop_nor_proxy() -> None:
+    report = run(
+        {T: {"queues": 2}},
+        {"G": group(consumer("10.0.0.1@1#2", T), consumer("10.0.0.2@STREAM@u@x", T))},
+    )
+    assert codes(report) == []
+
+
+# -- ALLOCATION_FAILED ----------------------------------------------------------------------------
+
+
+def test_custom_strategy_cannot_be_reproduced() -> None:
+    cls = "com.example.MyAllocateStrategy@1f"
+    report = run(
+        {T: {"queues": 2}},
+        {"G": group(consumer("c1", T, properties={"allocateMessageQueueStrategy": cls}))},
+    )
+    f = only(report, Code.ALLOCATION_FAILED)
+    assert f.severity is Severity.info
+    assert "MyAllocateStrategy" in f.message
+
+
+def test_machine_room_nearby_with_an_unknown_room_throws_like_java() -> None:
+    strategy = {
+        "name": "MACHINE_ROOM_NEARBY",
+        "inner": {"name": "AVG"},
+        "brokerRooms": {"broker-a": "hz"},
+        "consumerRooms": {"c1": "hz"},
+    }
+    report = run(
+        {T: {"queues": 2}},
+        {"G": group(consumer("c1", T), consumer("c2", T), strategy=strategy)},
+    )
+    f = only(report, Code.ALLOCATION_FAILED)
+    assert f.severity is Severity.error
+    assert "Machine room is null for consumer id c2" in f.message

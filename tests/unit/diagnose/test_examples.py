@@ -1,0 +1,125 @@
+"""Every snapshot in ``examples/`` explains its scenario: exact finding codes and queue ids."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from rmqlb.diagnose import QueueStatus, diagnose, report_to_json
+from rmqlb.diagnose.report import report_to_text
+from rmqlb.snapshot import load_snapshot
+
+EXAMPLES = Path(__file__).resolve().parents[3] / "examples"
+
+# file -> [(code, topic, [queue labels])], in report order (most severe first)
+EXPECTED: dict[str, list[tuple[str, str | None, list[str]]]] = {
+    "16-queues-2-consumers.json": [],
+    "16-queues-3-consumers-rebalancing.json": [
+        ("DUPLICATE_ASSIGNMENT", "OrderTopic", [f"broker-a:{i}" for i in range(11, 16)]),
+        (
+            "ASSIGNMENT_MISMATCH",
+            "OrderTopic",
+            ["broker-a:6", "broker-a:7", *(f"broker-a:{i}" for i in range(11, 16))],
+        ),
+    ],
+    "1-queue-2-consumers.json": [("IDLE_CONSUMER", "lhy-test-topic", [])],
+    "split-subscriptions.json": [
+        ("SUBSCRIPTION_INCONSISTENT", "topicA", ["broker-a:2", "broker-a:3"]),
+        ("UNCONSUMED_QUEUE", "topicA", ["broker-a:2", "broker-a:3"]),
+        ("SUBSCRIPTION_INCONSISTENT", "topicB", ["broker-a:0", "broker-a:1"]),
+        ("UNCONSUMED_QUEUE", "topicB", ["broker-a:0", "broker-a:1"]),
+    ],
+    "strategy-mid-deploy.json": [
+        ("DUPLICATE_ASSIGNMENT", "PaymentTopic", ["broker-a:1", "broker-a:2"]),
+        (
+            "STRATEGY_INCONSISTENT",
+            "PaymentTopic",
+            ["broker-a:1", "broker-a:2", "broker-a:3", "broker-b:2"],
+        ),
+        ("UNCONSUMED_QUEUE", "PaymentTopic", ["broker-a:3", "broker-b:2"]),
+        (
+            "ASSIGNMENT_MISMATCH",
+            "PaymentTopic",
+            ["broker-a:1", "broker-a:2", "broker-a:3", "broker-b:2"],
+        ),
+    ],
+    "write-exceeds-read.json": [
+        ("WRITE_EXCEEDS_READ", "InventoryTopic", [f"broker-a:{i}" for i in range(8, 16)]),
+    ],
+    "broker-not-readable.json": [
+        ("QUEUE_NOT_READABLE", "ShipmentTopic", [f"broker-b:{i}" for i in range(8)]),
+    ],
+    "machine-room-nearby.json": [("IMBALANCE", "LogisticsTopic", [])],
+    "broadcasting.json": [("BROADCASTING", None, [])],
+    "healthy.json": [],
+    "duplicate-client-id.json": [
+        ("DUPLICATE_CLIENT_ID", None, [f"broker-a:{i}" for i in range(8, 12)]),
+        ("DUPLICATE_ASSIGNMENT", "NotificationTopic", [f"broker-a:{i}" for i in range(4, 8)]),
+        ("UNCONSUMED_QUEUE", "NotificationTopic", [f"broker-a:{i}" for i in range(8, 12)]),
+    ],
+    "lag-skew.json": [("LAG_SKEW", "ClickTopic", [f"broker-a:{i}" for i in range(4, 8)])],
+    "what-if-shorthand.json": [("IDLE_CONSUMER", "OrderTopic", [])],
+}
+
+
+def test_every_example_is_covered() -> None:
+    assert sorted(p.name for p in EXAMPLES.glob("*.json")) == sorted(EXPECTED)
+
+
+@pytest.mark.parametrize("name", sorted(EXPECTED))
+def test_example_findings(name: str) -> None:
+    report = diagnose(load_snapshot(EXAMPLES / name))
+    got = [(f.code.value, f.topic, [q.label() for q in f.queues]) for f in report.findings]
+    assert got == EXPECTED[name]
+    for f in report.findings:
+        assert f.message and f.hint and f.group
+
+
+@pytest.mark.parametrize("name", sorted(EXPECTED))
+def test_example_report_is_json(name: str) -> None:
+    doc = report_to_json(diagnose(load_snapshot(EXAMPLES / name)))
+    assert json.loads(json.dumps(doc)) == doc
+    assert doc["format"] == "rmqlb.report/1"
+
+
+def test_healthy_example_tables() -> None:
+    report = diagnose(load_snapshot(EXAMPLES / "healthy.json"))
+    (group,) = report.groups
+    assert [t.topic for t in group.topics] == [
+        "UserAuditTopic",
+        "UserEventTopic",
+        "%RETRY%user-event-consumer",
+    ]
+    assert [t.retry for t in group.topics] == [False, False, True]
+    audit = group.topics[0]
+    assert {r.status for r in audit.queues} == {QueueStatus.ok}
+    assert [c.expected for c in audit.consumers] == [4, 4, 4, 4]
+    assert all(r.lag is not None for r in audit.queues)
+    assert sum(c.lag or 0 for c in audit.consumers) == sum(r.lag or 0 for r in audit.queues)
+
+
+def test_rebalancing_example_statuses() -> None:
+    report = diagnose(load_snapshot(EXAMPLES / "16-queues-3-consumers-rebalancing.json"))
+    order = report.groups[0].topics[0]
+    status = {r.queue.queue_id: r.status for r in order.queues}
+    assert [status[i] for i in (0, 5, 6, 7, 8, 11, 15)] == [
+        QueueStatus.ok,
+        QueueStatus.ok,
+        QueueStatus.moved,
+        QueueStatus.moved,
+        QueueStatus.ok,
+        QueueStatus.duplicate,
+        QueueStatus.duplicate,
+    ]
+    assert [(c.expected, c.actual) for c in order.consumers] == [(6, 8), (5, 8), (5, 5)]
+
+
+@pytest.mark.parametrize("name", sorted(EXPECTED))
+def test_report_to_text_equals_report_to_json(name: str) -> None:
+    report = diagnose(load_snapshot(EXAMPLES / name))
+    assert json.loads(report_to_text(report)) == report_to_json(report)
+    assert json.loads(report_to_text(report, "warning", indent=2)) == report_to_json(
+        report, "warning"
+    )

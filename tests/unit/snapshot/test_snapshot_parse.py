@@ -1,0 +1,363 @@
+"""Loading and saving ``rmqlb.snapshot/1``: round trip, shorthand, every validation path."""
+
+from __future__ import annotations
+
+import copy
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from rmqlb.errors import InputError
+from rmqlb.model import MessageQueue
+from rmqlb.model.strategy import AvgByCircle, ConsistentHash, Unknown
+from rmqlb.snapshot import (
+    dumps_snapshot,
+    load_snapshot,
+    parse_snapshot,
+    save_snapshot,
+    snapshot_to_json,
+)
+
+EXAMPLES = Path(__file__).resolve().parents[3] / "examples"
+
+
+def full_doc() -> dict[str, Any]:
+    """A document using every field of the format."""
+    return {
+        "format": "rmqlb.snapshot/1",
+        "capturedAt": "2026-11-22T12:00:00Z",
+        "source": {"namesrv": ["127.0.0.1:9876"], "rmqlb": "0.1.0"},
+        "brokers": {
+            "broker-a": {
+                "cluster": "DefaultCluster",
+                "addrs": {"0": "10.0.0.1:10911", "1": "10.0.0.2:10911"},
+            }
+        },
+        "topics": {
+            "TopicA": {
+                "queueDatas": [
+                    {
+                        "brokerName": "broker-a",
+                        "readQueueNums": 4,
+                        "writeQueueNums": 4,
+                        "perm": 6,
+                        "topicSysFlag": 1,
+                    }
+                ]
+            },
+        },
+        "groups": {
+            "GroupA": {
+                "messageModel": "CLUSTERING",
+                "consumeType": "CONSUME_PASSIVELY",
+                "strategy": {"name": "CONSISTENT_HASH", "virtualNodeCnt": 20},
+                "consumers": [
+                    {
+                        "clientId": "10.0.0.5@1234#99",
+                        "clientAddr": "10.0.0.5:53412",
+                        "language": "JAVA",
+                        "version": 413,
+                        "strategy": {"name": "AVG_BY_CIRCLE"},
+                        "consumeOrderly": False,
+                        "consumeType": "CONSUME_PASSIVELY",
+                        "startTime": 1700000000000,
+                        "subscriptions": [
+                            {
+                                "topic": "TopicA",
+                                "expressionType": "TAG",
+                                "subString": "TagA || TagB",
+                                "subVersion": 1700000000000,
+                            }
+                        ],
+                        "assigned": [{"topic": "TopicA", "brokerName": "broker-a", "queueId": 0}],
+                        "popAssigned": [
+                            {"topic": "TopicA", "brokerName": "broker-a", "queueId": -1}
+                        ],
+                        "properties": {"PROP_CLIENT_VERSION": "V4_9_8"},
+                    }
+                ],
+                "offsets": [
+                    {
+                        "topic": "TopicA",
+                        "brokerName": "broker-a",
+                        "queueId": 0,
+                        "brokerOffset": 120,
+                        "consumerOffset": 100,
+                        "lastTimestamp": 7,
+                    }
+                ],
+            }
+        },
+        "errors": [
+            {
+                "target": "10.0.0.2:10911",
+                "request": "GET_CONSUME_STATS",
+                "message": "timed out after 3.0 s",
+            }
+        ],
+    }
+
+
+def test_full_document_round_trip() -> None:
+    snap = parse_snapshot(full_doc())
+    assert parse_snapshot(snapshot_to_json(snap)) == snap
+    assert snapshot_to_json(snap) == full_doc()
+    (c,) = snap.groups["GroupA"].consumers
+    assert c.strategy == AvgByCircle()
+    assert snap.groups["GroupA"].strategy == ConsistentHash(20)
+    assert c.assigned == (MessageQueue("TopicA", "broker-a", 0),)
+    assert snap.groups["GroupA"].offsets[0].lag == 20
+    assert snap.brokers["broker-a"].master_addr() == "10.0.0.1:10911"
+
+
+@pytest.mark.parametrize("path", sorted(EXAMPLES.glob("*.json")), ids=lambda p: p.name)
+def test_examples_round_trip_through_files(path: Path, tmp_path: Path) -> None:
+    snap = load_snapshot(path)
+    out = tmp_path / "copy.json"
+    save_snapshot(snap, out)
+    assert load_snapshot(out) == snap
+    assert json.loads(dumps_snapshot(snap)) == snapshot_to_json(snap)
+
+
+def test_shorthand_topic_and_subscriptions() -> None:
+    snap = parse_snapshot(
+        {
+            "format": "rmqlb.snapshot/1",
+            "topics": {"T": {"queues": 16}},
+            "groups": {
+                "G": {
+                    "consumers": [
+                        {
+                            "clientId": "c1",
+                            "subscriptions": ["T"],
+                            "assigned": [{"brokerName": "broker-a", "queueId": 3}],
+                        }
+                    ]
+                }
+            },
+        }
+    )
+    (qd,) = snap.topics["T"].queue_datas
+    assert (qd.broker_name, qd.read_queue_nums, qd.write_queue_nums, qd.perm) == (
+        "broker-a",
+        16,
+        16,
+        6,
+    )
+    c = snap.groups["G"].consumers[0]
+    assert c.subscriptions[0].sub_string == "*"
+    assert c.assigned == (MessageQueue("T", "broker-a", 3),)
+    assert snapshot_to_json(snap)["topics"]["T"]["queueDatas"][0]["readQueueNums"] == 16
+
+
+def test_strategy_from_properties_when_absent() -> None:
+    doc = full_doc()
+    consumer = doc["groups"]["GroupA"]["consumers"][0]
+    del consumer["strategy"]
+    consumer["properties"]["allocateMessageQueueStrategy"] = "com.example.Mine@1f"
+    snap = parse_snapshot(doc)
+    assert snap.groups["GroupA"].consumers[0].strategy == Unknown("Mine")
+
+
+def test_unknown_keys_are_ignored() -> None:
+    doc = full_doc()
+    doc["futureField"] = {"x": 1}
+    doc["groups"]["GroupA"]["consumers"][0]["jstack"] = "..."
+    assert parse_snapshot(doc) == parse_snapshot(full_doc())
+
+
+def _set(doc: dict[str, Any], path: list[Any], value: Any) -> None:
+    node: Any = doc
+    for key in path[:-1]:
+        node = node[key]
+    if value is _DELETE:
+        del node[path[-1]]
+    else:
+        node[path[-1]] = value
+
+
+_DELETE = object()
+C0 = ["groups", "GroupA", "consumers", 0]
+
+CASES: list[tuple[list[Any], Any, str]] = [
+    ([], [], "<input>: expected an object, got an array"),
+    (
+        ["format"],
+        "rmqlb.snapshot/2",
+        "format: expected 'rmqlb.snapshot/1', got \"rmqlb.snapshot/2\"",
+    ),
+    (["format"], _DELETE, "missing required field 'format'"),
+    (["topics"], _DELETE, "missing required field 'topics'"),
+    (["groups"], [], "groups: expected an object, got an array"),
+    (["topics", "TopicA"], {}, "topics.TopicA: missing required field 'queueDatas'"),
+    (
+        ["topics", "TopicA", "queueDatas", 0, "readQueueNums"],
+        "4",
+        "topics.TopicA.queueDatas[0].readQueueNums: expected an integer, got a string",
+    ),
+    (
+        ["topics", "TopicA", "queueDatas", 0, "writeQueueNums"],
+        -1,
+        "topics.TopicA.queueDatas[0].writeQueueNums: expected an integer >= 0, got -1",
+    ),
+    (
+        ["topics", "TopicA", "queueDatas", 0, "readQueueNums"],
+        10**9,
+        "topics.TopicA.queueDatas[0].readQueueNums: at most 1000000 queues",
+    ),
+    (
+        ["topics", "TopicA", "queueDatas", 0, "brokerName"],
+        _DELETE,
+        "topics.TopicA.queueDatas[0]: missing required field 'brokerName'",
+    ),
+    (
+        ["topics", "TopicA", "queueDatas", 0, "perm"],
+        True,
+        "topics.TopicA.queueDatas[0].perm: expected an integer, got a boolean",
+    ),
+    (["topics", "TopicA", "queues"], 4, "give either 'queues' (shorthand) or 'queueDatas'"),
+    (
+        ["brokers", "broker-a", "addrs", "master"],
+        "x",
+        "brokers.broker-a.addrs.master: broker id must be an integer",
+    ),
+    (
+        ["groups", "GroupA", "messageModel"],
+        "CLUSTER",
+        "groups.GroupA.messageModel: expected 'CLUSTERING' or 'BROADCASTING'",
+    ),
+    (
+        ["groups", "GroupA", "strategy"],
+        {"name": "FASTEST"},
+        "groups.GroupA.strategy.name: unknown strategy 'FASTEST'",
+    ),
+    (
+        ["groups", "GroupA", "strategy", "virtualNodeCnt"],
+        10**7,
+        "groups.GroupA.strategy.virtualNodeCnt: expected 0..100000",
+    ),
+    ([*C0, "clientId"], _DELETE, "groups.GroupA.consumers[0]: missing required field 'clientId'"),
+    ([*C0, "clientId"], "", "groups.GroupA.consumers[0].clientId: must not be empty"),
+    ([*C0, "subscriptions"], _DELETE, "missing required field 'subscriptions'"),
+    (
+        [*C0, "subscriptions", 0, "topic"],
+        5,
+        "groups.GroupA.consumers[0].subscriptions[0].topic: expected a string, got an integer",
+    ),
+    (
+        [*C0, "assigned", 0, "queueId"],
+        "0",
+        "groups.GroupA.consumers[0].assigned[0].queueId: expected an integer, got a string",
+    ),
+    (
+        [*C0, "assigned", 0, "queueId"],
+        -1,
+        "groups.GroupA.consumers[0].assigned[0].queueId: expected an integer >= 0, got -1",
+    ),
+    (
+        [*C0, "assigned", 0],
+        7,
+        "groups.GroupA.consumers[0].assigned[0]: expected an object, got an integer",
+    ),
+    ([*C0, "assigned"], {"a": 1}, "groups.GroupA.consumers[0].assigned: expected an array"),
+    (
+        [*C0, "popAssigned", 0, "queueId"],
+        -2,
+        "groups.GroupA.consumers[0].popAssigned[0].queueId: expected an integer >= -1, got -2",
+    ),
+    (
+        [*C0, "consumeOrderly"],
+        "yes",
+        "groups.GroupA.consumers[0].consumeOrderly: expected a boolean, got a string",
+    ),
+    (
+        [*C0, "version"],
+        4.13,
+        "groups.GroupA.consumers[0].version: expected an integer, got a number",
+    ),
+    ([*C0, "properties", "x"], [1], "groups.GroupA.consumers[0].properties.x: expected a string"),
+    (
+        ["groups", "GroupA", "offsets", 0, "brokerOffset"],
+        None,
+        "groups.GroupA.offsets[0].brokerOffset: expected an integer, got null",
+    ),
+    (
+        ["groups", "GroupA", "offsets", 0, "consumerOffset"],
+        _DELETE,
+        "groups.GroupA.offsets[0]: missing required field 'consumerOffset'",
+    ),
+    (
+        ["groups", "GroupA", "offsets", 0, "topic"],
+        _DELETE,
+        "groups.GroupA.offsets[0]: missing required field 'topic'",
+    ),
+    (["errors", 0, "message"], _DELETE, "errors[0]: missing required field 'message'"),
+    (["source", "namesrv"], [1], "source.namesrv[0]: expected a string, got an integer"),
+    (["capturedAt"], 5, "capturedAt: expected a string, got an integer"),
+]
+
+
+@pytest.mark.parametrize(("path", "value", "message"), CASES)
+def test_validation_errors_name_the_json_path(path: list[Any], value: Any, message: str) -> None:
+    doc = copy.deepcopy(full_doc())
+    if path:
+        _set(doc, path, value)
+        data: Any = doc
+    else:
+        data = value
+    with pytest.raises(InputError) as info:
+        parse_snapshot(data)
+    text = str(info.value)
+    assert message in text
+    assert "\n" not in text
+    assert text.startswith("<input>: ")
+
+
+def test_odd_keys_are_quoted_in_paths() -> None:
+    doc = full_doc()
+    doc["groups"]["Group A.b"] = doc["groups"].pop("GroupA")
+    doc["groups"]["Group A.b"]["consumers"][0]["clientId"] = 5
+    with pytest.raises(InputError, match=r'groups\["Group A.b"\]\.consumers\[0\]\.clientId'):
+        parse_snapshot(doc)
+
+
+def test_file_errors(tmp_path: Path) -> None:
+    with pytest.raises(InputError, match="no such file"):
+        load_snapshot(tmp_path / "missing.json")
+    with pytest.raises(InputError, match="is a directory"):
+        load_snapshot(tmp_path)
+    empty = tmp_path / "empty.json"
+    empty.write_text("  \n")
+    with pytest.raises(InputError, match="empty file"):
+        load_snapshot(empty)
+
+
+def test_json_syntax_errors_give_line_and_column(tmp_path: Path) -> None:
+    bad = tmp_path / "bad.json"
+    bad.write_text('{\n  "format": "rmqlb.snapshot/1",\n  "topics": {,}\n}\n')
+    with pytest.raises(InputError) as info:
+        load_snapshot(bad)
+    assert str(info.value).startswith(f"{bad}: invalid JSON: ")
+    assert "line 3 column" in str(info.value)
+
+
+def test_validation_errors_name_the_file(tmp_path: Path) -> None:
+    path = tmp_path / "snap.json"
+    path.write_text(
+        json.dumps({"format": "rmqlb.snapshot/1", "topics": {"T": {"queues": "x"}}, "groups": {}})
+    )
+    with pytest.raises(InputError, match=rf"^{path}: topics\.T\.queues: expected an integer"):
+        load_snapshot(path)
+
+
+def test_utf8_bom_is_accepted(tmp_path: Path) -> None:
+    path = tmp_path / "bom.json"
+    path.write_bytes(b"\xef\xbb\xbf" + json.dumps(full_doc()).encode())
+    assert load_snapshot(path) == parse_snapshot(full_doc())
+
+
+def test_save_to_an_unwritable_place_is_an_input_error(tmp_path: Path) -> None:
+    with pytest.raises(InputError, match="cannot write"):
+        save_snapshot(parse_snapshot(full_doc()), tmp_path / "missing-dir" / "x.json")
