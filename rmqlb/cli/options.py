@@ -1,25 +1,45 @@
-"""Options shared by several commands (design §3 conventions), and the helpers that read them."""
+"""Options shared by several commands (design §3 conventions), and the helpers that read them.
+
+``Output`` lives in :mod:`rmqlb.render.formats` (the renderers' closed enum) and is
+re-exported here so commands keep importing it from one place.
+"""
 
 from __future__ import annotations
 
 import os
 import sys
 from enum import StrEnum
+from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, TextIO
 
 import typer
 
+from rmqlb.render.formats import Output
+
 if TYPE_CHECKING:
     from rich.console import Console
 
-
-class Output(StrEnum):
-    """``--output``: the four report formats."""
-
-    table = "table"
-    plain = "plain"
-    markdown = "markdown"
-    json = "json"
+__all__ = [
+    "DEFAULT_TIMEOUT",
+    "AccessKeyOption",
+    "AllGroupsOption",
+    "ColorOption",
+    "FailOn",
+    "FailOnOption",
+    "NamesrvOption",
+    "Output",
+    "OutputOption",
+    "SecretKeyOption",
+    "TimeoutOption",
+    "TlsCaOption",
+    "TlsCertOption",
+    "TlsInsecureOption",
+    "TlsKeyOption",
+    "TlsOption",
+    "make_console",
+    "resolve_output",
+    "use_color",
+]
 
 
 class FailOn(StrEnum):
@@ -90,3 +110,62 @@ def make_console(
         highlight=False,
         soft_wrap=False,
     )
+
+
+# ----- live-cluster options (shared by ``explain -n`` and ``dump``) ----------------------------
+
+NamesrvOption = Annotated[
+    str | None,
+    typer.Option(
+        "--namesrv",
+        "-n",
+        envvar="NAMESRV_ADDR",
+        help="NameServer address(es), semicolon-separated (default: $NAMESRV_ADDR).",
+        show_default=False,
+    ),
+]
+AllGroupsOption = Annotated[
+    bool,
+    typer.Option("--all-groups", help="Every non-system consumer group found on the brokers."),
+]
+TimeoutOption = Annotated[
+    float,
+    typer.Option("--timeout", min=0.001, help="Deadline per request, in seconds."),
+]
+TlsOption = Annotated[bool, typer.Option("--tls", help="Connect with TLS.")]
+TlsInsecureOption = Annotated[
+    bool,
+    typer.Option("--tls-insecure", help="TLS without certificate verification (test clusters)."),
+]
+TlsCaOption = Annotated[
+    Path | None,
+    typer.Option("--tls-ca", help="CA bundle to verify the servers with.", show_default=False),
+]
+TlsCertOption = Annotated[
+    Path | None,
+    typer.Option("--tls-cert", help="Client certificate (PEM) for mutual TLS.", show_default=False),
+]
+TlsKeyOption = Annotated[
+    Path | None,
+    typer.Option("--tls-key", help="Client private key (PEM) for mutual TLS.", show_default=False),
+]
+AccessKeyOption = Annotated[
+    str | None,
+    typer.Option(
+        "--access-key",
+        envvar="ROCKETMQ_ACCESS_KEY",
+        help="ACL access key (default: $ROCKETMQ_ACCESS_KEY).",
+        show_default=False,
+    ),
+]
+SecretKeyOption = Annotated[
+    str | None,
+    typer.Option(
+        "--secret-key",
+        envvar="ROCKETMQ_SECRET_KEY",
+        help="ACL secret key (default: $ROCKETMQ_SECRET_KEY); never printed or saved.",
+        show_default=False,
+    ),
+]
+DEFAULT_TIMEOUT = 5.0
+"""Seconds per request, like mqadmin."""

@@ -1,0 +1,366 @@
+"""``rmqlb explain``: expected vs actual queue ownership per group and topic, with findings.
+
+The command is thin: acquire a snapshot (a ``--dump`` file or a live cluster), hand it to
+:func:`rmqlb.diagnose.diagnose`, render the report, return the exit code (design §3).
+``--watch`` repeats the acquire/diagnose/render cycle and marks what changed.
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated
+
+import typer
+
+from rmqlb.cli.app import app
+from rmqlb.cli.options import (
+    DEFAULT_TIMEOUT,
+    AccessKeyOption,
+    AllGroupsOption,
+    ColorOption,
+    FailOn,
+    FailOnOption,
+    NamesrvOption,
+    Output,
+    OutputOption,
+    SecretKeyOption,
+    TimeoutOption,
+    TlsCaOption,
+    TlsCertOption,
+    TlsInsecureOption,
+    TlsKeyOption,
+    TlsOption,
+    make_console,
+    resolve_output,
+)
+from rmqlb.errors import InputError, RmqlbError
+
+if TYPE_CHECKING:
+    from rich.console import Console, RenderableType
+
+    from rmqlb.diagnose.report import Report
+    from rmqlb.model.snapshot import Snapshot
+    from rmqlb.render import RenderOptions
+    from rmqlb.render.changes import ReportChanges
+
+_sleep: Callable[[float], None] = time.sleep
+"""The pause between ``--watch`` polls (a seam: tests replace it to change the file)."""
+
+
+@app.command()
+def explain(  # noqa: PLR0917  (typer maps every option to a parameter)
+    ctx: typer.Context,
+    groups: Annotated[
+        list[str] | None,
+        typer.Argument(
+            metavar="GROUP...",
+            help="Consumer groups to explain (default: every group in the snapshot).",
+            show_default=False,
+        ),
+    ] = None,
+    dump: Annotated[
+        str | None,
+        typer.Option(
+            "--dump",
+            "-d",
+            metavar="FILE",
+            help="Snapshot file (rmqlb.snapshot/1) to explain; '-' reads stdin.",
+            show_default=False,
+        ),
+    ] = None,
+    namesrv: NamesrvOption = None,
+    topic: Annotated[
+        str | None,
+        typer.Option("--topic", "-t", help="Only this topic.", show_default=False),
+    ] = None,
+    strategy: Annotated[
+        str | None,
+        typer.Option(
+            "--strategy",
+            help="Strategy for 'expected', e.g. AVG or CONSISTENT_HASH:vnodes=20 "
+            "(default: the group's, else the one its clients report, else AVG).",
+            show_default=False,
+        ),
+    ] = None,
+    output: OutputOption = None,
+    color: ColorOption = None,
+    fail_on: FailOnOption = FailOn.error,
+    all_queues: Annotated[
+        bool,
+        typer.Option(
+            "--all-queues", help="Show every queue row of large topics, not only problems."
+        ),
+    ] = False,
+    max_imbalance: Annotated[
+        float | None,
+        typer.Option(
+            "--max-imbalance",
+            min=1.0,
+            metavar="RATIO",
+            help="Report IMBALANCE when max/min queues per consumer exceeds this ratio.",
+            show_default=False,
+        ),
+    ] = None,
+    watch: Annotated[
+        float | None,
+        typer.Option(
+            "--watch",
+            min=0.1,
+            metavar="SECONDS",
+            help="Poll again every SECONDS and mark what changed; Ctrl-C stops (exit 0).",
+            show_default=False,
+        ),
+    ] = None,
+    count: Annotated[
+        int | None,
+        typer.Option(
+            "--count", min=1, help="With --watch: stop after N polls.", show_default=False
+        ),
+    ] = None,
+    timeout: TimeoutOption = DEFAULT_TIMEOUT,
+    tls: TlsOption = False,
+    tls_insecure: TlsInsecureOption = False,
+    tls_ca: TlsCaOption = None,
+    tls_cert: TlsCertOption = None,
+    tls_key: TlsKeyOption = None,
+    access_key: AccessKeyOption = None,
+    secret_key: SecretKeyOption = None,
+    all_groups: AllGroupsOption = False,
+) -> int:
+    """Explain who should hold which queue, who does, and every problem with its fix.
+
+    Reads a snapshot (--dump FILE) or a live cluster (-n ADDR, default $NAMESRV_ADDR).
+
+    Exit codes: 0 nothing at or above --fail-on, 1 findings at or above it,
+    2 bad input, 3 cluster unreachable, 4 partial data.
+    """
+    from typer._click.exceptions import UsageError
+
+    from rmqlb.diagnose.report import exit_code
+    from rmqlb.render import RenderOptions
+
+    if dump is not None and namesrv is not None and not _namesrv_from_env(ctx):
+        raise UsageError("give either --dump FILE or -n/--namesrv ADDR, not both", ctx)
+    if dump is None and not namesrv:
+        raise UsageError("give --dump FILE or -n/--namesrv ADDR (or set NAMESRV_ADDR)", ctx)
+    if count is not None and watch is None:
+        raise UsageError("--count only makes sense with --watch", ctx)
+    if watch is not None and dump == "-":
+        raise UsageError("--watch cannot re-read stdin: give --dump a file", ctx)
+
+    if dump is not None:
+        source = dump
+
+        def acquire() -> Snapshot:
+            return _load_dump(source)
+
+    else:
+        from rmqlb.cli.live import LiveOptions
+
+        live = LiveOptions(
+            namesrv=namesrv or (),
+            groups=tuple(groups or ()),
+            all_groups=all_groups,
+            timeout=timeout,
+            tls=tls,
+            tls_insecure=tls_insecure,
+            tls_ca=tls_ca,
+            tls_cert=tls_cert,
+            tls_key=tls_key,
+            access_key=access_key,
+            secret_key=secret_key,
+            progress=watch is None,  # a progress bar would fight the --watch redraw
+        )
+
+        def acquire() -> Snapshot:
+            from rmqlb.cli.live import snapshot_from_cluster
+
+            return snapshot_from_cluster(live)
+
+    analyse = _analyser(groups, topic, strategy, max_imbalance)
+    fmt = resolve_output(output)
+    console = make_console(color)
+    options = RenderOptions(
+        fail_on=fail_on.value, all_queues=all_queues, pretty_json=sys.stdout.isatty()
+    )
+    if watch is not None:
+        return _watch(
+            acquire,
+            analyse,
+            fmt,
+            console,
+            options,
+            interval=watch,
+            count=count,
+            redraw=sys.stdout.isatty(),
+        )
+    report = analyse(acquire())
+    _render(report, fmt, console, options)
+    return int(exit_code(report, fail_on.value))
+
+
+# ----- acquisition and analysis ------------------------------------------------------------
+
+
+def _namesrv_from_env(ctx: typer.Context) -> bool:
+    """Whether ``--namesrv`` came from ``$NAMESRV_ADDR`` rather than the command line."""
+    from typer._click.core import ParameterSource
+
+    return ctx.get_parameter_source("namesrv") is ParameterSource.ENVIRONMENT
+
+
+def _load_dump(source: str) -> Snapshot:
+    """The snapshot in ``source`` (a path, or ``-`` for stdin)."""
+    if source == "-":
+        from rmqlb.snapshot import decode_json, parse_snapshot
+
+        return parse_snapshot(decode_json(sys.stdin.buffer.read(), "<stdin>"), source="<stdin>")
+    from rmqlb.snapshot import load_snapshot
+
+    return load_snapshot(Path(source))
+
+
+def _analyser(
+    groups: list[str] | None,
+    topic: str | None,
+    strategy: str | None,
+    max_imbalance: float | None,
+) -> Callable[[Snapshot], Report]:
+    """``snapshot -> report`` with the command's filters and thresholds bound."""
+    from rmqlb.diagnose import DiagnoseOptions, diagnose
+    from rmqlb.model.strategy import parse_strategy_spec
+
+    spec = parse_strategy_spec(strategy) if strategy is not None else None
+    options = (
+        DiagnoseOptions() if max_imbalance is None else DiagnoseOptions(max_imbalance=max_imbalance)
+    )
+    wanted = list(groups) if groups else None
+
+    def analyse(snapshot: Snapshot) -> Report:
+        return diagnose(snapshot, groups=wanted, topic=topic, strategy=spec, options=options)
+
+    return analyse
+
+
+# ----- output ------------------------------------------------------------------------------
+
+
+def _render(report: Report, fmt: Output, console: Console, options: RenderOptions) -> None:
+    """One report on stdout: tables through the console, text formats straight to the stream."""
+    from rmqlb.render import render
+
+    render(report, fmt, console if fmt is Output.table else console.file, options)
+
+
+def _renderable(
+    report: Report, fmt: Output, console: Console, options: RenderOptions
+) -> RenderableType:
+    """The report as one Rich renderable, for ``rich.live.Live``."""
+    import io
+
+    from rich.text import Text
+
+    from rmqlb.render import render
+    from rmqlb.render.rich import build
+
+    if fmt is Output.table:
+        return build(report, options, console.width)
+    buffer = io.StringIO()
+    render(report, fmt, buffer, options)
+    return Text(buffer.getvalue().rstrip("\n"))
+
+
+def _changes_summary(changes: ReportChanges | None, marked: bool = False) -> str:
+    if changes is None:
+        return "first poll"
+    moved = len(changes.queues)
+    return (
+        f"{moved} queue{'s' if moved != 1 else ''} changed owner"
+        f"{' (marked *)' if marked and moved else ''}, "
+        f"{len(changes.new_findings)} new finding(s), "
+        f"{len(changes.cleared_findings)} cleared"
+    )
+
+
+def _watch(
+    acquire: Callable[[], Snapshot],
+    analyse: Callable[[Snapshot], Report],
+    fmt: Output,
+    console: Console,
+    options: RenderOptions,
+    *,
+    interval: float,
+    count: int | None,
+    redraw: bool,
+) -> int:
+    """Poll, diagnose and show until Ctrl-C (exit 0) or ``count`` polls (the last report's
+    exit code). A terminal redraws in place; anything else gets the first report, then only
+    the changes. A failing poll after the first is reported on stderr and skipped."""
+    import dataclasses
+    import json
+    from contextlib import nullcontext
+
+    from rich.console import Group
+    from rich.live import Live
+    from rich.text import Text
+
+    from rmqlb.diagnose.report import exit_code
+    from rmqlb.render.changes import describe_changes, diff_reports
+    from rmqlb.render.json import changes_to_json
+
+    previous: Report | None = None
+    poll = 0
+    live = (
+        Live(console=console, auto_refresh=False, transient=False, redirect_stderr=False)
+        if redraw
+        else None
+    )
+    try:
+        with live if live is not None else nullcontext():
+            while True:
+                poll += 1
+                stamp = time.strftime("%H:%M:%S")
+                failure = ""
+                try:
+                    report = analyse(acquire())
+                except RmqlbError as exc:
+                    if previous is None:
+                        raise
+                    failure = f"poll {poll} failed, keeping the last report: {exc}"
+                    sys.stderr.write(f"rmqlb: {failure}\n")
+                    report = previous
+                changes = diff_reports(previous, report) if previous is not None else None
+                shown = dataclasses.replace(options, changes=changes)
+                if live is not None:
+                    status = Text(
+                        f"watching every {interval:g}s · poll {poll} at {stamp} · "
+                        f"{_changes_summary(changes, marked=True)} · Ctrl-C stops",
+                        style="dim",
+                    )
+                    if failure:
+                        status.append("\n" + failure, style="bold red")
+                    live.update(
+                        Group(status, _renderable(report, fmt, console, shown)), refresh=True
+                    )
+                elif changes is None:
+                    _render(report, fmt, console, shown)
+                elif not changes.empty:
+                    out = console.file
+                    if fmt is Output.json:
+                        out.write(json.dumps(changes_to_json(changes, poll)) + "\n")
+                    else:
+                        out.write(f"poll {poll} at {stamp}: {_changes_summary(changes)}\n")
+                        out.writelines(f"  {line}\n" for line in describe_changes(changes))
+                    out.flush()
+                previous = report
+                if count is not None and poll >= count:
+                    break
+                _sleep(interval)
+    except KeyboardInterrupt:
+        return 0
+    if previous is None:  # pragma: no cover - the loop always polls at least once
+        raise InputError("no poll completed")
+    return int(exit_code(previous, options.fail_on))

@@ -1,0 +1,75 @@
+"""Turn a :class:`~rmqlb.diagnose.report.Report` into text: one :class:`Renderer` per
+:class:`Output` format, chosen through the closed enum.
+
+::
+
+    Output.table    -> rmqlb.render.rich.RichRenderer      colour tables (Rich)
+    Output.plain    -> rmqlb.render.text.PlainRenderer     tabulate "simple" tables
+    Output.markdown -> rmqlb.render.text.MarkdownRenderer  GitHub Markdown
+    Output.json     -> rmqlb.render.json.JsonRenderer      the rmqlb.report/1 contract
+
+Renderers write to an injected Rich ``Console`` or text stream and never create a console of
+their own at import time. This package imports nothing heavy: the implementations (Rich,
+tabulate) load when :func:`get_renderer` first asks for them.
+"""
+
+from __future__ import annotations
+
+from typing import IO, TYPE_CHECKING, Protocol, assert_never
+
+from rmqlb.render.formats import Output
+from rmqlb.render.options import LARGE_TOPIC_QUEUES, RenderOptions
+
+if TYPE_CHECKING:
+    from rich.console import Console
+
+    from rmqlb.diagnose.report import Report
+
+__all__ = [
+    "LARGE_TOPIC_QUEUES",
+    "Output",
+    "RenderOptions",
+    "Renderer",
+    "get_renderer",
+    "render",
+]
+
+
+class Renderer(Protocol):
+    """Writes one report in one format to a console or a stream."""
+
+    def render(self, report: Report, target: Console | IO[str], options: RenderOptions) -> None:
+        """Write ``report`` to ``target``."""
+
+
+def get_renderer(fmt: Output) -> Renderer:
+    """The renderer for ``fmt``; every :class:`Output` member has one (mypy checks the match
+    is exhaustive through ``assert_never``)."""
+    # Imported here so ``rmqlb --help`` never loads Rich tables or tabulate.
+    if fmt is Output.table:
+        from rmqlb.render.rich import RichRenderer  # noqa: PLC0415
+
+        return RichRenderer()
+    if fmt is Output.plain:
+        from rmqlb.render.text import PlainRenderer  # noqa: PLC0415
+
+        return PlainRenderer()
+    if fmt is Output.markdown:
+        from rmqlb.render.text import MarkdownRenderer  # noqa: PLC0415
+
+        return MarkdownRenderer()
+    if fmt is Output.json:
+        from rmqlb.render.json import JsonRenderer  # noqa: PLC0415
+
+        return JsonRenderer()
+    assert_never(fmt)
+
+
+def render(
+    report: Report,
+    fmt: Output,
+    target: Console | IO[str],
+    options: RenderOptions | None = None,
+) -> None:
+    """Write ``report`` in format ``fmt`` to ``target``."""
+    get_renderer(fmt).render(report, target, options or RenderOptions())

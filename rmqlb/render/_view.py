@@ -1,0 +1,208 @@
+"""Presentation decisions shared by every text renderer: which rows show, what a cell says.
+
+Keeping them here means the Rich table, the plain/markdown text and the golden files agree
+on wording; each renderer only decides how it looks.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+from rmqlb.diagnose.report import (
+    ConsumerRow,
+    Finding,
+    GroupReport,
+    QueueRow,
+    QueueStatus,
+    Report,
+    Severity,
+    TopicReport,
+    exit_code,
+    sort_findings,
+)
+from rmqlb.errors import ExitCode
+from rmqlb.render.options import RenderOptions
+
+CHANGED_MARK = "*"
+
+
+@dataclass(frozen=True, slots=True)
+class QueueView:
+    """The queue rows to show and how many ok rows were left out."""
+
+    rows: tuple[QueueRow, ...]
+    hidden_ok: int
+    show_lag: bool
+
+
+def queue_changed(options: RenderOptions, group: str, topic: str, row: QueueRow) -> bool:
+    """Whether ``row`` changed owner since the last poll (always False outside --watch)."""
+    return options.changes is not None and options.changes.queue_changed(group, topic, row.queue)
+
+
+def queue_view(group: str, topic: TopicReport, options: RenderOptions) -> QueueView:
+    """Rows to show: all of them for small topics or ``all_queues``; otherwise problem rows
+    (and rows that changed since the last poll) only."""
+    show_lag = any(r.lag is not None for r in topic.queues)
+    if options.all_queues or len(topic.queues) <= options.large_topic:
+        return QueueView(topic.queues, 0, show_lag)
+    rows = tuple(
+        r
+        for r in topic.queues
+        if r.status is not QueueStatus.ok or queue_changed(options, group, topic.topic, r)
+    )
+    return QueueView(rows, len(topic.queues) - len(rows), show_lag)
+
+
+def hidden_line(hidden: int, total: int) -> str:
+    """The line that replaces the ok rows of a large topic."""
+    rows = "row" if hidden == 1 else "rows"
+    return f"{hidden} of {total} queues are ok; their {rows} are hidden (--all-queues shows them)"
+
+
+@dataclass(frozen=True, slots=True)
+class ConsumerView:
+    """The consumer rows to show (with their notes) and how many unremarkable ones were left out."""
+
+    rows: tuple[tuple[ConsumerRow, str], ...]
+    hidden: int
+
+
+def consumer_view(t: TopicReport, options: RenderOptions) -> ConsumerView:
+    """Every consumer for ordinary groups; for more than ``large_topic`` consumers (and no
+    ``all_queues``) only those with a note (idle, not subscribed, mismatch, unreachable)."""
+    rows = tuple((c, consumer_note(c, retry=t.retry)) for c in t.consumers)
+    if options.all_queues or len(rows) <= options.large_topic:
+        return ConsumerView(rows, 0)
+    shown = tuple(r for r in rows if r[1])
+    return ConsumerView(shown, len(rows) - len(shown))
+
+
+def hidden_consumers_line(hidden: int, total: int) -> str:
+    """The line that replaces the unremarkable consumer rows of a large group."""
+    rows = "row" if hidden == 1 else "rows"
+    return (
+        f"{hidden} of {total} consumers hold what they should; their {rows} are hidden "
+        "(--all-queues shows them)"
+    )
+
+
+def expected_text(row: QueueRow) -> str:
+    """The expected consumer, ``-`` when the queue is expected to fall to nobody."""
+    return row.expected if row.expected is not None else "-"
+
+
+def actual_list(row: QueueRow) -> list[str]:
+    """The actual holders as cell lines: ``unknown`` when not known, ``-`` when nobody."""
+    if row.actual is None:
+        return ["unknown"]
+    return list(row.actual) if row.actual else ["-"]
+
+
+def lag_text(lag: int | None) -> str:
+    """Lag as a cell: digits, or empty when unknown."""
+    return "" if lag is None else str(lag)
+
+
+def count_text(n: int | None) -> str:
+    """A queue count, ``?`` when unknown."""
+    return "?" if n is None else str(n)
+
+
+def consumer_note(c: ConsumerRow, *, retry: bool = False) -> str:
+    """Why a consumer row deserves attention, or ``""``.
+
+    ``idle``: subscribes but gets no queue (expected or actual); ``N queues never read``:
+    takes a share of the queues without subscribing, so that share is never consumed;
+    ``mismatch``: holds a different number of queues than expected; ``unreachable``: its
+    actual assignment is unknown. Nobody is called idle on a retry topic: it usually has
+    one queue, so all consumers but one hold none of it by design.
+    """
+    if not c.subscribes:
+        if c.expected > 0:
+            return f"{c.expected} queue{'s' if c.expected != 1 else ''} never read"
+        return ""
+    if (c.expected == 0 or c.actual == 0) and not retry:
+        return "idle"
+    if c.actual is None:
+        return "unreachable"
+    if c.actual != c.expected:
+        return "mismatch"
+    return ""
+
+
+def _same(text: str) -> str:
+    return text
+
+
+def group_header(g: GroupReport, name: Callable[[str], str] = _same) -> str:
+    """``Group G · CLUSTERING · strategy AVG``; ``name`` formats the group and strategy."""
+    return f"Group {name(g.group)} · {g.message_model} · strategy {name(g.strategy)}"
+
+
+def topic_header(t: TopicReport, name: Callable[[str], str] = _same) -> str:
+    """``Topic T · 16 queues · 3 consumers``; retry topics say so; ``name`` formats the topic."""
+    kind = "Retry topic" if t.retry else "Topic"
+    queues = "queue" if len(t.queues) == 1 else "queues"
+    subscribers = sum(1 for c in t.consumers if c.subscribes)
+    consumers = "consumer" if len(t.consumers) == 1 else "consumers"
+    text = f"{kind} {name(t.topic)} · {len(t.queues)} {queues} · {len(t.consumers)} {consumers}"
+    if subscribers != len(t.consumers):
+        text += f", {subscribers} subscribing"
+    return text
+
+
+def findings_by_group(report: Report) -> tuple[dict[str, list[Finding]], list[Finding]]:
+    """Findings per reported group (most severe first) and those of groups without tables."""
+    names = {g.group for g in report.groups}
+    per: dict[str, list[Finding]] = {name: [] for name in names}
+    rest: list[Finding] = []
+    for f in sort_findings(report.findings):
+        (per[f.group] if f.group in names else rest).append(f)
+    return per, rest
+
+
+def finding_where(f: Finding) -> str:
+    """``topic T`` or ``""``."""
+    return f"topic {f.topic}" if f.topic else ""
+
+
+def severity_counts(findings: Sequence[Finding]) -> str:
+    """``1 error, 2 warnings, 0 info``."""
+    counts = Counter(f.severity for f in findings)
+    e, w, i = counts[Severity.error], counts[Severity.warning], counts[Severity.info]
+    return f"{e} error{'s' if e != 1 else ''}, {w} warning{'s' if w != 1 else ''}, {i} info"
+
+
+def exit_line(report: Report, fail_on: str) -> str:
+    """What the exit code will be and why, e.g. ``exit 1: findings at or above --fail-on
+    error``."""
+    code = exit_code(report, fail_on)
+    if code is ExitCode.FINDINGS:
+        why = f"findings at or above --fail-on {fail_on}"
+    elif code is ExitCode.PARTIAL:
+        why = f"partial data, no finding at or above --fail-on {fail_on}"
+    else:
+        why = f"no finding at or above --fail-on {fail_on}"
+    return f"exit {int(code)}: {why}"
+
+
+def summary_line(report: Report) -> str:
+    """The footer's first line: counts by severity, e.g. ``3 findings: 2 errors, ...``."""
+    n = len(report.findings)
+    noun = "finding" if n == 1 else "findings"
+    return f"{n} {noun}: {severity_counts(report.findings)}"
+
+
+def partial_lines(report: Report) -> list[str]:
+    """The "partial data" section: one line per failed request (empty when complete)."""
+    if not report.errors:
+        return []
+    n = len(report.errors)
+    head = (
+        f"partial data: {n} request{'s' if n != 1 else ''} failed while capturing; "
+        "the tables above may be incomplete"
+    )
+    return [head, *(f"{e.target} {e.request}: {e.message}" for e in report.errors)]

@@ -1,0 +1,18 @@
+"""The closed set of report formats (``--output``).
+
+Kept in its own tiny module so the CLI can import the enum at start-up without pulling in
+Rich or tabulate; :func:`rmqlb.render.get_renderer` maps every member to an implementation.
+"""
+
+from __future__ import annotations
+
+from enum import StrEnum
+
+
+class Output(StrEnum):
+    """``--output``: the four report formats."""
+
+    table = "table"
+    plain = "plain"
+    markdown = "markdown"
+    json = "json"

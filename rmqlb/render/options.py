@@ -1,0 +1,31 @@
+"""What to show in a rendered report (kept free of heavy imports: the CLI loads it early)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from rmqlb.render.changes import ReportChanges
+
+LARGE_TOPIC_QUEUES = 32
+"""A topic with more queues than this shows only its problem rows unless ``all_queues``."""
+
+
+@dataclass(frozen=True, slots=True)
+class RenderOptions:
+    """How to render a report (what to show, not how it looks).
+
+    ``fail_on`` only feeds the footer's exit-code line and the JSON ``exitCode``;
+    ``large_topic`` is the queue (or consumer) count above which unremarkable rows are
+    hidden unless ``all_queues``;
+    ``changes`` (from :func:`rmqlb.render.changes.diff_reports`) marks what moved since the
+    previous ``--watch`` poll. ``pretty_json`` indents the JSON document (the CLI turns it
+    off when stdout is not a terminal: compact JSON is several times faster to write).
+    """
+
+    fail_on: str = "error"
+    all_queues: bool = False
+    large_topic: int = LARGE_TOPIC_QUEUES
+    changes: ReportChanges | None = None
+    pretty_json: bool = True

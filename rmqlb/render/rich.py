@@ -1,0 +1,278 @@
+"""The colour report: Rich tables per group and topic, findings, summary.
+
+:func:`build` returns one renderable, so ``--watch`` can hand it to ``rich.live.Live`` and
+redraw in place; :class:`RichRenderer` prints it on an injected Console.
+"""
+
+from __future__ import annotations
+
+from typing import IO
+
+from rich import box
+from rich.cells import cell_len
+from rich.console import Console, Group, RenderableType
+from rich.padding import Padding
+from rich.panel import Panel
+from rich.table import Table
+from rich.text import Text
+
+from rmqlb.diagnose.report import (
+    ConsumerRow,
+    Finding,
+    GroupReport,
+    QueueStatus,
+    Report,
+    Severity,
+    TopicReport,
+    exit_code,
+)
+from rmqlb.errors import ExitCode
+from rmqlb.render import _view as v
+from rmqlb.render.options import RenderOptions
+
+STATUS_STYLE: dict[QueueStatus, str] = {
+    QueueStatus.ok: "green",
+    QueueStatus.moved: "yellow",
+    QueueStatus.unknown: "yellow",
+    QueueStatus.unconsumed: "bold red",
+    QueueStatus.duplicate: "bold red",
+}
+SEVERITY_STYLE: dict[Severity, str] = {
+    Severity.error: "bold white on red",
+    Severity.warning: "bold black on yellow",
+    Severity.info: "bold white on blue",
+}
+CHANGED_STYLE = "bold magenta"
+
+
+def _group_header(g: GroupReport) -> Text:
+    return Text.assemble(
+        ("Group ", "bold"),
+        (g.group, "bold cyan"),
+        " · ",
+        (g.message_model, "cyan"),
+        " · strategy ",
+        (g.strategy, "bold"),
+    )
+
+
+def _topic_header(t: TopicReport) -> Text:
+    marker = "\x00"
+    before, _, after = v.topic_header(t, lambda _: marker).partition(marker)
+    return Text.assemble((before, "bold"), (t.topic, "bold cyan"), (after, "bold"))
+
+
+_GAP = 3  # padding + divider between two columns of an edgeless SIMPLE_HEAD table
+
+
+def _id_width(ids: list[str], fixed: list[int], id_columns: int, width: int) -> int:
+    """The minimum width of the client-id columns: the longest id when the table fits in
+    ``width``, else what the other columns leave (never below 12). Ids are never cut with
+    an ellipsis; on a console too narrow for them they fold onto a second line, whole."""
+    longest = max(map(cell_len, ids), default=1)
+    room = (width - sum(fixed) - _GAP * (len(fixed) + id_columns - 1)) // id_columns
+    return max(min(longest, room), min(longest, 12))
+
+
+def _queue_table(group: str, t: TopicReport, o: RenderOptions, width: int) -> list[RenderableType]:
+    view = v.queue_view(group, t, o)
+    out: list[RenderableType] = []
+    if view.rows:
+        table = Table(box=box.SIMPLE_HEAD, header_style="bold", pad_edge=False, show_edge=False)
+        table.add_column("Queue", no_wrap=True)
+        ids = [r.expected or "" for r in view.rows] + [a for r in view.rows for a in r.actual or ()]
+        fixed = [
+            max(len("Queue"), *(cell_len(r.queue.label()) + 2 for r in view.rows)),
+            max(len("Status"), *(len(r.status.value) for r in view.rows)),
+            *(
+                [max(len("Lag"), *(len(v.lag_text(r.lag)) for r in view.rows))]
+                if view.show_lag
+                else []
+            ),
+        ]
+        id_width = _id_width(ids, fixed, 2, width)
+        table.add_column("Expected", overflow="fold", min_width=id_width)
+        table.add_column("Actual", overflow="fold", min_width=id_width)
+        table.add_column("Status", no_wrap=True)
+        if view.show_lag:
+            table.add_column("Lag", justify="right", no_wrap=True)
+        for r in view.rows:
+            style = STATUS_STYLE[r.status]
+            changed = v.queue_changed(o, group, t.topic, r)
+            label = Text(r.queue.label())
+            if changed:
+                label.append(" " + v.CHANGED_MARK, style=CHANGED_STYLE)
+            expected = Text(v.expected_text(r), style="dim" if r.expected is None else "")
+            actual = Text(
+                "\n".join(v.actual_list(r)), style="" if r.status is QueueStatus.ok else style
+            )
+            cells: list[RenderableType] = [
+                label,
+                expected,
+                actual,
+                Text(r.status.value, style=style),
+            ]
+            if view.show_lag:
+                cells.append(v.lag_text(r.lag))
+            table.add_row(*cells, style="bold" if changed else None)
+        out.append(table)
+    if view.hidden_ok:
+        out.append(Text(v.hidden_line(view.hidden_ok, len(t.queues)), style="dim italic"))
+    if o.changes is not None and any(v.queue_changed(o, group, t.topic, r) for r in view.rows):
+        out.append(Text(f"{v.CHANGED_MARK} owner changed since the last poll", style=CHANGED_STYLE))
+    return out
+
+
+def _consumer_style(c: ConsumerRow, note: str) -> str:
+    if not note:
+        return ""
+    return "bold red" if not c.subscribes else "bold yellow" if note == "idle" else "yellow"
+
+
+def _consumer_table(
+    t: TopicReport, show_lag: bool, width: int, o: RenderOptions
+) -> list[RenderableType]:
+    if not t.consumers:
+        return [Text("No consumer in this group.", style="yellow")]
+    view = v.consumer_view(t, o)
+    out: list[RenderableType] = []
+    if view.rows:
+        out.append(_consumer_rows(view.rows, show_lag, width))
+    if view.hidden:
+        out.append(Text(v.hidden_consumers_line(view.hidden, len(t.consumers)), style="dim italic"))
+    return out
+
+
+def _consumer_rows(
+    rows: tuple[tuple[ConsumerRow, str], ...], show_lag: bool, width: int
+) -> RenderableType:
+    table = Table(box=box.SIMPLE_HEAD, header_style="bold", pad_edge=False, show_edge=False)
+    fixed = [
+        len("Subscribes"),
+        max(len("Strategy"), *(cell_len(c.strategy or "?") for c, _ in rows)),
+        len("Expected"),
+        max(len("Actual"), *(len(v.count_text(c.actual)) for c, _ in rows)),
+        *([max(3, *(len(v.lag_text(c.lag)) for c, _ in rows))] if show_lag else []),
+        max(len("Note"), *(cell_len(note) for _, note in rows)),
+    ]
+    id_width = _id_width([c.client_id for c, _ in rows], fixed, 1, width)
+    table.add_column("Client ID", overflow="fold", min_width=id_width)
+    table.add_column("Subscribes", no_wrap=True)
+    table.add_column("Strategy", overflow="fold")
+    table.add_column("Expected", justify="right", no_wrap=True)
+    table.add_column("Actual", justify="right", no_wrap=True)
+    if show_lag:
+        table.add_column("Lag", justify="right", no_wrap=True)
+    table.add_column("Note", no_wrap=True, min_width=fixed[-1])
+    for c, note in rows:
+        cells: list[RenderableType] = [
+            c.client_id,
+            "yes" if c.subscribes else Text("no", style="red"),
+            c.strategy or "?",
+            str(c.expected),
+            v.count_text(c.actual),
+        ]
+        if show_lag:
+            cells.append(v.lag_text(c.lag))
+        cells.append(note)
+        table.add_row(*cells, style=_consumer_style(c, note) or None)
+    return table
+
+
+def _finding(f: Finding, o: RenderOptions) -> RenderableType:
+    head = Text.assemble(
+        (f" {f.severity.value.upper()} ", SEVERITY_STYLE[f.severity]),
+        " ",
+        (f.code.value, "bold"),
+    )
+    if f.topic:
+        head.append(f"  {v.finding_where(f)}", style="cyan")
+    if o.changes is not None and o.changes.finding_is_new(f):
+        head.append("  new", style=CHANGED_STYLE)
+    lines: list[RenderableType] = [head, Padding(Text(f.message), (0, 0, 0, 2))]
+    if f.hint:
+        lines.append(Padding(Text.assemble(("fix: ", "bold green"), f.hint), (0, 0, 0, 2)))
+    return Group(*lines)
+
+
+def _findings(title: Text, findings: list[Finding], o: RenderOptions) -> list[RenderableType]:
+    out: list[RenderableType] = [title]
+    if not findings:
+        out.append(Text("No findings.", style="green"))
+    out += [_finding(f, o) for f in findings]
+    if o.changes is not None:
+        for f in o.changes.cleared_findings:
+            where = f" {v.finding_where(f)}" if f.topic else ""
+            out.append(
+                Text(f"cleared since the last poll: {f.code.value} {f.group}{where}", CHANGED_STYLE)
+            )
+    out.append(Text(""))
+    return out
+
+
+def _footer(report: Report, o: RenderOptions) -> Text:
+    counts = {s: sum(1 for f in report.findings if f.severity is s) for s in Severity}
+    text = Text("Summary: ", style="bold")
+    n = len(report.findings)
+    text.append(f"{n} finding{'s' if n != 1 else ''}: ")
+    parts = [
+        (f"{counts[Severity.error]} error{'s' if counts[Severity.error] != 1 else ''}", "red"),
+        (
+            f"{counts[Severity.warning]} warning{'s' if counts[Severity.warning] != 1 else ''}",
+            "yellow",
+        ),
+        (f"{counts[Severity.info]} info", "blue"),
+    ]
+    for i, (label, style) in enumerate(parts):
+        if i:
+            text.append(", ")
+        text.append(label, style=style if label[0] != "0" else "")
+    code = exit_code(report, o.fail_on)
+    text.append("\nExit code ", style="bold")
+    text.append(
+        v.exit_line(report, o.fail_on).removeprefix("exit "),
+        style="red" if code is ExitCode.FINDINGS else "yellow" if code else "green",
+    )
+    return text
+
+
+def build(report: Report, options: RenderOptions | None = None, width: int = 100) -> RenderableType:
+    """The whole colour report as one renderable, laid out for a console ``width`` wide."""
+    o = options or RenderOptions()
+    parts: list[RenderableType] = []
+    per_group, rest = v.findings_by_group(report)
+    if not report.groups and not report.findings:
+        parts.append(Text("No consumer group matched.", style="yellow"))
+    for g in report.groups:
+        parts += [_group_header(g), Text("")]
+        if not g.topics:
+            parts += [Text("No topic to allocate for this group.", style="dim"), Text("")]
+        for t in g.topics:
+            view = v.queue_view(g.group, t, o)
+            parts.append(_topic_header(t))
+            parts += _queue_table(g.group, t, o, width)
+            parts += [Text(""), *_consumer_table(t, view.show_lag, width, o), Text("")]
+        parts += _findings(Text(f"Findings for {g.group}", style="bold"), per_group[g.group], o)
+    if rest:
+        parts += _findings(Text("Other findings", style="bold"), rest, o)
+    if report.errors:
+        head, *items = v.partial_lines(report)
+        body = Text(head, style="bold")
+        for item in items:
+            body.append("\n  - " + item, style="")
+        parts.append(Panel(body, title="partial data", border_style="red", expand=False))
+    parts.append(_footer(report, o))
+    return Group(*parts)
+
+
+class RichRenderer:
+    """Colour tables on a Rich console (colours follow the console's settings)."""
+
+    def render(self, report: Report, target: Console | IO[str], options: RenderOptions) -> None:
+        """Print the report on ``target`` (a stream gets a colourless console)."""
+        console = (
+            target
+            if isinstance(target, Console)
+            else Console(file=target, color_system=None, highlight=False)
+        )
+        console.print(build(report, options, console.width), highlight=False)

@@ -1,0 +1,94 @@
+"""The ``rmqlb.report/1`` JSON contract as a schema-like check (exact keys and types).
+
+The contract of the explain issue, plus what ``report_to_json`` documents on top of it:
+``topics[].retry``, ``consumers[].lag`` and the top-level ``errors`` list.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+SEVERITIES = {"error", "warning", "info"}
+STATUSES = {"ok", "moved", "unconsumed", "duplicate", "unknown"}
+
+
+def _keys(obj: Any, expected: set[str], where: str) -> None:
+    assert isinstance(obj, dict), f"{where}: expected an object, got {type(obj).__name__}"
+    assert set(obj) == expected, f"{where}: keys {sorted(obj)} != {sorted(expected)}"
+
+
+def _opt_int(value: Any) -> bool:
+    return value is None or (isinstance(value, int) and not isinstance(value, bool))
+
+
+def _int(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _queue_ref(q: Any, where: str) -> None:
+    _keys(q, {"brokerName", "queueId"}, where)
+    assert isinstance(q["brokerName"], str), where
+    assert _int(q["queueId"]), where
+
+
+def assert_report_contract(doc: Any) -> None:
+    """Fail with the JSON path of the first deviation from the contract."""
+    _keys(doc, {"format", "groups", "findings", "errors", "exitCode"}, "$")
+    assert doc["format"] == "rmqlb.report/1"
+    assert doc["exitCode"] in (0, 1, 4), "$.exitCode"
+    assert isinstance(doc["groups"], list)
+    for gi, g in enumerate(doc["groups"]):
+        w = f"$.groups[{gi}]"
+        _keys(g, {"group", "messageModel", "strategy", "topics"}, w)
+        assert isinstance(g["group"], str), w
+        assert g["messageModel"] in ("CLUSTERING", "BROADCASTING"), w
+        assert isinstance(g["strategy"], str), w
+        assert isinstance(g["topics"], list), w
+        for ti, t in enumerate(g["topics"]):
+            wt = f"{w}.topics[{ti}]"
+            _keys(t, {"topic", "retry", "queues", "consumers"}, wt)
+            assert isinstance(t["topic"], str), wt
+            assert isinstance(t["retry"], bool), wt
+            for qi, q in enumerate(t["queues"]):
+                wq = f"{wt}.queues[{qi}]"
+                _keys(q, {"brokerName", "queueId", "expected", "actual", "status", "lag"}, wq)
+                assert isinstance(q["brokerName"], str), wq
+                assert _int(q["queueId"]), wq
+                assert q["expected"] is None or isinstance(q["expected"], str), wq
+                assert q["actual"] is None or (
+                    isinstance(q["actual"], list) and all(isinstance(a, str) for a in q["actual"])
+                ), wq
+                assert q["status"] in STATUSES, wq
+                assert _opt_int(q["lag"]), wq
+            for ci, c in enumerate(t["consumers"]):
+                wc = f"{wt}.consumers[{ci}]"
+                _keys(c, {"clientId", "subscribes", "strategy", "expected", "actual", "lag"}, wc)
+                assert isinstance(c["clientId"], str), wc
+                assert isinstance(c["subscribes"], bool), wc
+                assert c["strategy"] is None or isinstance(c["strategy"], str), wc
+                assert _int(c["expected"]), wc
+                assert _opt_int(c["actual"]), wc
+                assert _opt_int(c["lag"]), wc
+    assert isinstance(doc["findings"], list)
+    for fi, f in enumerate(doc["findings"]):
+        w = f"$.findings[{fi}]"
+        _keys(
+            f,
+            {"code", "severity", "group", "topic", "consumers", "queues", "message", "hint"},
+            w,
+        )
+        assert isinstance(f["code"], str) and f["code"].isupper(), w
+        assert f["severity"] in SEVERITIES, w
+        assert isinstance(f["group"], str), w
+        assert f["topic"] is None or isinstance(f["topic"], str), w
+        assert isinstance(f["consumers"], list), w
+        assert all(isinstance(c, str) for c in f["consumers"]), w
+        for qi, q in enumerate(f["queues"]):
+            _queue_ref(q, f"{w}.queues[{qi}]")
+        assert isinstance(f["message"], str) and f["message"], w
+        assert isinstance(f["hint"], str), w
+    assert isinstance(doc["errors"], list)
+    for ei, e in enumerate(doc["errors"]):
+        w = f"$.errors[{ei}]"
+        _keys(e, {"target", "request", "message"}, w)
+        assert all(isinstance(e[k], str) for k in e), w

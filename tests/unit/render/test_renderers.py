@@ -1,0 +1,177 @@
+"""Renderer selection, row filtering, client ids and the JSON contract."""
+
+from __future__ import annotations
+
+import dataclasses
+import io
+import json
+import re
+
+import pytest
+from report_builders import C1, C2, idle_report, large_report, queues, topic_report
+from report_contract import assert_report_contract
+from rich.console import Console
+
+from rmqlb.diagnose.report import GroupReport, QueueStatus, Report, exit_code
+from rmqlb.render import LARGE_TOPIC_QUEUES, Output, RenderOptions, get_renderer, render
+
+
+def _render(report: Report, fmt: Output, width: int = 100, **options: bool) -> str:
+    buffer = io.StringIO()
+    target = Console(width=width, file=buffer, color_system=None) if fmt is Output.table else buffer
+    render(report, fmt, target, RenderOptions(**options))  # type: ignore[arg-type]
+    return buffer.getvalue()
+
+
+@pytest.mark.parametrize("fmt", list(Output))
+def test_every_output_format_has_a_renderer(fmt: Output) -> None:
+    renderer = get_renderer(fmt)
+    assert callable(renderer.render)
+    text = _render(idle_report(), fmt)
+    assert "OrderTopic" in text
+    assert text.endswith("\n")
+
+
+def test_renderers_accept_a_console_and_a_stream() -> None:
+    for fmt in Output:
+        via_stream = _render(idle_report(), fmt)
+        buffer = io.StringIO()
+        render(idle_report(), fmt, Console(file=buffer, width=100, color_system=None))
+        assert buffer.getvalue() == via_stream
+
+
+def _sized_report(n: int) -> Report:
+    mqs = queues("T", "broker-a", n)
+    half = n // 2
+    # C2 never rebalanced: holds nothing, so its half is unconsumed.
+    topic = topic_report("T", mqs, {C1: mqs[:half], C2: mqs[half:]}, {C1: mqs[:half], C2: []})
+    return Report((GroupReport("G", "CLUSTERING", "AVG", (topic,)),), ())
+
+
+@pytest.mark.parametrize("fmt", [Output.table, Output.plain, Output.markdown])
+def test_large_topics_hide_ok_rows_unless_all_queues(fmt: Output) -> None:
+    small, large = LARGE_TOPIC_QUEUES, LARGE_TOPIC_QUEUES + 2
+    text = _render(_sized_report(small), fmt)
+    assert "hidden" not in text
+    assert text.count("broker-a:") == small
+
+    text = _render(_sized_report(large), fmt)
+    ok_rows = large // 2
+    assert f"{ok_rows} of {large} queues are ok" in text
+    shown = [line for line in text.splitlines() if "broker-a:" in line]
+    assert len(shown) == large - ok_rows
+    assert all("unconsumed" in line for line in shown)
+
+    text = _render(_sized_report(large), fmt, all_queues=True)
+    assert "hidden" not in text
+    assert text.count("broker-a:") == large
+
+
+LONG_ID = "172.16.254.101@PID#31337#1700000000123456789@unit-blue"
+
+
+def _long_id_report() -> Report:
+    mqs = queues("T", "broker-a", 2)
+    topic = topic_report("T", mqs, {LONG_ID: mqs, C2: []}, {LONG_ID: mqs, C2: []})
+    return Report((GroupReport("G", "CLUSTERING", "AVG", (topic,)),), ())
+
+
+def test_client_ids_are_shown_whole_on_one_line_when_they_fit() -> None:
+    for fmt in Output:
+        text = _render(_long_id_report(), fmt, width=160)
+        assert LONG_ID in text, fmt
+
+
+@pytest.mark.parametrize("width", [60, 80])
+def test_client_ids_fold_but_are_never_cut_on_a_narrow_console(width: int) -> None:
+    text = _render(_long_id_report(), Output.table, width=width)
+    assert "…" not in text
+    assert "Status" in text  # the id columns never push the status off the screen
+    lines = text.splitlines()
+    header = next(i for i, line in enumerate(lines) if line.startswith("Client ID"))
+    column = lines[header].index("Subscribes")
+    pieces = []
+    for line in lines[header + 2 :]:
+        if not line.strip():
+            break
+        pieces.append(line[:column].strip())
+    assert "".join(pieces) == LONG_ID + C2
+
+
+def test_idle_consumer_is_flagged_in_every_text_format() -> None:
+    for fmt in (Output.table, Output.plain, Output.markdown):
+        line = next(x for x in _render(idle_report(), fmt).splitlines() if C2 in x and "AVG" in x)
+        assert "idle" in line
+
+
+def test_markdown_escapes_pipes_so_tables_stay_intact() -> None:
+    cid = "10.0.0.9@weird|name"
+    mqs = queues("T", "broker-a", 1)
+    topic = topic_report("T", mqs, {cid: mqs}, {cid: mqs})
+    report = Report((GroupReport("G", "CLUSTERING", "AVG", (topic,)),), ())
+    lines = _render(report, Output.markdown).splitlines()
+
+    def cells(line: str) -> int:
+        return len(re.split(r"(?<!\\)\|", line))
+
+    header = lines.index(next(x for x in lines if x.startswith("| queue")))
+    assert cells(lines[header + 2]) == cells(lines[header])
+    assert "weird\\|name" in lines[header + 2]
+
+
+def test_partial_report_lists_what_is_missing() -> None:
+    report = large_report()
+    for fmt in (Output.table, Output.plain, Output.markdown):
+        text = _render(report, fmt)
+        assert "partial data" in text.lower()
+        assert "GET_CONSUMER_RUNNING_INFO" in text.replace("\\_", "_")
+        assert "Exit code 4" in text.replace("**", "")
+
+
+@pytest.mark.parametrize("fail_on", ["error", "warning", "never"])
+def test_json_follows_the_contract(named_report: tuple[str, Report], fail_on: str) -> None:
+    _, report = named_report
+    buffer = io.StringIO()
+    render(report, Output.json, buffer, RenderOptions(fail_on=fail_on))
+    doc = json.loads(buffer.getvalue())
+    assert_report_contract(doc)
+    assert doc["exitCode"] == int(exit_code(report, fail_on))
+    rows = [q for g in doc["groups"] for t in g["topics"] for q in t["queues"]]
+    assert len(rows) == sum(len(t.queues) for g in report.groups for t in g.topics)
+
+
+def test_json_keeps_every_row_of_large_topics() -> None:
+    doc = json.loads(_render(large_report(), Output.json))
+    assert len(doc["groups"][0]["topics"][0]["queues"]) == 48
+    statuses = {q["status"] for q in doc["groups"][0]["topics"][0]["queues"]}
+    assert statuses == {QueueStatus.ok.value, QueueStatus.unknown.value}
+
+
+def test_render_options_are_immutable() -> None:
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        RenderOptions().all_queues = True  # type: ignore[misc]
+
+
+@pytest.mark.parametrize("fmt", [Output.table, Output.plain, Output.markdown])
+def test_large_groups_show_only_remarkable_consumers(fmt: Output) -> None:
+    n = LARGE_TOPIC_QUEUES + 8
+    cids = [f"10.0.0.{i}@{i}" for i in range(n)]
+    mqs = queues("T", "broker-a", n - 1)  # one queue short: the last consumer is idle
+    expected = {c: mqs[i : i + 1] for i, c in enumerate(cids)}
+    topic = topic_report("T", mqs, expected, dict(expected))
+    report = Report((GroupReport("G", "CLUSTERING", "AVG", (topic,)),), ())
+    text = _render(report, fmt)
+    shown = [line for line in text.splitlines() if "10.0.0." in line and "yes" in line]
+    assert len(shown) == 1 and cids[-1] in shown[0] and "idle" in shown[0]
+    assert f"{n - 1} of {n} consumers hold what they should" in text
+    text = _render(report, fmt, all_queues=True)
+    assert sum(1 for line in text.splitlines() if "10.0.0." in line and "yes" in line) == n
+
+
+def test_json_is_compact_unless_pretty() -> None:
+    buffer = io.StringIO()
+    render(idle_report(), Output.json, buffer, RenderOptions(pretty_json=False))
+    assert buffer.getvalue().count("\n") == 1
+    pretty = _render(idle_report(), Output.json)
+    assert pretty.count("\n") > 10
+    assert json.loads(pretty) == json.loads(buffer.getvalue())
