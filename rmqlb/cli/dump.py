@@ -1,0 +1,123 @@
+"""``rmqlb dump``: capture a live cluster into a snapshot file."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from rmqlb.cli.app import app
+from rmqlb.cli.options import (
+    DEFAULT_TIMEOUT,
+    AccessKeyOption,
+    AllGroupsOption,
+    NamesrvOption,
+    SecretKeyOption,
+    TimeoutOption,
+    TlsCaOption,
+    TlsCertOption,
+    TlsInsecureOption,
+    TlsKeyOption,
+    TlsOption,
+)
+from rmqlb.errors import ExitCode
+
+
+@app.command()
+def dump(  # noqa: PLR0917  (typer maps every option to a parameter)
+    groups: Annotated[
+        list[str] | None,
+        typer.Argument(
+            metavar="GROUP...",
+            help="Consumer groups to capture (default: every non-system group).",
+            show_default=False,
+        ),
+    ] = None,
+    namesrv: NamesrvOption = None,
+    all_groups: AllGroupsOption = False,
+    output_file: Annotated[
+        Path | None,
+        typer.Option(
+            "--output",
+            "-o",
+            metavar="FILE",
+            help="Write the snapshot to FILE (default: stdout).",
+            show_default=False,
+        ),
+    ] = None,
+    redact: Annotated[
+        bool,
+        typer.Option("--redact", help="Replace client ids and addresses with stable pseudonyms."),
+    ] = False,
+    timeout: TimeoutOption = DEFAULT_TIMEOUT,
+    deadline: Annotated[
+        float | None,
+        typer.Option(
+            "--deadline",
+            min=0.001,
+            metavar="SECONDS",
+            help="Overall deadline for the capture (default: 6 x --timeout, at least 30 s).",
+            show_default=False,
+        ),
+    ] = None,
+    max_in_flight: Annotated[
+        int, typer.Option("--max-in-flight", min=1, help="Requests in flight at most.")
+    ] = 128,
+    tls: TlsOption = False,
+    tls_insecure: TlsInsecureOption = False,
+    tls_ca: TlsCaOption = None,
+    tls_cert: TlsCertOption = None,
+    tls_key: TlsKeyOption = None,
+    access_key: AccessKeyOption = None,
+    secret_key: SecretKeyOption = None,
+) -> int:
+    """Capture consumer groups, their clients, queues and offsets into a snapshot.
+
+    Only read-only requests are sent. Exit codes: 0 complete, 3 cluster unreachable,
+    4 partial (the failed requests are listed on stderr and in the snapshot's errors).
+    """
+    from rmqlb.cli.live import LiveOptions, snapshot_from_cluster
+    from rmqlb.snapshot import dumps_snapshot, save_snapshot
+    from rmqlb.snapshot import redact as redact_snapshot
+
+    if groups and all_groups:
+        raise typer.BadParameter("give GROUP names or --all-groups, not both")
+    opts = LiveOptions(
+        namesrv=namesrv or "",
+        groups=tuple(groups or ()),
+        all_groups=all_groups,
+        timeout=timeout,
+        deadline=deadline,
+        max_in_flight=max_in_flight,
+        tls=tls,
+        tls_insecure=tls_insecure,
+        tls_ca=tls_ca,
+        tls_cert=tls_cert,
+        tls_key=tls_key,
+        access_key=access_key,
+        secret_key=secret_key,
+    )
+    snapshot = snapshot_from_cluster(opts)
+    if redact:
+        snapshot = redact_snapshot(snapshot)
+    if output_file is None:
+        sys.stdout.write(dumps_snapshot(snapshot))
+        sys.stdout.flush()
+    else:
+        save_snapshot(snapshot, output_file)
+    consumers = sum(len(g.consumers) for g in snapshot.groups.values())
+    where = f" -> {output_file}" if output_file is not None else ""
+    sys.stderr.write(
+        f"rmqlb dump: {len(snapshot.groups)} groups, {consumers} consumers, "
+        f"{len(snapshot.topics)} topics{where}\n"
+    )
+    if snapshot.errors:
+        sys.stderr.write(f"rmqlb dump: partial snapshot, {len(snapshot.errors)} requests failed:\n")
+        for err in snapshot.errors[:20]:
+            sys.stderr.write(f"  {err.target}: {err.request}: {err.message}\n")
+        if len(snapshot.errors) > 20:
+            sys.stderr.write(f"  ... and {len(snapshot.errors) - 20} more (see 'errors')\n")
+        return int(ExitCode.PARTIAL)
+    return int(ExitCode.OK)

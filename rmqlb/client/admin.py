@@ -1,0 +1,224 @@
+"""Typed, read-only admin calls over pooled :class:`~rmqlb.client.connection.Connection`\\ s.
+
+Each method sends one request (protocol §5) and returns model objects decoded by
+:mod:`rmqlb.remoting.bodies`; a non-zero response code raises the matching
+:mod:`rmqlb.remoting.errors` class (``TopicNotExist``, ``ConsumerNotOnline`` ...), transport
+failures raise :mod:`rmqlb.client.errors` classes. SYSTEM_BUSY (code 2) is retried with
+exponential back-off inside the call's deadline. Only codes in ``READ_ONLY_CODES`` can be
+sent at all (the connection refuses the rest before writing).
+
+With :class:`~rmqlb.remoting.acl.Credentials` every request is signed as ACL 1.0/2.0
+expect (protocol §9): the
+secret key is used for the HMAC and for nothing else; it is never logged, printed or
+stored, and ``repr`` hides it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import time
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+from rmqlb.client.connection import Connection, Signer, TlsConfig
+from rmqlb.client.errors import ConnectFailed, RequestTimeout
+from rmqlb.model import BrokerInfo, QueueOffset, TopicRoute
+from rmqlb.remoting import bodies
+from rmqlb.remoting.acl import Credentials
+from rmqlb.remoting.codes import RequestCode, ResponseCode, request_code_name
+from rmqlb.remoting.errors import SystemBusy, response_error
+from rmqlb.remoting.frame import MAX_FRAME_SIZE, RemotingCommand
+
+
+@dataclass(frozen=True, slots=True)
+class ClientOptions:
+    """How the admin client connects: per-request timeout, TLS, ACL, limits."""
+
+    timeout: float = 5.0
+    tls: TlsConfig | None = None
+    credentials: Credentials | None = None
+    max_frame_size: int = MAX_FRAME_SIZE
+    busy_retries: int = 3
+    busy_backoff: float = 0.1
+    reconnect_after: float = 2.0
+
+
+class AdminClient:
+    """Read-only admin calls; one pooled connection per address. ``async with`` closes all."""
+
+    def __init__(self, options: ClientOptions | None = None) -> None:
+        self.options = options or ClientOptions()
+        self._connections: dict[str, Connection] = {}
+        self._locks: dict[str, asyncio.Lock] = {}
+        self._failed: dict[str, tuple[float, ConnectFailed]] = {}
+        creds = self.options.credentials
+        self._signer: Signer | None = creds.sign if creds is not None else None
+
+    async def __aenter__(self) -> AdminClient:
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.close()
+
+    async def close(self) -> None:
+        """Close every pooled connection."""
+        connections = list(self._connections.values())
+        self._connections.clear()
+        for conn in connections:
+            with contextlib.suppress(Exception):
+                await conn.close()
+
+    async def _connection(self, addr: str, timeout: float) -> Connection:
+        """The pooled connection to ``addr``, opened once however many callers ask.
+
+        A failed connect is remembered for ``reconnect_after`` seconds: callers queued behind
+        it fail at once with the same error instead of each waiting out its own connect
+        timeout against a dead address.
+        """
+        conn = self._connections.get(addr)
+        if conn is not None and not conn.closed:
+            return conn
+        lock = self._locks.setdefault(addr, asyncio.Lock())
+        try:
+            async with asyncio.timeout(timeout), lock:
+                conn = self._connections.get(addr)
+                if conn is not None and not conn.closed:
+                    return conn
+                failed = self._failed.get(addr)
+                if (
+                    failed is not None
+                    and time.monotonic() - failed[0] < self.options.reconnect_after
+                ):
+                    raise ConnectFailed(failed[1].message, addr)
+                try:
+                    conn = await Connection.open(
+                        addr,
+                        timeout=timeout,
+                        tls=self.options.tls,
+                        signer=self._signer,
+                        max_frame_size=self.options.max_frame_size,
+                    )
+                except ConnectFailed as exc:
+                    self._failed[addr] = (time.monotonic(), exc)
+                    raise
+                self._failed.pop(addr, None)
+                self._connections[addr] = conn
+                return conn
+        except TimeoutError as exc:
+            raise ConnectFailed(f"{addr}: connect timed out after {timeout:g} s", addr) from exc
+
+    async def call(
+        self,
+        addr: str,
+        code: int,
+        ext_fields: Mapping[str, str] | None = None,
+        *,
+        timeout: float | None = None,
+    ) -> RemotingCommand:
+        """Send ``code`` to ``addr``; return the successful response or raise.
+
+        The deadline ``timeout`` (default: the options') covers connecting, retries after
+        SYSTEM_BUSY and waiting.
+        """
+        budget = self.options.timeout if timeout is None else timeout
+        deadline = time.monotonic() + budget
+        attempt = 0
+        while True:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise RequestTimeout(
+                    f"{addr}: {request_code_name(code)} timed out after {budget:g} s", addr
+                )
+            conn = await self._connection(addr, left)
+            left = max(deadline - time.monotonic(), 0.001)
+            response = await conn.request(code, ext_fields, timeout=left)
+            if response.code == ResponseCode.SUCCESS:
+                return response
+            error = response_error(response.code, response.remark, code)
+            if not isinstance(error, SystemBusy) or attempt >= self.options.busy_retries:
+                raise error
+            pause = self.options.busy_backoff * 2**attempt
+            attempt += 1
+            if time.monotonic() + pause >= deadline:
+                raise error
+            await asyncio.sleep(pause)
+
+    # --- NameServer ----------------------------------------------------------------------
+
+    async def route(
+        self, namesrv: str, topic: str, *, timeout: float | None = None
+    ) -> tuple[TopicRoute, dict[str, BrokerInfo]]:
+        """GET_ROUTEINFO_BY_TOPIC (105): the topic's queue data and its brokers."""
+        resp = await self.call(
+            namesrv, RequestCode.GET_ROUTEINFO_BY_TOPIC, {"topic": topic}, timeout=timeout
+        )
+        return bodies.decode_topic_route(resp.body, topic)
+
+    async def cluster_info(
+        self, namesrv: str, *, timeout: float | None = None
+    ) -> dict[str, BrokerInfo]:
+        """GET_BROKER_CLUSTER_INFO (106): every broker with its cluster and addresses."""
+        resp = await self.call(namesrv, RequestCode.GET_BROKER_CLUSTER_INFO, timeout=timeout)
+        return dict(bodies.decode_cluster_info(resp.body).brokers)
+
+    async def topic_list(self, namesrv: str, *, timeout: float | None = None) -> list[str]:
+        """GET_ALL_TOPIC_LIST_FROM_NAMESERVER (206): every topic the NameServer knows."""
+        resp = await self.call(
+            namesrv, RequestCode.GET_ALL_TOPIC_LIST_FROM_NAMESERVER, timeout=timeout
+        )
+        return bodies.decode_topic_list(resp.body)
+
+    # --- Broker --------------------------------------------------------------------------
+
+    async def consumer_ids(
+        self, broker: str, group: str, *, timeout: float | None = None
+    ) -> list[str]:
+        """GET_CONSUMER_LIST_BY_GROUP (38): ``cidAll`` as this broker hands it out."""
+        resp = await self.call(
+            broker,
+            RequestCode.GET_CONSUMER_LIST_BY_GROUP,
+            {"consumerGroup": group},
+            timeout=timeout,
+        )
+        return bodies.decode_consumer_id_list(resp.body)
+
+    async def consumer_connection(
+        self, broker: str, group: str, *, timeout: float | None = None
+    ) -> bodies.ConsumerConnection:
+        """GET_CONSUMER_CONNECTION_LIST (203): clients, model, consume type, subscriptions."""
+        resp = await self.call(
+            broker,
+            RequestCode.GET_CONSUMER_CONNECTION_LIST,
+            {"consumerGroup": group},
+            timeout=timeout,
+        )
+        return bodies.decode_consumer_connection(resp.body)
+
+    async def running_info(
+        self, broker: str, group: str, client_id: str, *, timeout: float | None = None
+    ) -> bodies.RunningInfo:
+        """GET_CONSUMER_RUNNING_INFO (307), relayed by ``broker`` to the client, no jstack."""
+        resp = await self.call(
+            broker,
+            RequestCode.GET_CONSUMER_RUNNING_INFO,
+            {"consumerGroup": group, "clientId": client_id, "jstackEnable": "false"},
+            timeout=timeout,
+        )
+        return bodies.decode_consumer_running_info(resp.body)
+
+    async def consume_stats(
+        self, broker: str, group: str, *, timeout: float | None = None
+    ) -> tuple[QueueOffset, ...]:
+        """GET_CONSUME_STATS (208): offsets of ``group`` on this broker's queues."""
+        resp = await self.call(
+            broker, RequestCode.GET_CONSUME_STATS, {"consumerGroup": group}, timeout=timeout
+        )
+        return bodies.decode_consume_stats(resp.body).offsets
+
+    async def subscription_groups(self, broker: str, *, timeout: float | None = None) -> list[str]:
+        """GET_ALL_SUBSCRIPTIONGROUP_CONFIG (201): every group configured on this broker."""
+        resp = await self.call(
+            broker, RequestCode.GET_ALL_SUBSCRIPTIONGROUP_CONFIG, timeout=timeout
+        )
+        return bodies.decode_subscription_groups(resp.body)

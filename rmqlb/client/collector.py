@@ -1,0 +1,479 @@
+"""Turn a live cluster into a :class:`~rmqlb.model.Snapshot`, concurrently and safely.
+
+What is asked, and why (protocol §5, §8.6; the same sources mqadmin and Dashboard use):
+
+1. NameServer: GET_BROKER_CLUSTER_INFO -> every broker and its master address. NameServers
+   are tried in the order given; the first that answers is kept for every later call (Java
+   sticks to one too). None answering -> :class:`~rmqlb.errors.ClusterUnreachable` (exit 3).
+2. Groups: the ones asked for, else every non-system group found by
+   GET_ALL_SUBSCRIPTIONGROUP_CONFIG on each master.
+3. Per group, on every master at once: GET_CONSUMER_CONNECTION_LIST (clients, message model,
+   consume type; each broker only knows the clients that heartbeat to it, so the answers are
+   united) and GET_CONSUME_STATS (each broker reports only its own queues).
+4. Per client: GET_CONSUMER_RUNNING_INFO relayed by a broker that listed it -> its actual
+   queues (``mqTable``), POP queues, subscriptions, strategy, orderly flag, start time.
+5. Routes of every subscribed topic and of ``%RETRY%<group>``. A topic the NameServer does
+   not know (code 17) is simply absent: normal for a retry topic, a finding for a subscribed one.
+
+Every request runs as soon as what it needs is known, with at most ``max_in_flight`` in flight
+and none outliving the overall deadline. A failed request never aborts the capture: it becomes
+a :class:`~rmqlb.model.CaptureError` (target, request, message) in ``Snapshot.errors``, and the
+affected data is left unknown (e.g. a silent client's ``assigned`` is ``None``). Only when
+no broker at all can be reached is there nothing to report (``ClusterUnreachable`` again).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+import zlib
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from functools import partial
+from typing import Any, Protocol, TypeVar
+
+from rmqlb import __version__
+from rmqlb.client.admin import AdminClient, ClientOptions
+from rmqlb.client.errors import CALL_ERRORS, RemotingError
+from rmqlb.errors import ClusterUnreachable, InputError
+from rmqlb.model import (
+    BrokerInfo,
+    CaptureError,
+    Consumer,
+    Group,
+    MessageModel,
+    QueueOffset,
+    Snapshot,
+    Source,
+    Subscription,
+    TopicRoute,
+    queue_sort_key,
+)
+from rmqlb.model.snapshot import RETRY_PREFIX
+from rmqlb.remoting.bodies import Connection, ConsumerConnection, RunningInfo
+from rmqlb.remoting.errors import ConsumerNotOnline, TopicNotExist
+
+T = TypeVar("T")
+
+#: Requests in flight at most, over all connections. Brokers queue admin requests in their
+#: own pools (16 threads by default), so more buys little and costs them memory.
+DEFAULT_MAX_IN_FLIGHT = 128
+
+#: Built-in consumer groups (Java ``MixAll`` / protocol §8.3) that ``--all-groups`` skips.
+SYSTEM_GROUPS: frozenset[str] = frozenset(
+    {
+        "DEFAULT_CONSUMER",
+        "TOOLS_CONSUMER",
+        "SCHEDULE_CONSUMER",
+        "FILTERSRV_CONSUMER",
+        "__MONITOR_CONSUMER",
+        "SELF_TEST_C_GROUP",
+        "CID_ONS-HTTP-PROXY",
+        "CID_ONSAPI_PERMISSION",
+        "CID_ONSAPI_OWNER",
+        "CID_ONSAPI_PULL",
+        "CID_RMQ_SYS_TRANS",
+        "CID_DefaultHeartBeatSyncerTopic",
+    }
+)
+_SYSTEM_PREFIXES = ("CID_RMQ_SYS_", "CID_ONSAPI_")
+
+
+def is_system_group(name: str) -> bool:
+    """Whether ``name`` is one of RocketMQ's built-in consumer groups.
+
+    >>> is_system_group("CID_RMQ_SYS_TRACE"), is_system_group("OrderGroup")
+    (True, False)
+    """
+    return name in SYSTEM_GROUPS or name.startswith(_SYSTEM_PREFIXES)
+
+
+class ProgressSink(Protocol):
+    """Receives request counts while collecting (the CLI draws a progress bar)."""
+
+    def scheduled(self, count: int = 1) -> None:
+        """``count`` more requests will be sent."""
+
+    def finished(self, count: int = 1) -> None:
+        """``count`` requests have ended (successfully or not)."""
+
+
+@dataclass(frozen=True, slots=True)
+class CollectOptions:
+    """What to capture and how. ``groups`` empty = every non-system group."""
+
+    namesrv: tuple[str, ...]
+    groups: tuple[str, ...] = ()
+    client: ClientOptions = field(default_factory=ClientOptions)
+    max_in_flight: int = DEFAULT_MAX_IN_FLIGHT
+    deadline: float | None = None
+
+    def overall_deadline(self) -> float:
+        """Seconds for the whole capture: ``deadline``, else 6 request timeouts (min 30 s)."""
+        if self.deadline is not None:
+            return self.deadline
+        return max(30.0, 6 * self.client.timeout)
+
+
+def utc_now() -> str:
+    """Now, as the snapshot's ``capturedAt`` (``2026-11-22T12:00:00Z``)."""
+    return datetime.now(UTC).replace(microsecond=0).isoformat().replace("+00:00", "Z")
+
+
+def _message(exc: BaseException, target: str) -> str:
+    text = str(exc) or type(exc).__name__
+    prefix = f"{target}: "
+    return text[len(prefix) :] if text.startswith(prefix) else text
+
+
+@dataclass(slots=True)
+class _GroupView:
+    """The union of every broker's connection list for one group."""
+
+    message_model: MessageModel = MessageModel.CLUSTERING
+    consume_type: str | None = None
+    subscriptions: dict[str, Subscription] = field(default_factory=dict)
+    connections: list[Connection] = field(default_factory=list)
+    relays: dict[str, list[str]] = field(default_factory=dict)  # clientId -> broker addrs
+    answered: bool = False
+
+
+class _Collector:
+    def __init__(
+        self, options: CollectOptions, admin: AdminClient, progress: ProgressSink | None
+    ) -> None:
+        if not options.namesrv:
+            raise InputError("no NameServer address (use -n/--namesrv or set NAMESRV_ADDR)")
+        self.options = options
+        self.admin = admin
+        self.progress = progress
+        self.errors: list[CaptureError] = []
+        self.namesrv = list(options.namesrv)
+        self.budget = options.overall_deadline()
+        self.deadline = time.monotonic() + self.budget
+        self.semaphore = asyncio.Semaphore(max(1, options.max_in_flight))
+        self.routes: dict[str, asyncio.Task[TopicRoute | None]] = {}
+        self.brokers: dict[str, BrokerInfo] = {}
+        self.broker_names: dict[str, str] = {}  # addr -> broker name
+        self.broker_attempts = 0
+        self.broker_failures = 0
+
+    # --- plumbing ------------------------------------------------------------------------
+
+    def _timeout(self) -> float | None:
+        left = self.deadline - time.monotonic()
+        if left <= 0:
+            return None
+        return min(self.options.client.timeout, left)
+
+    def _label(self, addr: str) -> str:
+        name = self.broker_names.get(addr)
+        return f"{name} ({addr})" if name else addr
+
+    async def _request(
+        self,
+        target: str,
+        request: str,
+        call: Callable[..., Awaitable[T]],
+        *,
+        quiet: tuple[type[BaseException], ...] = (),
+        record: bool = True,
+        broker: bool = False,
+    ) -> T | None:
+        """Run one request under the semaphore and the deadline; failures become errors."""
+        if self.progress is not None:
+            self.progress.scheduled()
+        try:
+            async with self.semaphore:
+                timeout = self._timeout()
+                if timeout is None:
+                    if record:
+                        message = f"not sent: overall deadline of {self.budget:g} s exceeded"
+                        self._error(target, request, message)
+                    return None
+                if broker:
+                    self.broker_attempts += 1
+                try:
+                    return await call(timeout=timeout)
+                except quiet:
+                    return None
+                except CALL_ERRORS as exc:
+                    if broker and isinstance(exc, RemotingError):
+                        self.broker_failures += 1
+                    if record:
+                        where = target.split(" ", maxsplit=1)[0]
+                        self._error(target, request, _message(exc, where))
+                    raise _Failed(exc) from exc
+        finally:
+            if self.progress is not None:
+                self.progress.finished()
+
+    async def _try(
+        self,
+        target: str,
+        request: str,
+        call: Callable[..., Awaitable[T]],
+        **kwargs: Any,
+    ) -> T | None:
+        try:
+            return await self._request(target, request, call, **kwargs)
+        except _Failed:
+            return None
+
+    def _error(self, target: str, request: str, message: str) -> None:
+        self.errors.append(CaptureError(target, request, message))
+
+    async def _namesrv_call(self, request: str, call: Callable[..., Awaitable[T]]) -> T:
+        """Ask the NameServers in order; a transport failure moves on to the next one."""
+        failures: list[tuple[str, str]] = []
+        for addr in list(self.namesrv):
+            try:
+                result = await self._request(addr, request, partial(call, addr), record=False)
+            except _Failed as failed:
+                if not isinstance(failed.error, RemotingError):
+                    raise failed.error from None  # an answer (e.g. code 17), not an outage
+                failures.append((addr, _message(failed.error, addr)))
+                continue
+            if result is None:
+                failures.append((addr, "overall deadline exceeded"))
+                continue
+            if addr != self.namesrv[0]:  # stick to the NameServer that answered
+                self.namesrv.remove(addr)
+                self.namesrv.insert(0, addr)
+            return result
+        detail = "; ".join(f"{a}: {m}" for a, m in failures)
+        raise ClusterUnreachable(f"no NameServer answered ({detail})")
+
+    # --- the capture ---------------------------------------------------------------------
+
+    async def run(self) -> Snapshot:
+        try:
+            cluster = await self._namesrv_call("GET_BROKER_CLUSTER_INFO", self.admin.cluster_info)
+        except ClusterUnreachable:
+            raise
+        except CALL_ERRORS as exc:
+            raise ClusterUnreachable(f"NameServer refused cluster info: {exc}") from exc
+        self.brokers = dict(cluster)
+        masters = self._masters()
+        groups = list(self.options.groups) or await self._all_groups(masters)
+        results = await asyncio.gather(*(self._group(name, masters) for name in groups))
+        await asyncio.gather(*self.routes.values())
+        if self.broker_attempts and self.broker_failures == self.broker_attempts:
+            detail = "; ".join(f"{e.target}: {e.message}" for e in self.errors[:3])
+            raise ClusterUnreachable(f"no broker answered: {detail}")
+        topics = {
+            topic: route
+            for topic in sorted(self.routes)
+            if (route := self.routes[topic].result()) is not None
+        }
+        return Snapshot(
+            topics=topics,
+            groups={g.name: g for g in results},
+            brokers=dict(sorted(self.brokers.items())),
+            captured_at=utc_now(),
+            source=Source(namesrv=tuple(self.options.namesrv), rmqlb=__version__),
+            errors=tuple(self.errors),
+        )
+
+    def _masters(self) -> list[tuple[str, str]]:
+        """(broker name, address to ask) for every broker: the master, else a slave."""
+        out = []
+        for name in sorted(self.brokers):
+            addr = self.brokers[name].master_addr()
+            if addr:
+                out.append((name, addr))
+                self.broker_names[addr] = name
+        return out
+
+    async def _all_groups(self, masters: Sequence[tuple[str, str]]) -> list[str]:
+        lists = await asyncio.gather(
+            *(
+                self._try(
+                    self._label(addr),
+                    "GET_ALL_SUBSCRIPTIONGROUP_CONFIG",
+                    partial(self.admin.subscription_groups, addr),
+                    broker=True,
+                )
+                for _, addr in masters
+            )
+        )
+        names: set[str] = set()
+        for found in lists:
+            names.update(found or ())
+        return sorted(n for n in names if not is_system_group(n))
+
+    def _route(self, topic: str) -> asyncio.Task[TopicRoute | None]:
+        task = self.routes.get(topic)
+        if task is None:
+            task = asyncio.get_running_loop().create_task(self._fetch_route(topic))
+            self.routes[topic] = task
+        return task
+
+    async def _fetch_route(self, topic: str) -> TopicRoute | None:
+        try:
+            found = await self._namesrv_call(
+                "GET_ROUTEINFO_BY_TOPIC", partial(self.admin.route, topic=topic)
+            )
+        except TopicNotExist:
+            # Not a capture failure: the NameServer says the topic does not exist (normal for
+            # a retry topic not created yet; a finding for a subscribed topic).
+            return None
+        except ClusterUnreachable as exc:
+            self._error(",".join(self.namesrv), "GET_ROUTEINFO_BY_TOPIC", f"{topic}: {exc}")
+            return None
+        except CALL_ERRORS as exc:
+            self._error(self.namesrv[0], "GET_ROUTEINFO_BY_TOPIC", f"{topic}: {exc}")
+            return None
+        route, brokers = found
+        for name, info in brokers.items():
+            self.brokers.setdefault(name, info)
+        return route
+
+    async def _group(self, name: str, masters: Sequence[tuple[str, str]]) -> Group:
+        self._route(RETRY_PREFIX + name)
+        stats_task = asyncio.gather(*(self._stats(addr, name) for _, addr in masters))
+        connection_lists = await asyncio.gather(
+            *(
+                self._try(
+                    self._label(addr),
+                    "GET_CONSUMER_CONNECTION_LIST",
+                    partial(self.admin.consumer_connection, addr, name),
+                    quiet=(ConsumerNotOnline,),
+                    broker=True,
+                )
+                for _, addr in masters
+            )
+        )
+        view = _GroupView()
+        for (_, addr), conn in zip(masters, connection_lists, strict=True):
+            if conn is not None:
+                self._merge(view, addr, conn)
+        for topic in view.subscriptions:
+            self._route(topic)
+        # One relayed request per client id: for two processes sharing an id the broker
+        # relays to one channel anyway, and both get its answer.
+        ids = list(dict.fromkeys(c.client_id for c in view.connections))
+        answers = await asyncio.gather(*(self._running(name, view, i) for i in ids))
+        infos = dict(zip(ids, answers, strict=True))
+        consumers = [self._consumer(view, c, infos[c.client_id]) for c in view.connections]
+        for consumer in consumers:
+            for sub in consumer.subscriptions:
+                self._route(sub.topic)
+        offsets = [o for per_broker in await stats_task for o in per_broker]
+        offsets.sort(key=lambda o: queue_sort_key(o.queue))
+        return Group(
+            name=name,
+            message_model=view.message_model,
+            consume_type=view.consume_type,
+            consumers=tuple(consumers),
+            offsets=tuple(offsets),
+        )
+
+    def _merge(self, view: _GroupView, addr: str, conn: ConsumerConnection) -> None:
+        """Unite one broker's connection list into ``view``.
+
+        A client connects to every broker separately, so its ``clientAddr`` differs per
+        broker; clients are matched by id. One id listed *n* times by one broker is *n*
+        processes sharing an id, so the largest count any broker reports is kept.
+        """
+        if not view.answered:
+            view.answered = True
+            view.message_model = conn.message_model or MessageModel.CLUSTERING
+            view.consume_type = conn.consume_type
+        for topic, sub in conn.subscriptions.items():
+            known = view.subscriptions.get(topic)
+            if known is None or sub.sub_version > known.sub_version:
+                view.subscriptions[topic] = sub
+        here: dict[str, list[Connection]] = {}
+        for c in conn.connections:
+            here.setdefault(c.client_id, []).append(c)
+            view.relays.setdefault(c.client_id, [])
+            if addr not in view.relays[c.client_id]:
+                view.relays[c.client_id].append(addr)
+        for cid, entries in here.items():
+            have = [c for c in view.connections if c.client_id == cid]
+            view.connections.extend(entries[len(have) :])
+
+    async def _stats(self, addr: str, group: str) -> list[QueueOffset]:
+        stats = await self._try(
+            self._label(addr),
+            "GET_CONSUME_STATS",
+            partial(self.admin.consume_stats, addr, group),
+            broker=True,
+        )
+        return list(stats) if stats is not None else []
+
+    async def _running(self, group: str, view: _GroupView, client_id: str) -> RunningInfo | None:
+        """The client's running info, relayed by a broker that lists it; ``None`` on failure.
+
+        The calls are spread over the brokers (a broker blocks one thread per relay, up to
+        10 s for a silent client); a broker that cannot be reached is replaced by the next.
+        """
+        info = None
+        relays = list(view.relays.get(client_id, []))
+        if relays:
+            turn = zlib.crc32(client_id.encode("utf-8", "replace")) % len(relays)
+            relays = relays[turn:] + relays[:turn]
+        failures: list[str] = []
+        for addr in relays:
+            try:
+                info = await self._request(
+                    self._label(addr),
+                    "GET_CONSUMER_RUNNING_INFO",
+                    partial(self.admin.running_info, addr, group, client_id),
+                    record=False,
+                )
+            except _Failed as failed:
+                failures.append(f"via {self._label(addr)}: {_message(failed.error, addr)}")
+                if isinstance(failed.error, RemotingError):
+                    continue  # that broker is unreachable: another one can relay
+                break  # the broker answered for the client: asking again will not help
+            if info is not None:
+                break
+        if info is None:
+            message = "; ".join(failures) or "no broker left to relay the request"
+            self._error(client_id, "GET_CONSUMER_RUNNING_INFO", message)
+        return info
+
+    @staticmethod
+    def _consumer(view: _GroupView, conn: Connection, info: RunningInfo | None) -> Consumer:
+        """The model consumer; without running info its actual queues stay unknown and its
+        subscriptions are the group's as the broker keeps them."""
+        if info is None:
+            return Consumer(
+                client_id=conn.client_id,
+                subscriptions=tuple(view.subscriptions.values()),
+                client_addr=conn.client_addr,
+                language=conn.language,
+                version=conn.version,
+            )
+        return info.to_consumer(conn.client_id, conn)
+
+
+class _Failed(Exception):
+    """Internal: a request failed (already recorded unless asked not to)."""
+
+    def __init__(self, error: BaseException) -> None:
+        super().__init__(str(error))
+        self.error = error
+
+
+async def collect(
+    options: CollectOptions,
+    *,
+    progress: ProgressSink | None = None,
+    admin: AdminClient | None = None,
+) -> Snapshot:
+    """Capture a snapshot of the cluster behind ``options.namesrv`` (see module docstring).
+
+    Raises :class:`ClusterUnreachable` when no NameServer (or no broker) answers; every
+    other failure is recorded in ``Snapshot.errors``.
+    """
+    own = admin is None
+    client = admin or AdminClient(options.client)
+    try:
+        return await _Collector(options, client, progress).run()
+    finally:
+        if own:
+            await client.close()

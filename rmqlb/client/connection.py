@@ -1,0 +1,269 @@
+"""One asyncio connection to one NameServer or broker address, multiplexed by opaque.
+
+Why it looks like this: RocketMQ connections are long-lived and fully multiplexed (protocol
+§1, §3.4). One reader task owns the socket's read side; it cuts frames with the remoting
+codec and completes the future registered under the response's ``opaque``. Any number of
+requests may be in flight; each has its own deadline. When the connection ends (EOF, reset,
+garbage), every pending future fails with one typed error, so no caller can hang.
+
+Frames the server sends *as requests* (``flag & 1 == 0``, e.g. a broker asking a consumer for
+its running info) are never matched against pending requests; unless they are oneway they
+get code 3 (REQUEST_CODE_NOT_SUPPORTED) with the same opaque, as protocol §3.4 allows.
+
+The read-only allowlist is enforced in :meth:`Connection.request`, immediately before the
+socket write, so no code path above can send a mutating request.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import ssl
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+
+from rmqlb.client.errors import (
+    BadFrame,
+    ConnectFailed,
+    ConnectionLost,
+    ForbiddenRequest,
+    RemotingError,
+    RequestTimeout,
+)
+from rmqlb.errors import FrameError, ProtocolError
+from rmqlb.remoting.codes import READ_ONLY_CODES, ResponseCode, request_code_name
+from rmqlb.remoting.frame import (
+    FLAG_ONEWAY,
+    FLAG_RESPONSE,
+    MAX_FRAME_SIZE,
+    FrameDecoder,
+    RemotingCommand,
+    encode_frame,
+    response_to,
+)
+
+_INT32_MAX = 2**31 - 1
+
+#: Adds authentication fields to a request's extFields right before it is written
+#: (ACL signing, protocol §9); receives the final extFields and body, returns new extFields.
+Signer = Callable[[Mapping[str, str | None], bytes], dict[str, str | None]]
+
+
+def split_addr(addr: str) -> tuple[str, int]:
+    """``"10.0.0.1:10911"`` -> ``("10.0.0.1", 10911)``; splits on the last colon (IPv6).
+
+    >>> split_addr("::1:9876")
+    ('::1', 9876)
+    """
+    host, sep, port = addr.strip().rpartition(":")
+    host = host.strip("[]")
+    if not sep or not host or not port.isdigit() or not 0 < int(port) < 65536:
+        raise ConnectFailed(f"{addr}: not a host:port address", addr)
+    return host, int(port)
+
+
+@dataclass(frozen=True, slots=True)
+class TlsConfig:
+    """TLS settings (protocol §10). ``insecure`` skips certificate checks as Java clients do
+    by default; otherwise the server certificate must chain to ``ca_file`` (or the system
+    store). Host names are never checked: RocketMQ servers are addressed by IP."""
+
+    insecure: bool = False
+    ca_file: str | None = None
+    cert_file: str | None = None
+    key_file: str | None = None
+
+    def context(self) -> ssl.SSLContext:
+        """Build the client-side :class:`ssl.SSLContext`."""
+        ctx = ssl.create_default_context(ssl.Purpose.SERVER_AUTH, cafile=self.ca_file)
+        ctx.check_hostname = False
+        if self.insecure:
+            ctx.verify_mode = ssl.CERT_NONE
+        if self.cert_file:
+            ctx.load_cert_chain(self.cert_file, self.key_file)
+        return ctx
+
+
+@dataclass(slots=True)
+class _Pending:
+    future: asyncio.Future[RemotingCommand]
+    name: str = field(default="")
+
+
+class Connection:
+    """A connection to ``addr``; create with :meth:`open`, close with :meth:`close`."""
+
+    def __init__(
+        self,
+        addr: str,
+        reader: asyncio.StreamReader,
+        writer: asyncio.StreamWriter,
+        *,
+        signer: Signer | None = None,
+        max_frame_size: int = MAX_FRAME_SIZE,
+    ) -> None:
+        self.addr = addr
+        self._reader = reader
+        self._writer = writer
+        self._signer = signer
+        self._pending: dict[int, _Pending] = {}
+        self._next_opaque = 0
+        self._closed: RemotingError | None = None
+        self._decoder = FrameDecoder(max_frame_size)
+        self._read_task = asyncio.get_running_loop().create_task(
+            self._read_loop(), name=f"rmqlb-read-{addr}"
+        )
+
+    @classmethod
+    async def open(
+        cls,
+        addr: str,
+        *,
+        timeout: float,
+        tls: TlsConfig | None = None,
+        signer: Signer | None = None,
+        max_frame_size: int = MAX_FRAME_SIZE,
+    ) -> Connection:
+        """Connect to ``addr`` (``host:port``) within ``timeout`` seconds."""
+        host, port = split_addr(addr)
+        try:
+            ctx = tls.context() if tls is not None else None
+        except (OSError, ssl.SSLError, ValueError) as exc:
+            raise ConnectFailed(f"{addr}: TLS set-up failed: {exc}", addr) from exc
+        try:
+            async with asyncio.timeout(timeout):
+                reader, writer = await asyncio.open_connection(
+                    host, port, ssl=ctx, server_hostname=host if ctx is not None else None
+                )
+        except TimeoutError as exc:
+            raise ConnectFailed(f"{addr}: connect timed out after {timeout:g} s", addr) from exc
+        except ssl.SSLError as exc:
+            raise ConnectFailed(f"{addr}: TLS handshake failed: {exc.reason}", addr) from exc
+        except ConnectionRefusedError as exc:
+            raise ConnectFailed(f"{addr}: connection refused", addr) from exc
+        except OSError as exc:
+            reason = exc.strerror or type(exc).__name__
+            raise ConnectFailed(f"{addr}: cannot connect: {reason}", addr) from exc
+        return cls(addr, reader, writer, signer=signer, max_frame_size=max_frame_size)
+
+    @property
+    def closed(self) -> bool:
+        """Whether the connection has ended (no further request can succeed)."""
+        return self._closed is not None
+
+    @property
+    def in_flight(self) -> int:
+        """Requests written and not yet answered."""
+        return len(self._pending)
+
+    def _opaque(self) -> int:
+        opaque = self._next_opaque
+        self._next_opaque = 0 if opaque >= _INT32_MAX else opaque + 1
+        while opaque in self._pending:  # only after 2**31 requests on one connection
+            opaque = self._opaque()
+        return opaque
+
+    async def request(
+        self,
+        code: int,
+        ext_fields: Mapping[str, str] | None = None,
+        body: bytes = b"",
+        *,
+        timeout: float,
+    ) -> RemotingCommand:
+        """Send one request and wait at most ``timeout`` seconds for its response.
+
+        Raises :class:`ForbiddenRequest` (nothing written) for a code outside
+        ``READ_ONLY_CODES``, :class:`RequestTimeout`, :class:`ConnectionLost` or
+        :class:`BadFrame`. A non-zero response code is *returned*, not raised: the caller
+        knows what it means for its request.
+        """
+        name = request_code_name(code)
+        if code not in READ_ONLY_CODES:
+            raise ForbiddenRequest(code, name)
+        if self._closed is not None:
+            raise type(self._closed)(self._closed.message, self.addr)
+        fields: dict[str, str | None] = dict(ext_fields or {})
+        if self._signer is not None:
+            fields = self._signer(fields, body)
+        opaque = self._opaque()
+        # Headers as Java writes them, language PYTHON, version V4_9_4 (protocol §3.6).
+        cmd = RemotingCommand(code=int(code), opaque=opaque, ext_fields=fields, body=body)
+        future: asyncio.Future[RemotingCommand] = asyncio.get_running_loop().create_future()
+        self._pending[opaque] = _Pending(future, name)
+        try:
+            async with asyncio.timeout(timeout):
+                # Last line of defence: the check is repeated right at the write.
+                if cmd.code not in READ_ONLY_CODES:
+                    raise ForbiddenRequest(cmd.code, name)
+                self._writer.write(encode_frame(cmd))
+                await self._writer.drain()
+                return await future
+        except TimeoutError as exc:
+            raise RequestTimeout(
+                f"{self.addr}: {name} timed out after {timeout:g} s", self.addr
+            ) from exc
+        except (ConnectionError, OSError) as exc:
+            raise ConnectionLost(f"{self.addr}: connection lost: {exc}", self.addr) from exc
+        finally:
+            self._pending.pop(opaque, None)
+
+    async def _read_loop(self) -> None:
+        error: RemotingError
+        try:
+            while True:
+                data = await self._reader.read(65536)
+                if not data:
+                    what = "in the middle of a frame" if self._decoder_has_data() else ""
+                    error = ConnectionLost(
+                        f"{self.addr}: connection closed by peer {what}".rstrip(), self.addr
+                    )
+                    break
+                for cmd in self._decoder.feed(data):
+                    self._dispatch(cmd)
+        except (FrameError, ProtocolError) as exc:
+            error = BadFrame(f"{self.addr}: bad frame from peer: {exc}", self.addr)
+        except (ConnectionError, OSError) as exc:
+            error = ConnectionLost(f"{self.addr}: connection lost: {exc}", self.addr)
+        except asyncio.CancelledError:
+            self._fail_all(ConnectionLost(f"{self.addr}: connection closed", self.addr))
+            raise
+        self._fail_all(error)
+        self._writer.close()
+
+    def _decoder_has_data(self) -> bool:
+        return self._decoder.buffered > 0
+
+    def _dispatch(self, cmd: RemotingCommand) -> None:
+        if cmd.flag & FLAG_RESPONSE:
+            waiter = self._pending.get(cmd.opaque)
+            if waiter is not None and not waiter.future.done():
+                waiter.future.set_result(cmd)
+            return  # a late response after a timeout is dropped, as Java does
+        if not cmd.flag & FLAG_ONEWAY:
+            reply = response_to(
+                cmd,
+                ResponseCode.REQUEST_CODE_NOT_SUPPORTED,
+                remark=f" request type {cmd.code} not supported",
+            )
+            with contextlib.suppress(ConnectionError, OSError, RuntimeError):
+                self._writer.write(encode_frame(reply))
+
+    def _fail_all(self, error: RemotingError) -> None:
+        if self._closed is None:
+            self._closed = error
+        for waiter in self._pending.values():
+            if not waiter.future.done():
+                waiter.future.set_exception(type(error)(error.message, self.addr))
+        self._pending.clear()
+
+    async def close(self) -> None:
+        """Close the socket and fail whatever is still pending; safe to call twice."""
+        if self._closed is None:
+            self._fail_all(ConnectionLost(f"{self.addr}: connection closed", self.addr))
+        self._read_task.cancel()
+        with contextlib.suppress(asyncio.CancelledError, Exception):
+            await self._read_task
+        self._writer.close()
+        with contextlib.suppress(Exception):
+            await self._writer.wait_closed()

@@ -1,0 +1,65 @@
+"""Errors of the live-cluster client, and the response-code lookup table.
+
+The tree (all below :class:`rmqlb.errors.RmqlbError`)::
+
+    RmqlbError
+    ├── ForbiddenRequest        a request code outside the read-only allowlist (exit 2);
+    │                           raised before a single byte is written
+    └── RemotingError           one request to one peer failed (exit 3 when it is fatal)
+        ├── ConnectFailed       refused, unreachable, TLS handshake failed
+        ├── ConnectionLost      the peer closed or reset the connection (pending calls fail)
+        ├── BadFrame            the peer sent bytes that are not a remoting frame
+        └── RequestTimeout      no answer before the deadline
+
+A peer that *answers* with a non-zero code raises the protocol layer's
+:class:`rmqlb.remoting.errors.ResponseError` subclasses (``TopicNotExist``,
+``ConsumerNotOnline`` ...; looked up by code in ``RESPONSE_ERRORS``), and an undecodable body
+its ``BodyError``/``FastJsonError``; both derive from :class:`rmqlb.errors.ProtocolError`.
+:data:`CALL_ERRORS` is the tuple a caller catches to record "this request failed".
+"""
+
+from __future__ import annotations
+
+from rmqlb.errors import ExitCode, ProtocolError, RmqlbError
+
+
+class ForbiddenRequest(RmqlbError):
+    """rmqlb refused to send a request code that is not on the read-only allowlist."""
+
+    exit_code = ExitCode.BAD_INPUT
+
+    def __init__(self, code: int, name: str) -> None:
+        super().__init__(f"refusing to send request {code} ({name}): not a read-only request")
+        self.code = code
+
+
+class RemotingError(RmqlbError):
+    """A request to one peer failed; ``target`` is the peer address."""
+
+    exit_code = ExitCode.UNREACHABLE
+
+    def __init__(self, message: str, target: str = "") -> None:
+        super().__init__(message)
+        self.message = message
+        self.target = target
+
+
+class ConnectFailed(RemotingError):
+    """No connection could be opened (refused, unreachable, TLS handshake failed)."""
+
+
+class ConnectionLost(RemotingError):
+    """The connection ended (EOF or reset) while a request was waiting."""
+
+
+class BadFrame(RemotingError):
+    """The peer sent bytes that are not a valid remoting frame (garbage, oversized)."""
+
+
+class RequestTimeout(RemotingError):
+    """No response arrived before the deadline."""
+
+
+#: Everything one failed request can raise (ForbiddenRequest deliberately excluded: it is a
+#: bug, never a cluster condition).
+CALL_ERRORS: tuple[type[Exception], ...] = (RemotingError, ProtocolError)

@@ -1,0 +1,165 @@
+"""Helpers for the live-cluster tests: what a snapshot looks like after a trip through the
+wire, so "served then collected" can be compared with "what was served".
+
+What legitimately changes on the way (each rule below says why):
+
+* capture metadata (``capturedAt``, ``source``, ``errors``) is the capture's own;
+* broker addresses are the fake's real ports; names, clusters and ids survive;
+* only subscribed topics and existing ``%RETRY%<group>`` routes are fetched;
+* a group's assumed ``strategy`` is the user's assumption, never on the wire;
+* a client reports its strategy only as a Java class name (parameters are lost);
+* a consumer whose ``assigned`` is unknown is served as a silent client: only its connection
+  data survives; an offline group has no connection list (model and type unknown);
+* two processes sharing a client id get one running-info answer (the broker relays to one);
+* the 4.x dialect has no ``mqPopTable``;
+* sets are compared in Java order (the wire carries TreeMaps/TreeSets).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import replace
+from pathlib import Path
+
+from rmqlb.model import (
+    Consumer,
+    Group,
+    QueueOffset,
+    Snapshot,
+    Subscription,
+    queue_sort_key,
+    sort_queues,
+)
+from rmqlb.model.javaorder import java_key
+from rmqlb.model.snapshot import RETRY_PREFIX
+from rmqlb.model.strategy import strategy_from_class_name
+from rmqlb.remoting.bodies import (
+    merged_subscriptions,
+    public_properties,
+    running_info_properties,
+    strategy_class_name,
+)
+
+ROOT = Path(__file__).resolve().parents[2]
+DEFAULT_CLUSTER = "DefaultCluster"
+PASSIVE = "CONSUME_PASSIVELY"
+
+
+def snapshot_files() -> list[Path]:
+    """Every example snapshot shipped in ``examples/``, the test snapshots, and the demo's."""
+    found = sorted((ROOT / "examples").glob("**/*.json"))
+    examples = [p for p in found if _is_snapshot(p)]
+    own = sorted((ROOT / "tests" / "data" / "live").glob("*.json"))
+    return [*examples, *own, ROOT / "rmqlb" / "data" / "demo-snapshot.json"]
+
+
+def _is_snapshot(path: Path) -> bool:
+    try:
+        head = path.read_text(encoding="utf-8")[:400]
+    except (OSError, UnicodeDecodeError):
+        return False
+    return '"rmqlb.snapshot/1"' in head
+
+
+def _sorted_subs(subs: Iterable[Subscription]) -> tuple[Subscription, ...]:
+    return tuple(sorted(subs, key=lambda s: java_key(f"{s.topic}@{s.sub_string}")))
+
+
+def _offsets(offsets: Iterable[QueueOffset]) -> tuple[QueueOffset, ...]:
+    return tuple(sorted(offsets, key=lambda o: queue_sort_key(o.queue)))
+
+
+def _consumer(c: Consumer, group: Group, dialect: int) -> Consumer:
+    if c.assigned is None:
+        merged = merged_subscriptions(group.consumers).values()
+        return Consumer(
+            client_id=c.client_id,
+            subscriptions=_sorted_subs(merged),
+            client_addr=c.client_addr,
+            language=c.language,
+            version=c.version,
+        )
+    subs = {(s.topic, s.sub_string): s for s in c.subscriptions}  # a TreeSet on the wire
+    return replace(
+        c,
+        subscriptions=_sorted_subs(subs.values()),
+        strategy=(
+            strategy_from_class_name(strategy_class_name(c.strategy))
+            if c.strategy is not None
+            else None
+        ),
+        assigned=tuple(sort_queues(c.assigned)),
+        pop_assigned=(None if dialect < 5 else tuple(sort_queues(c.pop_assigned or ()))),
+        properties=public_properties(running_info_properties(c)),
+    )
+
+
+def _group(g: Group, dialect: int) -> Group:
+    consumers = [_consumer(c, g, dialect) for c in g.consumers]
+    first: dict[str, Consumer] = {}
+    for i, c in enumerate(consumers):
+        seen = first.setdefault(c.client_id, c)
+        if seen is not c:  # same id twice: both get the first one's running info
+            consumers[i] = replace(
+                seen, client_addr=c.client_addr, language=c.language, version=c.version
+            )
+    online = bool(g.consumers)
+    return replace(
+        g,
+        strategy=None,
+        message_model=g.message_model if online else type(g.message_model).CLUSTERING,
+        consume_type=(
+            (
+                g.consume_type
+                or next((c.consume_type for c in g.consumers if c.consume_type), None)
+                or PASSIVE
+            )
+            if online
+            else None
+        ),
+        consumers=tuple(consumers),
+        offsets=_offsets(g.offsets),
+    )
+
+
+def wire_view(snapshot: Snapshot, dialect: int = 4) -> Snapshot:
+    """``snapshot`` as the collector can see it through the fake (rules in the docstring)."""
+    wanted: set[str] = set()
+    for name, group in snapshot.groups.items():
+        wanted.add(RETRY_PREFIX + name)
+        for c in group.consumers:
+            wanted.update(s.topic for s in c.subscriptions)
+    topics = {t: r for t, r in sorted(snapshot.topics.items()) if t in wanted}
+    return Snapshot(
+        topics=topics,
+        groups={n: _group(g, dialect) for n, g in sorted(snapshot.groups.items())},
+        brokers={},
+    )
+
+
+def received_view(snapshot: Snapshot) -> Snapshot:
+    """A collected snapshot without capture metadata, in the same canonical order."""
+    return Snapshot(
+        topics=dict(sorted(snapshot.topics.items())),
+        groups={
+            n: replace(
+                g,
+                consumers=tuple(
+                    replace(c, subscriptions=_sorted_subs(c.subscriptions)) for c in g.consumers
+                ),
+                offsets=_offsets(g.offsets),
+            )
+            for n, g in sorted(snapshot.groups.items())
+        },
+        brokers={},
+    )
+
+
+def broker_shape(snapshot: Snapshot, fallback: list[str]) -> dict[str, tuple[str, tuple[int, ...]]]:
+    """Broker name -> (cluster, ids): what survives of ``brokers`` (addresses do not)."""
+    if not snapshot.brokers:
+        return dict.fromkeys(fallback, (DEFAULT_CLUSTER, (0,)))
+    return {
+        name: (info.cluster or DEFAULT_CLUSTER, tuple(sorted(info.addrs)) or (0,))
+        for name, info in snapshot.brokers.items()
+    }

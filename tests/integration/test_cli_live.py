@@ -1,0 +1,165 @@
+"""``rmqlb dump``, ``explain -n``, ``serve`` and ``demo`` end to end over real TCP."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from livehelpers import ROOT, received_view, snapshot_files, wire_view
+
+from rmqlb.cli import run
+from rmqlb.fake import FakeClusterThread
+from rmqlb.model import Snapshot
+from rmqlb.remoting.codes import READ_ONLY_CODES, request_code_name
+from rmqlb.snapshot import load_snapshot, snapshot_to_json
+
+pytestmark = pytest.mark.timeout(90)
+
+DEMO = ROOT / "rmqlb" / "data" / "demo-snapshot.json"
+MIXED = ROOT / "tests" / "data" / "live" / "mixed.json"
+FILES = snapshot_files()
+
+
+@pytest.fixture(scope="module")
+def demo() -> Snapshot:
+    return load_snapshot(DEMO)
+
+
+def _assert_allowlisted(lines: list[str]) -> None:
+    assert lines
+    for line in lines:
+        code, name, target = line.split(" ")
+        assert int(code) in READ_ONLY_CODES, line
+        assert name == request_code_name(int(code))
+        assert target == "ns" or target.startswith("broker-")
+
+
+def test_dump_all_groups_round_trips_and_sends_only_allowlisted_codes(
+    demo: Snapshot, tmp_path: Path
+) -> None:
+    out = tmp_path / "dump.json"
+    log = tmp_path / "requests.log"
+    with FakeClusterThread(demo, log_path=str(log)) as fake:
+        code = run(["dump", "-n", fake.namesrv_addr, "--all-groups", "-o", str(out)])
+        in_memory = fake.request_log()
+    assert code == 0
+    got = load_snapshot(out)
+    assert snapshot_to_json(received_view(got)) == snapshot_to_json(wire_view(demo))
+    lines = log.read_text(encoding="utf-8").splitlines()
+    assert lines == in_memory.splitlines()
+    _assert_allowlisted(lines)
+    assert {int(line.split()[0]) for line in lines} >= {106, 201, 203, 307, 208, 105}
+
+
+def test_dump_to_stdout_with_redaction(demo: Snapshot, capsys: pytest.CaptureFixture[str]) -> None:
+    with FakeClusterThread(demo) as fake:
+        assert run(["dump", "-n", fake.namesrv_addr, "OrderGroup", "--redact"]) == 0
+    captured = capsys.readouterr()
+    doc = json.loads(captured.out)
+    assert list(doc["groups"]) == ["OrderGroup"]
+    for consumer in demo.groups["OrderGroup"].consumers:
+        assert consumer.client_id not in captured.out
+    assert "1 groups, 3 consumers" in captured.err
+
+
+def test_dump_reads_namesrv_addr_from_the_environment(
+    demo: Snapshot, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    with FakeClusterThread(demo) as fake:
+        monkeypatch.setenv("NAMESRV_ADDR", f"{fake.namesrv_addr};")
+        assert run(["dump", "InventoryGroup"]) == 0
+    assert json.loads(capsys.readouterr().out)["source"]["namesrv"]
+
+
+def test_dump_without_address_is_bad_input(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.delenv("NAMESRV_ADDR", raising=False)
+    assert run(["dump"]) == 2
+    assert "NAMESRV_ADDR" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("path", FILES, ids=[p.name for p in FILES])
+def test_explain_live_reports_like_explain_dump(
+    path: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    saved = tmp_path / "snap.json"
+    with FakeClusterThread(load_snapshot(path)) as fake:
+        live_code = run(["explain", "-n", fake.namesrv_addr, "-o", "json"])
+        live = json.loads(capsys.readouterr().out)
+        dump_exit = run(["dump", "-n", fake.namesrv_addr, "-o", str(saved)])
+        capsys.readouterr()
+    dump_code = run(["explain", "--dump", str(saved), "-o", "json"])
+    from_dump = json.loads(capsys.readouterr().out)
+    assert dump_exit in (0, 4)  # 4: the snapshot has consumers served as silent clients
+    assert live_code == dump_code
+    assert live["groups"] == from_dump["groups"]
+    assert live["findings"] == from_dump["findings"]
+
+
+def test_serve_in_the_foreground_logs_requests_and_stops_on_ctrl_c(tmp_path: Path) -> None:
+    log = tmp_path / "requests.log"
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "rmqlb",
+            "serve",
+            str(MIXED),
+            "--port",
+            "0",
+            "--dialect",
+            "5",
+            "--log-requests",
+            str(log),
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env={**os.environ, "PYTHONUNBUFFERED": "1"},
+    )
+    try:
+        assert proc.stdout is not None
+        first = proc.stdout.readline()
+        assert "NameServer 127.0.0.1:" in first, first
+        addr = first.split("NameServer ", 1)[1].split()[0]
+        out = tmp_path / "dump.json"
+        assert run(["dump", "-n", addr, "--all-groups", "-o", str(out), "--timeout", "5"]) == 4
+        got = load_snapshot(out)
+        assert {e.target for e in got.errors} == {"10.2.0.9@gone"}  # served as a silent client
+    finally:
+        proc.send_signal(signal.SIGINT)
+        try:
+            stdout, stderr = proc.communicate(timeout=15)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            raise
+    assert proc.returncode == 0, stderr
+    assert "stopped" in stdout
+    assert "Traceback" not in stderr
+    _assert_allowlisted(log.read_text(encoding="utf-8").splitlines())
+
+
+def test_serve_rejects_a_bad_fault_spec(capsys: pytest.CaptureFixture[str]) -> None:
+    assert run(["serve", str(DEMO), "--fault", "explode=broker-a"]) == 2
+    assert "unknown kind 'explode'" in capsys.readouterr().err
+
+
+def test_demo_runs_explain_over_tcp_and_stops(capsys: pytest.CaptureFixture[str]) -> None:
+    start = time.monotonic()
+    code = run(["demo", "--no-color", "-o", "json"])
+    captured = capsys.readouterr()
+    report = json.loads(captured.out)
+    assert code == 1  # the demo cluster has errors to find (unconsumed RefundTopic queues)
+    assert "fake cluster up" in captured.err
+    codes = {f["code"] for f in report["findings"]}
+    assert {"IDLE_CONSUMER", "SUBSCRIPTION_INCONSISTENT", "UNCONSUMED_QUEUE"} <= codes
+    healthy = [f for f in report["findings"] if f.get("group") == "InventoryGroup"]
+    assert not [f for f in healthy if f["severity"] in ("error", "warning")]
+    assert time.monotonic() - start < 30

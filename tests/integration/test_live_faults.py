@@ -1,0 +1,145 @@
+"""The fault matrix over real TCP: every failure ends in a typed result, never a hang."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import time
+from pathlib import Path
+
+import pytest
+from livehelpers import ROOT
+
+from rmqlb.cli import run
+from rmqlb.client.admin import ClientOptions
+from rmqlb.client.collector import CollectOptions, collect
+from rmqlb.errors import ClusterUnreachable, ExitCode
+from rmqlb.fake import FakeCluster, FakeClusterThread, free_port
+from rmqlb.model import Snapshot
+from rmqlb.snapshot import load_snapshot
+
+pytestmark = pytest.mark.timeout(60)
+
+DEMO = ROOT / "rmqlb" / "data" / "demo-snapshot.json"
+SILENT = "10.0.1.12@2187#1900214977104"
+
+
+@pytest.fixture(scope="module")
+def demo() -> Snapshot:
+    return load_snapshot(DEMO)
+
+
+async def _collect(
+    snapshot: Snapshot, faults: list[str], *, timeout: float = 2.0, deadline: float | None = None
+) -> Snapshot:
+    async with FakeCluster(snapshot, faults=faults) as cluster:
+        return await collect(
+            CollectOptions(
+                namesrv=(cluster.namesrv_addr,),
+                client=ClientOptions(timeout=timeout),
+                deadline=deadline,
+            )
+        )
+
+
+def test_namesrv_down_is_cluster_unreachable_within_the_deadline(demo: Snapshot) -> None:
+    start = time.monotonic()
+    with pytest.raises(ClusterUnreachable, match="no NameServer answered"):
+        asyncio.run(_collect(demo, ["namesrv-down"], deadline=5.0))
+    assert time.monotonic() - start < 5.0
+
+
+def test_namesrv_down_exits_3_for_dump_and_explain(
+    demo: Snapshot, capsys: pytest.CaptureFixture[str]
+) -> None:
+    with FakeClusterThread(demo, faults=["namesrv-down"]) as fake:
+        assert run(["dump", "-n", fake.namesrv_addr, "--deadline", "5"]) == ExitCode.UNREACHABLE
+        assert run(["explain", "-n", fake.namesrv_addr]) == ExitCode.UNREACHABLE
+    err = capsys.readouterr().err
+    assert "no NameServer answered" in err
+    assert "Traceback" not in err
+
+
+def test_namesrv_fail_over_to_the_next_address(demo: Snapshot) -> None:
+    dead = f"127.0.0.1:{free_port()}"
+
+    async def run_it() -> Snapshot:
+        async with FakeCluster(demo) as cluster:
+            return await collect(CollectOptions(namesrv=(dead, cluster.namesrv_addr)))
+
+    got = asyncio.run(run_it())
+    assert set(got.groups) == set(demo.groups)
+    assert got.errors == ()
+
+
+def test_one_broker_down_gives_a_partial_snapshot_naming_it(demo: Snapshot) -> None:
+    got = asyncio.run(_collect(demo, ["broker-down=broker-b"]))
+    assert got.errors, "a down broker must be reported"
+    assert all("broker-b" in e.target for e in got.errors)
+    assert {e.request for e in got.errors} >= {"GET_CONSUME_STATS", "GET_CONSUMER_CONNECTION_LIST"}
+    assert all("refused" in e.message for e in got.errors)
+    # broker-a still answered: consumers and broker-a's offsets are there
+    order = got.groups["OrderGroup"]
+    assert len(order.consumers) == 3
+    assert {o.queue.broker_name for o in order.offsets} == {"broker-a"}
+
+
+def test_one_broker_down_exits_4_and_names_the_broker(
+    demo: Snapshot, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = tmp_path / "partial.json"
+    with FakeClusterThread(demo, faults=["broker-down=broker-b"]) as fake:
+        assert run(["dump", "-n", fake.namesrv_addr, "-o", str(out)]) == ExitCode.PARTIAL
+        code = run(["explain", "-n", fake.namesrv_addr, "--fail-on", "never", "-o", "json"])
+    assert code == ExitCode.PARTIAL
+    captured = capsys.readouterr()
+    assert "broker-b" in captured.err
+    saved = json.loads(out.read_text(encoding="utf-8"))
+    assert any("broker-b" in e["target"] for e in saved["errors"])
+    assert "broker-b" in captured.out  # the report lists what is missing
+
+
+def test_silent_client_is_unknown_and_recorded(demo: Snapshot) -> None:
+    got = asyncio.run(_collect(demo, [f"silent-client={SILENT}", "relay-delay=100"]))
+    consumers = {c.client_id: c for c in got.groups["OrderGroup"].consumers}
+    assert consumers[SILENT].assigned is None
+    assert all(c.assigned is not None for cid, c in consumers.items() if cid != SILENT)
+    [error] = got.errors
+    assert error.target == SILENT
+    assert error.request == "GET_CONSUMER_RUNNING_INFO"
+    assert "207" in error.message
+
+
+def test_silent_client_slower_than_the_timeout(demo: Snapshot) -> None:
+    got = asyncio.run(_collect(demo, [f"silent-client={SILENT}", "relay-delay=5000"], timeout=0.3))
+    [error] = got.errors
+    assert error.target == SILENT
+    assert "timed out" in error.message
+
+
+@pytest.mark.parametrize(
+    ("fault", "words"),
+    [
+        ("garbage=broker-a", "bad frame"),
+        ("oversized=broker-a", "exceeds the maximum frame size"),
+        ("reset=broker-a", "connection"),
+    ],
+)
+def test_broken_frames_give_a_clear_error_and_no_hang(
+    demo: Snapshot, fault: str, words: str
+) -> None:
+    start = time.monotonic()
+    got = asyncio.run(_collect(demo, [fault], timeout=3.0))
+    assert time.monotonic() - start < 3.0  # failures are immediate, not timeouts
+    failed = [e for e in got.errors if "broker-a" in e.target or "via broker-a" in e.message]
+    assert failed, got.errors
+    assert all(words in e.message for e in failed), failed
+    # broker-b still answered
+    assert any(o.queue.broker_name == "broker-b" for o in got.groups["InventoryGroup"].offsets)
+
+
+def test_overall_deadline_bounds_a_slow_cluster(demo: Snapshot) -> None:
+    start = time.monotonic()
+    got = asyncio.run(_collect(demo, ["latency=400"], timeout=5.0, deadline=1.0))
+    assert time.monotonic() - start < 3.0
+    assert any("deadline" in e.message or "timed out" in e.message for e in got.errors)
