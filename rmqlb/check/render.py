@@ -1,0 +1,312 @@
+"""Render a :class:`~rmqlb.check.rules.CheckResult`: findings with ``file:line`` in the four
+report formats, and the ``--explain-counts`` allocation tables.
+
+- ``plain``: compiler-style lines (``file:line: severity CODE group/topic: message``), which
+  editors and CI logs link to the file;
+- ``markdown``: a GitHub table, for pull-request comments;
+- ``table``: a Rich table (colours from the console);
+- ``json``: the ``rmqlb.check/1`` document (see ``docs/check.md``).
+
+Nothing here decides what is a finding; it only lays results out.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from typing import IO, Any
+
+from rich.console import Console
+from rich.table import Table
+from rich.text import Text
+from tabulate import tabulate
+
+from rmqlb.check.rules import CheckFinding, CheckResult, CountAllocation, CountsTable
+from rmqlb.diagnose.report import Severity
+from rmqlb.model.queue import MessageQueue, sort_queues
+
+CHECK_FORMAT = "rmqlb.check/1"
+FORMATS = ("table", "plain", "markdown", "json")
+SEVERITY_STYLE = {Severity.error: "bold red", Severity.warning: "yellow", Severity.info: "cyan"}
+
+
+def compact_queues(queues: Sequence[MessageQueue]) -> str:
+    """Queues as per-broker id ranges.
+
+    >>> compact_queues([MessageQueue("T", "b", i) for i in (0, 1, 2, 5)])
+    'b:0-2,5'
+    """
+    parts: list[str] = []
+    by_broker: dict[str, list[int]] = {}
+    for q in sort_queues(list(queues)):
+        by_broker.setdefault(q.broker_name, []).append(q.queue_id)
+    for broker, ids in by_broker.items():
+        runs: list[list[int]] = []
+        for qid in ids:
+            if runs and qid == runs[-1][-1] + 1:
+                runs[-1].append(qid)
+            else:
+                runs.append([qid])
+        text = ",".join(str(r[0]) if len(r) == 1 else f"{r[0]}-{r[-1]}" for r in runs)
+        parts.append(f"{broker}:{text}")
+    return " ".join(parts) if parts else "-"
+
+
+def where(f: CheckFinding) -> str:
+    """``group/topic`` or ``group``."""
+    return f"{f.group}/{f.topic}" if f.topic else f.group
+
+
+def summary(result: CheckResult, fail_on: str) -> str:
+    """One closing line: what was checked, what was found, the exit code."""
+    counts = {s: sum(1 for f in result.findings if f.severity is s) for s in Severity}
+    files = len(result.config.files)
+    groups = len({c.group for c in result.cases})
+    found = (
+        ", ".join(f"{n} {s.value}{'' if n == 1 else 's'}" for s, n in counts.items() if n)
+        or "no findings"
+    )
+    code = int(result.exit_code(fail_on))
+    return (
+        f"rmqlb check: {files} file{'s' * (files != 1)}, {groups} group{'s' * (groups != 1)}, "
+        f"{len(result.cases)} case{'s' * (len(result.cases) != 1)}: {found} (exit {code})"
+    )
+
+
+# --------------------------------------------------------------------------- findings
+
+
+def plain_text(result: CheckResult, fail_on: str) -> str:
+    """Compiler-style lines, one finding each, its hint indented below."""
+    lines = []
+    for f in result.findings:
+        lines.append(f"{f.loc}: {f.severity.value} {f.code} {where(f)}: {f.message}")
+        lines.append(f"    hint: {f.hint}")
+    lines.append(summary(result, fail_on))
+    return "\n".join(lines) + "\n"
+
+
+def _md(text: str) -> str:
+    return text.replace("|", "\\|").replace("\n", " ")
+
+
+def markdown_text(result: CheckResult, fail_on: str) -> str:
+    """A GitHub-flavoured Markdown report."""
+    out = ["## rmqlb check", ""]
+    if result.findings:
+        rows = [
+            [
+                f.severity.value,
+                f"`{f.code}`",
+                f"`{f.loc}`",
+                _md(where(f)),
+                _md(f.message),
+                _md(f.hint),
+            ]
+            for f in result.findings
+        ]
+        headers = ["severity", "code", "where", "group/topic", "finding", "fix"]
+        out.append(tabulate(rows, headers=headers, tablefmt="github"))
+        out.append("")
+    out.append(f"_{summary(result, fail_on)}_")
+    return "\n".join(out) + "\n"
+
+
+def json_document(result: CheckResult, fail_on: str) -> dict[str, Any]:
+    """The ``rmqlb.check/1`` document."""
+
+    def finding(f: CheckFinding) -> dict[str, Any]:
+        return {
+            "code": f.code,
+            "severity": f.severity.value,
+            "file": f.loc.file,
+            "line": f.loc.line,
+            "group": f.group,
+            "topic": f.topic,
+            "consumerCounts": list(f.counts),
+            "consumers": list(f.consumers),
+            "queues": [{"brokerName": q.broker_name, "queueId": q.queue_id} for q in f.queues],
+            "message": f.message,
+            "hint": f.hint,
+        }
+
+    threshold = {"error": 2, "warning": 1, "never": 3}[fail_on]
+    doc: dict[str, Any] = {
+        "format": CHECK_FORMAT,
+        "files": list(result.config.files),
+        "findings": [finding(f) for f in result.findings],
+        "cases": [
+            {
+                "group": c.group,
+                "topic": c.topic,
+                "file": c.loc.file,
+                "line": c.loc.line,
+                "consumerCounts": list(c.counts),
+                "status": "failed"
+                if any(f.severity.rank >= threshold for f in c.findings)
+                else "passed",
+                "findings": len(c.findings),
+            }
+            for c in result.cases
+        ],
+        "exitCode": int(result.exit_code(fail_on)),
+    }
+    if result.counts:
+        doc["allocations"] = [
+            {
+                "group": t.group,
+                "topic": t.topic,
+                "strategy": t.strategy,
+                "readableQueues": t.readable_queues,
+                "counts": [
+                    {
+                        "consumers": row.total,
+                        "replicas": dict(row.replicas),
+                        "assignments": {
+                            cid: [
+                                {"brokerName": q.broker_name, "queueId": q.queue_id} for q in queues
+                            ]
+                            for cid, _, queues in row.assignments
+                        },
+                    }
+                    for row in t.rows
+                ],
+            }
+            for t in result.counts
+        ]
+    return doc
+
+
+def rich_findings(result: CheckResult, console: Console, fail_on: str) -> None:
+    """A Rich table of the findings (severity | code, place, finding, fix), then the summary."""
+    if result.findings:
+        table = Table(title="rmqlb check", show_lines=True, title_justify="left", expand=False)
+        table.add_column("severity", no_wrap=True)
+        table.add_column("finding", overflow="fold")
+        for f in result.findings:
+            body = Text()
+            body.append(f.code, style="bold")
+            body.append(f"  {f.loc}", style="underline")
+            body.append(f"  {where(f)}\n")
+            body.append(f.message)
+            body.append("\nfix: " + f.hint, style="dim")
+            table.add_row(Text(f.severity.value, style=SEVERITY_STYLE[f.severity]), body)
+        console.print(table)
+    style = "bold red" if result.exit_code(fail_on) else "green"
+    console.print(Text(summary(result, fail_on), style=style))
+
+
+# --------------------------------------------------------------------------- explain-counts
+
+
+def _spread(row: CountAllocation) -> tuple[str, int, str]:
+    sizes = sorted((len(q) for _, _, q in row.assignments), reverse=True)
+    idle = sum(1 for s in sizes if s == 0)
+    busy = [s for s in sizes if s]
+    ratio = f"{busy[0] / busy[-1]:.2f}" if busy else "-"
+    return " ".join(map(str, sizes)), idle, ratio
+
+
+def _count_rows(table: CountsTable) -> list[list[str]]:
+    rows = []
+    for row in table.rows:
+        sizes, idle, ratio = _spread(row)
+        members = ", ".join(f"{name}={n}" for name, n in row.replicas)
+        rows.append([str(row.total), members, sizes, str(idle), ratio])
+    return rows
+
+
+def _detail_rows(row: CountAllocation) -> list[list[str]]:
+    return [
+        [cid, member, str(len(queues)), compact_queues(queues)]
+        for cid, member, queues in row.assignments
+    ]
+
+
+def _counts_title(table: CountsTable) -> str:
+    queues = f"{table.readable_queues} readable queues" if table.declared else "topic not declared"
+    return f"{table.group} / {table.topic}: {queues}, strategy {table.strategy}"
+
+
+COUNT_HEADERS = ["consumers", "replicas", "queues per consumer", "idle", "max/min"]
+DETAIL_HEADERS = ["client id", "member", "queues", "which"]
+
+
+def counts_text(result: CheckResult, markdown: bool) -> str:
+    """``--explain-counts`` as plain text or Markdown."""
+    fmt = "github" if markdown else "simple"
+    out: list[str] = []
+    for table in result.counts:
+        title = _counts_title(table)
+        out += [f"### {title}" if markdown else title, ""]
+        if not table.rows:
+            out += ["(no allocation: the topic is not declared or the group has no consumers)", ""]
+            continue
+        out += [
+            tabulate(
+                _count_rows(table), headers=COUNT_HEADERS, tablefmt=fmt, disable_numparse=True
+            ),
+            "",
+        ]
+        for row in table.rows:
+            label = f"{row.total} consumers"
+            out += [f"#### {label}" if markdown else f"  {label}:", ""]
+            detail = tabulate(
+                _detail_rows(row), headers=DETAIL_HEADERS, tablefmt=fmt, disable_numparse=True
+            )
+            out += [detail if markdown else "\n".join("    " + ln for ln in detail.splitlines())]
+            out.append("")
+    return "\n".join(out) + ("\n" if out else "")
+
+
+def rich_counts(result: CheckResult, console: Console) -> None:
+    """``--explain-counts`` as Rich tables."""
+    for table in result.counts:
+        overview = Table(
+            title=_counts_title(table),
+            title_justify="left",
+        )
+        for header in COUNT_HEADERS:
+            overview.add_column(header)
+        for values in _count_rows(table):
+            overview.add_row(*values, style="yellow" if values[3] != "0" else None)
+        console.print(overview)
+        for row in table.rows:
+            detail = Table(title=f"{row.total} consumers", title_justify="left")
+            for header in DETAIL_HEADERS:
+                detail.add_column(header, overflow="fold")
+            for values in _detail_rows(row):
+                detail.add_row(*values, style="yellow" if values[2] == "0" else None)
+            console.print(detail)
+
+
+def write_check(
+    result: CheckResult,
+    fmt: str,
+    target: Console | IO[str],
+    fail_on: str,
+) -> None:
+    """Write ``result`` in ``fmt`` (one of :data:`FORMATS`) to a console or a stream."""
+
+    def emit(text: str) -> None:
+        if isinstance(target, Console):
+            target.file.write(text)
+        else:
+            target.write(text)
+
+    if fmt == "json":
+        emit(json.dumps(json_document(result, fail_on), indent=2, ensure_ascii=False) + "\n")
+    elif fmt == "table" and isinstance(target, Console):
+        if result.counts:
+            rich_counts(result, target)
+        rich_findings(result, target, fail_on)
+    elif fmt == "markdown":
+        emit(
+            (counts_text(result, markdown=True) if result.counts else "")
+            + markdown_text(result, fail_on)
+        )
+    else:
+        emit(
+            (counts_text(result, markdown=False) if result.counts else "")
+            + plain_text(result, fail_on)
+        )
