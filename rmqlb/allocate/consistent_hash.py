@@ -13,6 +13,9 @@ integer. Details that decide exactness:
 * ``virtualNodeCnt`` 0 gives an empty ring: nobody gets anything.
 
 Every client builds the same ring, so rmqlb builds it once and routes every queue once.
+For big groups (at least :data:`NUMPY_MIN_WORK` ring points plus queues, distinct client ids)
+the sort and the ring lookup run in numpy when it is installed (it comes with the ``spark``
+extra); the result is identical, only the bookkeeping moves from Python to C.
 
 Worked example: clients ``a`` and ``b`` with 1 virtual node each sit at ``md5("a-0")[:4]``
 and ``md5("b-0")[:4]``; a queue hashing between them goes to the upper one.
@@ -20,13 +23,26 @@ and ``md5("b-0")[:4]``; a queue hashing between them goes to the upper one.
 
 from __future__ import annotations
 
+import importlib
 from bisect import bisect_left
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from functools import cache
 from hashlib import md5
+from itertools import groupby
+from operator import attrgetter
+from struct import Struct
+from typing import Any, TypeVar
 
 from rmqlb.allocate._common import Assignment, java_check
 from rmqlb.errors import AllocationError
 from rmqlb.model.queue import MessageQueue
+
+_FIRST_WORD = Struct(">I").unpack_from
+_TOPIC_BROKER = attrgetter("topic", "broker_name")
+T = TypeVar("T")
+
+NUMPY_MIN_WORK = 50_000
+"""Ring points + queues from which the numpy path pays for importing numpy."""
 
 
 def ring_hash(key: str) -> int:
@@ -34,7 +50,16 @@ def ring_hash(key: str) -> int:
 
     Unpaired surrogates are encoded as ``?`` like ``String.getBytes(UTF_8)`` does.
     """
-    return int.from_bytes(md5(key.encode("utf-8", "replace")).digest()[:4], "big")
+    return int(_FIRST_WORD(md5(key.encode("utf-8", "replace")).digest())[0])
+
+
+def ring_hashes(keys: Sequence[str]) -> list[int]:
+    """:func:`ring_hash` of every key, in one tight loop (the hot path of the strategy)."""
+    word, digest = _FIRST_WORD, md5
+    try:
+        return [word(digest(k.encode()).digest())[0] for k in keys]
+    except UnicodeEncodeError:  # an unpaired surrogate somewhere: Java writes "?"
+        return [word(digest(k.encode("utf-8", "replace")).digest())[0] for k in keys]
 
 
 def check_virtual_node_cnt(virtual_node_cnt: int) -> None:
@@ -45,24 +70,40 @@ def check_virtual_node_cnt(virtual_node_cnt: int) -> None:
 
 def build_ring(cid_all: Sequence[str], virtual_node_cnt: int) -> dict[int, str]:
     """The hash ring as Java's ``ConsistentHashRouter`` leaves it: position -> client id."""
-    ring: dict[int, str] = {}
+    return _ring(cid_all, virtual_node_cnt, {cid: cid for cid in cid_all})
+
+
+def _ring(cid_all: Sequence[str], virtual_node_cnt: int, value: Mapping[str, T]) -> dict[int, T]:
+    """The ring with ``value[client id]`` at every position of that client."""
+    if virtual_node_cnt <= 0:
+        return {}
     if len(set(cid_all)) == len(cid_all):
-        for cid in cid_all:
-            prefix = cid + "-"
-            for i in range(virtual_node_cnt):
-                ring[ring_hash(prefix + str(i))] = cid
-        return ring
+        suffixes = ["-" + str(i) for i in range(virtual_node_cnt)]
+        keys = [cid + suffix for cid in cid_all for suffix in suffixes]
+        values = [v for v in map(value.__getitem__, cid_all) for _ in suffixes]
+        # dict() keeps the last value for an equal key: TreeMap.put's replace, in insert order.
+        return dict(zip(ring_hashes(keys), values, strict=True))
+    ring: dict[int, str] = {}
     owned: dict[str, int] = {}
     for cid in cid_all:
         existing = owned.get(cid, 0)
         for i in range(virtual_node_cnt):
-            position = ring_hash(f"{cid}-{i + existing}")
+            position = ring_hash(cid + "-" + str(i + existing))
             previous = ring.get(position)
             if previous is not None:
                 owned[previous] -= 1
             ring[position] = cid
             owned[cid] = owned.get(cid, 0) + 1
-    return ring
+    return {position: value[cid] for position, cid in ring.items()}
+
+
+def queue_keys(mq_all: Sequence[MessageQueue]) -> list[str]:
+    """``MessageQueue.toString()`` of every queue (what the ring routes on)."""
+    keys: list[str] = []
+    for (topic, broker), run in groupby(mq_all, key=_TOPIC_BROKER):
+        prefix = f"MessageQueue [topic={topic}, brokerName={broker}, queueId="
+        keys.extend([f"{prefix}{mq.queue_id}]" for mq in run])
+    return keys
 
 
 def allocate_consistent_hash(
@@ -72,14 +113,68 @@ def allocate_consistent_hash(
     check_virtual_node_cnt(virtual_node_cnt)
     java_check(mq_all, cid_all)
     result: Assignment = {cid: [] for cid in cid_all}
-    ring = build_ring(cid_all, virtual_node_cnt)
-    if not ring:
+    if virtual_node_cnt == 0 or not cid_all:
         return result
-    positions = sorted(ring)
-    owners = [result[ring[p]] for p in positions]
-    last = len(positions)
-    for mq in mq_all:
-        key = f"MessageQueue [topic={mq.topic}, brokerName={mq.broker_name}, queueId={mq.queue_id}]"
-        slot = bisect_left(positions, ring_hash(key))
-        owners[slot if slot < last else 0].append(mq)
+    work = len(cid_all) * virtual_node_cnt + len(mq_all)
+    np = _numpy() if work >= NUMPY_MIN_WORK and len(result) == len(cid_all) else None
+    if np is not None:
+        _route_numpy(np, mq_all, virtual_node_cnt, result)
+    else:
+        _route_python(mq_all, cid_all, virtual_node_cnt, result)
     return result
+
+
+def _route_python(
+    mq_all: Sequence[MessageQueue],
+    cid_all: Sequence[str],
+    virtual_node_cnt: int,
+    result: Assignment,
+) -> None:
+    """Build the ring and append every queue to its owner's list in ``result``."""
+    ring = _ring(cid_all, virtual_node_cnt, result)
+    positions = sorted(ring)
+    owners = list(map(ring.__getitem__, positions))
+    owners.append(owners[0])  # past the largest position: wrap to the smallest
+    lookup = bisect_left
+    slots = [lookup(positions, h) for h in ring_hashes(queue_keys(mq_all))]
+    for mq, slot in zip(mq_all, slots, strict=True):
+        owners[slot].append(mq)
+
+
+@cache
+def _numpy() -> Any:
+    """numpy when installed, else ``None`` (imported on first use only: start-up stays lean)."""
+    try:
+        return importlib.import_module("numpy")
+    except ImportError:
+        return None
+
+
+def _first_words(np: Any, keys: Sequence[str]) -> Any:
+    """:func:`ring_hashes` as a numpy ``uint32`` array."""
+    digest = md5
+    try:
+        raw = b"".join([digest(k.encode()).digest()[:4] for k in keys])
+    except UnicodeEncodeError:  # an unpaired surrogate somewhere: Java writes "?"
+        raw = b"".join([digest(k.encode("utf-8", "replace")).digest()[:4] for k in keys])
+    return np.frombuffer(raw, dtype=">u4").astype(np.uint32)
+
+
+def _route_numpy(
+    np: Any, mq_all: Sequence[MessageQueue], virtual_node_cnt: int, result: Assignment
+) -> None:
+    """:func:`_route_python` for distinct client ids (``result`` in cidAll order), in numpy.
+
+    Ring point ``k`` (insert order) belongs to client ``k // virtual_node_cnt``. ``np.unique``
+    keeps the first of equal values, so it runs on the reversed points: the *last* insert of
+    an equal hash wins, as with ``TreeMap.put``. ``searchsorted`` (left) is the ceiling lookup.
+    """
+    suffixes = ["-" + str(i) for i in range(virtual_node_cnt)]
+    points = _first_words(np, [cid + suffix for cid in result for suffix in suffixes])
+    positions, first = np.unique(points[::-1], return_index=True)
+    owner = (len(points) - 1 - first) // virtual_node_cnt
+    slots = np.searchsorted(positions, _first_words(np, queue_keys(mq_all)))
+    slots[slots == len(positions)] = 0  # past the largest position: wrap to the smallest
+    lists = list(result.values())
+    for mq, client in zip(mq_all, owner[slots].tolist(), strict=True):
+        lists[client].append(mq)

@@ -1,28 +1,769 @@
-"""``rmqlb simulate``: what-if allocation (to be completed: tables, --compare, --add/--remove)."""
+"""``rmqlb simulate``: what-if allocation from flags or from ``--input`` cases (design §3).
+
+The command is glue: it reads flags and files, asks :mod:`rmqlb.allocate.whatif` for the
+numbers and lays them out as a list of blocks (headings, tables, lines) that the Rich,
+plain, markdown and JSON outputs all render from, so every format says the same thing.
+"""
 
 from __future__ import annotations
 
-from typing import Annotated
+import json
+import sys
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
 from rmqlb.cli.app import app
+from rmqlb.cli.options import ColorOption, Output, OutputOption, make_console, resolve_output
+from rmqlb.errors import AllocationError, ExitCode, InputError
+
+if TYPE_CHECKING:
+    from rmqlb.allocate.whatif import Balance, Moves, WhatIf
+    from rmqlb.model.queue import MessageQueue
+    from rmqlb.model.strategy import RoomRule, StrategySpec
+
+DEFAULT_QUEUES = 16
+DEFAULT_CONSUMERS = 3
 
 
 @app.command()
-def simulate(
-    queues: Annotated[int, typer.Option("--queues", help="Queues per broker.")] = 16,
-    consumers: Annotated[int, typer.Option("--consumers", help="Number of consumers.")] = 3,
-    strategy: Annotated[str, typer.Option("--strategy", help="Strategy spec.")] = "AVG",
+def simulate(  # noqa: PLR0917  (one parameter per flag, as typer wants)
+    queues: Annotated[
+        int | None,
+        typer.Option(
+            "--queues", min=1, metavar="N", help=f"Queues per broker (default {DEFAULT_QUEUES})."
+        ),
+    ] = None,
+    brokers: Annotated[
+        int | None,
+        typer.Option(
+            "--brokers", min=1, metavar="N", help="Number of brokers: broker-a, broker-b, ..."
+        ),
+    ] = None,
+    broker: Annotated[
+        list[str] | None,
+        typer.Option("--broker", metavar="NAME", help="A broker by name (repeatable)."),
+    ] = None,
+    consumers: Annotated[
+        int | None,
+        typer.Option(
+            "--consumers",
+            min=1,
+            metavar="N",
+            help=f"Number of consumers, named 10.0.0.1@consumer-N (default {DEFAULT_CONSUMERS}).",
+        ),
+    ] = None,
+    consumer_id: Annotated[
+        list[str] | None,
+        typer.Option("--consumer-id", metavar="ID", help="A consumer by client id (repeatable)."),
+    ] = None,
+    topic: Annotated[
+        str | None, typer.Option("--topic", metavar="NAME", help="Topic name (default TopicTest).")
+    ] = None,
+    strategy: Annotated[
+        str | None,
+        typer.Option(
+            "--strategy",
+            metavar="SPEC",
+            help="AVG, AVG_BY_CIRCLE, CONSISTENT_HASH[:vnodes=N], MACHINE_ROOM:idcs=a,b, "
+            "MACHINE_ROOM_NEARBY[:inner=SPEC] or CONFIG (default AVG).",
+        ),
+    ] = None,
+    broker_room: Annotated[
+        str | None,
+        typer.Option(
+            "--broker-room",
+            metavar="REGEX",
+            help="MACHINE_ROOM_NEARBY: the room of a broker is the regex's first group.",
+        ),
+    ] = None,
+    consumer_room: Annotated[
+        str | None,
+        typer.Option(
+            "--consumer-room",
+            metavar="REGEX",
+            help="MACHINE_ROOM_NEARBY: the room of a client id is the regex's first group.",
+        ),
+    ] = None,
+    rooms: Annotated[
+        str | None,
+        typer.Option(
+            "--rooms",
+            metavar="FILE",
+            help="MACHINE_ROOM_NEARBY: JSON/YAML {brokers: {name: room}, consumers: {id: room}}.",
+        ),
+    ] = None,
+    config: Annotated[
+        str | None,
+        typer.Option(
+            "--config",
+            metavar="FILE",
+            help='CONFIG: JSON/YAML mapping client id -> queues ("broker-a:3" or '
+            "{brokerName, queueId}).",
+        ),
+    ] = None,
+    add: Annotated[
+        int, typer.Option("--add", min=0, metavar="N", help="Scale event: N consumers join.")
+    ] = 0,
+    add_id: Annotated[
+        list[str] | None,
+        typer.Option("--add-id", metavar="ID", help="Scale event: this client id joins."),
+    ] = None,
+    remove: Annotated[
+        list[str] | None,
+        typer.Option("--remove", metavar="ID", help="Scale event: this consumer leaves."),
+    ] = None,
+    compare: Annotated[
+        bool,
+        typer.Option(
+            "--compare", help="Compare strategies: balance and queues moved on +1 / -1 consumer."
+        ),
+    ] = False,
+    input_file: Annotated[
+        str | None,
+        typer.Option(
+            "--input",
+            metavar="FILE",
+            help="Cases from a JSON object, a JSON array or JSON Lines (docs/simulate.md).",
+        ),
+    ] = None,
+    output: OutputOption = None,
+    color: ColorOption = None,
 ) -> int:
-    """Show how a strategy splits queues among consumers."""
-    from rmqlb.allocate import allocate
-    from rmqlb.model import MessageQueue
-    from rmqlb.model.strategy import parse_strategy_spec
+    """Show how a strategy splits queues among consumers, what a scale event moves, and how
+    the strategies compare.
 
-    spec = parse_strategy_spec(strategy)
-    mqs = [MessageQueue("TopicTest", "broker-a", i) for i in range(queues)]
-    cids = [f"consumer-{i}" for i in range(consumers)]
-    for cid, got in allocate(spec, mqs, cids).items():
-        typer.echo(f"{cid}: {len(got)}")
-    return 0
+    \b
+    Examples:
+      rmqlb simulate --queues 16 --consumers 3
+      rmqlb simulate --brokers 2 --queues 8 --consumers 4 --add 1
+      rmqlb simulate --queues 16 --consumers 5 --compare
+      rmqlb simulate --input cases.jsonl --output json
+    """
+    fmt = resolve_output(output)
+    flags = _Flags(
+        queues=queues,
+        brokers=brokers,
+        broker=list(broker or ()),
+        consumers=consumers,
+        consumer_id=list(consumer_id or ()),
+        topic=topic,
+        strategy=strategy,
+        broker_room=broker_room,
+        consumer_room=consumer_room,
+        rooms=rooms,
+        config=config,
+        add=add,
+        add_id=list(add_id or ()),
+        remove=list(remove or ()),
+        compare=compare,
+    )
+    if input_file is not None:
+        flags.reject_with_input()
+        cases, multi = _cases_from_file(input_file)
+    else:
+        cases, multi = [_case_from_flags(flags)], False
+    outcomes = [_run(case, flags) for case in cases]
+    _emit(outcomes, fmt, color)
+    failed = [o for o in outcomes if o.error is not None]
+    if not multi and failed:
+        sys.stderr.write(f"rmqlb: error: {_one_line(failed[0].error or '')}\n")
+        return ExitCode.BAD_INPUT
+    invalid = [o for o in outcomes if o.invalid]
+    if invalid:
+        first = _one_line(invalid[0].error or "")
+        sys.stderr.write(
+            f"rmqlb: error: {len(invalid)} of {len(outcomes)} cases invalid: {first}\n"
+        )
+        return ExitCode.BAD_INPUT
+    return ExitCode.OK
+
+
+# --------------------------------------------------------------------------- flags and files
+
+
+@dataclass
+class _Flags:
+    queues: int | None
+    brokers: int | None
+    broker: list[str]
+    consumers: int | None
+    consumer_id: list[str]
+    topic: str | None
+    strategy: str | None
+    broker_room: str | None
+    consumer_room: str | None
+    rooms: str | None
+    config: str | None
+    add: int
+    add_id: list[str]
+    remove: list[str]
+    compare: bool
+
+    def reject_with_input(self) -> None:
+        """``--input`` cases carry queues, consumers and strategy themselves."""
+        given = {
+            "--queues": self.queues is not None,
+            "--brokers": self.brokers is not None,
+            "--broker": bool(self.broker),
+            "--consumers": self.consumers is not None,
+            "--consumer-id": bool(self.consumer_id),
+            "--topic": self.topic is not None,
+            "--strategy": self.strategy is not None,
+            "--broker-room": self.broker_room is not None,
+            "--consumer-room": self.consumer_room is not None,
+            "--rooms": self.rooms is not None,
+            "--config": self.config is not None,
+        }
+        for name, present in given.items():
+            if present:
+                raise InputError(
+                    f"{name} cannot be combined with --input (each case carries its own "
+                    "queues, consumers and strategy)"
+                )
+
+
+@dataclass
+class _Case:
+    """One group to simulate, or the reason it cannot be read."""
+
+    id: str | None
+    label: str
+    strategy: StrategySpec | None = None
+    queues: list[MessageQueue] = field(default_factory=list)
+    consumers: list[str] = field(default_factory=list)
+    id_width: int | None = None
+    compare_with: list[StrategySpec] | None = None
+    error: str | None = None
+
+
+@dataclass
+class _Outcome:
+    case: _Case
+    result: WhatIf | None = None
+    error: str | None = None
+    invalid: bool = False  # bad input (exit 2) rather than a Java exception
+    joiner: str | None = None  # the id --compare adds for "+1"
+
+
+def _n(count: int, word: str) -> str:
+    """``1 queue``, ``2 queues``."""
+    return f"{count} {word}{'' if count == 1 else 's'}"
+
+
+def _one_line(text: str) -> str:
+    return " ".join(text.split())
+
+
+def _read_text(path: str, flag: str) -> str:
+    try:
+        with open(path, encoding="utf-8") as fh:
+            return fh.read()
+    except OSError as exc:
+        raise InputError(f"{flag} {path}: cannot read: {exc.strerror or exc}") from exc
+    except UnicodeDecodeError as exc:
+        raise InputError(f"{flag} {path}: not UTF-8 text") from exc
+
+
+def _load_data_file(path: str, flag: str) -> Any:
+    """JSON (``.json``) or YAML (anything else; YAML also reads JSON)."""
+    text = _read_text(path, flag)
+    if path.lower().endswith(".json"):
+        try:
+            return json.loads(text)
+        except json.JSONDecodeError as exc:
+            raise InputError(
+                f"{flag} {path}: invalid JSON: {exc.msg} at line {exc.lineno} column {exc.colno}"
+            ) from exc
+    import yaml
+
+    try:
+        return yaml.safe_load(text)
+    except yaml.MarkedYAMLError as exc:
+        mark = exc.problem_mark
+        where = f" at line {mark.line + 1} column {mark.column + 1}" if mark is not None else ""
+        raise InputError(f"{flag} {path}: invalid YAML: {exc.problem}{where}") from exc
+    except yaml.YAMLError as exc:
+        raise InputError(f"{flag} {path}: invalid YAML: {_one_line(str(exc))}") from exc
+
+
+def _room_pattern(pattern: str, flag: str) -> RoomRule:
+    import re
+
+    from rmqlb.model.strategy import RoomPattern
+
+    try:
+        compiled = re.compile(pattern)
+    except re.error as exc:
+        raise InputError(f"{flag}: invalid regular expression {pattern!r}: {exc}") from exc
+    if compiled.groups < 1:
+        raise InputError(f"{flag}: regex {pattern!r} needs a (group) that captures the room")
+    return RoomPattern(pattern)
+
+
+def _rooms_from_file(path: str) -> tuple[RoomRule | None, RoomRule | None]:
+    from rmqlb.model.strategy import RoomTable
+
+    raw = _load_data_file(path, "--rooms")
+    if not isinstance(raw, Mapping):
+        raise InputError(f"--rooms {path}: expected {{brokers: {{name: room}}, consumers: ...}}")
+    unknown = set(raw) - {"brokers", "consumers"}
+    if unknown:
+        raise InputError(
+            f"--rooms {path}: unknown key {sorted(map(str, unknown))[0]!r} "
+            "(expected brokers and consumers)"
+        )
+    out: list[RoomRule | None] = []
+    for key in ("brokers", "consumers"):
+        table = raw.get(key)
+        if table is None:
+            out.append(None)
+            continue
+        if not isinstance(table, Mapping) or not all(
+            isinstance(k, str) and isinstance(v, str) for k, v in table.items()
+        ):
+            raise InputError(f"--rooms {path}: {key}: expected a mapping of names to room names")
+        out.append(RoomTable(dict(table)))
+    return out[0], out[1]
+
+
+def _config_from_file(path: str, topic: str) -> dict[str, tuple[MessageQueue, ...]]:
+    from rmqlb.model.queue import MessageQueue
+
+    raw = _load_data_file(path, "--config")
+    if not isinstance(raw, Mapping) or not raw:
+        raise InputError(f"--config {path}: expected a mapping of client id -> list of queues")
+    config: dict[str, tuple[MessageQueue, ...]] = {}
+    for cid, items in raw.items():
+        if not isinstance(cid, str):
+            raise InputError(f"--config {path}: client id {cid!r} is not a string")
+        if not isinstance(items, list):
+            raise InputError(f"--config {path}: {cid}: expected a list of queues")
+        queues: list[MessageQueue] = []
+        for i, item in enumerate(items):
+            where = f"--config {path}: {cid}[{i}]"
+            if isinstance(item, str):
+                name, sep, qid = item.rpartition(":")
+                if not sep or not name or not qid.strip().isdigit():
+                    raise InputError(f"{where}: expected 'broker:queueId', got {item!r}")
+                queues.append(MessageQueue(topic, name, int(qid)))
+            elif isinstance(item, Mapping):
+                broker, qid_raw = item.get("brokerName"), item.get("queueId")
+                q_topic = item.get("topic", topic)
+                if (
+                    not isinstance(broker, str)
+                    or isinstance(qid_raw, bool)
+                    or not isinstance(qid_raw, int)
+                    or not isinstance(q_topic, str)
+                ):
+                    raise InputError(f"{where}: expected {{brokerName: str, queueId: int}}")
+                queues.append(MessageQueue(q_topic, broker, qid_raw))
+            else:
+                raise InputError(f"{where}: expected 'broker:queueId' or {{brokerName, queueId}}")
+        config[cid] = tuple(queues)
+    return config
+
+
+def _case_from_flags(flags: _Flags) -> _Case:
+    from rmqlb.allocate.whatif import (
+        DEFAULT_TOPIC,
+        broker_names,
+        compare_candidates,
+        default_consumer_ids,
+        id_width,
+        make_queues,
+    )
+    from rmqlb.model.strategy import Config, MachineRoomNearby, describe, parse_strategy_spec
+
+    if flags.brokers is not None and flags.broker:
+        raise InputError("use either --brokers N or --broker NAME, not both")
+    if flags.consumers is not None and flags.consumer_id:
+        raise InputError("use either --consumers N or --consumer-id ID, not both")
+    topic = flags.topic if flags.topic is not None else DEFAULT_TOPIC
+    if not topic:
+        raise InputError("--topic cannot be empty")
+
+    broker_rule = _room_pattern(flags.broker_room, "--broker-room") if flags.broker_room else None
+    consumer_rule = (
+        _room_pattern(flags.consumer_room, "--consumer-room") if flags.consumer_room else None
+    )
+    if flags.rooms is not None:
+        file_brokers, file_consumers = _rooms_from_file(flags.rooms)
+        broker_rule = broker_rule or file_brokers
+        consumer_rule = consumer_rule or file_consumers
+    config = _config_from_file(flags.config, topic) if flags.config is not None else None
+
+    spec = parse_strategy_spec(flags.strategy or "AVG", broker_rule, consumer_rule, config)
+    uses_rooms = flags.broker_room or flags.consumer_room or flags.rooms
+    if uses_rooms and not flags.compare and not isinstance(spec, MachineRoomNearby):
+        raise InputError(
+            "--broker-room, --consumer-room and --rooms are only used by "
+            "--strategy MACHINE_ROOM_NEARBY or --compare"
+        )
+    if config is not None and not flags.compare and not isinstance(spec, Config):
+        raise InputError("--config is only used by --strategy CONFIG or --compare")
+
+    brokers = flags.broker or broker_names(flags.brokers or 1)
+    queues = make_queues(topic, brokers, flags.queues or DEFAULT_QUEUES)
+
+    width: int | None = None
+    if flags.consumer_id:
+        consumers = list(flags.consumer_id)
+    elif flags.consumers is None and isinstance(spec, Config):
+        consumers = list(spec.config)
+    else:
+        count = flags.consumers or DEFAULT_CONSUMERS
+        # Wide enough for every id this run generates, so Java order stays numeric order.
+        width = id_width(count + flags.add + int(flags.compare) - 1)
+        consumers = default_consumer_ids(count, width=width)
+
+    compare_with = (
+        compare_candidates(spec, broker_rule, consumer_rule, config) if flags.compare else None
+    )
+    label = (
+        f"{topic}: {_n(len(queues), 'queue')} on {_n(len(brokers), 'broker')}, "
+        f"{_n(len(consumers), 'consumer')}, {describe(spec)}"
+    )
+    return _Case(None, label, spec, queues, consumers, width, compare_with)
+
+
+def _cases_from_file(path: str) -> tuple[list[_Case], bool]:
+    """Read a JSON object (one case), a JSON array or JSON Lines (several cases)."""
+    text = _read_text(path, "--input")
+    if not text.strip():
+        raise InputError(f"--input {path}: empty file")
+    items: list[tuple[str, Any]]
+    try:
+        doc = json.loads(text)
+    except json.JSONDecodeError:
+        items = []
+        for number, line in enumerate(text.splitlines(), 1):
+            if not line.strip():
+                continue
+            try:
+                items.append((f"line {number}: $", json.loads(line)))
+            except json.JSONDecodeError as exc:
+                raise InputError(
+                    f"--input {path}: line {number}: invalid JSON: {exc.msg} (column {exc.colno})"
+                ) from exc
+        multi = True
+    else:
+        if isinstance(doc, list):
+            items = [(f"$[{i}]", raw) for i, raw in enumerate(doc)]
+            multi = True
+        else:
+            items = [("$", doc)]
+            multi = False
+    if not items:
+        raise InputError(f"--input {path}: no cases")
+    return [_case_from_json(raw, where) for where, raw in items], multi
+
+
+def _case_from_json(raw: Any, where: str) -> _Case:
+    from rmqlb.allocate.cases import case_from_json
+    from rmqlb.allocate.whatif import compare_candidates
+    from rmqlb.model.strategy import Config, MachineRoomNearby, describe
+
+    raw_id = raw.get("id") if isinstance(raw, Mapping) else None
+    case_id = (
+        str(raw_id) if isinstance(raw_id, str | int) and not isinstance(raw_id, bool) else None
+    )
+    try:
+        case = case_from_json(raw, where)
+    except InputError as exc:
+        return _Case(case_id, f"case {case_id}" if case_id else where, error=str(exc))
+    spec = case.strategy
+    nearby = spec if isinstance(spec, MachineRoomNearby) else None
+    config = spec.config if isinstance(spec, Config) else None
+    compare_with = compare_candidates(
+        spec,
+        nearby.broker_rooms if nearby else None,
+        nearby.consumer_rooms if nearby else None,
+        config,
+    )
+    brokers = len({q.broker_name for q in case.queues})
+    label = (
+        f"{'case ' + case.id + ': ' if case.id is not None else ''}{case.topic}: "
+        f"{_n(len(case.queues), 'queue')} on {_n(brokers, 'broker')}, "
+        f"{_n(len(case.consumers), 'consumer')}, {describe(spec)}"
+    )
+    return _Case(case.id, label, spec, list(case.queues), list(case.consumers), None, compare_with)
+
+
+def _run(case: _Case, flags: _Flags) -> _Outcome:
+    from rmqlb.allocate.whatif import new_consumer_ids, what_if
+
+    if case.error is not None or case.strategy is None:
+        return _Outcome(case, error=case.error, invalid=True)
+    try:
+        joining = new_consumer_ids(case.consumers, flags.add, case.id_width) + flags.add_id
+        joiner = new_consumer_ids(case.consumers, 1, case.id_width)[0]
+        result = what_if(
+            case.strategy,
+            case.queues,
+            case.consumers,
+            add=joining,
+            remove=flags.remove,
+            compare_with=case.compare_with if flags.compare else None,
+            joiner=joiner,
+        )
+    except AllocationError as exc:
+        return _Outcome(case, error=exc.message)
+    except InputError as exc:
+        return _Outcome(case, error=str(exc), invalid=True)
+    return _Outcome(case, result, joiner=joiner)
+
+
+# --------------------------------------------------------------------------- layout
+
+
+@dataclass
+class _Table:
+    headers: list[str]
+    rows: list[list[str]]
+    styles: list[str | None]  # per row: None, "idle" or "error"
+    right: set[int] = field(default_factory=set)  # right-aligned columns
+
+
+Block = tuple[str, Any]  # ("heading", str) | ("line", str) | ("table", _Table) | ("error", str)
+
+
+def _balance_line(b: Balance) -> str:
+    parts = [
+        f"{_n(b.queues, 'queue')}, {_n(b.consumers, 'consumer')}: "
+        f"min {b.min}, max {b.max} per consumer",
+        f"{len(b.idle)} idle",
+    ]
+    if b.unassigned:
+        parts.append(f"{_n(len(b.unassigned), 'queue')} held by nobody")
+    if b.duplicated:
+        parts.append(f"{_n(len(b.duplicated), 'queue')} held more than once")
+    return "; ".join(parts)
+
+
+def _assignment_table(assignment: Mapping[str, Sequence[MessageQueue]], topics: bool) -> _Table:
+    from rmqlb.allocate.whatif import compact_ranges
+
+    rows: list[list[str]] = []
+    styles: list[str | None] = []
+    for cid, queues in assignment.items():
+        if queues:
+            rows.append([cid, compact_ranges(queues, topics), str(len(queues))])
+            styles.append(None)
+        else:
+            rows.append([cid, "(idle)", "0"])
+            styles.append("idle")
+    return _Table(["consumer", "queues", "count"], rows, styles, {2})
+
+
+def _holders(cids: Sequence[str]) -> str:
+    return ", ".join(cids) if cids else "nobody"
+
+
+def _share(count: int, percent: float) -> str:
+    """``56.2%``; a non-zero share that rounds to nothing reads ``<0.1%``, not ``0%``."""
+    return "<0.1%" if count and not percent else f"{percent:g}%"
+
+
+def _pct(count: int, percent: float) -> str:
+    return f"{count} ({_share(count, percent)})"
+
+
+def _layout(outcome: _Outcome, multi: bool) -> list[Block]:
+    from rmqlb.allocate.whatif import compact_ranges
+    from rmqlb.model.strategy import describe
+
+    case = outcome.case
+    if outcome.result is None:
+        prefix = f"{case.label}: " if multi else ""
+        return [("error", f"{prefix}error: {_one_line(outcome.error or '')}")]
+    res = outcome.result
+    topics = len({q.topic for q in res.queues}) > 1
+    blocks: list[Block] = [
+        ("heading", case.label),
+        ("table", _assignment_table(res.assignment, topics)),
+        ("line", _balance_line(res.balance)),
+    ]
+    if res.scale is not None:
+        event = res.scale
+        change = []
+        if event.added:
+            change.append(f"+{len(event.added)} ({', '.join(event.added)})")
+        if event.removed:
+            change.append(f"-{len(event.removed)} ({', '.join(event.removed)})")
+        blocks += [
+            ("heading", f"After {' and '.join(change)}"),
+            ("table", _assignment_table(event.after, topics)),
+            ("line", _balance_line(_balance_of(event.after, res.queues))),
+        ]
+        groups: dict[tuple[tuple[str, ...], tuple[str, ...]], list[MessageQueue]] = {}
+        for move in event.moves.moved:
+            groups.setdefault((move.before, move.after), []).append(move.queue)
+        if groups:
+            rows = [
+                [compact_ranges(qs, topics), _holders(before), _holders(after), str(len(qs))]
+                for (before, after), qs in groups.items()
+            ]
+            blocks += [
+                ("heading", "Queues that move"),
+                ("table", _Table(["queues", "from", "to", "count"], rows, [None] * len(rows), {3})),
+            ]
+        moves = event.moves
+        blocks.append(
+            (
+                "line",
+                f"{moves.count} of {_n(moves.total, 'queue')} move "
+                f"({_share(moves.count, moves.percent)})",
+            )
+        )
+    if res.compare is not None:
+        from rmqlb.allocate.whatif import leaver
+
+        table_rows: list[list[str]] = []
+        styles: list[str | None] = []
+        notes: list[str] = []
+
+        def cell(moves: Moves | None, error: str | None, label: str, what: str) -> str:
+            if moves is not None:
+                return _pct(moves.count, moves.percent)
+            if error is None:
+                return "-"
+            notes.append(f"{label} {what}: error: {_one_line(error)}")
+            return "error"
+
+        for row in res.compare:
+            label = describe(row.strategy)
+            if row.balance is None:
+                table_rows.append([label, "error", "-", "-", "-", "-", "-"])
+                notes.append(f"{label}: error: {_one_line(row.error or '')}")
+                styles.append("error")
+                continue
+            b = row.balance
+            table_rows.append(
+                [
+                    label,
+                    str(b.min),
+                    str(b.max),
+                    str(len(b.idle)),
+                    str(len(b.unassigned)),
+                    cell(row.moved_on_add, row.add_error, label, "+1"),
+                    cell(row.moved_on_remove, row.remove_error, label, "-1"),
+                ]
+            )
+            styles.append("idle" if b.idle or b.unassigned else None)
+        gone = leaver(res.consumers) or "nobody"
+        blocks += [
+            ("heading", f"Strategies compared (+1 adds {outcome.joiner}, -1 removes {gone})"),
+            (
+                "table",
+                _Table(
+                    ["strategy", "min", "max", "idle", "unassigned", "moved +1", "moved -1"],
+                    table_rows,
+                    styles,
+                    {1, 2, 3, 4, 5, 6},
+                ),
+            ),
+        ]
+        blocks += [("line", note) for note in notes]
+    return blocks
+
+
+def _balance_of(
+    assignment: Mapping[str, list[MessageQueue]], queues: Sequence[MessageQueue]
+) -> Balance:
+    from rmqlb.allocate.whatif import balance
+
+    return balance(dict(assignment), queues)
+
+
+# --------------------------------------------------------------------------- output
+
+
+def _emit(outcomes: list[_Outcome], fmt: Output, color: bool | None) -> None:
+    multi = len(outcomes) > 1
+    if fmt is Output.json:
+        from rmqlb.allocate.whatif import what_if_to_json
+
+        for outcome in outcomes:
+            if outcome.result is None:
+                obj: dict[str, Any] = {"id": outcome.case.id, "error": outcome.error}
+            else:
+                obj = what_if_to_json(outcome.case.id, outcome.result)
+            sys.stdout.write(json.dumps(obj, ensure_ascii=False) + "\n")
+        return
+    layouts = [_layout(o, multi) for o in outcomes]
+    if not multi and outcomes[0].result is None:
+        return  # the error goes to stderr alone
+    if fmt is Output.table:
+        _emit_rich(layouts, color)
+    else:
+        _emit_text(layouts, fmt)
+
+
+def _emit_rich(layouts: list[list[Block]], color: bool | None) -> None:
+    from rich import box
+    from rich.table import Table
+    from rich.text import Text
+
+    console = make_console(color)
+    styles = {"idle": "bold yellow", "error": "bold red", None: None}
+    for n, blocks in enumerate(layouts):
+        if n:
+            console.print()
+        for i, (kind, value) in enumerate(blocks):
+            if kind == "heading":
+                if i:
+                    console.print()
+                console.print(Text(value, style="bold"))
+            elif kind == "line":
+                console.print(Text(value))
+            elif kind == "error":
+                console.print(Text(value, style="bold red"))
+            else:
+                table = Table(box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False)
+                for col, header in enumerate(value.headers):
+                    table.add_column(header, justify="right" if col in value.right else "left")
+                for row, style in zip(value.rows, value.styles, strict=True):
+                    table.add_row(*(Text(cell) for cell in row), style=styles[style])
+                console.print(table)
+
+
+def _emit_text(layouts: list[list[Block]], fmt: Output) -> None:
+    from tabulate import tabulate
+
+    markdown = fmt is Output.markdown
+    out: list[str] = []
+    for n, blocks in enumerate(layouts):
+        if n:
+            out.append("")
+        for i, (kind, value) in enumerate(blocks):
+            if kind == "heading":
+                if i and not markdown:
+                    out.append("")
+                out.append(f"### {value}" if markdown else value)
+                if markdown:
+                    out.append("")
+            elif kind in ("line", "error"):
+                out.append(value)
+                if markdown:
+                    out.append("")
+            else:
+                rows = value.rows
+                if markdown:
+                    rows = [[cell.replace("|", "\\|") for cell in row] for row in rows]
+                align = ["right" if i in value.right else "left" for i in range(len(value.headers))]
+                out.append(
+                    tabulate(
+                        rows,
+                        headers=value.headers,
+                        tablefmt="github" if markdown else "simple",
+                        colalign=align,
+                        disable_numparse=True,
+                    )
+                )
+                if markdown:
+                    out.append("")
+    text = "\n".join(out).rstrip("\n") + "\n"
+    sys.stdout.write(text)

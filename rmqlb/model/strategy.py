@@ -312,8 +312,9 @@ def parse_strategy_spec(
     """Read the CLI form: ``NAME[:key=value[:key=value...]]``.
 
     Keys: ``vnodes`` (CONSISTENT_HASH), ``idcs`` (MACHINE_ROOM, comma list), ``inner``
-    (MACHINE_ROOM_NEARBY, itself a spec without colons). Rooms and CONFIG lists come from
-    their own flags and are passed in.
+    (MACHINE_ROOM_NEARBY; its other parameters go to the inner strategy, so
+    ``MACHINE_ROOM_NEARBY:inner=CONSISTENT_HASH:vnodes=20`` works). Rooms and CONFIG lists
+    come from their own flags and are passed in.
 
     >>> parse_strategy_spec("CONSISTENT_HASH:vnodes=20")
     ConsistentHash(virtual_node_cnt=20)
@@ -338,7 +339,7 @@ def parse_strategy_spec(
         "AVG_BY_CIRCLE": set(),
         "CONSISTENT_HASH": {"virtualNodeCnt"},
         "MACHINE_ROOM": {"consumeridcs"},
-        "MACHINE_ROOM_NEARBY": {"inner"},
+        "MACHINE_ROOM_NEARBY": {"inner", "virtualNodeCnt", "consumeridcs"},
         "CONFIG": set(),
     }
     if name not in allowed:
@@ -364,7 +365,15 @@ def parse_strategy_spec(
             raise InputError(f"strategy {text!r}: MACHINE_ROOM needs idcs=room1,room2")
         return MachineRoom(frozenset(idcs))
     if name == "MACHINE_ROOM_NEARBY":
-        inner = parse_strategy_spec(params.get("inner", "AVG"), config=config)
+        inner_text = params.get("inner", "AVG")
+        if "virtualNodeCnt" in params:
+            inner_text += f":vnodes={params['virtualNodeCnt']}"
+        if "consumeridcs" in params:
+            inner_text += f":idcs={params['consumeridcs']}"
+        try:
+            inner = parse_strategy_spec(inner_text, config=config)
+        except InputError as exc:
+            raise InputError(f"strategy {text!r}: inner {exc}") from exc
         if isinstance(inner, MachineRoomNearby):
             raise InputError(f"strategy {text!r}: inner strategy cannot be MACHINE_ROOM_NEARBY")
         if broker_rooms is None or consumer_rooms is None:
