@@ -25,44 +25,10 @@ from rmqlb.check.decl import DEFAULT_PERM, BrokerQueues, CheckConfig, GroupDecl,
 from rmqlb.check.jsonlines import Path
 from rmqlb.errors import InputError
 from rmqlb.model.snapshot import PERM_INHERIT
+from rmqlb.model.system import SYSTEM_TOPICS, is_system_group
 
 MERGED_BROKER = "all-brokers"
 SYNC_MEMBER_PREFIX = "rmq_sys_SYNC_BROKER_MEMBER_"
-SYSTEM_TOPICS = frozenset(
-    {
-        "TBW102",
-        "SCHEDULE_TOPIC_XXXX",
-        "BenchmarkTest",
-        "RMQ_SYS_TRANS_HALF_TOPIC",
-        "RMQ_SYS_TRACE_TOPIC",
-        "RMQ_SYS_TRANS_OP_HALF_TOPIC",
-        "TRANS_CHECK_MAX_TIME_TOPIC",
-        "SELF_TEST_TOPIC",
-        "OFFSET_MOVED_EVENT",
-        "CHECKPOINT_TOPIC",
-    }
-)
-SYSTEM_GROUPS = frozenset(
-    {
-        "DEFAULT_CONSUMER",
-        "TOOLS_CONSUMER",
-        "SCHEDULE_CONSUMER",
-        "FILTERSRV_CONSUMER",
-        "__MONITOR_CONSUMER",
-        "SELF_TEST_C_GROUP",
-        "CID_ONS-HTTP-PROXY",
-        "CID_ONSAPI_PERMISSION",
-        "CID_ONSAPI_OWNER",
-        "CID_ONSAPI_PULL",
-        "CID_RMQ_SYS_TRANS",
-    }
-)
-SYSTEM_GROUP_PREFIX = "CID_RMQ_SYS_"
-
-
-def is_system_group(name: str) -> bool:
-    """Groups the broker creates for itself (``MixAll``): never checked."""
-    return name in SYSTEM_GROUPS or name.startswith(SYSTEM_GROUP_PREFIX)
 
 
 def is_broker_file(value: Any) -> bool:

@@ -51,6 +51,7 @@ from rmqlb.model import (
     queue_sort_key,
 )
 from rmqlb.model.snapshot import RETRY_PREFIX
+from rmqlb.model.system import is_system_group
 from rmqlb.remoting.bodies import Connection, ConsumerConnection, RunningInfo
 from rmqlb.remoting.errors import ConsumerNotOnline, TopicNotExist
 
@@ -59,34 +60,6 @@ T = TypeVar("T")
 #: Requests in flight at most, over all connections. Brokers queue admin requests in their
 #: own pools (16 threads by default), so more buys little and costs them memory.
 DEFAULT_MAX_IN_FLIGHT = 128
-
-#: Built-in consumer groups (Java ``MixAll`` / protocol §8.3) that ``--all-groups`` skips.
-SYSTEM_GROUPS: frozenset[str] = frozenset(
-    {
-        "DEFAULT_CONSUMER",
-        "TOOLS_CONSUMER",
-        "SCHEDULE_CONSUMER",
-        "FILTERSRV_CONSUMER",
-        "__MONITOR_CONSUMER",
-        "SELF_TEST_C_GROUP",
-        "CID_ONS-HTTP-PROXY",
-        "CID_ONSAPI_PERMISSION",
-        "CID_ONSAPI_OWNER",
-        "CID_ONSAPI_PULL",
-        "CID_RMQ_SYS_TRANS",
-        "CID_DefaultHeartBeatSyncerTopic",
-    }
-)
-_SYSTEM_PREFIXES = ("CID_RMQ_SYS_", "CID_ONSAPI_")
-
-
-def is_system_group(name: str) -> bool:
-    """Whether ``name`` is one of RocketMQ's built-in consumer groups.
-
-    >>> is_system_group("CID_RMQ_SYS_TRACE"), is_system_group("OrderGroup")
-    (True, False)
-    """
-    return name in SYSTEM_GROUPS or name.startswith(_SYSTEM_PREFIXES)
 
 
 class ProgressSink(Protocol):

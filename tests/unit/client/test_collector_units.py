@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from rmqlb.client.collector import CollectOptions, is_system_group, utc_now
+from rmqlb.client.collector import CollectOptions, utc_now
 from rmqlb.client.connection import split_addr
 from rmqlb.client.errors import ConnectFailed
+from rmqlb.model.system import is_system_group
 
 
 @pytest.mark.parametrize(

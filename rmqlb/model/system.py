@@ -1,0 +1,49 @@
+"""RocketMQ's built-in topics and consumer groups (Java ``MixAll`` / ``TopicValidator``).
+
+They live on every broker and are never a user's load-balancing problem: ``--all-groups``
+and the config check skip them.
+"""
+
+from __future__ import annotations
+
+SYSTEM_GROUPS: frozenset[str] = frozenset(
+    {
+        "DEFAULT_CONSUMER",
+        "TOOLS_CONSUMER",
+        "SCHEDULE_CONSUMER",
+        "FILTERSRV_CONSUMER",
+        "__MONITOR_CONSUMER",
+        "SELF_TEST_C_GROUP",
+        "CID_ONS-HTTP-PROXY",
+        "CID_ONSAPI_PERMISSION",
+        "CID_ONSAPI_OWNER",
+        "CID_ONSAPI_PULL",
+        "CID_RMQ_SYS_TRANS",
+        "CID_DefaultHeartBeatSyncerTopic",
+    }
+)
+SYSTEM_GROUP_PREFIXES: tuple[str, ...] = ("CID_RMQ_SYS_", "CID_ONSAPI_")
+
+SYSTEM_TOPICS: frozenset[str] = frozenset(
+    {
+        "TBW102",
+        "SCHEDULE_TOPIC_XXXX",
+        "BenchmarkTest",
+        "RMQ_SYS_TRANS_HALF_TOPIC",
+        "RMQ_SYS_TRACE_TOPIC",
+        "RMQ_SYS_TRANS_OP_HALF_TOPIC",
+        "TRANS_CHECK_MAX_TIME_TOPIC",
+        "SELF_TEST_TOPIC",
+        "OFFSET_MOVED_EVENT",
+        "CHECKPOINT_TOPIC",
+    }
+)
+
+
+def is_system_group(name: str) -> bool:
+    """Whether ``name`` is one of RocketMQ's built-in consumer groups.
+
+    >>> is_system_group("CID_RMQ_SYS_TRACE"), is_system_group("OrderGroup")
+    (True, False)
+    """
+    return name in SYSTEM_GROUPS or name.startswith(SYSTEM_GROUP_PREFIXES)
