@@ -16,8 +16,9 @@ $(STAMP): $(BIN)/python pyproject.toml
 
 install: $(STAMP)
 
+# The demo cluster has problems on purpose: report them without failing the make run.
 demo: $(STAMP)
-	$(BIN)/rmqlb demo
+	$(BIN)/rmqlb demo --fail-on never
 
 lint: $(STAMP)
 	$(BIN)/ruff check rmqlb tests bench
