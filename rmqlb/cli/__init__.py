@@ -13,7 +13,17 @@ import typer
 from typer._click import exceptions as click_exceptions  # typer 0.28 vendors click
 
 from rmqlb import __version__
-from rmqlb.cli import simulate as _simulate  # noqa: F401  (registers the command)
+
+# Importing a command module registers its command on the app.
+from rmqlb.cli import (  # noqa: F401
+    check,
+    demo,
+    dump,
+    explain,
+    schema,
+    serve,
+    simulate,
+)
 from rmqlb.cli.app import app
 from rmqlb.errors import ExitCode, RmqlbError
 
