@@ -1,7 +1,7 @@
 """Explain on a big snapshot: one group, 100,000 queues, 5,000 consumers (explain issue, item 7).
 
 Measures the core of ``explain --output json`` (``load_snapshot`` + ``diagnose`` +
-``report_to_json`` + ``json.dumps``), and the whole command run in-process (rendering
+``report_to_text``, the serializer ``--output json`` uses), and the whole command run in-process (rendering
 included), against the floor they cannot beat: ``json.load`` of the same file plus
 ``allocate`` alone. Targets: ratio <= 2; peak RSS of the core path, measured in a fresh
 subprocess (``ru_maxrss``), under 300 MB.
@@ -55,10 +55,11 @@ if mode == "floor":
     allocate(Avg(), queues, cids)
     print(t_json, time.process_time() - start)
 elif mode == "core":
-    from rmqlb.diagnose import diagnose, report_to_json
+    from rmqlb.diagnose import diagnose
+    from rmqlb.diagnose.report import report_to_text
     from rmqlb.snapshot import load_snapshot
     start = time.process_time()
-    text = json.dumps(report_to_json(diagnose(load_snapshot(path))))
+    text = report_to_text(diagnose(load_snapshot(path)))
     elapsed = time.process_time() - start
     with open("/proc/self/status") as status:  # VmHWM: ru_maxrss keeps the parent's peak
         hwm = next(line for line in status if line.startswith("VmHWM:"))
@@ -169,7 +170,7 @@ def run() -> list[BenchResult]:
     t_cli = min(clis)
     floor = t_json + t_alloc
     detail = (
-        f"load+diagnose+report_to_json+json.dumps {ms(t_core)} vs json.load {ms(t_json)} + "
+        f"load+diagnose+report_to_text {ms(t_core)} vs json.load {ms(t_json)} + "
         f"allocate {ms(t_alloc)} ({size_mb:.1f} MB, {QUEUES:,} queues, {CONSUMERS:,} consumers; "
         "CPU time, best of 3 fresh interpreters)"
     )

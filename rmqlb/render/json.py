@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-import json
 from typing import IO, Any
 
 from rich.console import Console
 
-from rmqlb.diagnose.report import Report, report_to_json
+from rmqlb.diagnose.report import Report, report_to_text
 from rmqlb.render.changes import ReportChanges, describe_changes
 from rmqlb.render.options import RenderOptions
 
@@ -15,10 +14,7 @@ from rmqlb.render.options import RenderOptions
 def to_text(report: Report, options: RenderOptions) -> str:
     """The report document (indented when ``options.pretty_json``), ending in a newline."""
     indent = 2 if options.pretty_json else None
-    return (
-        json.dumps(report_to_json(report, options.fail_on), indent=indent, ensure_ascii=False)
-        + "\n"
-    )
+    return report_to_text(report, options.fail_on, indent=indent) + "\n"
 
 
 def changes_to_json(changes: ReportChanges, poll: int) -> dict[str, Any]:
