@@ -1,10 +1,10 @@
 """Explain on a big snapshot: one group, 100,000 queues, 5,000 consumers (explain issue, item 7).
 
 Measures the core of ``explain --output json`` (``load_snapshot`` + ``diagnose`` +
-``report_to_text``, the serializer ``--output json`` uses), and the whole command run in-process (rendering
-included), against the floor they cannot beat: ``json.load`` of the same file plus
-``allocate`` alone. Targets: ratio <= 2; peak RSS of the core path, measured in a fresh
-subprocess (``ru_maxrss``), under 300 MB.
+``report_to_text``, the serializer ``--output json`` uses), and the whole command run
+in-process (rendering included), against the floor they cannot beat: ``json.load`` of the
+same file plus ``allocate`` alone. Targets: ratio <= 2; peak RSS of the core path,
+measured in a fresh subprocess, under 300 MB.
 
 Run alone with ``python -m bench.bench_explain``.
 """
