@@ -16,6 +16,7 @@ from rmqlb import __version__
 
 # Importing a command module registers its command on the app.
 from rmqlb.cli import (  # noqa: F401
+    audit,
     check,
     demo,
     dump,

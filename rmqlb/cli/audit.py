@@ -1,0 +1,304 @@
+"""``rmqlb audit``: fleet-wide audit of many snapshots (Spark by default), and the fleet
+generator (``--generate N``).
+
+Exit codes: 0 nothing at or above ``--fail-on``; 1 a *persistent* finding at or above
+``--fail-on`` (transient findings — a rebalance caught mid-way — never fail the audit, nor
+do flapping groups; both are reported); 2 bad input or usage, no snapshot found, or pyspark
+missing for ``--engine spark``; 4 some records or groups could not be read and no worse
+code applies.
+"""
+
+from __future__ import annotations
+
+import sys
+from enum import StrEnum
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated
+
+import typer
+
+from rmqlb.cli.app import app
+from rmqlb.cli.options import ColorOption, FailOn, FailOnOption, Output, OutputOption
+from rmqlb.errors import InputError
+
+if TYPE_CHECKING:
+    from rich.console import Console
+
+    from rmqlb.pipeline import AuditResult
+    from rmqlb.pipeline.result import InputProblem
+
+
+class EngineName(StrEnum):
+    """``--engine`` values (mirrors :class:`rmqlb.pipeline.Engine`, kept here to stay light)."""
+
+    spark = "spark"
+    local = "local"
+
+
+_SEVERITY_STYLE = {"error": "red", "warning": "yellow", "info": "cyan"}
+
+
+@app.command()
+def audit(  # noqa: PLR0917  (typer maps every option to a parameter)
+    paths: Annotated[
+        list[str] | None,
+        typer.Argument(
+            help="Snapshot files, JSON Lines files (one snapshot per line) or directories "
+            "(searched recursively for *.json / *.jsonl / *.ndjson).",
+            show_default=False,
+        ),
+    ] = None,
+    engine: Annotated[
+        EngineName,
+        typer.Option(
+            "--engine",
+            help="spark: local[*], --master or the spark-submit session; local: in-process, "
+            "for small fleets.",
+            case_sensitive=False,
+        ),
+    ] = EngineName.spark,
+    master: Annotated[
+        str | None,
+        typer.Option("--master", help="Spark master URL, e.g. local[2], spark://host:7077."),
+    ] = None,
+    out: Annotated[
+        Path | None,
+        typer.Option(
+            "--out",
+            help="Directory for summary.json and the Parquet tables findings/ groups/ "
+            "flapping/ occurrences/ (with --generate: where the fleet is written).",
+        ),
+    ] = None,
+    cluster_from: Annotated[
+        str | None,
+        typer.Option(
+            "--cluster-from",
+            help="Regex with one group taking the cluster name from each input path "
+            "(default: the snapshot's source.namesrv).",
+        ),
+    ] = None,
+    persistent_window: Annotated[
+        int,
+        typer.Option(
+            "--persistent-window",
+            help="A finding is persistent when present in each of the group's last N snapshots.",
+        ),
+    ] = 3,
+    flap_threshold: Annotated[
+        int,
+        typer.Option(
+            "--flap-threshold",
+            help="A group flaps when its actual assignment changed more than K times.",
+        ),
+    ] = 2,
+    report: Annotated[
+        Path | None,
+        typer.Option("--report", help="Write a self-contained HTML report with charts."),
+    ] = None,
+    top: Annotated[int, typer.Option("--top", help="Rows in the top-offender tables.")] = 20,
+    generate: Annotated[
+        int | None,
+        typer.Option(
+            "--generate",
+            help="Write N synthetic snapshots with known problems to --out instead of auditing.",
+        ),
+    ] = None,
+    seed: Annotated[int, typer.Option("--seed", help="Seed for --generate.")] = 0,
+    groups: Annotated[
+        int, typer.Option("--groups", help="Groups per generated snapshot (--generate).")
+    ] = 12,
+    clusters: Annotated[
+        int | None,
+        typer.Option("--clusters", help="Clusters to spread generated snapshots over."),
+    ] = None,
+    jsonl: Annotated[
+        bool, typer.Option("--jsonl", help="--generate: one JSON Lines file per cluster.")
+    ] = False,
+    output: OutputOption = None,
+    color: ColorOption = None,
+    fail_on: FailOnOption = FailOn.error,
+) -> int:
+    """Audit a fleet of snapshots: persistent vs transient problems, flapping groups, worst
+    offenders. Writes summary.json + Parquet tables with --out, HTML charts with --report."""
+    if generate is not None:
+        if paths:
+            raise InputError("--generate writes a fleet; give no PATH (use --out DIR)")
+        if out is None:
+            raise InputError("--generate needs --out DIR")
+        return _generate(generate, out, seed=seed, groups=groups, clusters=clusters, jsonl=jsonl)
+
+    from rmqlb.cli.options import make_console, resolve_output
+    from rmqlb.pipeline import AuditOptions, Engine, run_audit
+    from rmqlb.pipeline.result import exit_code
+
+    chosen = Engine(engine.value)
+    if top < 1:
+        raise InputError("--top must be at least 1")
+    options = AuditOptions(
+        persistent_window=persistent_window,
+        flap_threshold=flap_threshold,
+        cluster_from=cluster_from,
+        top=top,
+    )
+    result = run_audit(paths or [], engine=chosen, options=options, out=out, master=master)
+    if result.snapshots == 0:
+        first = f": {_problem_line(result)}" if result.problems else ""
+        raise InputError(f"no usable snapshot found under {' '.join(paths or [])}{first}")
+    for problem in result.problems[:5]:
+        sys.stderr.write(f"rmqlb: skipped {_problem_text(problem)}\n")
+    if result.problem_count > 5:
+        sys.stderr.write(f"rmqlb: ... and {result.problem_count - 5} more skipped inputs\n")
+    if report is not None:
+        from rmqlb.pipeline.html import write_html_report
+
+        write_html_report(result, report)
+    fmt = resolve_output(output)
+    if fmt is Output.json:
+        import json
+
+        from rmqlb.pipeline import summary_json
+
+        sys.stdout.write(json.dumps(summary_json(result), indent=2, ensure_ascii=False) + "\n")
+    else:
+        # a pipe or a file gets wide lines rather than Rich's 80 columns of folded names
+        width = None if sys.stdout.isatty() else 160
+        console = make_console(False if fmt is not Output.table else color, width=width)
+        render_summary(result, console, markdown=fmt is Output.markdown, top=top)
+    return int(exit_code(result, fail_on.value))
+
+
+def _problem_text(problem: InputProblem) -> str:
+    where = f"{problem.path or '<input>'}"
+    if problem.group:
+        where += f" group {problem.group}"
+    return f"{where}: {problem.message}"
+
+
+def _problem_line(result: AuditResult) -> str:
+    return _problem_text(result.problems[0])
+
+
+def _generate(
+    files: int, out: Path, *, seed: int, groups: int, clusters: int | None, jsonl: bool
+) -> int:
+    from rmqlb.pipeline.generate import MANIFEST, generate_fleet
+
+    if clusters is not None and clusters < 1:
+        raise InputError("--clusters must be at least 1")
+    try:
+        manifest = generate_fleet(
+            out, files, seed=seed, clusters=clusters, groups=groups, jsonl=jsonl
+        )
+    except ValueError as exc:
+        raise InputError(str(exc)) from None
+    except OSError as exc:
+        raise InputError(f"--out {out}: {exc.strerror or exc}") from None
+    typer.echo(
+        f"wrote {manifest['snapshots']} snapshots ({len(manifest['clusters'])} clusters, "
+        f"{groups} groups each) and {len(manifest['injections'])} injected problems "
+        f"to {out} (manifest: {out / MANIFEST})"
+    )
+    return 0
+
+
+def render_summary(result: AuditResult, console: Console, *, markdown: bool, top: int) -> None:
+    """The Rich summary: headline, counts by code and cluster, top offenders, flapping."""
+    from rich import box
+    from rich.table import Table
+    from rich.text import Text
+
+    from rmqlb.pipeline.result import top_offenders
+
+    style = box.MARKDOWN if markdown else box.SIMPLE_HEAD
+    persistent = sum(1 for f in result.findings if f.persistence == "persistent")
+    console.print(
+        f"Audited {result.snapshots} snapshots, {result.groups} groups "
+        f"(engine {result.engine}): {len(result.findings)} findings, {persistent} persistent, "
+        f"{len(result.flapping)} flapping groups"
+        + (f", {result.problem_count} inputs skipped" if result.problem_count else ""),
+        markup=False,
+    )
+    if not result.findings and not result.flapping:
+        console.print("No problems found.", markup=False)
+        return
+
+    def table(title: str, *columns: str) -> Table:
+        t = Table(title=title, box=style, title_justify="left", show_edge=markdown)
+        for c in columns:
+            t.add_column(c, justify="right" if c in _NUMERIC else "left", overflow="fold")
+        return t
+
+    def row(t: Table, *cells: object) -> None:  # names are data, never Rich markup
+        t.add_row(*(c if isinstance(c, Text) else Text(str(c)) for c in cells))
+
+    if result.findings:
+        by_code = table("Findings by code", "code", "persistent", "transient")
+        for code, counts in result.by_code().items():
+            row(by_code, code, counts["persistent"], counts["transient"])
+        console.print(by_code)
+        by_cluster = table("Findings by cluster", "cluster", "error", "warning", "info")
+        for cluster, sev in result.by_cluster().items():
+            row(by_cluster, cluster, sev["error"], sev["warning"], sev["info"])
+        console.print(by_cluster)
+        offenders = table(
+            f"Top offenders (first {top} groups; persistent and most severe first)",
+            "cluster",
+            "group",
+            "severity",
+            "persistent codes",
+            "transient codes",
+            "share",
+            "last seen",
+        )
+        for o in top_offenders(result, top):
+            severity = Text(o.severity, style="" if markdown else _SEVERITY_STYLE[o.severity])
+            row(
+                offenders,
+                o.cluster,
+                o.group,
+                severity,
+                ", ".join(o.persistent) or "-",
+                ", ".join(o.transient) or "-",
+                f"{o.share:.0%}",
+                o.last_seen,
+            )
+        console.print(offenders)
+    for title, rows in (
+        ("Worst groups by unconsumed queues (latest snapshot)", result.worst_by_unconsumed),
+        ("Worst groups by lag (latest snapshot)", result.worst_by_lag),
+    ):
+        if rows:
+            worst = table(title, "cluster", "group", "unconsumed", "lag", "findings", "last seen")
+            for g in rows[:top]:
+                row(
+                    worst,
+                    g.cluster,
+                    g.group,
+                    g.unconsumed,
+                    "-" if g.lag is None else g.lag,
+                    g.findings,
+                    g.last_seen,
+                )
+            console.print(worst)
+    if result.flapping:
+        flap = table("Flapping groups (assignment changes)", "cluster", "group", "changes")
+        for fl in result.flapping[:top]:
+            row(flap, fl.cluster, fl.group, fl.changes)
+        console.print(flap)
+
+
+_NUMERIC = frozenset(
+    {
+        "persistent",
+        "transient",
+        "error",
+        "warning",
+        "info",
+        "snapshots",
+        "share",
+        "unconsumed",
+        "lag",
+        "findings",
+        "changes",
+    }
+)

@@ -1,0 +1,123 @@
+"""``--report FILE``: one self-contained HTML page (plotly.js inlined, no network needed).
+
+Three charts and a table: findings present per code over time, findings per cluster by
+severity, and the top 20 findings (persistent and most severe first). Plotly is imported
+here only, when a report is asked for.
+"""
+
+from __future__ import annotations
+
+import html
+from collections import defaultdict
+from pathlib import Path
+
+from rmqlb.errors import InputError
+from rmqlb.pipeline.result import AuditResult
+
+TOP = 20
+_COLOURS = {"error": "#d62728", "warning": "#ff7f0e", "info": "#1f77b4"}
+
+
+def render_html_report(result: AuditResult) -> str:
+    """The report page as a string."""
+    import plotly.graph_objects as go  # noqa: PLC0415
+
+    by_code: dict[str, tuple[list[str], list[int]]] = defaultdict(lambda: ([], []))
+    for minute, code, count in result.timeline:
+        xs, ys = by_code[code]
+        xs.append(minute.replace("T", " ").rstrip("Z"))  # a form plotly reads as a date
+        ys.append(count)
+    timeline = go.Figure()
+    for code in sorted(by_code):
+        xs, ys = by_code[code]
+        timeline.add_trace(go.Scatter(x=xs, y=ys, mode="lines+markers", name=code))
+    timeline.update_layout(
+        title="Findings present per snapshot, by code",
+        xaxis_title="capturedAt, per minute (UTC)",
+        yaxis_title="(group, topic) findings",
+        height=420,
+    )
+
+    clusters = result.by_cluster()
+    bars = go.Figure()
+    for severity in ("error", "warning", "info"):
+        bars.add_trace(
+            go.Bar(
+                x=list(clusters),
+                y=[counts[severity] for counts in clusters.values()],
+                name=severity,
+                marker_color=_COLOURS[severity],
+            )
+        )
+    bars.update_layout(
+        title="Findings per cluster", barmode="stack", yaxis_title="findings", height=380
+    )
+
+    top = result.findings[:TOP]
+    header = [
+        "cluster",
+        "group",
+        "topic",
+        "code",
+        "severity",
+        "persistence",
+        "snapshots",
+        "share",
+        "first seen",
+        "last seen",
+    ]
+    columns = [
+        [f.cluster for f in top],
+        [f.group for f in top],
+        [f.topic or "-" for f in top],
+        [f.code for f in top],
+        [f.severity for f in top],
+        [f.persistence for f in top],
+        [f.snapshots for f in top],
+        [f"{f.share:.0%}" for f in top],
+        [f.first_seen for f in top],
+        [f.last_seen for f in top],
+    ]
+    table = go.Figure(
+        go.Table(
+            header={"values": header, "align": "left"},
+            cells={"values": columns, "align": "left"},
+        )
+    )
+    table.update_layout(title=f"Top {TOP} findings", height=120 + 28 * max(1, len(top)))
+
+    parts = [
+        timeline.to_html(full_html=False, include_plotlyjs=True),
+        bars.to_html(full_html=False, include_plotlyjs=False),
+        table.to_html(full_html=False, include_plotlyjs=False),
+    ]
+    persistent = sum(1 for f in result.findings if f.persistence == "persistent")
+    flapping = "".join(
+        f"<li>{html.escape(f.cluster)} / {html.escape(f.group)}: {f.changes} changes</li>"
+        for f in result.flapping[:TOP]
+    )
+    return (
+        "<!DOCTYPE html>\n<html><head><meta charset='utf-8'>"
+        "<title>rmqlb fleet audit</title>"
+        "<style>body{font-family:sans-serif;margin:2em}</style></head><body>"
+        "<h1>rmqlb fleet audit</h1>"
+        f"<p>{result.snapshots} snapshots, {result.groups} groups, "
+        f"{len(result.findings)} findings ({persistent} persistent), "
+        f"{len(result.flapping)} flapping groups.</p>"
+        + "".join(parts)
+        + (f"<h2>Flapping groups</h2><ul>{flapping}</ul>" if flapping else "")
+        + "</body></html>\n"
+    )
+
+
+def write_html_report(result: AuditResult, path: Path) -> Path:
+    """Write :func:`render_html_report` to ``path``."""
+    try:
+        import plotly  # noqa: F401, PLC0415
+    except ImportError:
+        raise InputError("--report needs plotly: pip install 'rmqlb[spark]'") from None
+    try:
+        path.write_text(render_html_report(result), encoding="utf-8")
+    except OSError as exc:
+        raise InputError(f"--report {path}: {exc.strerror or exc}") from None
+    return path

@@ -1,0 +1,112 @@
+"""Which files an audit reads, decided the same way for both engines.
+
+A PATH is a snapshot file, a JSON Lines file (one snapshot per line) or a directory searched
+recursively. Inside directories only ``*.json`` (one snapshot per file) and ``*.jsonl`` /
+``*.ndjson`` (JSON Lines) are read, and — like Spark's file index — names starting with ``_``
+or ``.`` are skipped (so a generator's ``_manifest.json`` or Spark's ``_SUCCESS`` are never
+mistaken for snapshots). A file named explicitly is read whatever its name: JSON Lines when it
+ends in ``.jsonl``/``.ndjson``, one snapshot otherwise. URIs with a scheme (``s3a://``,
+``hdfs://``) are handed to Spark as directories; the local engine rejects them.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from enum import StrEnum
+from pathlib import Path
+
+from rmqlb.errors import InputError
+
+LINES_SUFFIXES = (".jsonl", ".ndjson")
+WHOLE_SUFFIXES = (".json",)
+WHOLE_GLOB = "*.json"
+LINES_GLOB = "*.{jsonl,ndjson}"
+
+
+class Layout(StrEnum):
+    """How a file holds snapshots."""
+
+    whole = "whole"  # one JSON document per file
+    lines = "lines"  # JSON Lines: one snapshot per line
+
+
+@dataclass(frozen=True, slots=True)
+class InputPlan:
+    """What to read: explicit files by layout, plus directories to search."""
+
+    whole_files: tuple[str, ...] = ()
+    line_files: tuple[str, ...] = ()
+    directories: tuple[str, ...] = ()
+    uris: tuple[str, ...] = ()
+
+
+def has_scheme(path: str) -> bool:
+    """``s3a://b/x`` or ``file:/x`` (but not ``C:\\x``)."""
+    head, sep, _ = path.partition(":")
+    return bool(sep) and len(head) > 1 and head.replace("+", "").isalnum()
+
+
+def layout_of(name: str) -> Layout:
+    """JSON Lines for ``.jsonl``/``.ndjson`` names, one snapshot per file otherwise."""
+    return Layout.lines if name.lower().endswith(LINES_SUFFIXES) else Layout.whole
+
+
+def hidden(name: str) -> bool:
+    """Spark's rule for names its file index skips (``_SUCCESS``, ``.part.crc``)."""
+    return (name.startswith("_") and "=" not in name) or name.startswith(".")
+
+
+def plan_inputs(paths: Sequence[str]) -> InputPlan:
+    """Classify the PATH arguments; a missing local path is an :class:`InputError`."""
+    if not paths:
+        raise InputError("audit needs at least one PATH (a snapshot file or a directory)")
+    whole: list[str] = []
+    lines: list[str] = []
+    dirs: list[str] = []
+    uris: list[str] = []
+    for raw in paths:
+        if has_scheme(raw) and not raw.startswith("file:"):
+            uris.append(raw)
+            continue
+        local = Path(raw[len("file:") :] if raw.startswith("file:") else raw)
+        if local.is_dir():
+            dirs.append(str(local.resolve()))
+        elif local.is_file():
+            target = lines if layout_of(local.name) is Layout.lines else whole
+            target.append(str(local.resolve()))
+        else:
+            raise InputError(f"{raw}: no such file or directory")
+    return InputPlan(tuple(whole), tuple(lines), tuple(dirs), tuple(uris))
+
+
+def walk(directory: str) -> Iterator[tuple[str, Layout]]:
+    """Files under ``directory`` an audit reads, sorted, with their layout."""
+    for root, subdirs, files in os.walk(directory):
+        subdirs[:] = sorted(d for d in subdirs if not hidden(d))
+        for name in sorted(files):
+            if hidden(name):
+                continue
+            # case-sensitive, like Spark's pathGlobFilter
+            if name.endswith(LINES_SUFFIXES):
+                yield os.path.join(root, name), Layout.lines
+            elif name.endswith(WHOLE_SUFFIXES):
+                yield os.path.join(root, name), Layout.whole
+
+
+def local_files(plan: InputPlan) -> list[tuple[str, Layout]]:
+    """Every file of ``plan`` for the local engine (no URIs), each once."""
+    if plan.uris:
+        raise InputError(
+            f"{plan.uris[0]}: the local engine reads local paths only; use --engine spark"
+        )
+    files: dict[str, Layout] = {}
+    for path in plan.whole_files:
+        files.setdefault(path, Layout.whole)
+    for path in plan.line_files:
+        files.setdefault(path, Layout.lines)
+    for directory in plan.directories:
+        for path, layout in walk(directory):
+            files.setdefault(path, layout)
+    return list(files.items())

@@ -1,0 +1,105 @@
+"""Writing an audit's outputs: ``summary.json`` and, for the local engine, Parquet via pyarrow.
+
+The Spark engine writes its Parquet tables with Spark; both use the column names and types
+of :data:`TABLE_COLUMNS`, so readers see one schema whatever engine produced the files.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any, Final
+
+from rmqlb.errors import InputError
+from rmqlb.pipeline.result import AuditResult, summary_json
+
+#: Parquet tables: column -> Arrow/Spark type name ("string", "long", "double", "boolean").
+TABLE_COLUMNS: Final[Mapping[str, Mapping[str, str]]] = {
+    "findings": {
+        "cluster": "string",
+        "group": "string",
+        "topic": "string",
+        "code": "string",
+        "severity": "string",
+        "firstSeen": "string",
+        "lastSeen": "string",
+        "snapshots": "long",
+        "groupSnapshots": "long",
+        "share": "double",
+        "persistence": "string",
+    },
+    "groups": {
+        "cluster": "string",
+        "group": "string",
+        "snapshots": "long",
+        "firstSeen": "string",
+        "lastSeen": "string",
+        "unconsumed": "long",
+        "lag": "long",
+        "maxUnconsumed": "long",
+        "maxLag": "long",
+        "changes": "long",
+        "flapping": "boolean",
+        "findings": "long",
+        "worst": "string",
+    },
+    "flapping": {"cluster": "string", "group": "string", "changes": "long"},
+    "occurrences": {
+        "cluster": "string",
+        "capturedAt": "string",
+        "ts": "long",
+        "group": "string",
+        "topic": "string",
+        "code": "string",
+        "severity": "string",
+        "unconsumed": "long",
+        "lag": "long",
+    },
+}
+SUMMARY_FILE: Final = "summary.json"
+
+
+def prepare_out(out: Path) -> None:
+    """Create ``out`` and clear the tables a previous audit left there (never other files)."""
+    if out.exists() and not out.is_dir():
+        raise InputError(f"--out {out}: exists and is not a directory")
+    out.mkdir(parents=True, exist_ok=True)
+    for name in TABLE_COLUMNS:
+        target = out / name
+        if target.is_dir():
+            shutil.rmtree(target)
+    (out / SUMMARY_FILE).unlink(missing_ok=True)
+
+
+def write_summary(out: Path, result: AuditResult) -> Path:
+    """Write ``summary.json`` (the ``rmqlb.audit/1`` contract)."""
+    path = out / SUMMARY_FILE
+    path.write_text(json.dumps(summary_json(result), indent=2, ensure_ascii=False) + "\n")
+    return path
+
+
+def _arrow_type(name: str) -> Any:
+    import pyarrow as pa  # noqa: PLC0415
+
+    return {
+        "string": pa.string(),
+        "long": pa.int64(),
+        "double": pa.float64(),
+        "boolean": pa.bool_(),
+    }[name]
+
+
+def write_parquet_tables(out: Path, tables: Mapping[str, Sequence[Mapping[str, Any]]]) -> None:
+    """Write each table as ``out/<name>/part-00000.parquet`` (Spark's directory layout)."""
+    import pyarrow as pa  # noqa: PLC0415
+    import pyarrow.parquet as pq  # noqa: PLC0415
+
+    for name, rows in tables.items():
+        columns = TABLE_COLUMNS[name]
+        schema = pa.schema([pa.field(c, _arrow_type(t)) for c, t in columns.items()])
+        table = pa.Table.from_pylist([dict(r) for r in rows], schema=schema)
+        directory = out / name
+        directory.mkdir(parents=True, exist_ok=True)
+        pq.write_table(table, directory / "part-00000.parquet")

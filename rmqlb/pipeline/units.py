@@ -1,0 +1,450 @@
+"""The per-snapshot and per-group work of the audit, as plain Python shared by both engines.
+
+Two steps, each a pure function of its input row so Spark can run it in executors
+(``mapInArrow``) and the local engine in a loop, with the very same code:
+
+1. :func:`split_record` turns one input record (a whole snapshot file, or one JSON Lines
+   line) into work units: one per group, keyed by ``(cluster, capturedAt, group)``, each
+   carrying a *sub-snapshot* — the group plus the routes of the topics it touches (its
+   subscriptions, the assigned queues, its offsets and its retry topic ``%RETRY%<group>``).
+2. :func:`diagnose_unit` parses a unit with :func:`rmqlb.snapshot.parse_snapshot` and runs
+   :func:`rmqlb.diagnose.diagnose` on it — the engine behind ``rmqlb explain`` — so the audit
+   and ``explain`` can never disagree. It returns one ``group`` row (totals and the
+   assignment fingerprint) plus one ``finding`` row per finding.
+
+Every row is a tuple in :data:`ROW_FIELDS` order (``kind`` first). Worked example: a snapshot
+of cluster ``ns1:9876`` captured at ``2026-11-22T12:00:00Z`` with groups ``G1`` and ``G2``
+gives one ``snapshot`` marker row and two ``unit`` rows; diagnosing ``G1``'s unit with one
+``IDLE_CONSUMER`` on ``T`` gives a ``group`` row and a ``finding`` row
+``("finding", "ns1:9876", 1795348800000, "2026-11-22T12:00:00Z", "G1", "T",
+"IDLE_CONSUMER", "warning", 0, 0, None, path, None)``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from collections.abc import Callable, Iterable, Iterator
+from datetime import UTC, datetime, timedelta
+from typing import Any, Final
+
+from rmqlb.model.snapshot import RETRY_PREFIX, Snapshot
+
+# -- row layouts -------------------------------------------------------------------------
+
+KIND_SNAPSHOT: Final = "snapshot"  # one per input snapshot (counts snapshots)
+KIND_UNIT: Final = "unit"  # one per (snapshot, group): the work of step 2
+KIND_GROUP: Final = "group"  # one per diagnosed unit: totals and fingerprint
+KIND_FINDING: Final = "finding"  # one per finding of a diagnosed unit
+KIND_ERROR: Final = "error"  # an input record or unit that could not be used
+
+#: Step 1 output: ``(kind, cluster, ts, capturedAt, group, unit, path, error)``.
+UNIT_FIELDS: Final = ("kind", "cluster", "ts", "captured_at", "group", "unit", "path", "error")
+UNIT_DDL: Final = (
+    "kind string, cluster string, ts long, captured_at string, `group` string, unit string, "
+    "path string, error string"
+)
+
+#: Step 2 output.
+ROW_FIELDS: Final = (
+    "kind",
+    "cluster",
+    "ts",
+    "captured_at",
+    "group",
+    "topic",
+    "code",
+    "severity",
+    "unconsumed",
+    "lag",
+    "fingerprint",
+    "path",
+    "error",
+)
+ROW_DDL: Final = (
+    "kind string, cluster string, ts long, captured_at string, `group` string, topic string, "
+    "code string, severity string, unconsumed long, lag long, fingerprint string, "
+    "path string, error string"
+)
+
+#: ``unit`` is the sub-snapshot as JSON text (to cross a Spark stage) or, inside one
+#: process, as the decoded dict itself (no encode/decode round trip).
+UnitRow = tuple[
+    str,
+    str | None,
+    int | None,
+    str | None,
+    str | None,
+    str | dict[str, Any] | None,
+    str,
+    str | None,
+]
+Row = tuple[
+    str,
+    str | None,
+    int | None,
+    str | None,
+    str | None,
+    str | None,
+    str | None,
+    str | None,
+    int | None,
+    int | None,
+    str | None,
+    str | None,
+    str | None,
+]
+
+UNKNOWN_CLUSTER: Final = "(unknown)"
+#: rmqlb documents that are not snapshots: skipped silently, so ``--out`` may live inside
+#: the audited directory.
+OTHER_FORMATS: Final = frozenset({"rmqlb.audit/1", "rmqlb.fleet-manifest/1", "rmqlb.report/1"})
+SEVERITY_RANK: Final = {"error": 2, "warning": 1, "info": 0}
+RANK_SEVERITY: Final = {v: k for k, v in SEVERITY_RANK.items()}
+_EPOCH: Final = datetime(1970, 1, 1, tzinfo=UTC)
+
+Diagnoser = Callable[[Snapshot], Any]
+"""``snapshot -> Report``: :func:`rmqlb.diagnose.diagnose` unless a caller injects one."""
+
+Parser = Callable[[Any, str], Snapshot]
+"""``(decoded JSON, source) -> Snapshot``: :func:`rmqlb.snapshot.parse_snapshot` by default."""
+
+
+# -- keys ----------------------------------------------------------------------------------
+
+
+def parse_captured_at(value: object) -> tuple[int, str]:
+    """``capturedAt`` -> (epoch milliseconds, normalised UTC ISO-8601 text).
+
+    Ordering uses the milliseconds; the text is for people. A time without an offset is
+    taken as UTC. ``"2026-11-22T13:00:00+01:00"`` -> ``(1795348800000,
+    "2026-11-22T12:00:00Z")``. Raises ``ValueError`` for anything else.
+    """
+    if not isinstance(value, str) or not value:
+        raise ValueError("snapshot has no capturedAt (needed to order snapshots)")
+    try:
+        moment = datetime.fromisoformat(value)
+    except ValueError:
+        raise ValueError(f"capturedAt {value!r} is not an ISO-8601 time") from None
+    if moment.tzinfo is None:
+        moment = moment.replace(tzinfo=UTC)
+    moment = moment.astimezone(UTC)
+    millis = (moment - _EPOCH) // timedelta(milliseconds=1)
+    spec = "seconds" if moment.microsecond == 0 else "milliseconds"
+    text = moment.replace(tzinfo=None).isoformat(timespec=spec) + "Z"
+    return millis, text
+
+
+def normalise_path(path: str) -> str:
+    """A local path or a ``file:`` URI (as Spark reports it) -> one comparable form.
+
+    ``file:///data/a%20b.json`` and ``/data/a b.json`` both give ``/data/a b.json``; other
+    URIs (``s3a://bucket/x.json``) are kept as they are.
+    """
+    from urllib.parse import unquote  # noqa: PLC0415
+
+    if path.startswith("file:"):
+        rest = path[len("file:") :]
+        if rest.startswith("//"):
+            rest = rest[2:]
+        return unquote(rest)
+    return path
+
+
+def cluster_key(data: dict[str, Any], path: str, cluster_from: re.Pattern[str] | None) -> str:
+    """The cluster a snapshot belongs to.
+
+    With ``--cluster-from`` the first group of the pattern searched in the input path
+    (``/dumps/(\\w+)/`` on ``/dumps/prod-eu/1.json`` -> ``prod-eu``); otherwise, or when
+    the path does not match, the snapshot's ``source.namesrv`` sorted and joined with ``;``
+    (RocketMQ's separator); else ``(unknown)``.
+    """
+    if cluster_from is not None:
+        match = cluster_from.search(path)
+        if match is not None and match.group(1):
+            return match.group(1)
+    source = data.get("source")
+    if isinstance(source, dict):
+        namesrv = source.get("namesrv")
+        if isinstance(namesrv, str) and namesrv:
+            namesrv = namesrv.split(";")
+        if isinstance(namesrv, list):
+            addrs = sorted(str(a) for a in namesrv if a)
+            if addrs:
+                return ";".join(addrs)
+    return UNKNOWN_CLUSTER
+
+
+# -- step 1: records -> units ---------------------------------------------------------------
+
+
+def _group_topics(name: str, group: dict[str, Any]) -> list[str]:
+    """Every topic a group touches: subscriptions, assigned queues, offsets, retry topic."""
+    topics: dict[str, None] = {}
+    consumers = group.get("consumers")
+    for consumer in consumers if isinstance(consumers, list) else ():
+        if not isinstance(consumer, dict):
+            continue
+        for key in ("subscriptions", "assigned", "popAssigned"):
+            items = consumer.get(key)
+            for item in items if isinstance(items, list) else ():
+                if isinstance(item, str):  # shorthand subscription: "TopicA"
+                    topics[item] = None
+                elif isinstance(item, dict) and isinstance(item.get("topic"), str):
+                    topics[item["topic"]] = None
+    offsets = group.get("offsets")
+    for item in offsets if isinstance(offsets, list) else ():
+        if isinstance(item, dict) and isinstance(item.get("topic"), str):
+            topics[item["topic"]] = None
+    topics[RETRY_PREFIX + name] = None
+    return list(topics)
+
+
+def _route_brokers(route: object) -> set[str]:
+    if not isinstance(route, dict):
+        return set()
+    datas = route.get("queueDatas")
+    return {
+        str(qd["brokerName"])
+        for qd in (datas if isinstance(datas, list) else ())
+        if isinstance(qd, dict) and "brokerName" in qd
+    }
+
+
+def sub_snapshot(data: dict[str, Any], name: str) -> dict[str, Any]:
+    """The part of a decoded snapshot that group ``name`` needs, as a snapshot of its own.
+
+    Keeps ``format``, ``capturedAt``, ``source``, the group, the routes of the topics it
+    touches (topics absent from the snapshot stay absent, exactly as in the whole snapshot)
+    and the brokers of those routes. Diagnosing it gives the same findings for ``name`` as
+    diagnosing the whole snapshot restricted to ``name``.
+    """
+    group = data["groups"][name]
+    all_topics = data.get("topics") or {}
+    topics = {t: all_topics[t] for t in _group_topics(name, group) if t in all_topics}
+    unit: dict[str, Any] = {"format": data.get("format"), "topics": topics, "groups": {name: group}}
+    for key in ("capturedAt", "source"):
+        if key in data:
+            unit[key] = data[key]
+    brokers = data.get("brokers")
+    if isinstance(brokers, dict):
+        wanted = set().union(*(_route_brokers(r) for r in topics.values())) if topics else set()
+        unit["brokers"] = {b: v for b, v in brokers.items() if b in wanted}
+    return unit
+
+
+def split_record(
+    text: str, path: str, cluster_from: re.Pattern[str] | None = None, *, encode: bool = True
+) -> list[UnitRow]:
+    """One input record (a JSON snapshot) -> a ``snapshot`` marker row and one ``unit`` row
+    per group, or a single ``error`` row when the record is not a usable snapshot.
+
+    Blank records (empty JSON Lines lines) give no rows at all. With ``encode=False`` the
+    units carry their sub-snapshot dicts instead of JSON text (same process only).
+    """
+    path = normalise_path(path)
+    if not text.strip():
+        return []
+    try:
+        data = json.loads(text)
+    except (ValueError, RecursionError) as exc:
+        return [(KIND_ERROR, None, None, None, None, None, path, f"not JSON: {exc}")]
+    if not isinstance(data, dict):
+        return [(KIND_ERROR, None, None, None, None, None, path, "not a JSON object")]
+    if data.get("format") in OTHER_FORMATS:
+        return []  # an audit's own summary.json, a fleet manifest, an explain report
+    groups = data.get("groups")
+    if not isinstance(groups, dict) or not isinstance(data.get("topics"), dict):
+        return [
+            (
+                KIND_ERROR,
+                None,
+                None,
+                None,
+                None,
+                None,
+                path,
+                "not an rmqlb snapshot (no topics/groups)",
+            )
+        ]
+    try:
+        ts, captured_at = parse_captured_at(data.get("capturedAt"))
+    except ValueError as exc:
+        return [(KIND_ERROR, None, None, None, None, None, path, str(exc))]
+    cluster = cluster_key(data, path, cluster_from)
+    rows: list[UnitRow] = [(KIND_SNAPSHOT, cluster, ts, captured_at, None, None, path, None)]
+    for name in groups:
+        part = sub_snapshot(data, name)
+        unit = json.dumps(part, separators=(",", ":"), ensure_ascii=False) if encode else part
+        rows.append((KIND_UNIT, cluster, ts, captured_at, name, unit, path, None))
+    return rows
+
+
+# -- step 2: units -> rows ------------------------------------------------------------------
+
+
+def assignment_fingerprint(snapshot: Snapshot, group: str) -> str | None:
+    """A short hash of who actually holds which queue in ``group`` (``None``: unknown).
+
+    Consumers whose assignment is unknown are left out; when none is known there is no
+    fingerprint. Two snapshots with the same queue -> client mapping have the same
+    fingerprint whatever the order of consumers or queues in the files.
+    """
+    entries: list[str] = []
+    known = False
+    for consumer in snapshot.groups[group].consumers:
+        if consumer.assigned is None:
+            continue
+        known = True
+        entries.extend(
+            f"{q.topic}\x00{q.broker_name}\x00{q.queue_id}\x00{consumer.client_id}"
+            for q in consumer.assigned
+        )
+    if not known:
+        return None
+    digest = hashlib.sha1("\n".join(sorted(entries)).encode("utf-8"), usedforsecurity=False)
+    return digest.hexdigest()[:16]
+
+
+def _topic_totals(report: Any) -> dict[str, tuple[int, int | None]]:
+    """Per topic of the report: (unconsumed queues, total lag or ``None`` when unknown)."""
+    totals: dict[str, tuple[int, int | None]] = {}
+    for group in report.groups:
+        for topic in group.topics:
+            unconsumed = sum(1 for row in topic.queues if row.status.value == "unconsumed")
+            lags = [row.lag for row in topic.queues if row.lag is not None]
+            totals[topic.topic] = (unconsumed, sum(lags) if lags else None)
+    return totals
+
+
+def _default_parser(data: Any, source: str) -> Snapshot:
+    from rmqlb.snapshot import parse_snapshot  # noqa: PLC0415
+
+    return parse_snapshot(data, source)
+
+
+def _default_diagnoser(snapshot: Snapshot) -> Any:
+    from rmqlb.diagnose import diagnose  # noqa: PLC0415
+
+    return diagnose(snapshot)
+
+
+def diagnose_unit(
+    cluster: str,
+    ts: int,
+    captured_at: str,
+    group: str,
+    unit: str | dict[str, Any],
+    *,
+    path: str | None = None,
+    parser: Parser | None = None,
+    diagnoser: Diagnoser | None = None,
+) -> list[Row]:
+    """Diagnose one work unit: a ``group`` row plus one ``finding`` row per finding.
+
+    A unit that does not parse or makes the engine fail yields one ``error`` row naming
+    the input and the group; the rest of the fleet is still audited.
+    """
+    parse = parser or _default_parser
+    run = diagnoser or _default_diagnoser
+    where = f"{path or '<input>'} [{captured_at}] group {group}"
+    try:
+        snapshot = parse(json.loads(unit) if isinstance(unit, str) else unit, where)
+        report = run(snapshot)
+    except Exception as exc:  # one bad group must not stop a fleet audit
+        message = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+        return [
+            (
+                KIND_ERROR,
+                cluster,
+                ts,
+                captured_at,
+                group,
+                None,
+                None,
+                None,
+                None,
+                None,
+                None,
+                path,
+                message,
+            )
+        ]
+    totals = _topic_totals(report)
+    group_unconsumed = sum(u for u, _ in totals.values())
+    lags = [lag for _, lag in totals.values() if lag is not None]
+    group_lag = sum(lags) if lags else None
+    findings = [f for f in report.findings if f.group == group]
+    worst = max((SEVERITY_RANK[f.severity.value] for f in findings), default=None)
+    rows: list[Row] = [
+        (
+            KIND_GROUP,
+            cluster,
+            ts,
+            captured_at,
+            group,
+            None,
+            None,
+            RANK_SEVERITY[worst] if worst is not None else None,
+            group_unconsumed,
+            group_lag,
+            assignment_fingerprint(snapshot, group),
+            path,
+            None,
+        )
+    ]
+    for f in findings:
+        unconsumed, lag = (
+            totals.get(f.topic, (0, None)) if f.topic else (group_unconsumed, group_lag)
+        )
+        rows.append(
+            (
+                KIND_FINDING,
+                cluster,
+                ts,
+                captured_at,
+                group,
+                f.topic,
+                f.code.value,
+                f.severity.value,
+                unconsumed,
+                lag,
+                None,
+                path,
+                None,
+            )
+        )
+    return rows
+
+
+def diagnose_units(
+    units: Iterable[UnitRow],
+    *,
+    parser: Parser | None = None,
+    diagnoser: Diagnoser | None = None,
+) -> Iterator[Row]:
+    """Step 2 over step 1's rows: units are diagnosed, markers and errors pass through."""
+    for kind, cluster, ts, captured_at, group, unit, path, error in units:
+        if kind == KIND_UNIT:
+            assert cluster is not None and ts is not None and captured_at is not None
+            assert group is not None and unit is not None
+            yield from diagnose_unit(
+                cluster, ts, captured_at, group, unit, path=path, parser=parser, diagnoser=diagnoser
+            )
+        else:
+            yield (
+                kind,
+                cluster,
+                ts,
+                captured_at,
+                group,
+                None,
+                None,
+                None,
+                None,
+                None,
+                None,
+                path,
+                error,
+            )
