@@ -10,9 +10,12 @@ import typer
 
 from rmqlb.cli.app import app
 from rmqlb.cli.options import (
+    DEFAULT_MAX_IN_FLIGHT,
     DEFAULT_TIMEOUT,
     AccessKeyOption,
     AllGroupsOption,
+    DeadlineOption,
+    MaxInFlightOption,
     NamesrvOption,
     SecretKeyOption,
     TimeoutOption,
@@ -52,19 +55,8 @@ def dump(  # noqa: PLR0917  (typer maps every option to a parameter)
         typer.Option("--redact", help="Replace client ids and addresses with stable pseudonyms."),
     ] = False,
     timeout: TimeoutOption = DEFAULT_TIMEOUT,
-    deadline: Annotated[
-        float | None,
-        typer.Option(
-            "--deadline",
-            min=0.001,
-            metavar="SECONDS",
-            help="Overall deadline for the capture (default: 6 x --timeout, at least 30 s).",
-            show_default=False,
-        ),
-    ] = None,
-    max_in_flight: Annotated[
-        int, typer.Option("--max-in-flight", min=1, help="Requests in flight at most.")
-    ] = 128,
+    deadline: DeadlineOption = None,
+    max_in_flight: MaxInFlightOption = DEFAULT_MAX_IN_FLIGHT,
     tls: TlsOption = False,
     tls_insecure: TlsInsecureOption = False,
     tls_ca: TlsCaOption = None,

@@ -17,12 +17,15 @@ import typer
 
 from rmqlb.cli.app import app
 from rmqlb.cli.options import (
+    DEFAULT_MAX_IN_FLIGHT,
     DEFAULT_TIMEOUT,
     AccessKeyOption,
     AllGroupsOption,
     ColorOption,
+    DeadlineOption,
     FailOn,
     FailOnOption,
+    MaxInFlightOption,
     NamesrvOption,
     Output,
     OutputOption,
@@ -121,6 +124,8 @@ def explain(  # noqa: PLR0917  (typer maps every option to a parameter)
         ),
     ] = None,
     timeout: TimeoutOption = DEFAULT_TIMEOUT,
+    deadline: DeadlineOption = None,
+    max_in_flight: MaxInFlightOption = DEFAULT_MAX_IN_FLIGHT,
     tls: TlsOption = False,
     tls_insecure: TlsInsecureOption = False,
     tls_ca: TlsCaOption = None,
@@ -165,6 +170,8 @@ def explain(  # noqa: PLR0917  (typer maps every option to a parameter)
             groups=tuple(groups or ()),
             all_groups=all_groups,
             timeout=timeout,
+            deadline=deadline,
+            max_in_flight=max_in_flight,
             tls=tls,
             tls_insecure=tls_insecure,
             tls_ca=tls_ca,

@@ -20,12 +20,15 @@ if TYPE_CHECKING:
     from rich.console import Console
 
 __all__ = [
+    "DEFAULT_MAX_IN_FLIGHT",
     "DEFAULT_TIMEOUT",
     "AccessKeyOption",
     "AllGroupsOption",
     "ColorOption",
+    "DeadlineOption",
     "FailOn",
     "FailOnOption",
+    "MaxInFlightOption",
     "NamesrvOption",
     "Output",
     "OutputOption",
@@ -167,5 +170,20 @@ SecretKeyOption = Annotated[
         show_default=False,
     ),
 ]
+DeadlineOption = Annotated[
+    float | None,
+    typer.Option(
+        "--deadline",
+        min=0.001,
+        metavar="SECONDS",
+        help="Overall deadline for the capture (default: 6 x --timeout, at least 30 s).",
+        show_default=False,
+    ),
+]
+MaxInFlightOption = Annotated[
+    int, typer.Option("--max-in-flight", min=1, help="Requests in flight at most.")
+]
 DEFAULT_TIMEOUT = 5.0
 """Seconds per request, like mqadmin."""
+DEFAULT_MAX_IN_FLIGHT = 128
+"""Requests in flight at most, over all connections."""
