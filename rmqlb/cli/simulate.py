@@ -126,7 +126,10 @@ def simulate(  # noqa: PLR0917  (one parameter per flag, as typer wants)
         typer.Option(
             "--input",
             metavar="FILE",
-            help="Cases from a JSON object, a JSON array or JSON Lines (docs/simulate.md).",
+            help=(
+                "Cases from a JSON object, a JSON array or JSON Lines; '-' reads standard "
+                "input (docs/simulate.md)."
+            ),
         ),
     ] = None,
     output: OutputOption = None,
@@ -258,6 +261,11 @@ def _one_line(text: str) -> str:
 
 
 def _read_text(path: str, flag: str) -> str:
+    if path == "-":
+        try:
+            return sys.stdin.read()
+        except UnicodeDecodeError as exc:
+            raise InputError(f"{flag} -: standard input is not UTF-8 text") from exc
     try:
         with open(path, encoding="utf-8") as fh:
             return fh.read()

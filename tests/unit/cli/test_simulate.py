@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 import json
 from pathlib import Path
 from typing import Any
@@ -331,6 +332,16 @@ def test_input_jsonl_one_line_per_case(capsys: Capsys, tmp_path: Path) -> None:
     assert [a["id"] for a in answers] == ["seed-1", "empty", "ch"]
     assert answers[1] == {"id": "empty", "error": "mqAll is null or mqAll empty"}
     assert answers[2] == run_case(case_from_json(hashed))
+
+
+def test_input_from_standard_input(capsys: Capsys, monkeypatch: pytest.MonkeyPatch) -> None:
+    lines = "\n".join(json.dumps(c) for c in (CASE, {**CASE, "id": "two"})) + "\n"
+    monkeypatch.setattr("sys.stdin", io.StringIO(lines))
+    code, out, err = sim(capsys, "--input", "-", "--output", "json")
+    assert code == 0, err
+    answers = [json.loads(line) for line in out.splitlines()]
+    assert answers[0] == run_case(case_from_json(CASE))
+    assert [a["id"] for a in answers] == ["seed-1", "two"]
 
 
 def test_input_json_array(capsys: Capsys, tmp_path: Path) -> None:
