@@ -9,8 +9,10 @@ CONFIG and MACHINE_ROOM_NEARBY tables that are keyed by client id):
   duplicated id stays duplicated. (CONSISTENT_HASH hashes the id itself: its *expected*
   column cannot survive redaction.)
 - IPv4 addresses become addresses of the benchmarking range ``198.18.0.0/15``
-  (``198.18.0.1``, ``198.18.0.2`` ...), ports kept; non-IP host names in address fields
-  become ``host-1``, ``host-2`` ...
+  (``198.18.0.1``, ``198.18.0.2`` ...) and IPv6 addresses addresses of the documentation
+  prefix ``2001:db8::/32`` (``2001:db8::1`` ...), ports kept (RocketMQ writes IPv6 peers
+  without brackets: ``fe80::1:53412``); non-IP host names in address fields become
+  ``host-1``, ``host-2`` ...
 
 Topic, group and broker names, subscriptions, counts and offsets are kept: they are the
 structure the diagnosis needs. The same input always gives the same output.
@@ -24,6 +26,7 @@ structure the diagnosis needs. The same input always gives the same output.
 
 from __future__ import annotations
 
+import ipaddress
 import re
 from collections.abc import Iterable, Mapping
 from dataclasses import replace
@@ -39,6 +42,19 @@ from rmqlb.model.strategy import (
 
 _IPV4 = re.compile(r"(?<![\d.])(\d{1,3})\.(\d{1,3})\.(\d{1,3})\.(\d{1,3})(?![\d.])")
 _PSEUDO_BASE = (198 << 24) | (18 << 16)
+# A run of hex digits and colons (optionally with a %zone and a :port): maybe an IPv6
+# address, maybe one followed by ``:port``; ``ipaddress`` decides in ``_ip6``.
+_IPV6_TOKEN = re.compile(
+    r"(?<![\w:.%])[0-9A-Fa-f]*:[0-9A-Fa-f:]*(?:%[\w.]+(?::\d{1,5})?)?(?![\w:.%])"
+)
+
+
+def _is_ipv6(text: str) -> bool:
+    try:
+        ipaddress.IPv6Address(text.split("%", 1)[0])
+    except ValueError:
+        return False
+    return True
 
 
 class _Redactor:
@@ -47,6 +63,7 @@ class _Redactor:
         width = len(str(len(distinct)))
         self.clients = {cid: f"client-{i:0{width}d}" for i, cid in enumerate(distinct, 1)}
         self.ips: dict[str, str] = {}
+        self.ips6: dict[str, str] = {}
         self.hosts: dict[str, str] = {}
         by_length = sorted(distinct, key=len, reverse=True)
         self._cid_pattern = (
@@ -65,11 +82,31 @@ class _Redactor:
             self.ips[ip] = pseudo
         return pseudo
 
+    def _ip6(self, match: re.Match[str]) -> str:
+        token = match.group(0)
+        if token.count(":") < 2:
+            return token
+        address, zone, port = token, "", ""
+        if "%" in token:
+            address, _, zone = token.partition("%")
+            zone, _, tail = zone.partition(":")
+            port = ":" + tail if tail else ""
+        elif not _is_ipv6(token):
+            head, _, tail = token.rpartition(":")
+            if not (tail.isdigit() and _is_ipv6(head)):
+                return token
+            address, port = head, ":" + tail
+        if not _is_ipv6(address):
+            return token
+        pseudo = self.ips6.setdefault(address, f"2001:db8::{len(self.ips6) + 1:x}")
+        return pseudo + (f"%{zone}" if zone else "") + port
+
     def text(self, value: str) -> str:
-        """Scrub free text: whole client ids first, then any IPv4 address."""
+        """Scrub free text: whole client ids first, then any IPv4 and IPv6 address."""
         if self._cid_pattern is not None:
             value = self._cid_pattern.sub(lambda m: self.clients[m.group(0)], value)
-        return _IPV4.sub(self._ip, value)
+        value = _IPV4.sub(self._ip, value)
+        return _IPV6_TOKEN.sub(self._ip6, value) if ":" in value else value
 
     def addr(self, value: str) -> str:
         """An address ``host:port``: IPs as in :meth:`text`, other host names as ``host-N``."""
