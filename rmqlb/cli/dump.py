@@ -101,15 +101,25 @@ def dump(  # noqa: PLR0917  (typer maps every option to a parameter)
         save_snapshot(snapshot, output_file)
     consumers = sum(len(g.consumers) for g in snapshot.groups.values())
     where = f" -> {output_file}" if output_file is not None else ""
-    sys.stderr.write(
-        f"rmqlb dump: {len(snapshot.groups)} groups, {consumers} consumers, "
-        f"{len(snapshot.topics)} topics{where}\n"
+    counts = ", ".join(
+        _count(n, noun)
+        for n, noun in (
+            (len(snapshot.groups), "group"),
+            (consumers, "consumer"),
+            (len(snapshot.topics), "topic"),
+        )
     )
+    sys.stderr.write(f"rmqlb dump: {counts}{where}\n")
     if snapshot.errors:
-        sys.stderr.write(f"rmqlb dump: partial snapshot, {len(snapshot.errors)} requests failed:\n")
+        failed = _count(len(snapshot.errors), "request")
+        sys.stderr.write(f"rmqlb dump: partial snapshot, {failed} failed:\n")
         for err in snapshot.errors[:20]:
             sys.stderr.write(f"  {err.target}: {err.request}: {err.message}\n")
         if len(snapshot.errors) > 20:
             sys.stderr.write(f"  ... and {len(snapshot.errors) - 20} more (see 'errors')\n")
         return int(ExitCode.PARTIAL)
     return int(ExitCode.OK)
+
+
+def _count(n: int, noun: str) -> str:
+    return f"{n} {noun}" if n == 1 else f"{n} {noun}s"

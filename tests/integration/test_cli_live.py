@@ -65,7 +65,7 @@ def test_dump_to_stdout_with_redaction(demo: Snapshot, capsys: pytest.CaptureFix
     assert list(doc["groups"]) == ["OrderGroup"]
     for consumer in demo.groups["OrderGroup"].consumers:
         assert consumer.client_id not in captured.out
-    assert "1 groups, 3 consumers" in captured.err
+    assert "1 group, 3 consumers" in captured.err
 
 
 def test_dump_reads_namesrv_addr_from_the_environment(
