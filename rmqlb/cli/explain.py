@@ -189,7 +189,6 @@ def explain(  # noqa: PLR0917  (typer maps every option to a parameter)
 
     analyse = _analyser(groups, topic, strategy, max_imbalance)
     fmt = resolve_output(output)
-    console = make_console(color)
     options = RenderOptions(
         fail_on=fail_on.value, all_queues=all_queues, pretty_json=sys.stdout.isatty()
     )
@@ -198,14 +197,19 @@ def explain(  # noqa: PLR0917  (typer maps every option to a parameter)
             acquire,
             analyse,
             fmt,
-            console,
+            make_console(color),
             options,
             interval=watch,
             count=count,
             redraw=sys.stdout.isatty(),
         )
     report = analyse(acquire())
-    _render(report, fmt, console, options)
+    if fmt is Output.table:
+        _render(report, fmt, make_console(color), options)
+    else:  # text formats go straight to stdout: no Rich console to load and build
+        from rmqlb.render import render
+
+        render(report, fmt, sys.stdout, options)
     return int(exit_code(report, fail_on.value))
 
 

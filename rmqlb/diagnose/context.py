@@ -16,6 +16,9 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
+from itertools import compress, repeat
+from operator import attrgetter, is_, is_not, sub
+from typing import cast
 
 from rmqlb.allocate import allocate_sorted, validate
 from rmqlb.errors import AllocationError, InputError
@@ -26,6 +29,7 @@ from rmqlb.model.snapshot import (
     Consumer,
     Group,
     MessageModel,
+    QueueOffset,
     Snapshot,
     TopicRoute,
 )
@@ -208,9 +212,10 @@ def _fill_queues(
 ) -> list[MessageQueue]:
     """``mqAll`` reusing the queue objects already seen in assignments (saves memory)."""
     for broker, (first, count) in base.items():
-        for qid in range(count):
-            if slots[first + qid] is None:
-                slots[first + qid] = new_queue(topic, broker, qid)
+        # only the empty slots, found in C
+        empty = compress(range(count), map(is_, slots[first : first + count], repeat(None)))
+        for qid in empty:
+            slots[first + qid] = new_queue(topic, broker, qid)
     return slots  # type: ignore[return-value]  # every slot is filled now
 
 
@@ -231,6 +236,8 @@ class TopicContext:
       ``extra``: held queues outside ``mq_all`` with their holders.
     - ``lag[i]``: the queue's lag from the offsets (``None`` when the group has no offsets
       for the topic at all).
+    - ``held_index[k]``: the positions in ``mq_all`` of ``actual[k]``, in order (``None``
+      when unknown or when some held queue is outside ``mq_all``).
     """
 
     g: GroupContext
@@ -249,6 +256,7 @@ class TopicContext:
     more_holders: dict[int, list[str]]
     extra: dict[MessageQueue, list[str]]
     lag: list[int | None] | None
+    held_index: list[list[int] | None]
 
     @property
     def retry(self) -> bool:
@@ -319,53 +327,173 @@ def expected_allocation(
         return None, str(exc), False
 
 
-def topic_context(g: GroupContext, topic: str) -> TopicContext:
-    """Build the context of one subscribed topic of ``g`` (one allocation, one pass over the
-    actual holdings and offsets)."""
-    route = g.snapshot.topics.get(topic)
-    base, n = readable_spans(route) if route is not None else ({}, 0)
-    subscribers = frozenset(c.client_id for c in g.consumers if c.subscribes(topic))
+_topic_of = attrgetter("topic")
+
+
+def _set_owners(
+    owner: list[str | None],
+    expected: Mapping[str, list[MessageQueue]],
+    mq_all: list[MessageQueue],
+    base: dict[str, tuple[int, int]],
+    topic: str,
+) -> None:
+    """Fill ``owner`` from the expected allocation.
+
+    Strategies hand out the very objects of ``mq_all``, AVG in contiguous blocks: a block
+    equal to a slice of ``mq_all`` (compared in C, by identity first) is written as one
+    slice.
+    """
+    for cid, queues in expected.items():
+        if not queues:
+            continue
+        first = queues[0]
+        span = base.get(first.broker_name)
+        if span is not None and first.topic == topic and 0 <= first.queue_id < span[1]:
+            start = span[0] + first.queue_id
+            stop = start + len(queues)
+            if mq_all[start:stop] == queues:
+                owner[start:stop] = [cid] * len(queues)
+                continue
+        for mq in queues:
+            span = base.get(mq.broker_name)
+            if span is not None and mq.topic == topic and 0 <= mq.queue_id < span[1]:
+                owner[span[0] + mq.queue_id] = cid
+
+
+_queue_of = attrgetter("queue")
+_broker_offset_of = attrgetter("broker_offset")
+_consumer_offset_of = attrgetter("consumer_offset")
+
+
+def _offset_lags(
+    offsets: Sequence[QueueOffset],
+    topic: str,
+    base: dict[str, tuple[int, int]],
+    slots: list[MessageQueue | None],
+) -> list[int | None] | None:
+    """Each queue's lag (``None``: no offset for it; ``None`` overall: no offset of the
+    topic at all), filling empty ``slots`` with the offsets' queue objects on the way.
+
+    Fast path, in C: one offset per queue in ``mqAll`` order (as dumps write them), seen
+    by identity of the shared queue objects; anything else takes the per-offset loop.
+    """
+    n = len(slots)
+    queues = list(map(_queue_of, offsets))
+    if n and len(queues) == n:
+        in_order = True
+        for i in compress(range(n), map(is_not, queues, slots)):
+            mq = queues[i]
+            span = base.get(mq.broker_name)
+            if (
+                slots[i] is not None
+                or span is None
+                or mq.topic != topic
+                or not 0 <= mq.queue_id < span[1]
+                or span[0] + mq.queue_id != i
+            ):
+                in_order = False
+                break
+            slots[i] = mq
+        if in_order:
+            produced = map(_broker_offset_of, offsets)
+            behind: list[int] = list(map(sub, produced, map(_consumer_offset_of, offsets)))
+            if min(behind) < 0:
+                behind = [v if v > 0 else 0 for v in behind]
+            return cast("list[int | None]", behind)
     lag: list[int | None] | None = None
-    for o in g.group.offsets:
+    last_broker: str | None = None
+    first = count = 0
+    found = False
+    for o in offsets:
         mq = o.queue
         if mq.topic != topic:
             continue
         if lag is None:
             lag = [None] * n
-        span = base.get(mq.broker_name)
-        if span is not None and 0 <= mq.queue_id < span[1]:
-            lag[span[0] + mq.queue_id] = max(0, o.broker_offset - o.consumer_offset)
+        broker = mq.broker_name
+        if broker is not last_broker:
+            span = base.get(broker)
+            found = span is not None
+            if span is not None:
+                first, count = span
+            last_broker = broker
+        qid = mq.queue_id
+        if found and 0 <= qid < count:
+            behind_by = o.broker_offset - o.consumer_offset
+            lag[first + qid] = behind_by if behind_by > 0 else 0
+    return lag
+
+
+def topic_context(g: GroupContext, topic: str) -> TopicContext:
+    """Build the context of one subscribed topic of ``g`` (one allocation, one pass over the
+    actual holdings and offsets).
+
+    The loops run once per queue of big groups: they look a broker's span up only when the
+    broker changes (decoded JSON shares one string object per broker name), and leave what
+    they can to C (:func:`_offset_lags`, the lag sums, :func:`_set_owners`).
+    """
+    route = g.snapshot.topics.get(topic)
+    base, n = readable_spans(route) if route is not None else ({}, 0)
+    subscribers = frozenset(c.client_id for c in g.consumers if c.subscribes(topic))
     slots: list[MessageQueue | None] = [None] * n
     actual: list[tuple[MessageQueue, ...] | None] = []
-    actual_lag: list[int | None] = []
+    positions: list[list[int] | None] = []  # per consumer: where its held queues are
+    held_index: list[list[int] | None] = []
     holder: list[str | None] = [None] * n
     more: dict[int, list[str]] = {}
     extra: dict[MessageQueue, list[str]] = {}
     pop_like = g.mode in (Mode.POP, Mode.PROXY)
+    only_topic = {topic}
+    last_broker: str | None = None
+    first = count = 0
+    found = False
     for c in g.consumers:
-        if c.assigned is None or pop_like:
+        assigned = c.assigned
+        if assigned is None or pop_like:
             actual.append(None)
-            actual_lag.append(None)
+            positions.append(None)
+            held_index.append(None)
             continue
-        mine = tuple(mq for mq in c.assigned if mq.topic == topic)
+        if set(map(_topic_of, assigned)) <= only_topic:
+            mine = assigned
+        else:
+            mine = tuple(mq for mq in assigned if mq.topic == topic)
         actual.append(mine)
         cid = c.client_id
-        held_lag = 0
+        index: list[int] = []
+        outside = False
+        last_broker = None
         for mq in mine:
-            span = base.get(mq.broker_name)
+            broker = mq.broker_name
+            if broker is not last_broker:
+                span = base.get(broker)
+                found = span is not None
+                if span is not None:
+                    first, count = span
+                last_broker = broker
             qid = mq.queue_id
-            if span is not None and 0 <= qid < span[1]:
-                i = span[0] + qid
+            if found and 0 <= qid < count:
+                i = first + qid
+                index.append(i)
                 if holder[i] is None:
                     holder[i] = cid
                     slots[i] = mq
                 else:
                     more.setdefault(i, []).append(cid)
-                if lag is not None:
-                    held_lag += lag[i] or 0
             else:  # held but outside mqAll: stale, or a broker that is not readable
+                outside = True
                 extra.setdefault(mq, []).append(cid)
-        actual_lag.append(held_lag if lag is not None else None)
+        positions.append(index)
+        held_index.append(None if outside else index)
+    lag = _offset_lags(g.group.offsets, topic, base, slots)
+    actual_lag: list[int | None]
+    if lag is None:
+        actual_lag = [None] * len(positions)
+    else:
+        at = lag.__getitem__
+        actual_lag = [
+            None if index is None else sum(filter(None, map(at, index))) for index in positions
+        ]
     mq_all = _fill_queues(topic, base, slots)
     expected: dict[str, list[MessageQueue]] | None
     error: str | None = None
@@ -376,11 +504,7 @@ def topic_context(g: GroupContext, topic: str) -> TopicContext:
         expected, error, throws = expected_allocation(g.strategy, mq_all, g.cid_all)
     owner: list[str | None] = [None] * n
     if expected is not None:
-        for cid, queues in expected.items():
-            for mq in queues:
-                span = base.get(mq.broker_name)
-                if span is not None and mq.topic == topic and 0 <= mq.queue_id < span[1]:
-                    owner[span[0] + mq.queue_id] = cid
+        _set_owners(owner, expected, mq_all, base, topic)
     return TopicContext(
         g=g,
         topic=topic,
@@ -398,4 +522,5 @@ def topic_context(g: GroupContext, topic: str) -> TopicContext:
         more_holders=more,
         extra=dict(sorted(extra.items(), key=lambda item: queue_sort_key(item[0]))),
         lag=lag,
+        held_index=held_index,
     )

@@ -14,9 +14,12 @@ with the hint to raise the queue count to 6 or 12.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
+from itertools import compress, repeat
+from operator import is_, ne
+from typing import cast
 
-from rmqlb.diagnose._fast import new_row
+from rmqlb.diagnose._fast import new_consumer_row, new_rows
 from rmqlb.diagnose.context import (
     DiagnoseOptions,
     GroupContext,
@@ -46,32 +49,44 @@ __all__ = ["DiagnoseOptions", "diagnose"]
 
 
 def _queue_rows(ctx: TopicContext) -> tuple[QueueRow, ...]:
+    """One row per queue of ``mq_all`` (then the held queues outside it).
+
+    Most rows of a big topic are held by exactly their expected consumer: those columns are
+    built in C (``zip(holder)`` gives the 1-tuples) and only the other rows run the full
+    decision in Python.
+    """
+    mq_all = ctx.mq_all
     owner = ctx.owner
     holder = ctx.holder
     more = ctx.more_holders
-    lag = ctx.lag
     subscribers = ctx.subscribers
     all_known = ctx.actual_known and bool(ctx.actual)
     check = ctx.checks_allocation
     broadcasting = ctx.g.mode is Mode.BROADCASTING
-    ok, moved, unconsumed, duplicate, unknown = (
-        QueueStatus.ok,
+    moved, unconsumed, duplicate, unknown = (
         QueueStatus.moved,
         QueueStatus.unconsumed,
         QueueStatus.duplicate,
         QueueStatus.unknown,
     )
-    rows: list[QueueRow] = []
-    append = rows.append
-    make = new_row
-    for i, mq in enumerate(ctx.mq_all):
+    ok = QueueStatus.ok
+    n = len(mq_all)
+    # (holder,) per row; the rows nobody holds are among the special ones, rewritten below
+    actual_col = cast("list[tuple[str, ...] | None]", list(zip(holder)))
+    status_col = [ok] * n
+    special: Iterable[int]
+    if broadcasting:
+        special = range(n)
+    else:  # not held, held by another than expected, or held twice
+        special = {
+            *compress(range(n), map(ne, holder, owner)),
+            *compress(range(n), map(is_, holder, repeat(None))),
+            *more,
+        }
+    actual: tuple[str, ...] | None
+    for i in special:
         expected = owner[i]
         first = holder[i]
-        actual: tuple[str, ...] | None
-        if first is not None and first == expected and not broadcasting and i not in more:
-            # the common case first: held by exactly its expected consumer
-            append(make(mq, expected, (first,), ok, None if lag is None else lag[i]))
-            continue
         if first is None:
             if all_known:
                 actual, status = (), unconsumed
@@ -85,30 +100,40 @@ def _queue_rows(ctx: TopicContext) -> tuple[QueueRow, ...]:
         else:
             actual = (first,)
             status = ok if (broadcasting or not check or first == expected) else moved
-        append(make(mq, expected, actual, status, None if lag is None else lag[i]))
+        actual_col[i] = actual
+        status_col[i] = status
+    rows = new_rows(mq_all, owner, actual_col, status_col, ctx.lag)
     for mq, held in ctx.extra.items():
         status = duplicate if len(held) > 1 and not broadcasting else moved
-        append(QueueRow(mq, None, tuple(held), status, None))
+        rows.append(QueueRow(mq, None, tuple(held), status, None))
     return tuple(rows)
 
 
 def _consumer_rows(ctx: TopicContext) -> tuple[ConsumerRow, ...]:
     rows: list[ConsumerRow] = []
     broadcasting = ctx.g.mode is Mode.BROADCASTING
+    # consumers share strategy objects (the parser reuses equal ones): describe each once
+    labels: dict[int, str] = {}
     for c, held, lag in zip(ctx.g.consumers, ctx.actual, ctx.actual_lag, strict=True):
         subscribes = c.client_id in ctx.subscribers and c.subscribes(ctx.topic)
         if broadcasting:
             expected = len(ctx.mq_all) if subscribes else 0
         else:
             expected = ctx.expected_count(c.client_id)
+        spec = c.strategy
+        label: str | None = None
+        if spec is not None:
+            label = labels.get(id(spec))
+            if label is None:
+                label = labels[id(spec)] = describe(spec)
         rows.append(
-            ConsumerRow(
-                client_id=c.client_id,
-                subscribes=subscribes,
-                strategy=describe(c.strategy) if c.strategy is not None else None,
-                expected=expected,
-                actual=len(held) if held is not None else None,
-                lag=lag,
+            new_consumer_row(
+                c.client_id,
+                subscribes,
+                label,
+                expected,
+                len(held) if held is not None else None,
+                lag,
             )
         )
     return tuple(rows)

@@ -2,13 +2,18 @@
 
 from __future__ import annotations
 
-from typing import IO, Any
-
-from rich.console import Console
+import sys
+from typing import IO, TYPE_CHECKING, Any, cast
 
 from rmqlb.diagnose.report import Report, report_to_text
-from rmqlb.render.changes import ReportChanges, describe_changes
 from rmqlb.render.options import RenderOptions
+
+if TYPE_CHECKING:
+    from rich.console import Console
+
+    from rmqlb.render.changes import ReportChanges
+
+# ``--output json`` needs neither Rich nor the change tracker: both load only when used.
 
 
 def to_text(report: Report, options: RenderOptions) -> str:
@@ -19,6 +24,8 @@ def to_text(report: Report, options: RenderOptions) -> str:
 
 def changes_to_json(changes: ReportChanges, poll: int) -> dict[str, Any]:
     """One ``--watch`` poll's changes as a JSON object (one line per poll off a terminal)."""
+    from rmqlb.render.changes import describe_changes  # noqa: PLC0415
+
     return {
         "format": "rmqlb.changes/1",
         "poll": poll,
@@ -56,7 +63,9 @@ class JsonRenderer:
     def render(self, report: Report, target: Console | IO[str], options: RenderOptions) -> None:
         """Write the document to ``target``."""
         text = to_text(report, options)
-        if isinstance(target, Console):
+        # A Rich console can only exist once rich.console is loaded: no need to load it here.
+        rich_console = sys.modules.get("rich.console")
+        if rich_console is not None and isinstance(target, rich_console.Console):
             target.file.write(text)
         else:
-            target.write(text)
+            cast("IO[str]", target).write(text)

@@ -21,7 +21,8 @@ from contextlib import contextmanager
 from typing import Any
 
 from rmqlb.model.queue import MessageQueue
-from rmqlb.model.snapshot import QueueOffset
+from rmqlb.model.snapshot import Consumer, QueueOffset, Subscription
+from rmqlb.model.strategy import StrategySpec
 
 _new = object.__new__
 
@@ -40,6 +41,12 @@ _off_queue = setter(QueueOffset, "queue")
 _off_broker = setter(QueueOffset, "broker_offset")
 _off_consumer = setter(QueueOffset, "consumer_offset")
 _off_time = setter(QueueOffset, "last_timestamp")
+#: The slot setters of :class:`MessageQueue` in field order, for loops that inline
+#: :func:`new_queue`.
+QUEUE_SETTERS = (_mq_topic, _mq_broker, _mq_id)
+#: The slot setters of :class:`QueueOffset` in field order, for loops that inline
+#: :func:`new_offset`.
+OFFSET_SETTERS = (_off_queue, _off_broker, _off_consumer, _off_time)
 
 
 def new_queue(topic: str, broker_name: str, queue_id: int) -> MessageQueue:
@@ -61,6 +68,67 @@ def new_offset(
     _off_consumer(off, consumer_offset)
     _off_time(off, last_timestamp)
     return off
+
+
+_CONSUMER_FIELDS = (
+    "client_id",
+    "subscriptions",
+    "client_addr",
+    "language",
+    "version",
+    "strategy",
+    "consume_orderly",
+    "consume_type",
+    "assigned",
+    "pop_assigned",
+    "start_time",
+    "properties",
+)
+(
+    _c_id,
+    _c_subs,
+    _c_addr,
+    _c_lang,
+    _c_version,
+    _c_strategy,
+    _c_orderly,
+    _c_type,
+    _c_assigned,
+    _c_pop,
+    _c_start,
+    _c_props,
+) = (setter(Consumer, name) for name in _CONSUMER_FIELDS)
+
+
+def new_consumer(  # noqa: PLR0917  (one parameter per field, in field order)
+    client_id: str,
+    subscriptions: tuple[Subscription, ...],
+    client_addr: str | None,
+    language: str | None,
+    version: int | None,
+    strategy: StrategySpec | None,
+    consume_orderly: bool | None,
+    consume_type: str | None,
+    assigned: tuple[MessageQueue, ...] | None,
+    pop_assigned: tuple[MessageQueue, ...] | None,
+    start_time: int | None,
+    properties: dict[str, str],
+) -> Consumer:
+    """``Consumer(...)`` with every field given in order, faster (12 frozen fields)."""
+    c: Consumer = _new(Consumer)
+    _c_id(c, client_id)
+    _c_subs(c, subscriptions)
+    _c_addr(c, client_addr)
+    _c_lang(c, language)
+    _c_version(c, version)
+    _c_strategy(c, strategy)
+    _c_orderly(c, consume_orderly)
+    _c_type(c, consume_type)
+    _c_assigned(c, assigned)
+    _c_pop(c, pop_assigned)
+    _c_start(c, start_time)
+    _c_props(c, properties)
+    return c
 
 
 @contextmanager

@@ -17,7 +17,8 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Mapping
+from collections.abc import Hashable, Mapping
+from operator import itemgetter
 from typing import Any, NoReturn
 
 from rmqlb.errors import InputError
@@ -42,7 +43,13 @@ from rmqlb.model.strategy import (
     strategy_from_class_name,
     strategy_from_json,
 )
-from rmqlb.snapshot._fast import gc_paused, new_offset, new_queue
+from rmqlb.snapshot._fast import (
+    OFFSET_SETTERS,
+    QUEUE_SETTERS,
+    gc_paused,
+    new_consumer,
+    new_queue,
+)
 
 SNAPSHOT_FORMAT = "rmqlb.snapshot/1"
 SHORTHAND_BROKER = "broker-a"
@@ -54,6 +61,23 @@ MAX_VIRTUAL_NODES = 100_000
 STRATEGY_PROPERTY = "allocateMessageQueueStrategy"
 
 _PLAIN_KEY = re.compile(r"^[A-Za-z0-9_%\-]+$")
+
+# One C call instead of three ``dict.get`` per queue reference (KeyError/TypeError: the slow,
+# path-naming checks take over).
+_QUEUE_REF = itemgetter("topic", "brokerName", "queueId")
+_OFFSET_REF = itemgetter("topic", "brokerName", "queueId", "brokerOffset", "consumerOffset")
+_UNSEEN = object()
+
+
+def _cache_key(raw: dict[str, Any]) -> Hashable | None:
+    """A key equal only for equal objects with equal value types (``1``, ``1.0`` and ``True``
+    compare equal but validate differently), or ``None`` when a value is unhashable."""
+    key = (tuple(raw.items()), tuple(map(type, raw.values())))
+    try:
+        hash(key)
+    except TypeError:
+        return None
+    return key
 
 
 def child(path: str, key: str) -> str:
@@ -85,8 +109,13 @@ class _Parser:
 
     def __init__(self, source: str) -> None:
         self.source = source
-        # topic -> broker -> queue id -> the one MessageQueue object (no tuple keys to build)
+        # topic -> broker -> queue id -> the one MessageQueue object (int keys: no tuple
+        # per queue to build and keep)
         self.queues: dict[str, dict[str, dict[int, MessageQueue]]] = {}
+        # Subscriptions and strategies repeat across thousands of consumers: the validated
+        # result of each distinct JSON object, keyed by :func:`_cache_key`.
+        self.subscriptions: dict[Hashable, Subscription] = {}
+        self.strategies: dict[Hashable, StrategySpec] = {}
 
     # -- errors and scalar checks -------------------------------------------------------
 
@@ -305,6 +334,102 @@ class _Parser:
         )
 
     def consumer(self, value: Any, path: str) -> Consumer:
+        if type(value) is dict:
+            fast = self.plain_consumer(value, path)
+            if fast is not None:
+                return fast
+        return self.checked_consumer(value, path)
+
+    def cached_subscription(self, value: Any) -> Subscription | None:
+        """A subscription seen before (validated then), else validated now; ``None`` when
+        invalid (the caller re-checks it with its path)."""
+        key: Hashable | None = value if type(value) is str else None
+        if type(value) is dict:
+            key = _cache_key(value)
+        if key is None:
+            return None
+        sub = self.subscriptions.get(key)
+        if sub is None:
+            try:
+                sub = self.subscriptions[key] = self.subscription(value, "")
+            except InputError:
+                return None
+        return sub
+
+    def cached_strategy(self, value: Any) -> StrategySpec | None:
+        """Like :meth:`cached_subscription`, for a consumer's strategy object."""
+        key = _cache_key(value) if type(value) is dict else None
+        if key is None:
+            return None
+        spec = self.strategies.get(key)
+        if spec is None:
+            try:
+                spec = self.strategies[key] = self.strategy(value, "")
+            except InputError:
+                return None
+        return spec
+
+    def plain_consumer(self, raw: dict[str, Any], path: str) -> Consumer | None:
+        """The common, valid consumer without building a JSON path per field; ``None``
+        sends anything unusual to :meth:`checked_consumer`, which names the problem (and
+        gives the same result for whatever this path merely declines)."""
+        get = raw.get
+        client_id = get("clientId")
+        subs_raw = get("subscriptions")
+        if type(client_id) is not str or not client_id or type(subs_raw) is not list:
+            return None
+        subs: list[Subscription] = []
+        for item in subs_raw:
+            sub = self.cached_subscription(item)
+            if sub is None:
+                return None
+            subs.append(sub)
+        if get("properties"):
+            return None
+        strategy_raw = get("strategy")
+        strategy: StrategySpec | None = None
+        if strategy_raw is not None:
+            strategy = self.cached_strategy(strategy_raw)
+            if strategy is None:
+                return None
+        addr = get("clientAddr")
+        language = get("language")
+        consume_type = get("consumeType")
+        version = get("version")
+        orderly = get("consumeOrderly")
+        start_time = get("startTime")
+        if not (
+            (addr is None or type(addr) is str)
+            and (language is None or type(language) is str)
+            and (consume_type is None or type(consume_type) is str)
+            and (version is None or type(version) is int)
+            and (orderly is None or type(orderly) is bool)
+            and (start_time is None or type(start_time) is int)
+        ):
+            return None
+        default_topic = subs[0].topic if len(subs) == 1 else None
+        assigned = get("assigned")
+        pop_assigned = get("popAssigned")
+        return new_consumer(
+            client_id,
+            tuple(subs),
+            addr,
+            language,
+            version,
+            strategy,
+            orderly,
+            consume_type,
+            None
+            if assigned is None
+            else self.queue_list(assigned, f"{path}.assigned", default_topic),
+            None
+            if pop_assigned is None
+            else self.queue_list(pop_assigned, f"{path}.popAssigned", default_topic, min_id=-1),
+            start_time,
+            {},
+        )
+
+    def checked_consumer(self, value: Any, path: str) -> Consumer:
         raw = self.obj(value, path)
         client_id = self.string(self.required(raw, "clientId", path), f"{path}.clientId")
         if not client_id:
@@ -348,34 +473,40 @@ class _Parser:
     def queue_list(
         self, value: Any, path: str, default_topic: str | None, min_id: int = 0
     ) -> tuple[MessageQueue, ...] | None:
-        """A list of queue references; the hot path of big snapshots, so kept lean."""
+        """A list of queue references; the hot path of big snapshots, so kept lean.
+
+        Decoded JSON repeats one string object for equal strings, so a topic or broker
+        that *is* the previous one (already checked) skips the checks and the table lookup.
+        """
         if value is None:
             return None
         items = self.array(value, path)
         out: list[MessageQueue] = []
         append = out.append
-        last_topic = last_broker = None
+        ref = _QUEUE_REF
+        last_topic: Any = _UNSEEN  # never a decoded value: the first item is always checked
+        last_broker: Any = _UNSEEN
         table: dict[int, MessageQueue] = {}
+        new = object.__new__
+        set_topic, set_broker, set_id = QUEUE_SETTERS
         for i, item in enumerate(items):
-            if type(item) is dict:
-                topic = item.get("topic")
-                broker = item.get("brokerName")
-                qid = item.get("queueId")
-                if not (
-                    type(topic) is str
-                    and type(broker) is str
-                    and type(qid) is int
-                    and qid >= min_id
-                ):
-                    topic, broker, qid = self.queue_ref(item, f"{path}[{i}]", default_topic, min_id)
-            else:
+            try:
+                topic, broker, qid = ref(item)
+            except (KeyError, TypeError):
                 topic, broker, qid = self.queue_ref(item, f"{path}[{i}]", default_topic, min_id)
-            if topic != last_topic or broker != last_broker:
+            if type(qid) is not int or qid < min_id:
+                topic, broker, qid = self.queue_ref(item, f"{path}[{i}]", default_topic, min_id)
+            if topic is not last_topic or broker is not last_broker:
+                if type(topic) is not str or type(broker) is not str:
+                    topic, broker, qid = self.queue_ref(item, f"{path}[{i}]", default_topic, min_id)
                 table = self.by_id(topic, broker)
                 last_topic, last_broker = topic, broker
             mq = table.get(qid)
-            if mq is None:
-                mq = table[qid] = new_queue(topic, broker, qid)
+            if mq is None:  # new_queue() inlined: the first sight of 100,000 queues
+                mq = table[qid] = new(MessageQueue)
+                set_topic(mq, topic)
+                set_broker(mq, broker)
+                set_id(mq, qid)
             append(mq)
         return tuple(out)
 
@@ -394,42 +525,51 @@ class _Parser:
         return topic, broker, qid
 
     def offsets(self, items: list[Any], path: str) -> tuple[QueueOffset, ...]:
-        """Offsets: one per queue, so the other hot path of big snapshots."""
+        """Offsets: one per queue, so the other hot path of big snapshots (same shortcuts
+        as :meth:`queue_list`)."""
         out: list[QueueOffset] = []
         append = out.append
-        last_topic = last_broker = None
+        ref = _OFFSET_REF
+        # new_offset() inlined: one Python call less per offset
+        new = object.__new__
+        set_queue, set_broker, set_consumer, set_last = OFFSET_SETTERS
+        last_topic: Any = _UNSEEN  # never a decoded value: the first item is always checked
+        last_broker: Any = _UNSEEN
         table: dict[int, MessageQueue] = {}
         for i, item in enumerate(items):
-            if type(item) is dict:
-                get: Any = item.get
-                topic = get("topic")
-                broker = get("brokerName")
-                qid = get("queueId")
-                broker_offset = get("brokerOffset")
-                consumer_offset = get("consumerOffset")
-                last = get("lastTimestamp", 0)
+            try:
+                topic, broker, qid, broker_offset, consumer_offset = ref(item)
+                last = item.get("lastTimestamp", 0)
+            except (KeyError, TypeError, AttributeError):
+                ok = False
+            else:
                 ok = (
-                    type(topic) is str
-                    and type(broker) is str
-                    and type(qid) is int
+                    type(qid) is int
                     and qid >= 0
                     and type(broker_offset) is int
                     and type(consumer_offset) is int
                     and type(last) is int
                 )
-            else:
-                ok = False
             if not ok:
                 (topic, broker, qid), broker_offset, consumer_offset, last = self.offset(
                     item, f"{path}[{i}]"
                 )
-            if topic != last_topic or broker != last_broker:
+            if topic is not last_topic or broker is not last_broker:
+                if type(topic) is not str or type(broker) is not str:
+                    (topic, broker, qid), broker_offset, consumer_offset, last = self.offset(
+                        item, f"{path}[{i}]"
+                    )
                 table = self.by_id(topic, broker)
                 last_topic, last_broker = topic, broker
             mq = table.get(qid)
             if mq is None:
                 mq = table[qid] = new_queue(topic, broker, qid)
-            append(new_offset(mq, broker_offset, consumer_offset, last))
+            off: QueueOffset = new(QueueOffset)
+            set_queue(off, mq)
+            set_broker(off, broker_offset)
+            set_consumer(off, consumer_offset)
+            set_last(off, last)
+            append(off)
         return tuple(out)
 
     def offset(self, value: Any, path: str) -> tuple[tuple[str, str, int], int, int, int]:

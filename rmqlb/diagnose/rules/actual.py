@@ -7,6 +7,9 @@ never compared, and "held by nobody" needs every consumer's assignment.
 
 from __future__ import annotations
 
+from itertools import compress, repeat
+from operator import is_
+
 from rmqlb.diagnose.context import Mode, TopicContext
 from rmqlb.diagnose.report import Code, Finding, Severity
 from rmqlb.diagnose.rules._text import id_text, plural, queue_text
@@ -82,23 +85,21 @@ def _duplicates(ctx: TopicContext) -> list[Finding]:
     ]
 
 
-def _differs(ctx: TopicContext, cid: str, held: tuple[MessageQueue, ...], want: int) -> bool:
-    """Whether ``cid`` holds anything but exactly its expected queues (no hashing of queues:
-    ``owner`` says who should hold each held queue)."""
-    if len(held) != want:
+def _differs(ctx: TopicContext, cid: str, index: list[int] | None, want: int) -> bool:
+    """Whether ``cid`` holds anything but exactly its expected queues, from the positions
+    of its held queues in ``mq_all`` (``None``: some are outside it); no hashing of queues:
+    ``owner`` says who should hold each position."""
+    if index is None or len(index) != want:
         return True
+    if not index:
+        return False
     owner = ctx.owner
-    base = ctx.base
-    seen: set[int] = set()
-    for mq in held:
-        span = base.get(mq.broker_name)
-        if span is None or not 0 <= mq.queue_id < span[1]:
-            return True
-        i = span[0] + mq.queue_id
-        if owner[i] != cid:
-            return True
-        seen.add(i)
-    return len(seen) != len(held)
+    lo, hi = index[0], index[-1]
+    if hi - lo + 1 == want and index == list(range(lo, hi + 1)):  # one block, as AVG gives
+        return owner[lo : hi + 1] != [cid] * want
+    if len(set(index)) != want:
+        return True
+    return any(owner[i] != cid for i in index)
 
 
 def _mismatches(ctx: TopicContext) -> list[Finding]:
@@ -110,13 +111,13 @@ def _mismatches(ctx: TopicContext) -> list[Finding]:
     details: list[str] = []
     queues: set[MessageQueue] = set()
     compared = 0
-    for c, held in zip(g.consumers, ctx.actual, strict=True):
+    for c, held, index in zip(g.consumers, ctx.actual, ctx.held_index, strict=True):
         if held is None:
             continue
         compared += 1
         cid = c.client_id
         want = expected.get(cid, []) if cid in ctx.subscribers else []
-        if cid in ctx.subscribers and not _differs(ctx, cid, held, len(want)):
+        if cid in ctx.subscribers and not _differs(ctx, cid, index, len(want)):
             continue
         have_set, want_set = set(held), set(want)
         extra, missing = have_set - want_set, want_set - have_set
@@ -157,11 +158,14 @@ def _held_by_nobody(ctx: TopicContext) -> list[Finding]:
     subscribers = ctx.subscribers
     orphans: list[MessageQueue] = []
     owners: list[str] = []
-    for mq, first, cid in zip(ctx.mq_all, ctx.holder, ctx.owner, strict=True):
+    mq_all, owner, holder = ctx.mq_all, ctx.owner, ctx.holder
+    # only the positions nobody holds, found in C
+    for i in compress(range(len(holder)), map(is_, holder, repeat(None))):
+        cid = owner[i]
         # queues the strategy gives to a non-subscriber or to nobody are reported by the
         # allocation rules already
-        if first is None and (not expected_known or cid in subscribers):
-            orphans.append(mq)
+        if not expected_known or cid in subscribers:
+            orphans.append(mq_all[i])
             if cid is not None:
                 owners.append(cid)
     if not orphans:

@@ -19,7 +19,8 @@ from rmqlb.model.strategy import Config, ConsistentHash, MachineRoom, MachineRoo
 
 
 def _brokers(ctx: TopicContext) -> int:
-    return len({mq.broker_name for mq in ctx.mq_all}) or 1
+    # the brokers with queues in mq_all: those with a non-empty span
+    return sum(1 for _, count in ctx.base.values() if count) or 1
 
 
 def even_queue_counts(n: int, m: int, brokers: int, minimum: int = 1) -> list[int]:
@@ -286,6 +287,8 @@ def _unconsumed(ctx: TopicContext) -> list[Finding]:
     to_non_sub: dict[str, list[MessageQueue]] = {}
     nobody: list[MessageQueue] = []
     subscribers = ctx.subscribers
+    if set(ctx.owner) <= subscribers:  # the common case, checked in C: every queue goes to
+        return out  # a subscriber (None, for "nobody", is never one)
     for mq, cid in zip(ctx.mq_all, ctx.owner, strict=True):
         if cid in subscribers:
             continue

@@ -20,7 +20,7 @@ def check_lag(ctx: TopicContext) -> list[Finding]:
     if ctx.lag is None or g.mode is not Mode.CLUSTERING:
         return []
     lag = ctx.lag
-    total = sum(v for v in lag if v)
+    total = sum(filter(None, lag))
     if total < g.options.min_lag or total <= 0:
         return []
     holdings: dict[str, tuple[MessageQueue, ...]] = {}

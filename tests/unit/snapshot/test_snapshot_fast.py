@@ -7,10 +7,12 @@ import gc
 
 import pytest
 
-from rmqlb.diagnose._fast import new_row
-from rmqlb.diagnose.report import QueueRow, QueueStatus
+from rmqlb.diagnose._fast import new_consumer_row, new_row, new_rows
+from rmqlb.diagnose.report import ConsumerRow, QueueRow, QueueStatus
 from rmqlb.model import MessageQueue, QueueOffset
-from rmqlb.snapshot._fast import gc_paused, new_offset, new_queue
+from rmqlb.model.snapshot import Consumer, Subscription
+from rmqlb.model.strategy import Avg
+from rmqlb.snapshot._fast import _CONSUMER_FIELDS, gc_paused, new_consumer, new_offset, new_queue
 
 
 def test_fast_constructors_equal_the_real_ones() -> None:
@@ -62,3 +64,48 @@ def test_gc_paused_restores_the_collector() -> None:
         assert not gc.isenabled()
     finally:
         gc.enable()
+
+
+def test_new_rows_equal_the_real_constructor() -> None:
+    a, b = new_queue("T", "broker-a", 0), new_queue("T", "broker-a", 1)
+    rows = new_rows(
+        [a, b], ["c1", None], [("c1",), None], [QueueStatus.ok, QueueStatus.unknown], [3, None]
+    )
+    assert rows == [
+        QueueRow(a, "c1", ("c1",), QueueStatus.ok, 3),
+        QueueRow(b, None, None, QueueStatus.unknown, None),
+    ]
+    assert new_rows([a], ["c2"], [("c1",)], [QueueStatus.moved], None) == [
+        QueueRow(a, "c2", ("c1",), QueueStatus.moved, None)
+    ]
+
+
+def test_fast_consumer_constructors_equal_the_real_ones() -> None:
+    mq = new_queue("T", "broker-a", 3)
+    fields = (
+        "c1",
+        (Subscription("T"),),
+        "10.0.0.1:5",
+        "JAVA",
+        413,
+        Avg(),
+        True,
+        "CONSUME_PASSIVELY",
+        (mq,),
+        None,
+        17,
+        {"a": "b"},
+    )
+    assert [f.name for f in dataclasses.fields(Consumer)] == list(_CONSUMER_FIELDS)
+    assert new_consumer(*fields) == Consumer(*fields)
+    assert [f.name for f in dataclasses.fields(ConsumerRow)] == [
+        "client_id",
+        "subscribes",
+        "strategy",
+        "expected",
+        "actual",
+        "lag",
+    ]
+    assert new_consumer_row("c1", True, "AVG", 2, None, 5) == ConsumerRow(
+        "c1", True, "AVG", 2, None, 5
+    )

@@ -361,3 +361,135 @@ def test_utf8_bom_is_accepted(tmp_path: Path) -> None:
 def test_save_to_an_unwritable_place_is_an_input_error(tmp_path: Path) -> None:
     with pytest.raises(InputError, match="cannot write"):
         save_snapshot(parse_snapshot(full_doc()), tmp_path / "missing-dir" / "x.json")
+
+
+def _two_consumers(first: dict[str, Any], second: dict[str, Any]) -> dict[str, Any]:
+    return {
+        "format": "rmqlb.snapshot/1",
+        "topics": {"T": {"queues": 4}},
+        "groups": {"G": {"consumers": [first, second]}},
+    }
+
+
+@pytest.mark.parametrize(
+    ("good", "bad", "message"),
+    [
+        # equal to a value seen (and validated) before, but of another JSON type
+        (
+            {"subscriptions": [{"topic": "T", "subVersion": 1}]},
+            {"subscriptions": [{"topic": "T", "subVersion": True}]},
+            "consumers[1].subscriptions[0].subVersion: expected an integer, got a boolean",
+        ),
+        (
+            {"subscriptions": ["T"], "strategy": {"name": "CONSISTENT_HASH", "virtualNodeCnt": 5}},
+            {
+                "subscriptions": ["T"],
+                "strategy": {"name": "CONSISTENT_HASH", "virtualNodeCnt": True},
+            },
+            "consumers[1].strategy.virtualNodeCnt: expected an integer",
+        ),
+        (
+            {"subscriptions": ["T"], "assigned": [{"brokerName": "broker-a", "queueId": 1}]},
+            {"subscriptions": ["T"], "assigned": [{"brokerName": "broker-a", "queueId": True}]},
+            "consumers[1].assigned[0].queueId: expected an integer, got a boolean",
+        ),
+        (
+            {"subscriptions": ["T"], "popAssigned": [{"brokerName": "broker-a", "queueId": -1}]},
+            {"subscriptions": ["T"], "assigned": [{"brokerName": "broker-a", "queueId": -1}]},
+            "consumers[1].assigned[0].queueId: expected an integer >= 0, got -1",
+        ),
+        (
+            {"subscriptions": ["T"], "assigned": [{"topic": "T", "brokerName": "b", "queueId": 0}]},
+            {"subscriptions": ["T"], "assigned": [{"topic": "T", "brokerName": 7, "queueId": 0}]},
+            "consumers[1].assigned[0].brokerName: expected a string, got an integer",
+        ),
+        (
+            {"subscriptions": ["T"], "version": 413},
+            {"subscriptions": ["T"], "version": 413.0},
+            "consumers[1].version: expected an integer, got a number",
+        ),
+    ],
+)
+def test_repeated_values_are_still_validated(
+    good: dict[str, Any], bad: dict[str, Any], message: str
+) -> None:
+    parse_snapshot(_two_consumers({"clientId": "c1", **good}, {"clientId": "c2", **good}))
+    with pytest.raises(InputError) as info:
+        parse_snapshot(_two_consumers({"clientId": "c1", **good}, {"clientId": "c2", **bad}))
+    assert f"<input>: groups.G.{message}" == str(info.value)
+
+
+def test_offsets_after_assignments_are_still_validated() -> None:
+    doc = _two_consumers(
+        {"clientId": "c1", "subscriptions": ["T"], "assigned": [{"brokerName": "a", "queueId": 1}]},
+        {"clientId": "c2", "subscriptions": ["T"]},
+    )
+    offset = {"topic": "T", "brokerName": "a", "queueId": 1, "brokerOffset": 9, "consumerOffset": 3}
+    doc["groups"]["G"]["offsets"] = [offset, {**offset, "queueId": True}]
+    with pytest.raises(InputError) as info:
+        parse_snapshot(doc)
+    assert str(info.value) == (
+        "<input>: groups.G.offsets[1].queueId: expected an integer, got a boolean"
+    )
+    doc["groups"]["G"]["offsets"] = [offset, {**offset, "lastTimestamp": None}]
+    with pytest.raises(InputError, match=r"offsets\[1\]\.lastTimestamp: expected an integer"):
+        parse_snapshot(doc)
+
+
+def test_fast_and_checked_consumers_agree() -> None:
+    from rmqlb.snapshot._parse import _Parser
+
+    raws: list[dict[str, Any]] = [
+        {"clientId": "c1", "subscriptions": ["T"], "assigned": [{"brokerName": "a", "queueId": 0}]},
+        {
+            "clientId": "c2",
+            "subscriptions": [{"topic": "T", "subString": "x || y"}, "U"],
+            "clientAddr": "10.0.0.1:5",
+            "language": "JAVA",
+            "version": 413,
+            "strategy": {"name": "AVG_BY_CIRCLE"},
+            "consumeOrderly": True,
+            "consumeType": "CONSUME_PASSIVELY",
+            "assigned": [
+                {"topic": "T", "brokerName": "a", "queueId": 0},
+                {"topic": "U", "brokerName": "b", "queueId": 2},
+            ],
+            "popAssigned": [{"topic": "U", "brokerName": "b", "queueId": -1}],
+            "startTime": 17,
+        },
+        {"clientId": "c3", "subscriptions": [], "assigned": []},
+    ]
+    parser = _Parser("<input>")
+    for raw in raws:
+        fast = parser.plain_consumer(raw, "c")
+        assert fast is not None
+        assert fast == parser.checked_consumer(raw, "c")
+    # declined (properties given): the checked path decides
+    assert (
+        parser.plain_consumer({"clientId": "c", "subscriptions": [], "properties": {"a": "b"}}, "c")
+        is None
+    )
+
+
+@pytest.mark.parametrize(
+    ("nulls", "field"),
+    [(["topic"], "topic"), (["brokerName"], "brokerName"), (["topic", "brokerName"], "topic")],
+)
+def test_a_null_name_in_the_first_queue_reference_is_refused(nulls: list[str], field: str) -> None:
+    ref: dict[str, Any] = {"topic": "T", "brokerName": "broker-a", "queueId": 0}
+    ref.update(dict.fromkeys(nulls))
+    doc = _two_consumers(
+        {"clientId": "c1", "subscriptions": ["T"], "assigned": [ref]},
+        {"clientId": "c2", "subscriptions": ["T"]},
+    )
+    with pytest.raises(
+        InputError, match=rf"consumers\[0\]\.assigned\[0\]\.{field}: expected a string"
+    ):
+        parse_snapshot(doc)
+    offset = {**ref, "brokerOffset": 1, "consumerOffset": 0}
+    doc = _two_consumers(
+        {"clientId": "c1", "subscriptions": ["T"]}, {"clientId": "c2", "subscriptions": ["T"]}
+    )
+    doc["groups"]["G"]["offsets"] = [offset]
+    with pytest.raises(InputError, match=rf"offsets\[0\]\.{field}: expected a string"):
+        parse_snapshot(doc)
