@@ -18,6 +18,7 @@ from rmqlb.pipeline.units import (
     UNIT_FIELDS,
     Row,
     UnitRow,
+    audit_record,
     diagnose_units,
     split_record,
 )
@@ -84,16 +85,15 @@ def diagnose_batches(batches: Iterator[Any]) -> Iterator[Any]:
 
 
 def audit_batches(batches: Iterator[Any], cluster_from: str | None = None) -> Iterator[Any]:
-    """Steps 1 and 2 fused in one ``mapInArrow`` (when the input is already spread over
-    enough partitions, this saves a round trip JVM -> Python -> JVM per record)."""
+    """Steps 1 and 2 fused in one ``mapInArrow`` (:func:`~rmqlb.pipeline.units.audit_record`:
+    each snapshot decoded, parsed and diagnosed once, no JSON re-encoding of units)."""
     schema = row_schema()
     pattern = re.compile(cluster_from) if cluster_from else None
     for batch in batches:
         paths = batch.column("path").to_pylist()
         texts = batch.column("text").to_pylist()
-        units: list[UnitRow] = []
+        out: list[Row] = []
         for path, text in zip(paths, texts, strict=True):
-            units.extend(split_record(text or "", path or "<input>", pattern, encode=False))
-        out: list[Row] = list(diagnose_units(units))
+            out.extend(audit_record(text or "", path or "<input>", pattern))
         if out:
             yield _to_batch(out, schema)

@@ -1,9 +1,9 @@
 """``--engine local``: the audit in-process, for inputs that fit one machine comfortably.
 
-The same steps as the Spark engine over the same functions: read records, split them into
-per-group units (:func:`~rmqlb.pipeline.units.split_record`), diagnose each unit
-(:func:`~rmqlb.pipeline.units.diagnose_units`) and aggregate
-(:func:`~rmqlb.pipeline.aggregate.aggregate`, the Python twin of the Spark SQL plan).
+The same steps as the Spark engine over the same functions: read records, split and
+diagnose each (:func:`~rmqlb.pipeline.units.audit_record`, what the Spark engine's
+``mapInArrow`` calls) and aggregate (:func:`~rmqlb.pipeline.aggregate.aggregate`, the Python
+twin of the Spark SQL plan).
 """
 
 from __future__ import annotations
@@ -20,7 +20,9 @@ from rmqlb.pipeline.units import (
     KIND_ERROR,
     Diagnoser,
     Parser,
+    Row,
     UnitRow,
+    audit_record,
     diagnose_units,
     split_record,
 )
@@ -29,18 +31,48 @@ from rmqlb.pipeline.units import (
 _LINE_BREAK = re.compile(r"\r\n|\r|\n")
 
 
-def read_units(plan: InputPlan, cluster_from: str | None) -> Iterator[UnitRow]:
-    """Step 1 over every input file: records -> work units (errors as ``error`` rows)."""
-    pattern = re.compile(cluster_from) if cluster_from else None
+def _records(plan: InputPlan) -> Iterator[tuple[str, str | None, str | None]]:
+    """``(path, record, None)`` per record of every input file, ``(path, None, why)`` for a
+    file that cannot be read; records are split as Spark's text source splits them."""
     for path, layout in local_files(plan):
         try:
             text = Path(path).read_text(encoding="utf-8", errors="replace")
         except OSError as exc:
-            yield (KIND_ERROR, None, None, None, None, None, path, f"cannot read: {exc.strerror}")
+            yield path, None, f"cannot read: {exc.strerror}"
             continue
-        records = _LINE_BREAK.split(text) if layout is Layout.lines else [text]
-        for record in records:
+        for record in _LINE_BREAK.split(text) if layout is Layout.lines else [text]:
+            yield path, record, None
+
+
+def _unreadable(path: str, why: str) -> UnitRow:
+    return (KIND_ERROR, None, None, None, None, None, path, why)
+
+
+def read_units(plan: InputPlan, cluster_from: str | None) -> Iterator[UnitRow]:
+    """Step 1 over every input file: records -> work units (errors as ``error`` rows)."""
+    pattern = re.compile(cluster_from) if cluster_from else None
+    for path, record, why in _records(plan):
+        if record is None:
+            yield _unreadable(path, why or "cannot read")
+        else:
             yield from split_record(record, path, pattern, encode=False)
+
+
+def read_rows(
+    plan: InputPlan,
+    cluster_from: str | None,
+    *,
+    parser: Parser | None = None,
+    diagnoser: Diagnoser | None = None,
+) -> Iterator[Row]:
+    """Steps 1 and 2 over every input file: exactly ``diagnose_units(read_units(...))``,
+    one :func:`~rmqlb.pipeline.units.audit_record` per record."""
+    pattern = re.compile(cluster_from) if cluster_from else None
+    for path, record, why in _records(plan):
+        if record is None:
+            yield from diagnose_units([_unreadable(path, why or "cannot read")])
+        else:
+            yield from audit_record(record, path, pattern, parser=parser, diagnoser=diagnoser)
 
 
 def run_local(
@@ -52,8 +84,7 @@ def run_local(
 ) -> tuple[AuditResult, Tables]:
     """Audit ``plan`` in this process; returns the result and its Parquet tables."""
     started = time.perf_counter()
-    units = read_units(plan, options.cluster_from)
-    rows = diagnose_units(units, parser=parser, diagnoser=diagnoser)
+    rows = read_rows(plan, options.cluster_from, parser=parser, diagnoser=diagnoser)
     result, tables = aggregate(rows, options)
     result.timings["audit"] = time.perf_counter() - started
     return result, tables

@@ -12,6 +12,10 @@ Two steps, each a pure function of its input row so Spark can run it in executor
    and ``explain`` can never disagree. It returns one ``group`` row (totals and the
    assignment fingerprint) plus one ``finding`` row per finding.
 
+:func:`audit_record` does both for one record with one parse and one diagnosis of the whole
+snapshot (the same rows, cheaper); both engines call it. The per-group functions remain its
+fallback for records with a bad part, and the Spark path for a few very large records.
+
 Every row is a tuple in :data:`ROW_FIELDS` order (``kind`` first). Worked example: a snapshot
 of cluster ``ns1:9876`` captured at ``2026-11-22T12:00:00Z`` with groups ``G1`` and ``G2``
 gives one ``snapshot`` marker row and two ``unit`` rows; diagnosing ``G1``'s unit with one
@@ -234,15 +238,15 @@ def sub_snapshot(data: dict[str, Any], name: str) -> dict[str, Any]:
     return unit
 
 
-def split_record(
-    text: str, path: str, cluster_from: re.Pattern[str] | None = None, *, encode: bool = True
-) -> list[UnitRow]:
-    """One input record (a JSON snapshot) -> a ``snapshot`` marker row and one ``unit`` row
-    per group, or a single ``error`` row when the record is not a usable snapshot.
+_Head = tuple[dict[str, Any], str, str, int, str]
+"""A usable record: (decoded snapshot, normalised path, cluster, ts, capturedAt)."""
 
-    Blank records (empty JSON Lines lines) give no rows at all. With ``encode=False`` the
-    units carry their sub-snapshot dicts instead of JSON text (same process only).
-    """
+
+def _read_record(
+    text: str, path: str, cluster_from: re.Pattern[str] | None
+) -> _Head | list[UnitRow]:
+    """Decode and check one input record: its head, or the rows it gives instead
+    (none for a blank line or another rmqlb document, one ``error`` row when unusable)."""
     path = normalise_path(path)
     if not text.strip():
         return []
@@ -272,12 +276,141 @@ def split_record(
         ts, captured_at = parse_captured_at(data.get("capturedAt"))
     except ValueError as exc:
         return [(KIND_ERROR, None, None, None, None, None, path, str(exc))]
-    cluster = cluster_key(data, path, cluster_from)
+    return data, path, cluster_key(data, path, cluster_from), ts, captured_at
+
+
+def split_record(
+    text: str, path: str, cluster_from: re.Pattern[str] | None = None, *, encode: bool = True
+) -> list[UnitRow]:
+    """One input record (a JSON snapshot) -> a ``snapshot`` marker row and one ``unit`` row
+    per group, or a single ``error`` row when the record is not a usable snapshot.
+
+    Blank records (empty JSON Lines lines) give no rows at all. With ``encode=False`` the
+    units carry their sub-snapshot dicts instead of JSON text (same process only).
+    """
+    head = _read_record(text, path, cluster_from)
+    if isinstance(head, list):
+        return head
+    data, path, cluster, ts, captured_at = head
     rows: list[UnitRow] = [(KIND_SNAPSHOT, cluster, ts, captured_at, None, None, path, None)]
-    for name in groups:
+    for name in data["groups"]:
         part = sub_snapshot(data, name)
         unit = json.dumps(part, separators=(",", ":"), ensure_ascii=False) if encode else part
         rows.append((KIND_UNIT, cluster, ts, captured_at, name, unit, path, None))
+    return rows
+
+
+def audit_record(
+    text: str,
+    path: str,
+    cluster_from: re.Pattern[str] | None = None,
+    *,
+    parser: Parser | None = None,
+    diagnoser: Diagnoser | None = None,
+) -> list[Row]:
+    """Steps 1 and 2 for one record: exactly ``diagnose_units(split_record(...))``, cheaper.
+
+    The record is decoded once; its snapshot is parsed and diagnosed once as a whole
+    (:func:`whole_view`) and the report split by group, instead of building, parsing and
+    diagnosing one sub-snapshot per group. The diagnosis of a group depends only on the
+    group, the routes of the topics it touches, their brokers and ``source`` (all present,
+    unchanged, in both), so the rows are the same. Should anything of the whole fail (one
+    bad group, a bad route no group uses), the record falls back to the per-group path,
+    which isolates the failing group exactly as before. With an injected ``parser`` or
+    ``diagnoser`` the per-group path is always used.
+    """
+    head = _read_record(text, path, cluster_from)
+    if isinstance(head, list):
+        return list(diagnose_units(head))
+    data, path, cluster, ts, captured_at = head
+    rows: list[Row] = [
+        (
+            KIND_SNAPSHOT,
+            cluster,
+            ts,
+            captured_at,
+            None,
+            None,
+            None,
+            None,
+            None,
+            None,
+            None,
+            path,
+            None,
+        )
+    ]
+    if parser is None and diagnoser is None:
+        whole = _diagnose_whole(data, cluster, ts, captured_at, path)
+        if whole is not None:
+            rows.extend(whole)
+            return rows
+    for name in data["groups"]:
+        rows.extend(
+            diagnose_unit(
+                cluster,
+                ts,
+                captured_at,
+                name,
+                sub_snapshot(data, name),
+                path=path,
+                parser=parser,
+                diagnoser=diagnoser,
+            )
+        )
+    return rows
+
+
+def whole_view(data: dict[str, Any]) -> dict[str, Any]:
+    """The decoded snapshot with exactly the keys :func:`sub_snapshot` keeps (so, e.g.,
+    capture ``errors`` play no part in either), none of them filtered."""
+    view: dict[str, Any] = {
+        "format": data.get("format"),
+        "topics": data.get("topics") or {},
+        "groups": data["groups"],
+    }
+    for key in ("capturedAt", "source"):
+        if key in data:
+            view[key] = data[key]
+    if isinstance(data.get("brokers"), dict):
+        view["brokers"] = data["brokers"]
+    return view
+
+
+def _diagnose_whole(
+    data: dict[str, Any], cluster: str, ts: int, captured_at: str, path: str
+) -> list[Row] | None:
+    """The rows of every group of a record from one parse and one diagnosis of the whole
+    snapshot, or ``None`` when either fails (the caller then goes group by group)."""
+    from rmqlb.diagnose import diagnose  # noqa: PLC0415
+    from rmqlb.snapshot import parse_snapshot  # noqa: PLC0415
+
+    try:
+        snapshot = parse_snapshot(whole_view(data), path)
+        report = diagnose(snapshot)
+    except Exception:  # the per-group path reports it, group by group
+        return None
+    by_group = {g.group: g for g in report.groups}
+    findings: dict[str, list[Any]] = {}
+    for f in report.findings:  # stable: each group keeps the order diagnose gives it
+        findings.setdefault(f.group, []).append(f)
+    rows: list[Row] = []
+    for name in data["groups"]:
+        group_report = by_group.get(name)
+        if group_report is None:  # cannot happen with diagnose(); stay exact if it does
+            return None
+        rows.extend(
+            _group_rows(
+                cluster,
+                ts,
+                captured_at,
+                name,
+                path=path,
+                totals=_topic_totals((group_report,)),
+                findings=findings.get(name, []),
+                fingerprint=assignment_fingerprint(snapshot, name),
+            )
+        )
     return rows
 
 
@@ -307,10 +440,11 @@ def assignment_fingerprint(snapshot: Snapshot, group: str) -> str | None:
     return digest.hexdigest()[:16]
 
 
-def _topic_totals(report: Any) -> dict[str, tuple[int, int | None]]:
-    """Per topic of the report: (unconsumed queues, total lag or ``None`` when unknown)."""
+def _topic_totals(groups: Iterable[Any]) -> dict[str, tuple[int, int | None]]:
+    """Per topic of the group reports: (unconsumed queues, total lag or ``None`` when
+    unknown)."""
     totals: dict[str, tuple[int, int | None]] = {}
-    for group in report.groups:
+    for group in groups:
         for topic in group.topics:
             unconsumed = sum(1 for row in topic.queues if row.status.value == "unconsumed")
             lags = [row.lag for row in topic.queues if row.lag is not None]
@@ -371,11 +505,34 @@ def diagnose_unit(
                 message,
             )
         ]
-    totals = _topic_totals(report)
+    findings = [f for f in report.findings if f.group == group]
+    return _group_rows(
+        cluster,
+        ts,
+        captured_at,
+        group,
+        path=path,
+        totals=_topic_totals(report.groups),
+        findings=findings,
+        fingerprint=assignment_fingerprint(snapshot, group),
+    )
+
+
+def _group_rows(
+    cluster: str,
+    ts: int,
+    captured_at: str,
+    group: str,
+    *,
+    path: str | None,
+    totals: dict[str, tuple[int, int | None]],
+    findings: list[Any],
+    fingerprint: str | None,
+) -> list[Row]:
+    """A diagnosed group's ``group`` row and ``finding`` rows."""
     group_unconsumed = sum(u for u, _ in totals.values())
     lags = [lag for _, lag in totals.values() if lag is not None]
     group_lag = sum(lags) if lags else None
-    findings = [f for f in report.findings if f.group == group]
     worst = max((SEVERITY_RANK[f.severity.value] for f in findings), default=None)
     rows: list[Row] = [
         (
@@ -389,7 +546,7 @@ def diagnose_unit(
             RANK_SEVERITY[worst] if worst is not None else None,
             group_unconsumed,
             group_lag,
-            assignment_fingerprint(snapshot, group),
+            fingerprint,
             path,
             None,
         )
