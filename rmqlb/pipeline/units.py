@@ -100,6 +100,34 @@ Row = tuple[
     str | None,
 ]
 
+
+def _marker_row(  # noqa: PLR0917  (mirrors the positional Row tuple)
+    kind: str,
+    cluster: str | None,
+    ts: int | None,
+    captured_at: str | None,
+    group: str | None,
+    path: str | None,
+    message: str | None,
+) -> Row:
+    """A row that marks a snapshot or an error: no topic, code or counts."""
+    return (
+        kind,
+        cluster,
+        ts,
+        captured_at,
+        group,
+        None,
+        None,
+        None,
+        None,
+        None,
+        None,
+        path,
+        message,
+    )
+
+
 UNKNOWN_CLUSTER: Final = "(unknown)"
 #: rmqlb documents that are not snapshots: skipped silently, so ``--out`` may live inside
 #: the audited directory.
@@ -323,23 +351,7 @@ def audit_record(
     if isinstance(head, list):
         return list(diagnose_units(head))
     data, path, cluster, ts, captured_at = head
-    rows: list[Row] = [
-        (
-            KIND_SNAPSHOT,
-            cluster,
-            ts,
-            captured_at,
-            None,
-            None,
-            None,
-            None,
-            None,
-            None,
-            None,
-            path,
-            None,
-        )
-    ]
+    rows: list[Row] = [_marker_row(KIND_SNAPSHOT, cluster, ts, captured_at, None, path, None)]
     if parser is None and diagnoser is None:
         whole = _diagnose_whole(data, cluster, ts, captured_at, path)
         if whole is not None:
@@ -488,23 +500,7 @@ def diagnose_unit(
         report = run(snapshot)
     except Exception as exc:  # one bad group must not stop a fleet audit
         message = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
-        return [
-            (
-                KIND_ERROR,
-                cluster,
-                ts,
-                captured_at,
-                group,
-                None,
-                None,
-                None,
-                None,
-                None,
-                None,
-                path,
-                message,
-            )
-        ]
+        return [_marker_row(KIND_ERROR, cluster, ts, captured_at, group, path, message)]
     findings = [f for f in report.findings if f.group == group]
     return _group_rows(
         cluster,
@@ -590,18 +586,4 @@ def diagnose_units(
                 cluster, ts, captured_at, group, unit, path=path, parser=parser, diagnoser=diagnoser
             )
         else:
-            yield (
-                kind,
-                cluster,
-                ts,
-                captured_at,
-                group,
-                None,
-                None,
-                None,
-                None,
-                None,
-                None,
-                path,
-                error,
-            )
+            yield _marker_row(kind, cluster, ts, captured_at, group, path, error)
