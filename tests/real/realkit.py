@@ -1,0 +1,315 @@
+"""Drive the real Apache RocketMQ 4.9.8 kit (``../shared/rocketmq``) from the real-cluster tests.
+
+The kit's shell scripts do the work (cluster, topics, producer, ground-truth consumers); this
+module only runs them with the right environment, and reads the consumers' JSON lines (what
+each real Java client holds, and what its own strategy allocates it from its own inputs).
+
+``rmqlb`` itself always runs as a separate process, as a user runs it: ``explain -n ... -o json``.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[2]
+KIT = Path(os.environ.get("RMQLB_ROCKETMQ_KIT", ROOT.parent / "shared" / "rocketmq"))
+CLUSTER = "DefaultCluster"
+
+#: Ports of the test cluster: far from a user's 9876 and from the kit's own default 19876, so a
+#: cluster someone left running never collides with the suite. pytest-xdist workers add 200 each.
+NAMESRV_PORT = 39876
+BROKER_PORT = 40911
+
+Queue = tuple[str, str, int]  # topic, brokerName, queueId
+
+
+def qkey(q: Mapping[str, Any]) -> Queue:
+    """A queue of the truth lines or of rmqlb's JSON as a sortable tuple."""
+    return (q["topic"], q["brokerName"], int(q["queueId"]))
+
+
+@dataclass
+class Jvm:
+    """One consumer.sh JVM: its name (for ``halt``), its state file and its pid."""
+
+    name: str
+    out: Path
+    pid: int
+
+
+@dataclass
+class Kit:
+    """One running kit cluster: its ports, its directory and the files of its consumers."""
+
+    namesrv_port: int
+    broker_port: int
+    rmq_dir: Path
+    workdir: Path
+    jvms: dict[str, Jvm] = field(default_factory=dict)
+
+    @property
+    def namesrv(self) -> str:
+        return f"127.0.0.1:{self.namesrv_port}"
+
+    def broker_addr(self, broker: str) -> str:
+        port = self.broker_port if broker == "broker-a" else self.broker_port + 10
+        return f"127.0.0.1:{port}"
+
+    def env(self, **extra: str) -> dict[str, str]:
+        return {
+            **os.environ,
+            "RMQ_NAMESRV_PORT": str(self.namesrv_port),
+            "RMQ_BROKER_PORT": str(self.broker_port),
+            "RMQ_DIR": str(self.rmq_dir),
+            **extra,
+        }
+
+    def _run(self, args: Sequence[str | Path], *, env: Mapping[str, str] | None = None) -> str:
+        done = subprocess.run(
+            [str(a) for a in args],
+            env=dict(env or self.env()),
+            capture_output=True,
+            text=True,
+            timeout=120,
+            check=False,
+        )
+        if done.returncode != 0:
+            raise AssertionError(
+                f"{' '.join(map(str, args))} exited {done.returncode}:\n{done.stdout}{done.stderr}"
+            )
+        return done.stdout
+
+    # --- cluster -------------------------------------------------------------------------
+
+    def mqadmin(self, *args: str) -> str:
+        """Run the real mqadmin with the kit's NameServer."""
+        return self._run([KIT / "mqadmin.sh", *args, "-n", self.namesrv])
+
+    def topic(
+        self,
+        name: str,
+        *,
+        read: int = 4,
+        write: int | None = None,
+        brokers: Iterable[str] = ("broker-a", "broker-b"),
+        perm: int | None = None,
+        order: bool = False,
+    ) -> None:
+        """Create (or update) ``name`` on each broker with ``read``/``write`` queues."""
+        for broker in brokers:
+            args = ["updateTopic", "-b", self.broker_addr(broker), "-t", name]
+            args += ["-r", str(read), "-w", str(write if write is not None else read)]
+            if perm is not None:
+                args += ["-p", str(perm)]
+            if order:
+                args += ["-o", "true"]
+            self.mqadmin(*args)
+
+    def produce(self, topic: str, count: int, tags: str = "") -> None:
+        """Send ``count`` messages round-robin over the topic's write queues."""
+        self._run([KIT / "producer.sh", topic, str(count), *([tags] if tags else [])])
+
+    def group_config(self, group: str, *options: str) -> None:
+        """``mqadmin updateSubGroup`` on every broker of the cluster."""
+        self.mqadmin("updateSubGroup", "-c", CLUSTER, "-g", group, *options)
+
+    def halt(self, name: str) -> None:
+        """Stop one process of the kit cleanly (a consumer JVM, or ``broker-b``)."""
+        self._run([KIT / "cluster.sh", "halt", name])
+
+    def start_broker(self, broker: str) -> None:
+        """Start a halted broker again, with its old configuration and store."""
+        script = (
+            '. "$KIT/env.sh"; rmq_need_java || exit 1;'
+            ' export ROCKETMQ_HOME="$RMQ_DIR";'
+            ' rmq_bg "$B" "$RMQ_JAVA" $RMQ_BROKER_JOPTS $(rmq_jopts "$RMQ_DIR") -cp "$RMQ_CP"'
+            ' org.apache.rocketmq.broker.BrokerStartup -c "$RMQ_DIR/conf/$B.conf"'
+        )
+        self._run(["bash", "-c", script], env=self.env(KIT=str(KIT), B=broker))
+
+    def brokers_registered(self) -> set[str]:
+        """Broker names the NameServer lists in the cluster right now."""
+        out = self.mqadmin("clusterList")
+        return {line.split()[1] for line in out.splitlines()[1:] if line.startswith(CLUSTER)}
+
+    # --- consumers -----------------------------------------------------------------------
+
+    def consumer(
+        self, name: str, *specs: str, fast: bool = True, **env: str | int
+    ) -> Jvm:
+        """Start one JVM of real push consumers (one per spec); returns when they started."""
+        out = self.workdir / f"{name}.jsonl"
+        extra = {k: str(v) for k, v in env.items()}
+        if fast:
+            extra.setdefault("RMQ_FAST", "1")
+        pid_file = self._run([KIT / "consumer.sh", name, out, *specs], env=self.env(**extra))
+        jvm = Jvm(name, out, int(Path(pid_file.strip()).read_text().strip()))
+        self.jvms[name] = jvm
+        return jvm
+
+    def freeze(self, jvm: Jvm) -> None:
+        os.kill(jvm.pid, signal.SIGSTOP)
+
+    def thaw(self, jvm: Jvm) -> None:
+        os.kill(jvm.pid, signal.SIGCONT)
+
+    def wait(
+        self,
+        group: str,
+        *jvms: Jvm,
+        consumers: int | None = None,
+        queues: Mapping[str, int] | None = None,
+        timeout: float = 60,
+    ) -> None:
+        """Poll the truth files until ``truth.py wait`` calls the group settled."""
+        args: list[str | Path] = [sys.executable, KIT / "truth.py", "wait"]
+        args += [j.out for j in jvms] + ["--group", group, "--timeout", str(timeout)]
+        if consumers is not None:
+            args += ["--consumers", str(consumers)]
+        for topic, n in (queues or {}).items():
+            args += ["--queues", f"{topic}={n}"]
+        self._run(args)
+
+    def truth(self, group: str, *jvms: Jvm, stale: float = 10) -> dict[str, dict[str, Any]]:
+        """The newest state line of every live client of ``group``, by client id."""
+        states: dict[str, dict[str, Any]] = {}
+        seen: dict[str, float] = {}
+        newest = 0.0
+        for jvm in jvms:
+            for line in jvm.out.read_text(encoding="utf-8").splitlines():
+                if not line.endswith("}"):
+                    continue
+                event = json.loads(line)
+                cid = event.get("clientId")
+                newest = max(newest, event.get("ts", 0))
+                if event.get("group") != group or not cid:
+                    continue
+                if event.get("event") == "state":
+                    if event["ts"] >= seen.get(cid, 0):
+                        states[cid], seen[cid] = event, event["ts"]
+                elif event.get("event") == "stopped":
+                    states.pop(cid, None)
+                    seen[cid] = float("inf")
+        return {c: s for c, s in states.items() if s["ts"] >= newest - stale * 1000}
+
+    def wait_for(
+        self, what: str, check: Any, *, timeout: float = 60, every: float = 0.3
+    ) -> Any:
+        """Poll ``check()`` until it returns a truthy value; fail with ``what`` on timeout."""
+        deadline = time.monotonic() + timeout
+        while True:
+            value = check()
+            if value:
+                return value
+            if time.monotonic() > deadline:
+                raise AssertionError(f"timed out after {timeout:g} s waiting for {what}")
+            time.sleep(every)
+
+    # --- rmqlb ---------------------------------------------------------------------------
+
+    def rmqlb(self, *args: str, expect: Iterable[int] = (0, 1, 4)) -> subprocess.CompletedProcess[str]:
+        """Run rmqlb as a separate process, as a user would."""
+        done = subprocess.run(
+            [sys.executable, "-m", "rmqlb", *args],
+            capture_output=True,
+            text=True,
+            timeout=120,
+            check=False,
+            env={**os.environ, "NO_COLOR": "1", "COLUMNS": "200"},
+        )
+        if done.returncode not in set(expect):
+            raise AssertionError(
+                f"rmqlb {' '.join(args)} exited {done.returncode}:\n{done.stdout}{done.stderr}"
+            )
+        return done
+
+    def explain(self, *args: str, expect: Iterable[int] = (0, 1, 4)) -> dict[str, Any]:
+        """``rmqlb explain -n <kit> ... -o json``, parsed."""
+        done = self.rmqlb("explain", "-n", self.namesrv, *args, "-o", "json", expect=expect)
+        report: dict[str, Any] = json.loads(done.stdout)
+        report["_stderr"] = done.stderr
+        report["_exit"] = done.returncode
+        return report
+
+
+# --- comparing rmqlb's report with the Java clients' own state ----------------------------
+
+
+def report_topic(report: Mapping[str, Any], group: str, topic: str) -> dict[str, Any]:
+    """The report's section for ``topic`` of ``group``."""
+    for g in report["groups"]:
+        if g["group"] != group:
+            continue
+        for t in g["topics"]:
+            if t["topic"] == topic:
+                return dict(t)
+    raise AssertionError(f"no topic {topic} of group {group} in the report")
+
+
+def report_actual(report: Mapping[str, Any], group: str, topic: str) -> dict[Queue, list[str]]:
+    """queue -> sorted client ids that actually hold it, as rmqlb reports."""
+    rows = report_topic(report, group, topic)["queues"]
+    return {
+        (topic, r["brokerName"], r["queueId"]): sorted(r.get("actual") or [])
+        for r in rows
+    }
+
+
+def report_expected(report: Mapping[str, Any], group: str, topic: str) -> dict[Queue, str | None]:
+    """queue -> the client rmqlb expects to hold it."""
+    rows = report_topic(report, group, topic)["queues"]
+    return {(topic, r["brokerName"], r["queueId"]): r.get("expected") for r in rows}
+
+
+def truth_held(states: Mapping[str, Mapping[str, Any]], topic: str) -> dict[Queue, list[str]]:
+    """queue -> sorted client ids that hold it, as the Java clients say."""
+    held: dict[Queue, list[str]] = {}
+    for cid, state in states.items():
+        for q in state.get("held", []):
+            if q["topic"] == topic:
+                held.setdefault(qkey(q), []).append(cid)
+    return {q: sorted(c) for q, c in held.items()}
+
+
+def truth_allocated(states: Mapping[str, Mapping[str, Any]], topic: str) -> dict[Queue, str]:
+    """queue -> the client whose own strategy allocates it, from its own view."""
+    allocated: dict[Queue, str] = {}
+    for cid, state in states.items():
+        for q in state.get("views", {}).get(topic, {}).get("allocated", []):
+            assert qkey(q) not in allocated, f"{qkey(q)} allocated twice in the truth"
+            allocated[qkey(q)] = cid
+    return allocated
+
+
+def finding_codes(report: Mapping[str, Any], group: str | None = None) -> set[str]:
+    """The finding codes of the report (of one group when named)."""
+    return {f["code"] for f in report["findings"] if group is None or f.get("group") == group}
+
+
+def findings(report: Mapping[str, Any], code: str) -> list[dict[str, Any]]:
+    return [f for f in report["findings"] if f["code"] == code]
+
+
+def assert_actual_is_truth(
+    report: Mapping[str, Any], states: Mapping[str, Mapping[str, Any]], group: str, topic: str
+) -> None:
+    """rmqlb's ``actual`` is exactly what each real client holds, for every queue."""
+    actual = {q: c for q, c in report_actual(report, group, topic).items() if c}
+    assert actual == truth_held(states, topic)
+
+
+def assert_expected_is_truth(
+    report: Mapping[str, Any], states: Mapping[str, Mapping[str, Any]], group: str, topic: str
+) -> None:
+    """rmqlb's ``expected`` is what each real client's own strategy allocates it."""
+    expected = {q: c for q, c in report_expected(report, group, topic).items() if c}
+    assert expected == truth_allocated(states, topic)
