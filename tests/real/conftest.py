@@ -36,6 +36,7 @@ def kit(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Kit]:
         pytest.skip(f"real RocketMQ unavailable: {problem}")
     worker = os.environ.get("PYTEST_XDIST_WORKER", "gw0")
     offset = 200 * int(worker.removeprefix("gw") or 0)
+    offset += int(os.environ.get("RMQLB_REAL_PORT_OFFSET", "0"))  # two suites side by side
     base = tmp_path_factory.mktemp("rocketmq")
     cluster = Kit(NAMESRV_PORT + offset, BROKER_PORT + offset, base / "kit", base / "truth")
     cluster.workdir.mkdir()
