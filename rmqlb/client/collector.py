@@ -26,7 +26,6 @@ from __future__ import annotations
 
 import asyncio
 import time
-import zlib
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -380,34 +379,42 @@ class _Collector:
     async def _running(self, group: str, view: _GroupView, client_id: str) -> RunningInfo | None:
         """The client's running info, relayed by a broker that lists it; ``None`` on failure.
 
-        The calls are spread over the brokers (a broker blocks one thread per relay, up to
-        10 s for a silent client); a broker that cannot be reached is replaced by the next.
+        Every broker that lists the client is asked at once and the first answer wins, so a
+        silent client (frozen, or behind a broker that cannot reach it) costs one
+        ``--timeout``, not one per broker; the other requests are cancelled.
         """
+        relays = view.relays.get(client_id, [])
+        tasks = [asyncio.ensure_future(self._relay(addr, group, client_id)) for addr in relays]
         info = None
-        relays = list(view.relays.get(client_id, []))
-        if relays:
-            turn = zlib.crc32(client_id.encode("utf-8", "replace")) % len(relays)
-            relays = relays[turn:] + relays[:turn]
-        failures: list[str] = []
-        for addr in relays:
-            try:
-                info = await self._request(
-                    self._label(addr),
-                    "GET_CONSUMER_RUNNING_INFO",
-                    partial(self.admin.running_info, addr, group, client_id),
-                    record=False,
-                )
-            except _Failed as failed:
-                failures.append(f"via {self._label(addr)}: {_message(failed.error, addr)}")
-                if isinstance(failed.error, RemotingError):
-                    continue  # that broker is unreachable: another one can relay
-                break  # the broker answered for the client: asking again will not help
-            if info is not None:
-                break
+        try:
+            for next_done in asyncio.as_completed(tasks):
+                answer = await next_done
+                if not isinstance(answer, str):
+                    info = answer
+                    break
+        finally:
+            for task in tasks:
+                task.cancel()
+            await asyncio.gather(*tasks, return_exceptions=True)
         if info is None:
+            # In relay order, not in the order the failures arrived: the message is stable.
+            failures = [r for t in tasks if isinstance(r := t.result(), str)]
             message = "; ".join(failures) or "no broker left to relay the request"
             self._error(client_id, "GET_CONSUMER_RUNNING_INFO", message)
         return info
+
+    async def _relay(self, addr: str, group: str, client_id: str) -> RunningInfo | str:
+        """One broker's relay of a running-info request: the answer, or why there is none."""
+        try:
+            info = await self._request(
+                self._label(addr),
+                "GET_CONSUMER_RUNNING_INFO",
+                partial(self.admin.running_info, addr, group, client_id),
+                record=False,
+            )
+        except _Failed as failed:
+            return f"via {self._label(addr)}: {_message(failed.error, addr)}"
+        return info if info is not None else f"via {self._label(addr)}: not sent (deadline)"
 
     @staticmethod
     def _consumer(view: _GroupView, conn: Connection, info: RunningInfo | None) -> Consumer:

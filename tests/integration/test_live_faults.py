@@ -117,6 +117,19 @@ def test_silent_client_slower_than_the_timeout(demo: Snapshot) -> None:
     assert "timed out" in error.message
 
 
+def test_silent_client_costs_one_timeout_however_many_brokers_list_it(demo: Snapshot) -> None:
+    """Every broker that lists the client relays at once: a frozen client costs one timeout.
+
+    (On a real cluster the sequential version took 2 x --timeout with two brokers.)
+    """
+    start = time.monotonic()
+    got = asyncio.run(_collect(demo, [f"silent-client={SILENT}", "relay-delay=5000"], timeout=1.0))
+    took = time.monotonic() - start
+    [error] = got.errors
+    assert error.message.count("timed out after 1 s") == 2, error.message  # both brokers asked
+    assert took < 1.9, f"the capture took {took:.2f} s: the relays ran one after the other"
+
+
 @pytest.mark.parametrize(
     ("fault", "words"),
     [

@@ -8,6 +8,8 @@ allocates it from its own inputs, and the finding codes with the situation.
 
 from __future__ import annotations
 
+from typing import Any
+
 from conftest import Names
 from realkit import (
     Kit,
@@ -15,8 +17,11 @@ from realkit import (
     assert_expected_is_truth,
     finding_codes,
     findings,
+    qkey,
     report_actual,
+    report_expected,
     report_topic,
+    truth_held,
 )
 
 RETRY = "%RETRY%"
@@ -60,3 +65,169 @@ def test_more_consumers_than_queues(kit: Kit, names: Names) -> None:
     assert idle_clients == set(states) - holders
     assert len(idle_clients) == 2
     assert report["_exit"] == 0  # warnings do not fail the default --fail-on error
+
+
+def _subscribers(states: dict[str, dict[str, Any]], topic: str) -> dict[str, dict[str, Any]]:
+    return {c: s for c, s in states.items() if topic in s.get("subscriptions", {})}
+
+
+def test_split_subscriptions(kit: Kit, names: Names) -> None:
+    """Two clients, one subscribing each topic: half of every topic falls to the other one."""
+    g, t1, t2 = names.group, names.topic_n(1), names.topic_n(2)
+    kit.topic(t1, read=4)
+    kit.topic(t2, read=4)
+    jvm = kit.consumer(
+        "split", f"group={g};sub={t1}:*;instance=one", f"group={g};sub={t2}:*;instance=two"
+    )
+    states = kit.wait_steady(g, jvm, consumers=2, queues={t1: 8, t2: 8})
+
+    report = kit.explain(g)
+
+    assert report["_exit"] == 1
+    codes = finding_codes(report)
+    assert {"SUBSCRIPTION_INCONSISTENT", "UNCONSUMED_QUEUE"} <= codes
+    for topic in (t1, t2):
+        assert_actual_is_truth(report, states, g, topic)
+        expected = report_expected(report, g, topic)
+        # The subscriber's own strategy gives it exactly rmqlb's expected share ...
+        for cid, state in _subscribers(states, topic).items():
+            mine = {q for q, c in expected.items() if c == cid}
+            assert mine == {qkey(q) for q in state["views"][topic]["allocated"]}
+        # ... and rmqlb names the queues nobody will ever consume: the non-subscriber's share.
+        held = set(truth_held(states, topic))
+        unconsumed = {
+            (topic, q["brokerName"], q["queueId"])
+            for f in findings(report, "UNCONSUMED_QUEUE")
+            if f["topic"] == topic
+            for q in f["queues"]
+        }
+        assert unconsumed == set(expected) - held
+        assert len(unconsumed) == 4
+
+
+def test_different_tag_expressions(kit: Kit, names: Names) -> None:
+    g, t = names.group, names.topic
+    kit.topic(t, read=4)
+    jvm = kit.consumer(
+        "tags", f"group={g};sub={t}:TagA;instance=a", f"group={g};sub={t}:TagA || TagB;instance=b"
+    )
+    states = kit.wait_steady(g, jvm, consumers=2, queues={t: 8})
+
+    report = kit.explain(g)
+
+    assert "SUBSCRIPTION_INCONSISTENT" in finding_codes(report)
+    (finding,) = [f for f in findings(report, "SUBSCRIPTION_INCONSISTENT") if f.get("topic") == t]
+    assert "TagA || TagB" in finding["message"]
+    assert_actual_is_truth(report, states, g, t)
+    assert_expected_is_truth(report, states, g, t)
+
+
+def test_rolling_deploy_avg_and_avg_by_circle(kit: Kit, names: Names) -> None:
+    """Old clients run AVG, a new one AVG_BY_CIRCLE: some queues doubled, some orphaned."""
+    g, t = names.group, names.topic
+    kit.topic(t, read=4)
+    spec = f"group={g};sub={t}:*"
+    old = kit.consumer("deploy-old", f"{spec};instance=a", f"{spec};instance=b")
+    new = kit.consumer("deploy-new", f"{spec};instance=c;strategy=AVG_BY_CIRCLE")
+    states = kit.wait_steady(g, old, new, consumers=3, queues={t: 8})
+
+    report = kit.explain(g)
+
+    assert report["_exit"] == 1
+    assert "STRATEGY_INCONSISTENT" in finding_codes(report)
+    assert_actual_is_truth(report, states, g, t)
+    held = truth_held(states, t)
+    doubled = {q for q, holders in held.items() if len(holders) > 1}
+    orphaned = {(t, b, i) for b in ("broker-a", "broker-b") for i in range(4)} - set(held)
+    assert doubled and orphaned  # the premise: 8 queues, 3 clients, AVG vs circle differ
+    dup = {
+        qkey({**q, "topic": t})
+        for f in findings(report, "DUPLICATE_ASSIGNMENT")
+        if f["topic"] == t
+        for q in f["queues"]
+    }
+    hole = {
+        qkey({**q, "topic": t})
+        for f in findings(report, "UNCONSUMED_QUEUE")
+        if f["topic"] == t
+        for q in f["queues"]
+    }
+    assert dup == doubled
+    assert hole == orphaned
+    # Each client's own strategy, run by rmqlb, gives what that client allocates itself.
+    strategies = {
+        c.get("clientId"): c.get("strategy") for c in report_topic(report, g, t)["consumers"]
+    }
+    assert strategies == {cid: s["strategy"] for cid, s in states.items()}
+
+
+def test_write_queues_exceed_read_queues(kit: Kit, names: Names) -> None:
+    g, t = names.group, names.topic
+    kit.topic(t, read=2, write=4)
+    kit.produce(t, 40)
+    jvm = kit.consumer("wq", f"group={g};sub={t}:*;instance=a", f"group={g};sub={t}:*;instance=b")
+    states = kit.wait_steady(g, jvm, consumers=2, queues={t: 4})
+
+    report = kit.explain(g)
+
+    assert report["_exit"] == 1
+    assert_actual_is_truth(report, states, g, t)
+    assert_expected_is_truth(report, states, g, t)
+    per_broker = [f for f in findings(report, "WRITE_EXCEEDS_READ") if f["topic"] == t]
+    assert len(per_broker) == 2  # one per broker
+    stranded = {(q["brokerName"], q["queueId"]) for f in per_broker for q in f["queues"]}
+    assert stranded == {(b, i) for b in ("broker-a", "broker-b") for i in (2, 3)}
+
+
+def test_consistent_hash_custom_vnodes_over_two_jvms(kit: Kit, names: Names) -> None:
+    g, t = names.group, names.topic
+    kit.topic(t, read=8)
+    spec = f"group={g};sub={t}:*;strategy=CONSISTENT_HASH;vnodes=3"
+    one = kit.consumer("hash-1", f"{spec};instance=h1", f"{spec};instance=h2")
+    two = kit.consumer("hash-2", f"{spec};instance=h3")
+    states = kit.wait_steady(g, one, two, consumers=3, queues={t: 16})
+
+    report = kit.explain(g, "--strategy", "CONSISTENT_HASH:vnodes=3")
+
+    assert_actual_is_truth(report, states, g, t)
+    assert_expected_is_truth(report, states, g, t)
+    assert "ASSIGNMENT_MISMATCH" not in finding_codes(report)
+    reported = {c["strategy"] for c in report_topic(report, g, t)["consumers"]}
+    assert len(reported) == 1
+    assert reported.pop().startswith("CONSISTENT_HASH")
+
+
+def test_broadcasting_group(kit: Kit, names: Names) -> None:
+    g, t = names.group, names.topic
+    kit.topic(t, read=2)
+    spec = f"group={g};sub={t}:*;model=BROADCASTING"
+    jvm = kit.consumer("bcast", f"{spec};instance=a", f"{spec};instance=b")
+    kit.wait(g, jvm, consumers=2, queues={t: 4})
+    states = kit.truth(g, jvm)
+
+    report = kit.explain(g)
+
+    assert report["_exit"] == 0, report["findings"]
+    assert finding_codes(report) == {"BROADCASTING"}
+    (group,) = report["groups"]
+    assert group["messageModel"] == "BROADCASTING"
+    assert all(len(s["held"]) == 4 for s in states.values())
+
+
+def test_orderly_group(kit: Kit, names: Names) -> None:
+    g, t = names.group, names.topic
+    kit.topic(t, read=4, order=False)
+    kit.produce(t, 40)
+    spec = f"group={g};sub={t}:*;orderly=true"
+    jvm = kit.consumer("orderly", f"{spec};instance=a", f"{spec};instance=b")
+    kit.wait(g, jvm, consumers=2, queues={t: 8})
+    states = kit.truth(g, jvm)
+
+    report = kit.explain(g)
+
+    assert report["_exit"] == 0, report["findings"]
+    assert_actual_is_truth(report, states, g, t)
+    assert_expected_is_truth(report, states, g, t)
+    assert all(
+        pq["locked"] for s in states.values() for pq in s["processQueues"] if pq["topic"] == t
+    )
