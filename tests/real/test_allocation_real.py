@@ -212,6 +212,7 @@ def test_broadcasting_group(kit: Kit, names: Names) -> None:
     (group,) = report["groups"]
     assert group["messageModel"] == "BROADCASTING"
     assert all(len(s["held"]) == 4 for s in states.values())
+    assert_actual_is_truth(report, states, g, t)  # every client holds every queue
 
 
 def test_orderly_group(kit: Kit, names: Names) -> None:
