@@ -394,9 +394,10 @@ def _offset_lags(
                 in_order = False
                 break
             slots[i] = mq
-        if in_order:
+        committed = list(map(_consumer_offset_of, offsets))
+        if in_order and min(committed) >= 0:  # else some never committed: lag from min offset
             produced = map(_broker_offset_of, offsets)
-            behind: list[int] = list(map(sub, produced, map(_consumer_offset_of, offsets)))
+            behind: list[int] = list(map(sub, produced, committed))
             if min(behind) < 0:
                 behind = [v if v > 0 else 0 for v in behind]
             return cast("list[int | None]", behind)
@@ -419,8 +420,7 @@ def _offset_lags(
             last_broker = broker
         qid = mq.queue_id
         if found and 0 <= qid < count:
-            behind_by = o.broker_offset - o.consumer_offset
-            lag[first + qid] = behind_by if behind_by > 0 else 0
+            lag[first + qid] = o.lag
     return lag
 
 

@@ -18,6 +18,9 @@ PERM_WRITE = 2
 PERM_INHERIT = 1
 RETRY_PREFIX = "%RETRY%"
 DLQ_PREFIX = "%DLQ%"
+#: ``consumerOffset`` of a queue the group never committed an offset for (the broker's own
+#: ``ConsumerOffsetManager.queryOffset`` answer); lag then counts from the broker's min offset.
+NEVER_COMMITTED = -1
 
 
 class MessageModel(StrEnum):
@@ -99,6 +102,36 @@ class Subscription:
 
 
 @dataclass(frozen=True, slots=True)
+class ProcessQueueState:
+    """One held queue's consumption state inside a client (Java ``ProcessQueueInfo``).
+
+    Timestamps are the client's clock in epoch milliseconds (0: never).
+    """
+
+    queue: MessageQueue
+    cached_msg_count: int = 0
+    cached_msg_size_mib: int = 0
+    commit_offset: int = 0
+    last_pull_timestamp: int = 0
+    last_consume_timestamp: int = 0
+    locked: bool = False
+    last_lock_timestamp: int = 0
+    dropped: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class ConsumeStatus:
+    """A client's consume statistics for one topic (Java ``ConsumeStatus``, last minute)."""
+
+    pull_rt: float = 0.0
+    pull_tps: float = 0.0
+    consume_rt: float = 0.0
+    consume_ok_tps: float = 0.0
+    consume_failed_tps: float = 0.0
+    consume_failed_msgs: int = 0
+
+
+@dataclass(frozen=True, slots=True)
 class Consumer:
     """One client of a group as its running info reports it.
 
@@ -119,6 +152,8 @@ class Consumer:
     pop_assigned: tuple[MessageQueue, ...] | None = None
     start_time: int | None = None
     properties: Mapping[str, str] = field(default_factory=dict)
+    process_queues: tuple[ProcessQueueState, ...] | None = None
+    status: Mapping[str, ConsumeStatus] = field(default_factory=dict)
 
     def subscription(self, topic: str) -> Subscription | None:
         """This client's subscription to ``topic``, if any."""
@@ -134,17 +169,40 @@ class Consumer:
 
 @dataclass(frozen=True, slots=True)
 class QueueOffset:
-    """Consume progress of one queue (one ``offsetTable`` entry of ConsumeStats)."""
+    """Consume progress of one queue.
+
+    ``broker_offset`` is the broker's max offset, ``min_offset`` its min offset (``None``:
+    not captured), ``consumer_offset`` the group's committed offset or
+    :data:`NEVER_COMMITTED`, ``last_timestamp`` the store time of the last consumed message.
+    """
 
     queue: MessageQueue
     broker_offset: int
     consumer_offset: int
     last_timestamp: int = 0
+    min_offset: int | None = None
+
+    @property
+    def committed(self) -> bool:
+        """Whether the group ever committed an offset for this queue."""
+        return self.consumer_offset >= 0
 
     @property
     def lag(self) -> int:
-        """Messages not yet consumed (``brokerOffset - consumerOffset``, never negative)."""
-        return max(0, self.broker_offset - self.consumer_offset)
+        """Messages not yet consumed: max offset - committed offset, or - min offset when
+        nothing was ever committed (never negative)."""
+        base = self.consumer_offset if self.consumer_offset >= 0 else (self.min_offset or 0)
+        return max(0, self.broker_offset - base)
+
+
+@dataclass(frozen=True, slots=True)
+class GroupConfig:
+    """One broker's subscription-group config of a group (what rmqlb diagnoses with)."""
+
+    consume_enable: bool = True
+    notify_consumer_ids_changed_enable: bool = True
+    retry_max_times: int = 16
+    consume_message_orderly: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -161,6 +219,7 @@ class Group:
     strategy: StrategySpec | None = None
     consumers: tuple[Consumer, ...] = ()
     offsets: tuple[QueueOffset, ...] = ()
+    configs: Mapping[str, GroupConfig] = field(default_factory=dict)
 
 
 @dataclass(frozen=True, slots=True)

@@ -88,6 +88,36 @@ class Subscription(_Model):
     sub_version: int = Field(0, description="Broker keeps the greatest one per topic.")
 
 
+class ProcessQueue(_Model):
+    """One held queue's state inside a client (Java ProcessQueueInfo); times in epoch ms of
+    the client's clock, 0 = never."""
+
+    topic: str | None = Field(None, description="Topic; defaults to the consumer's only one.")
+    broker_name: str
+    queue_id: nonneg
+    cached_msg_count: int = Field(0, description="Messages pulled, not yet consumed.")
+    cached_msg_size_mib: int = Field(
+        0, alias="cachedMsgSizeInMiB", description="Their size in MiB."
+    )
+    commit_offset: int = 0
+    last_pull_timestamp: int = 0
+    last_consume_timestamp: int = 0
+    locked: bool = Field(False, description="Orderly: the broker lock is held.")
+    last_lock_timestamp: int = 0
+    dropped: bool = False
+
+
+class ConsumeStatus(_Model):
+    """A client's consume statistics for one topic (last minute)."""
+
+    pull_rt: float | int = Field(0, alias="pullRT", description="Pull round trip, ms.")
+    pull_tps: float | int = Field(0, alias="pullTPS")
+    consume_rt: float | int = Field(0, alias="consumeRT", description="Consume time, ms.")
+    consume_ok_tps: float | int = Field(0, alias="consumeOKTPS")
+    consume_failed_tps: float | int = Field(0, alias="consumeFailedTPS")
+    consume_failed_msgs: int = Field(0, description="Failed messages in the last hour.")
+
+
 class Consumer(_Model):
     """One client connection of a group, as its running info reports it."""
 
@@ -115,6 +145,12 @@ class Consumer(_Model):
     pop_assigned: list[QueueRef] | None = None
     start_time: int | None = None
     properties: dict[str, str | int | float | bool | None] = Field(default_factory=dict)
+    process_queues: list[ProcessQueue] | None = Field(
+        None, description="Each held queue's state; absent = not reported."
+    )
+    status: dict[str, ConsumeStatus] = Field(
+        default_factory=dict, description="Consume statistics by topic."
+    )
 
 
 class QueueOffset(_Model):
@@ -123,9 +159,21 @@ class QueueOffset(_Model):
     topic: str
     broker_name: str
     queue_id: nonneg
-    broker_offset: int
-    consumer_offset: int
-    last_timestamp: int = 0
+    broker_offset: int = Field(description="The broker's max offset.")
+    consumer_offset: Annotated[int, Field(ge=-1)] = Field(
+        description="The committed offset; -1 = never committed."
+    )
+    last_timestamp: int = Field(0, description="Store time of the last consumed message.")
+    min_offset: nonneg | None = Field(None, description="The broker's min offset.")
+
+
+class GroupConfig(_Model):
+    """One broker's subscription-group config of the group."""
+
+    consume_enable: bool = True
+    notify_consumer_ids_changed_enable: bool = True
+    retry_max_times: int = 16
+    consume_message_orderly: bool = False
 
 
 class Group(_Model):
@@ -136,6 +184,9 @@ class Group(_Model):
     strategy: Strategy | None = Field(None, description="The assumed strategy.")
     consumers: list[Consumer] = Field(default_factory=list)
     offsets: list[QueueOffset] = Field(default_factory=list)
+    configs: dict[str, GroupConfig] = Field(
+        default_factory=dict, description="Subscription-group config by broker name."
+    )
 
 
 class BrokerInfo(_Model):

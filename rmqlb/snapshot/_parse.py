@@ -16,6 +16,7 @@ wrong ``format`` is an error, so a file of another kind is caught at once.
 from __future__ import annotations
 
 import json
+import math
 import re
 from collections.abc import Hashable, Mapping
 from operator import itemgetter
@@ -24,11 +25,15 @@ from typing import Any, NoReturn
 from rmqlb.errors import InputError
 from rmqlb.model.queue import MessageQueue
 from rmqlb.model.snapshot import (
+    NEVER_COMMITTED,
     BrokerInfo,
     CaptureError,
     Consumer,
+    ConsumeStatus,
     Group,
+    GroupConfig,
     MessageModel,
+    ProcessQueueState,
     QueueData,
     QueueOffset,
     Snapshot,
@@ -320,7 +325,32 @@ class _Parser:
             strategy=strategy,
             consumers=consumers,
             offsets=self.offsets(offsets_raw, f"{path}.offsets"),
+            configs=self.group_configs(raw.get("configs"), f"{path}.configs"),
         )
+
+    def group_configs(self, value: Any, path: str) -> dict[str, GroupConfig]:
+        """Each broker's subscription-group config of the group (``{}`` when absent)."""
+        out: dict[str, GroupConfig] = {}
+        default = GroupConfig()
+        for broker, item in self.obj(value or {}, path).items():
+            where = child(path, broker)
+            raw = self.obj(item, where)
+            out[broker] = GroupConfig(
+                consume_enable=self.flag(raw, "consumeEnable", where, default.consume_enable),
+                notify_consumer_ids_changed_enable=self.flag(
+                    raw,
+                    "notifyConsumerIdsChangedEnable",
+                    where,
+                    default.notify_consumer_ids_changed_enable,
+                ),
+                retry_max_times=self.integer(
+                    raw.get("retryMaxTimes", default.retry_max_times), f"{where}.retryMaxTimes"
+                ),
+                consume_message_orderly=self.flag(
+                    raw, "consumeMessageOrderly", where, default.consume_message_orderly
+                ),
+            )
+        return out
 
     def subscription(self, value: Any, path: str) -> Subscription:
         if isinstance(value, str):  # shorthand: "TopicA" subscribes every tag
@@ -384,7 +414,7 @@ class _Parser:
             if sub is None:
                 return None
             subs.append(sub)
-        if get("properties"):
+        if get("properties") or get("processQueues") is not None or get("status"):
             return None
         strategy_raw = get("strategy")
         strategy: StrategySpec | None = None
@@ -468,7 +498,69 @@ class _Parser:
             ),
             start_time=self.opt_integer(raw.get("startTime"), f"{path}.startTime"),
             properties=props,
+            process_queues=self.process_queues(
+                raw.get("processQueues"), f"{path}.processQueues", default_topic
+            ),
+            status=self.status_table(raw.get("status"), f"{path}.status"),
         )
+
+    def count(self, raw: Mapping[str, Any], key: str, where: str) -> int:
+        """An optional integer field of ``raw`` (0 when absent)."""
+        return self.integer(raw.get(key, 0), f"{where}.{key}")
+
+    def flag(self, raw: Mapping[str, Any], key: str, where: str, default: bool) -> bool:
+        """An optional boolean field of ``raw``."""
+        found = self.opt_bool(raw.get(key), f"{where}.{key}")
+        return default if found is None else found
+
+    def rate(self, raw: Mapping[str, Any], key: str, where: str) -> float:
+        """An optional number field of ``raw`` (0.0 when absent; NaN refused)."""
+        value = raw.get(key, 0)
+        if type(value) not in (int, float) or math.isnan(value):
+            self.expected(f"{where}.{key}", "a number", value)
+        return float(value)
+
+    def process_queues(
+        self, value: Any, path: str, default_topic: str | None
+    ) -> tuple[ProcessQueueState, ...] | None:
+        """A client's held-queue states; ``None`` when absent (not reported)."""
+        if value is None:
+            return None
+        out = []
+        for i, item in enumerate(self.array(value, path)):
+            where = f"{path}[{i}]"
+            raw = self.obj(item, where)
+            topic, broker, qid = self.queue_ref(raw, where, default_topic)
+            out.append(
+                ProcessQueueState(
+                    queue=new_queue(topic, broker, qid),
+                    cached_msg_count=self.count(raw, "cachedMsgCount", where),
+                    cached_msg_size_mib=self.count(raw, "cachedMsgSizeInMiB", where),
+                    commit_offset=self.count(raw, "commitOffset", where),
+                    last_pull_timestamp=self.count(raw, "lastPullTimestamp", where),
+                    last_consume_timestamp=self.count(raw, "lastConsumeTimestamp", where),
+                    locked=self.flag(raw, "locked", where, False),
+                    last_lock_timestamp=self.count(raw, "lastLockTimestamp", where),
+                    dropped=self.flag(raw, "dropped", where, False),
+                )
+            )
+        return tuple(out)
+
+    def status_table(self, value: Any, path: str) -> dict[str, ConsumeStatus]:
+        """A client's consume statistics by topic (``{}`` when absent)."""
+        out: dict[str, ConsumeStatus] = {}
+        for topic, item in self.obj(value or {}, path).items():
+            where = child(path, topic)
+            raw = self.obj(item, where)
+            out[topic] = ConsumeStatus(
+                pull_rt=self.rate(raw, "pullRT", where),
+                pull_tps=self.rate(raw, "pullTPS", where),
+                consume_rt=self.rate(raw, "consumeRT", where),
+                consume_ok_tps=self.rate(raw, "consumeOKTPS", where),
+                consume_failed_tps=self.rate(raw, "consumeFailedTPS", where),
+                consume_failed_msgs=self.count(raw, "consumeFailedMsgs", where),
+            )
+        return out
 
     def queue_list(
         self, value: Any, path: str, default_topic: str | None, min_id: int = 0
@@ -532,7 +624,7 @@ class _Parser:
         ref = _OFFSET_REF
         # new_offset() inlined: one Python call less per offset
         new = object.__new__
-        set_queue, set_broker, set_consumer, set_last = OFFSET_SETTERS
+        set_queue, set_broker, set_consumer, set_last, set_min = OFFSET_SETTERS
         last_topic: Any = _UNSEEN  # never a decoded value: the first item is always checked
         last_broker: Any = _UNSEEN
         table: dict[int, MessageQueue] = {}
@@ -540,6 +632,7 @@ class _Parser:
             try:
                 topic, broker, qid, broker_offset, consumer_offset = ref(item)
                 last = item.get("lastTimestamp", 0)
+                low = item.get("minOffset")
             except (KeyError, TypeError, AttributeError):
                 ok = False
             else:
@@ -548,15 +641,17 @@ class _Parser:
                     and qid >= 0
                     and type(broker_offset) is int
                     and type(consumer_offset) is int
+                    and consumer_offset >= NEVER_COMMITTED
                     and type(last) is int
+                    and (low is None or (type(low) is int and low >= 0))
                 )
             if not ok:
-                (topic, broker, qid), broker_offset, consumer_offset, last = self.offset(
+                (topic, broker, qid), broker_offset, consumer_offset, last, low = self.offset(
                     item, f"{path}[{i}]"
                 )
             if topic is not last_topic or broker is not last_broker:
                 if type(topic) is not str or type(broker) is not str:
-                    (topic, broker, qid), broker_offset, consumer_offset, last = self.offset(
+                    (topic, broker, qid), broker_offset, consumer_offset, last, low = self.offset(
                         item, f"{path}[{i}]"
                     )
                 table = self.by_id(topic, broker)
@@ -569,20 +664,29 @@ class _Parser:
             set_broker(off, broker_offset)
             set_consumer(off, consumer_offset)
             set_last(off, last)
+            set_min(off, low)
             append(off)
         return tuple(out)
 
-    def offset(self, value: Any, path: str) -> tuple[tuple[str, str, int], int, int, int]:
+    def offset(
+        self, value: Any, path: str
+    ) -> tuple[tuple[str, str, int], int, int, int, int | None]:
+        """One offset, checked field by field: ``consumerOffset`` -1 is "never committed"."""
         raw = self.obj(value, path)
         key = self.queue_ref(raw, path, None)
         broker_offset = self.integer(
             self.required(raw, "brokerOffset", path), f"{path}.brokerOffset"
         )
         consumer_offset = self.integer(
-            self.required(raw, "consumerOffset", path), f"{path}.consumerOffset"
+            self.required(raw, "consumerOffset", path),
+            f"{path}.consumerOffset",
+            minimum=NEVER_COMMITTED,
         )
         last = self.integer(raw.get("lastTimestamp", 0), f"{path}.lastTimestamp")
-        return key, broker_offset, consumer_offset, last
+        low = raw.get("minOffset")
+        if low is not None:
+            low = self.integer(low, f"{path}.minOffset", minimum=0)
+        return key, broker_offset, consumer_offset, last, low
 
 
 def parse_snapshot(data: Any, source: str = "<input>") -> Snapshot:

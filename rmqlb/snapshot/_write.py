@@ -13,8 +13,12 @@ from rmqlb.model.queue import MessageQueue
 from rmqlb.model.snapshot import (
     BrokerInfo,
     Consumer,
+    ConsumeStatus,
     Group,
+    GroupConfig,
+    ProcessQueueState,
     QueueData,
+    QueueOffset,
     Snapshot,
     TopicRoute,
 )
@@ -77,7 +81,57 @@ def _consumer(c: Consumer) -> dict[str, Any]:
         out["popAssigned"] = [_queue(q) for q in c.pop_assigned]
     if c.properties:
         out["properties"] = dict(c.properties)
+    if c.process_queues is not None:
+        out["processQueues"] = [_process_queue(pq) for pq in c.process_queues]
+    if c.status:
+        out["status"] = {topic: _status(st) for topic, st in c.status.items()}
     return out
+
+
+def _process_queue(pq: ProcessQueueState) -> dict[str, Any]:
+    return {
+        **_queue(pq.queue),
+        "cachedMsgCount": pq.cached_msg_count,
+        "cachedMsgSizeInMiB": pq.cached_msg_size_mib,
+        "commitOffset": pq.commit_offset,
+        "lastPullTimestamp": pq.last_pull_timestamp,
+        "lastConsumeTimestamp": pq.last_consume_timestamp,
+        "locked": pq.locked,
+        "lastLockTimestamp": pq.last_lock_timestamp,
+        "dropped": pq.dropped,
+    }
+
+
+def _status(st: ConsumeStatus) -> dict[str, Any]:
+    return {
+        "pullRT": st.pull_rt,
+        "pullTPS": st.pull_tps,
+        "consumeRT": st.consume_rt,
+        "consumeOKTPS": st.consume_ok_tps,
+        "consumeFailedTPS": st.consume_failed_tps,
+        "consumeFailedMsgs": st.consume_failed_msgs,
+    }
+
+
+def _offset(o: QueueOffset) -> dict[str, Any]:
+    out = {
+        **_queue(o.queue),
+        "brokerOffset": o.broker_offset,
+        "consumerOffset": o.consumer_offset,
+        "lastTimestamp": o.last_timestamp,
+    }
+    if o.min_offset is not None:
+        out["minOffset"] = o.min_offset
+    return out
+
+
+def _config(c: GroupConfig) -> dict[str, Any]:
+    return {
+        "consumeEnable": c.consume_enable,
+        "notifyConsumerIdsChangedEnable": c.notify_consumer_ids_changed_enable,
+        "retryMaxTimes": c.retry_max_times,
+        "consumeMessageOrderly": c.consume_message_orderly,
+    }
 
 
 def _group(g: Group) -> dict[str, Any]:
@@ -88,15 +142,9 @@ def _group(g: Group) -> dict[str, Any]:
         out["strategy"] = strategy_to_json(g.strategy)
     out["consumers"] = [_consumer(c) for c in g.consumers]
     if g.offsets:
-        out["offsets"] = [
-            {
-                **_queue(o.queue),
-                "brokerOffset": o.broker_offset,
-                "consumerOffset": o.consumer_offset,
-                "lastTimestamp": o.last_timestamp,
-            }
-            for o in g.offsets
-        ]
+        out["offsets"] = [_offset(o) for o in g.offsets]
+    if g.configs:
+        out["configs"] = {broker: _config(c) for broker, c in g.configs.items()}
     return out
 
 

@@ -10,7 +10,7 @@ import pytest
 from rmqlb.diagnose._fast import new_consumer_row, new_row, new_rows
 from rmqlb.diagnose.report import ConsumerRow, QueueRow, QueueStatus
 from rmqlb.model import MessageQueue, QueueOffset
-from rmqlb.model.snapshot import Consumer, Subscription
+from rmqlb.model.snapshot import Consumer, ConsumeStatus, ProcessQueueState, Subscription
 from rmqlb.model.strategy import Avg
 from rmqlb.snapshot._fast import _CONSUMER_FIELDS, gc_paused, new_consumer, new_offset, new_queue
 
@@ -21,6 +21,8 @@ def test_fast_constructors_equal_the_real_ones() -> None:
     assert hash(mq) == hash(MessageQueue("T", "broker-a", 3))
     assert new_offset(mq, 10, 4, 7) == QueueOffset(mq, 10, 4, 7)
     assert new_offset(mq, 10, 4, 7).lag == 6
+    assert new_offset(mq, 10, -1, 7, 3) == QueueOffset(mq, 10, -1, 7, 3)
+    assert new_offset(mq, 10, -1, 7, 3).lag == 7  # never committed: from the min offset
     row = new_row(mq, "c1", ("c1", "c2"), QueueStatus.duplicate, 5)
     assert row == QueueRow(mq, "c1", ("c1", "c2"), QueueStatus.duplicate, 5)
 
@@ -42,6 +44,7 @@ def test_every_field_is_covered() -> None:
         "broker_offset",
         "consumer_offset",
         "last_timestamp",
+        "min_offset",
     ]
     assert [f.name for f in dataclasses.fields(QueueRow)] == [
         "queue",
@@ -95,6 +98,8 @@ def test_fast_consumer_constructors_equal_the_real_ones() -> None:
         None,
         17,
         {"a": "b"},
+        (ProcessQueueState(mq, cached_msg_count=3, locked=True),),
+        {"T": ConsumeStatus(consume_ok_tps=2.5)},
     )
     assert [f.name for f in dataclasses.fields(Consumer)] == list(_CONSUMER_FIELDS)
     assert new_consumer(*fields) == Consumer(*fields)
