@@ -23,11 +23,11 @@ from dataclasses import dataclass
 
 from rmqlb.client.connection import Connection, Signer, TlsConfig
 from rmqlb.client.errors import ConnectFailed, RequestTimeout
-from rmqlb.model import BrokerInfo, QueueOffset, TopicRoute
+from rmqlb.model import BrokerInfo, MessageQueue, QueueOffset, TopicRoute
 from rmqlb.remoting import bodies
 from rmqlb.remoting.acl import Credentials
 from rmqlb.remoting.codes import RequestCode, ResponseCode, request_code_name
-from rmqlb.remoting.errors import SystemBusy, response_error
+from rmqlb.remoting.errors import BodyError, SystemBusy, response_error
 from rmqlb.remoting.frame import MAX_FRAME_SIZE, RemotingCommand
 
 
@@ -218,7 +218,43 @@ class AdminClient:
 
     async def subscription_groups(self, broker: str, *, timeout: float | None = None) -> list[str]:
         """GET_ALL_SUBSCRIPTIONGROUP_CONFIG (201): every group configured on this broker."""
+        return list(await self.subscription_group_configs(broker, timeout=timeout))
+
+    async def subscription_group_configs(
+        self, broker: str, *, timeout: float | None = None
+    ) -> dict[str, bodies.SubscriptionGroupConfig]:
+        """GET_ALL_SUBSCRIPTIONGROUP_CONFIG (201): every group's config on this broker."""
         resp = await self.call(
             broker, RequestCode.GET_ALL_SUBSCRIPTIONGROUP_CONFIG, timeout=timeout
         )
-        return bodies.decode_subscription_groups(resp.body)
+        return dict(bodies.decode_subscription_group_wrapper(resp.body).groups)
+
+    async def topic_stats(
+        self, broker: str, topic: str, *, timeout: float | None = None
+    ) -> dict[MessageQueue, bodies.QueueStats]:
+        """GET_TOPIC_STATS_INFO (202): min/max offset of each of the topic's queues here."""
+        resp = await self.call(
+            broker, RequestCode.GET_TOPIC_STATS_INFO, {"topic": topic}, timeout=timeout
+        )
+        return bodies.decode_topic_stats(resp.body)
+
+    async def committed_offset(
+        self, broker: str, group: str, queue: MessageQueue, *, timeout: float | None = None
+    ) -> int:
+        """QUERY_CONSUMER_OFFSET (14): the group's committed offset of ``queue``.
+
+        Raises :class:`~rmqlb.remoting.errors.QueryNotFound` when none was ever committed
+        (a 4.9 broker answers 0 instead while the queue still starts at offset 0 in memory:
+        what the client would then start from, too).
+        """
+        fields = {
+            "consumerGroup": group,
+            "topic": queue.topic,
+            "queueId": str(queue.queue_id),
+        }
+        resp = await self.call(broker, RequestCode.QUERY_CONSUMER_OFFSET, fields, timeout=timeout)
+        raw = (resp.ext_fields or {}).get("offset")
+        try:
+            return int(raw or "")
+        except ValueError as exc:
+            raise BodyError(f"QUERY_CONSUMER_OFFSET: offset {raw!r} is not a number") from exc

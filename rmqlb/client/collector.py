@@ -42,6 +42,7 @@ from rmqlb.model import (
     Consumer,
     Group,
     MessageModel,
+    MessageQueue,
     QueueOffset,
     Snapshot,
     Source,
@@ -49,10 +50,16 @@ from rmqlb.model import (
     TopicRoute,
     queue_sort_key,
 )
-from rmqlb.model.snapshot import RETRY_PREFIX
+from rmqlb.model.snapshot import NEVER_COMMITTED, RETRY_PREFIX
 from rmqlb.model.system import is_system_group
-from rmqlb.remoting.bodies import Connection, ConsumerConnection, RunningInfo
-from rmqlb.remoting.errors import ConsumerNotOnline, TopicNotExist
+from rmqlb.remoting.bodies import (
+    Connection,
+    ConsumerConnection,
+    QueueStats,
+    RunningInfo,
+    SubscriptionGroupConfig,
+)
+from rmqlb.remoting.errors import ConsumerNotOnline, QueryNotFound, TopicNotExist
 
 T = TypeVar("T")
 
@@ -126,6 +133,8 @@ class _Collector:
         self.deadline = time.monotonic() + self.budget
         self.semaphore = asyncio.Semaphore(max(1, options.max_in_flight))
         self.routes: dict[str, asyncio.Task[TopicRoute | None]] = {}
+        self.topic_stats: dict[tuple[str, str], asyncio.Task[dict[MessageQueue, QueueStats]]] = {}
+        self.group_configs: dict[str, asyncio.Task[dict[str, SubscriptionGroupConfig] | None]] = {}
         self.brokers: dict[str, BrokerInfo] = {}
         self.broker_names: dict[str, str] = {}  # addr -> broker name
         self.broker_attempts = 0
@@ -259,21 +268,26 @@ class _Collector:
         return out
 
     async def _all_groups(self, masters: Sequence[tuple[str, str]]) -> list[str]:
-        lists = await asyncio.gather(
-            *(
-                self._try(
-                    self._label(addr),
-                    "GET_ALL_SUBSCRIPTIONGROUP_CONFIG",
-                    partial(self.admin.subscription_groups, addr),
-                    broker=True,
-                )
-                for _, addr in masters
-            )
-        )
+        lists = await asyncio.gather(*(self._configs(addr) for _, addr in masters))
         names: set[str] = set()
         for found in lists:
             names.update(found or ())
         return sorted(n for n in names if not is_system_group(n))
+
+    def _configs(self, addr: str) -> asyncio.Task[dict[str, SubscriptionGroupConfig] | None]:
+        """Every subscription-group config of one broker, asked once per capture."""
+        task = self.group_configs.get(addr)
+        if task is None:
+            task = asyncio.ensure_future(
+                self._try(
+                    self._label(addr),
+                    "GET_ALL_SUBSCRIPTIONGROUP_CONFIG",
+                    partial(self.admin.subscription_group_configs, addr),
+                    broker=True,
+                )
+            )
+            self.group_configs[addr] = task
+        return task
 
     def _route(self, topic: str) -> asyncio.Task[TopicRoute | None]:
         task = self.routes.get(topic)
@@ -332,15 +346,110 @@ class _Collector:
         for consumer in consumers:
             for sub in consumer.subscriptions:
                 self._route(sub.topic)
-        offsets = [o for per_broker in await stats_task for o in per_broker]
-        offsets.sort(key=lambda o: queue_sort_key(o.queue))
+        topics = {RETRY_PREFIX + name, *view.subscriptions}
+        topics.update(sub.topic for c in consumers for sub in c.subscriptions)
+        stats = [o for per_broker in await stats_task for o in per_broker]
+        offsets = await self._complete_offsets(name, sorted(topics), stats)
+        configs = {}
+        for broker, addr in masters:
+            table = await self._configs(addr)
+            if table and name in table:
+                configs[broker] = table[name].to_model()
         return Group(
             name=name,
             message_model=view.message_model,
             consume_type=view.consume_type,
             consumers=tuple(consumers),
-            offsets=tuple(offsets),
+            offsets=tuple(sorted(offsets, key=lambda o: queue_sort_key(o.queue))),
+            configs=configs,
         )
+
+    async def _complete_offsets(
+        self, group: str, topics: Sequence[str], stats: Sequence[QueueOffset]
+    ) -> list[QueueOffset]:
+        """Offsets of every queue of the group's topics, not only those consume stats list.
+
+        GET_CONSUME_STATS leaves out whole topics (one absent from the broker's current
+        subscription table for the group, e.g. with split subscriptions) and maps "never
+        committed" to 0. So each topic's min/max offsets come from GET_TOPIC_STATS_INFO (ids
+        ``0 .. writeQueueNums-1``: queues written but never read too), and a queue missing
+        from consume stats, or listed there at 0 while it holds messages, is asked with
+        QUERY_CONSUMER_OFFSET: code 22 means never committed.
+        """
+        known = {o.queue: o for o in stats}
+        routes = await asyncio.gather(*(self._route(t) for t in topics))
+        wanted: list[tuple[str, str]] = []  # (broker address, topic)
+        for route in routes:
+            if route is None:
+                continue
+            for broker in dict.fromkeys(qd.broker_name for qd in route.queue_datas):
+                info = self.brokers.get(broker)
+                addr = info.master_addr() if info is not None else None
+                if addr:
+                    wanted.append((addr, route.topic))
+        tables = await asyncio.gather(*(self._topic_stats(a, t) for a, t in wanted))
+        ranges: dict[MessageQueue, tuple[str, QueueStats]] = {}
+        for (addr, _), table in zip(wanted, tables, strict=True):
+            for mq, queue_stats in table.items():
+                ranges[mq] = (addr, queue_stats)
+        ask = [
+            (addr, mq)
+            for mq, (addr, qs) in ranges.items()
+            if mq not in known or (known[mq].consumer_offset == 0 and qs.max_offset > qs.min_offset)
+        ]
+        answers = await asyncio.gather(*(self._committed(addr, group, mq) for addr, mq in ask))
+        committed = {mq: c for (_, mq), c in zip(ask, answers, strict=True) if c is not None}
+        out = [o for o in stats if o.queue not in ranges]
+        for mq, (_, qs) in ranges.items():
+            old = known.get(mq)
+            out.append(
+                QueueOffset(
+                    mq,
+                    broker_offset=qs.max_offset,
+                    consumer_offset=committed.get(
+                        mq, old.consumer_offset if old is not None else NEVER_COMMITTED
+                    ),
+                    last_timestamp=old.last_timestamp if old is not None else 0,
+                    min_offset=qs.min_offset,
+                )
+            )
+        return out
+
+    def _topic_stats(self, addr: str, topic: str) -> asyncio.Task[dict[MessageQueue, QueueStats]]:
+        """One broker's min/max offsets of ``topic``, asked once per capture."""
+        key = (addr, topic)
+        task = self.topic_stats.get(key)
+        if task is None:
+
+            async def ask() -> dict[MessageQueue, QueueStats]:
+                found = await self._try(
+                    self._label(addr),
+                    "GET_TOPIC_STATS_INFO",
+                    partial(self.admin.topic_stats, addr, topic),
+                    quiet=(TopicNotExist,),
+                    broker=True,
+                )
+                return found or {}
+
+            task = self.topic_stats[key] = asyncio.ensure_future(ask())
+        return task
+
+    async def _committed(self, addr: str, group: str, mq: MessageQueue) -> int | None:
+        """The committed offset, :data:`NEVER_COMMITTED`, or ``None`` when the ask failed."""
+        label = self._label(addr)
+        try:
+            return await self._request(
+                label,
+                "QUERY_CONSUMER_OFFSET",
+                partial(self.admin.committed_offset, addr, group, mq),
+                record=False,
+                broker=True,
+            )
+        except _Failed as failed:
+            if isinstance(failed.error, QueryNotFound):
+                return NEVER_COMMITTED  # the answer, not a failure
+            self._error(label, "QUERY_CONSUMER_OFFSET", f"{mq.label()}: {failed.error}")
+            return None
 
     def _merge(self, view: _GroupView, addr: str, conn: ConsumerConnection) -> None:
         """Unite one broker's connection list into ``view``.

@@ -28,12 +28,12 @@ import contextlib
 import socket
 import ssl
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import IO, Any
 
 from rmqlb.errors import ProtocolError
 from rmqlb.fake.faults import Faults, FaultSpec
-from rmqlb.model import BrokerInfo, Consumer, Group, Snapshot
+from rmqlb.model import BrokerInfo, Consumer, Group, MessageQueue, Snapshot
 from rmqlb.remoting import bodies
 from rmqlb.remoting.acl import signature as acl_signature
 from rmqlb.remoting.codes import LanguageCode, RequestCode, ResponseCode, request_code_name
@@ -316,6 +316,7 @@ class FakeCluster:
         body: bytes = b"",
         language: str = "JAVA",
         version: int | None = None,
+        ext_fields: Mapping[str, str | None] | None = None,
     ) -> RemotingCommand:
         # Servers reply in their own header encoding, whatever the request used (§3.7).
         return response_to(
@@ -323,6 +324,7 @@ class FakeCluster:
             code,
             body=body,
             remark=remark,
+            ext_fields=ext_fields,
             language=language,
             version=self.version if version is None else version,
             serialize_type=SerializeType.ROCKETMQ if self.binary_headers else SerializeType.JSON,
@@ -429,8 +431,9 @@ class FakeCluster:
             group = self.snapshot.groups.get(group_name)
             offsets = [] if group is None else group.offsets
             topic = cmd.ext("topic")
+            # A real broker answers a never-committed queue with consumerOffset 0.
             mine = [
-                o
+                o if o.committed else replace(o, consumer_offset=0)
                 for o in offsets
                 if o.queue.broker_name == broker and (not topic or o.queue.topic == topic)
             ]
@@ -438,9 +441,63 @@ class FakeCluster:
             return self._reply(cmd, ResponseCode.SUCCESS, body=body)
         if cmd.code == RequestCode.GET_ALL_SUBSCRIPTIONGROUP_CONFIG:
             names = [*self.snapshot.groups, *SYSTEM_GROUPS]
-            body = bodies.encode_subscription_groups(names, dialect=self.dialect)
+            configs = {
+                name: group.configs[broker]
+                for name, group in self.snapshot.groups.items()
+                if broker in group.configs
+            }
+            body = bodies.encode_subscription_groups(names, self.dialect, configs)
             return self._reply(cmd, ResponseCode.SUCCESS, body=body)
+        if cmd.code == RequestCode.GET_TOPIC_STATS_INFO:
+            return self._topic_stats(cmd, broker, cmd.ext("topic") or "")
+        if cmd.code == RequestCode.QUERY_CONSUMER_OFFSET:
+            return self._committed_offset(cmd, broker, group_name)
         return self._unsupported(cmd)
+
+    def _topic_stats(self, cmd: RemotingCommand, broker: str, topic: str) -> RemotingCommand:
+        """Min/max offsets of ids ``0 .. writeQueueNums-1`` as a 4.x broker lists them; the
+        offsets come from the snapshot's groups (the largest max, the smallest min)."""
+        route = self.snapshot.topics.get(topic)
+        datas = [qd for qd in route.queue_datas if qd.broker_name == broker] if route else []
+        if not datas:
+            return self._reply(
+                cmd, ResponseCode.TOPIC_NOT_EXIST, remark=f"topic[{topic}] not exist"
+            )
+        known: dict[MessageQueue, bodies.QueueStats] = {}
+        for group in self.snapshot.groups.values():
+            for o in group.offsets:
+                if o.queue.topic != topic or o.queue.broker_name != broker:
+                    continue
+                low = o.min_offset or 0
+                seen = known.get(o.queue)
+                if seen is not None:
+                    low = min(low, seen.min_offset)
+                high = max(o.broker_offset, seen.max_offset if seen else 0)
+                known[o.queue] = bodies.QueueStats(low, high, o.last_timestamp)
+        count = max(qd.write_queue_nums for qd in datas)
+        stats = {
+            mq: known.get(mq, bodies.QueueStats(0, 0))
+            for mq in (MessageQueue(topic, broker, qid) for qid in range(count))
+        }
+        return self._reply(cmd, ResponseCode.SUCCESS, body=bodies.encode_topic_stats(stats))
+
+    def _committed_offset(
+        self, cmd: RemotingCommand, broker: str, group_name: str
+    ) -> RemotingCommand:
+        """QUERY_CONSUMER_OFFSET: the snapshot's committed offset, else code 22."""
+        group = self.snapshot.groups.get(group_name)
+        topic, qid = cmd.ext("topic") or "", cmd.ext("queueId") or ""
+        for o in group.offsets if group is not None else ():
+            q = o.queue
+            if (q.topic, q.broker_name, str(q.queue_id)) == (topic, broker, qid) and o.committed:
+                return self._reply(
+                    cmd, ResponseCode.SUCCESS, ext_fields={"offset": str(o.consumer_offset)}
+                )
+        return self._reply(
+            cmd,
+            ResponseCode.QUERY_NOT_FOUND,
+            remark="Not found, V3_0_6_SNAPSHOT maybe this group consumer boot first",
+        )
 
     def _consumer(self, group_name: str, client_id: str) -> tuple[Group, Consumer] | None:
         group = self.snapshot.groups.get(group_name)

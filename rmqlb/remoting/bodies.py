@@ -34,8 +34,11 @@ from rmqlb.model.queue import MessageQueue, sort_queues
 from rmqlb.model.snapshot import (
     BrokerInfo,
     Consumer,
+    ConsumeStatus,
     Group,
+    GroupConfig,
     MessageModel,
+    ProcessQueueState,
     QueueData,
     QueueOffset,
     Subscription,
@@ -153,6 +156,8 @@ class RunningInfo:
     start_time: int | None = None
     client_version: str | None = None
     has_jstack: bool = False
+    process_queues: tuple[ProcessQueueState, ...] | None = None
+    status: Mapping[str, ConsumeStatus] = field(default_factory=dict)
 
     def to_consumer(self, client_id: str, connection: Connection | None = None) -> Consumer:
         """The model :class:`~rmqlb.model.Consumer` for this client."""
@@ -169,6 +174,8 @@ class RunningInfo:
             pop_assigned=self.pop_assigned,
             start_time=self.start_time,
             properties=dict(self.properties),
+            process_queues=self.process_queues,
+            status=dict(self.status),
         )
 
 
@@ -197,6 +204,15 @@ class SubscriptionGroupConfig:
     group_sys_flag: int = 0
     consume_timeout_minute: int = 15
     attributes: Mapping[str, str] = field(default_factory=dict)
+
+    def to_model(self) -> GroupConfig:
+        """What the diagnosis reads of it."""
+        return GroupConfig(
+            consume_enable=self.consume_enable,
+            notify_consumer_ids_changed_enable=self.notify_consumer_ids_changed_enable,
+            retry_max_times=self.retry_max_times,
+            consume_message_orderly=self.consume_message_orderly,
+        )
 
 
 @dataclass(frozen=True, slots=True)
@@ -548,6 +564,11 @@ def decode_consumer_running_info(body: bytes) -> RunningInfo:
     pop: tuple[MessageQueue, ...] | None = None
     if top.get("mqPopTable") is not None:
         pop = tuple(_queue_keys(_map(top, "mqPopTable", where), "mqPopTable", False))
+    states = None if assigned is None else _process_queues(mq_table)
+    status = {
+        _key_str(topic, f"statusTable[{i}].key"): _consume_status(raw, f"statusTable[{i}]")
+        for i, (topic, raw) in enumerate(_map(top, "statusTable", where).items())
+    }
     strategy_text = props.get(PROP_STRATEGY)
     orderly = props.get(PROP_CONSUMEORDERLY)
     start = props.get(PROP_CONSUMER_START_TIMESTAMP, "")
@@ -563,7 +584,80 @@ def decode_consumer_running_info(body: bytes) -> RunningInfo:
         start_time=int(start) if start.isascii() and start.isdigit() and len(start) < 20 else None,
         client_version=props.get(PROP_CLIENT_VERSION),
         has_jstack=isinstance(top.get("jstack"), str),
+        process_queues=states,
+        status=status,
     )
+
+
+def _process_queues(table: Mapping[Hashable, Any]) -> tuple[ProcessQueueState, ...]:
+    """``mqTable`` values (ProcessQueueInfo) in Java queue order, dropped queues included."""
+    out = []
+    for i, (key, raw) in enumerate(table.items()):
+        w = f"mqTable[{i}].value"
+        obj = _obj(raw, w)
+        out.append(
+            ProcessQueueState(
+                queue=_message_queue(key, f"mqTable[{i}].key"),
+                cached_msg_count=_int(obj, "cachedMsgCount", w, 0),
+                cached_msg_size_mib=_int(obj, "cachedMsgSizeInMiB", w, 0),
+                commit_offset=_int(obj, "commitOffset", w, 0),
+                last_pull_timestamp=_int(obj, "lastPullTimestamp", w, 0),
+                last_consume_timestamp=_int(obj, "lastConsumeTimestamp", w, 0),
+                locked=_bool(obj, "locked", w, False),
+                last_lock_timestamp=_int(obj, "lastLockTimestamp", w, 0),
+                dropped=_bool(obj, "droped", w, False) or _bool(obj, "dropped", w, False),
+            )
+        )
+    out.sort(
+        key=lambda pq: (java_key(pq.queue.topic), java_key(pq.queue.broker_name), pq.queue.queue_id)
+    )
+    return tuple(out)
+
+
+def _rate(obj: Mapping[Hashable, Any], key: str, where: str) -> float:
+    """A ConsumeStatus double; Java writes ``null`` for NaN."""
+    return 0.0 if obj.get(key) is None else _float(obj, key, where)
+
+
+def _consume_status(raw: Any, where: str) -> ConsumeStatus:
+    obj = _obj(raw, where)
+    return ConsumeStatus(
+        pull_rt=_rate(obj, "pullRT", where),
+        pull_tps=_rate(obj, "pullTPS", where),
+        consume_rt=_rate(obj, "consumeRT", where),
+        consume_ok_tps=_rate(obj, "consumeOKTPS", where),
+        consume_failed_tps=_rate(obj, "consumeFailedTPS", where),
+        consume_failed_msgs=_int(obj, "consumeFailedMsgs", where, 0),
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class QueueStats:
+    """One queue of GET_TOPIC_STATS_INFO: the broker's min and max offset, last store time."""
+
+    min_offset: int
+    max_offset: int
+    last_update_timestamp: int = 0
+
+
+def decode_topic_stats(body: bytes) -> dict[MessageQueue, QueueStats]:
+    """GET_TOPIC_STATS_INFO body (TopicStatsTable) -> per-queue min/max offsets.
+
+    A 4.x broker lists queue ids ``0 .. writeQueueNums-1``: queues written but never read
+    (``writeQueueNums > readQueueNums``) are there too.
+    """
+    where = "TopicStatsTable"
+    top = _parse(body, where)
+    out: dict[MessageQueue, QueueStats] = {}
+    for i, (key, raw) in enumerate(_map(top, "offsetTable", where).items()):
+        w = f"offsetTable[{i}].value"
+        obj = _obj(raw, w)
+        out[_message_queue(key, f"offsetTable[{i}].key")] = QueueStats(
+            _int(obj, "minOffset", w, 0),
+            _int(obj, "maxOffset", w, 0),
+            _int(obj, "lastUpdateTimestamp", w, 0),
+        )
+    return out
 
 
 def decode_running_info(
@@ -946,18 +1040,19 @@ def _identity_hash(text: str) -> str:
     return f"{zlib.crc32(text.encode('utf-8', 'replace')) & 0x7FFFFFFF:x}"
 
 
-def _process_queue_bean(commit_offset: int) -> Bean:
+def _process_queue_bean(commit_offset: int, state: ProcessQueueState | None = None) -> Bean:
+    pq = state or ProcessQueueState(MessageQueue("", "", 0), commit_offset=commit_offset)
     return Bean(
-        cachedMsgCount=0,
+        cachedMsgCount=pq.cached_msg_count,
         cachedMsgMaxOffset=0,
         cachedMsgMinOffset=0,
-        cachedMsgSizeInMiB=0,
-        commitOffset=commit_offset,
-        droped=False,
-        lastConsumeTimestamp=0,
-        lastLockTimestamp=0,
-        lastPullTimestamp=0,
-        locked=False,
+        cachedMsgSizeInMiB=pq.cached_msg_size_mib,
+        commitOffset=pq.commit_offset,
+        droped=pq.dropped,
+        lastConsumeTimestamp=pq.last_consume_timestamp,
+        lastLockTimestamp=pq.last_lock_timestamp,
+        lastPullTimestamp=pq.last_pull_timestamp,
+        locked=pq.locked,
         transactionMsgCount=0,
         transactionMsgMaxOffset=0,
         transactionMsgMinOffset=0,
@@ -1023,12 +1118,17 @@ def encode_consumer_running_info(
     ``pop_assigned``) and ``userConsumerInfo``.
     """
     d = _dialect(dialect)
-    commits = {o.queue: o.consumer_offset for o in (group.offsets if group else ())}
-    mq_table = (
-        None
-        if consumer.assigned is None
-        else {mq: _process_queue_bean(commits.get(mq, 0)) for mq in sort_queues(consumer.assigned)}
-    )
+    commits = {o.queue: max(o.consumer_offset, 0) for o in (group.offsets if group else ())}
+    states = {pq.queue: pq for pq in consumer.process_queues or ()}
+    mq_table = None
+    if consumer.assigned is not None:
+        # Held queues, plus dropped ones the client still lists (they decode as not held).
+        held = set(consumer.assigned)
+        dropped = [mq for mq, pq in states.items() if pq.dropped and mq not in held]
+        mq_table = {
+            mq: _process_queue_bean(commits.get(mq, 0), states.get(mq))
+            for mq in sort_queues([*consumer.assigned, *dropped])
+        }
     pop_table = None
     if d >= Dialect.V5:
         pop_table = {
@@ -1036,17 +1136,17 @@ def encode_consumer_running_info(
             for mq in sort_queues(consumer.pop_assigned or ())
         }
     subs = sorted(consumer.subscriptions, key=lambda s: java_key(f"{s.topic}@{s.sub_string}"))
-    status = {
-        topic: Bean(
-            consumeFailedMsgs=0,
-            consumeFailedTPS=0.0,
-            consumeOKTPS=0.0,
-            consumeRT=0.0,
-            pullRT=0.0,
-            pullTPS=0.0,
+    status = {}
+    for topic in sorted({s.topic for s in subs} | set(consumer.status), key=java_key):
+        st = consumer.status.get(topic, ConsumeStatus())
+        status[topic] = Bean(
+            consumeFailedMsgs=st.consume_failed_msgs,
+            consumeFailedTPS=st.consume_failed_tps,
+            consumeOKTPS=st.consume_ok_tps,
+            consumeRT=st.consume_rt,
+            pullRT=st.pull_rt,
+            pullTPS=st.pull_tps,
         )
-        for topic in sorted({s.topic for s in subs}, key=java_key)
-    }
     body = Bean(
         jstack=jstack,
         mqPopTable=pop_table,
@@ -1115,10 +1215,45 @@ def encode_subscription_group_wrapper(
     )
 
 
-def encode_subscription_groups(names: Iterable[str], dialect: Dialect | int = Dialect.V4) -> bytes:
-    """GET_ALL_SUBSCRIPTIONGROUP_CONFIG for groups with default configurations."""
-    wrapper = SubscriptionGroupWrapper({n: SubscriptionGroupConfig(n) for n in names})
+def encode_subscription_groups(
+    names: Iterable[str],
+    dialect: Dialect | int = Dialect.V4,
+    configs: Mapping[str, GroupConfig] | None = None,
+) -> bytes:
+    """GET_ALL_SUBSCRIPTIONGROUP_CONFIG: ``names`` with their ``configs`` where given, else
+    the broker's defaults."""
+    given = configs or {}
+    wrapper = SubscriptionGroupWrapper({n: _group_config(n, given.get(n)) for n in names})
     return encode_subscription_group_wrapper(wrapper, dialect)
+
+
+def _group_config(name: str, cfg: GroupConfig | None) -> SubscriptionGroupConfig:
+    if cfg is None:
+        return SubscriptionGroupConfig(name)
+    return SubscriptionGroupConfig(
+        name,
+        consume_enable=cfg.consume_enable,
+        notify_consumer_ids_changed_enable=cfg.notify_consumer_ids_changed_enable,
+        retry_max_times=cfg.retry_max_times,
+        consume_message_orderly=cfg.consume_message_orderly,
+    )
+
+
+def encode_topic_stats(stats: Mapping[MessageQueue, QueueStats]) -> bytes:
+    """TopicStatsTable of one broker (GET_TOPIC_STATS_INFO, 4.x field set)."""
+    table = {
+        mq: Bean(
+            lastUpdateTimestamp=qs.last_update_timestamp,
+            maxOffset=qs.max_offset,
+            minOffset=qs.min_offset,
+        )
+        for mq, qs in sorted(stats.items(), key=lambda item: _queue_order(item[0]))
+    }
+    return fastjson.dumps(Bean(offsetTable=table))
+
+
+def _queue_order(mq: MessageQueue) -> tuple[Any, Any, int]:
+    return (java_key(mq.topic), java_key(mq.broker_name), mq.queue_id)
 
 
 def encode_topic_config_wrapper(

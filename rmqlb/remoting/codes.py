@@ -230,12 +230,18 @@ READ_ONLY_CODES: frozenset[int] = frozenset(
         # Broker: groups with a subscription or committed offsets for a topic; lets a
         # topic-first query (`explain --topic`) find its groups without a group list.
         RequestCode.QUERY_TOPIC_CONSUME_BY_WHO,
+        # Broker: a topic's min and max offset per queue id 0..writeQueueNums-1: lag of
+        # queues GET_CONSUME_STATS leaves out (a topic absent from the group's current
+        # subscription table) and of queues written but never read.
+        RequestCode.GET_TOPIC_STATS_INFO,
+        # Broker: one queue's committed offset of a group; code 22 = never committed.
+        RequestCode.QUERY_CONSUMER_OFFSET,
     }
 )
 # Deliberately left out although read-only: GET_BROKER_RUNTIME_INFO (the response header
-# already carries the server version), GET_TOPIC_STATS_INFO (GET_CONSUME_STATS already has
-# brokerOffset per queue), GET_ALL_CONSUMER_OFFSET / GET_ALL_TOPIC_CONFIG (large and not
-# needed), QUERY_ASSIGNMENT (only meaningful for server-side assignment; may be added later).
+# already carries the server version), GET_ALL_CONSUMER_OFFSET / GET_ALL_TOPIC_CONFIG (every
+# group's offsets or topics of a broker: large, and not needed), QUERY_ASSIGNMENT (only
+# meaningful for server-side assignment; may be added later).
 
 REQUEST_CODE_NAMES: Mapping[int, str] = MappingProxyType(
     {int(member): member.name for member in RequestCode}

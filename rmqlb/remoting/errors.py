@@ -87,6 +87,10 @@ class ConsumeMsgTimeout(ResponseError):
     """Code 207: the consumer did not answer the relayed running-info request in 10 s."""
 
 
+class QueryNotFound(ResponseError):
+    """Code 22: QUERY_CONSUMER_OFFSET found no committed offset (the group never committed)."""
+
+
 class FlowControl(ResponseError):
     """Code 215: flow control."""
 
@@ -106,6 +110,7 @@ RESPONSE_ERRORS: dict[int, type[ResponseError]] = {
     ResponseCode.CONSUMER_NOT_ONLINE: ConsumerNotOnline,
     ResponseCode.CONSUME_MSG_TIMEOUT: ConsumeMsgTimeout,
     ResponseCode.FLOW_CONTROL: FlowControl,
+    ResponseCode.QUERY_NOT_FOUND: QueryNotFound,
     ResponseCode.GO_AWAY: GoAway,
 }
 

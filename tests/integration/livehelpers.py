@@ -12,7 +12,15 @@ What legitimately changes on the way (each rule below says why):
   data survives; an offline group has no connection list (model and type unknown);
 * two processes sharing a client id get one running-info answer (the broker relays to one);
 * the 4.x dialect has no ``mqPopTable``;
-* sets are compared in Java order (the wire carries TreeMaps/TreeSets).
+* sets are compared in Java order (the wire carries TreeMaps/TreeSets);
+* offsets are completed as the collector completes them: every queue id ``0 ..
+  writeQueueNums-1`` of every broker of every topic the group consumes, with the broker's
+  min/max offsets (the fake derives them from all groups' offsets), committed offsets as
+  served, "never committed" where none was served (or an empty queue served as never
+  committed: consume stats say 0 there, and nothing prompts the question);
+* each broker answers the group's subscription config (served, or the broker's defaults);
+* a running client reports a process-queue state for every held queue (commit offset from
+  the group's offsets when not served) and a status entry for every subscribed topic.
 """
 
 from __future__ import annotations
@@ -21,9 +29,14 @@ from collections.abc import Iterable
 from dataclasses import replace
 from pathlib import Path
 
+from rmqlb.fake import broker_names
 from rmqlb.model import (
     Consumer,
+    ConsumeStatus,
     Group,
+    GroupConfig,
+    MessageQueue,
+    ProcessQueueState,
     QueueOffset,
     Snapshot,
     Subscription,
@@ -31,7 +44,7 @@ from rmqlb.model import (
     sort_queues,
 )
 from rmqlb.model.javaorder import java_key
-from rmqlb.model.snapshot import RETRY_PREFIX
+from rmqlb.model.snapshot import NEVER_COMMITTED, RETRY_PREFIX
 from rmqlb.model.strategy import strategy_from_class_name
 from rmqlb.remoting.bodies import (
     merged_subscriptions,
@@ -69,6 +82,17 @@ def _offsets(offsets: Iterable[QueueOffset]) -> tuple[QueueOffset, ...]:
     return tuple(sorted(offsets, key=lambda o: queue_sort_key(o.queue)))
 
 
+def _states(c: Consumer, group: Group) -> tuple[ProcessQueueState, ...]:
+    commits = {o.queue: max(o.consumer_offset, 0) for o in group.offsets}
+    served = {pq.queue: pq for pq in c.process_queues or ()}
+    held = set(c.assigned or ())
+    queues = [*held, *(mq for mq, pq in served.items() if pq.dropped and mq not in held)]
+    return tuple(
+        served.get(mq) or ProcessQueueState(mq, commit_offset=commits.get(mq, 0))
+        for mq in sort_queues(queues)
+    )
+
+
 def _consumer(c: Consumer, group: Group, dialect: int) -> Consumer:
     if c.assigned is None:
         merged = merged_subscriptions(group.consumers).values()
@@ -91,10 +115,42 @@ def _consumer(c: Consumer, group: Group, dialect: int) -> Consumer:
         assigned=tuple(sort_queues(c.assigned)),
         pop_assigned=(None if dialect < 5 else tuple(sort_queues(c.pop_assigned or ()))),
         properties=public_properties(running_info_properties(c)),
+        process_queues=_states(c, group),
+        status={
+            t: c.status.get(t, ConsumeStatus())
+            for t in sorted({s.topic for s in c.subscriptions} | set(c.status), key=java_key)
+        },
     )
 
 
-def _group(g: Group, dialect: int) -> Group:
+def _completed_offsets(snapshot: Snapshot, g: Group) -> tuple[QueueOffset, ...]:
+    topics = {RETRY_PREFIX + g.name} | {s.topic for c in g.consumers for s in c.subscriptions}
+    ranges: dict[MessageQueue, tuple[int, int]] = {}  # the fake's min/max over all groups
+    for other in snapshot.groups.values():
+        for o in other.offsets:
+            low, high = ranges.get(o.queue, (o.min_offset or 0, o.broker_offset))
+            ranges[o.queue] = (min(low, o.min_offset or 0), max(high, o.broker_offset))
+    served = {o.queue: o for o in g.offsets}
+    out = []
+    for topic in topics:
+        route = snapshot.topics.get(topic)
+        for qd in route.queue_datas if route is not None else ():
+            for qid in range(qd.write_queue_nums):
+                mq = MessageQueue(topic, qd.broker_name, qid)
+                low, high = ranges.get(mq, (0, 0))
+                o = served.get(mq)
+                if o is None or (not o.committed and high > low):
+                    committed = NEVER_COMMITTED
+                else:
+                    committed = max(o.consumer_offset, 0)
+                last = o.last_timestamp if o is not None else 0
+                out.append(QueueOffset(mq, high, committed, last, low))
+    inside = {o.queue for o in out}
+    out += [o for o in g.offsets if o.queue not in inside]
+    return _offsets(out)
+
+
+def _group(g: Group, dialect: int, snapshot: Snapshot) -> Group:
     consumers = [_consumer(c, g, dialect) for c in g.consumers]
     first: dict[str, Consumer] = {}
     for i, c in enumerate(consumers):
@@ -118,7 +174,8 @@ def _group(g: Group, dialect: int) -> Group:
             else None
         ),
         consumers=tuple(consumers),
-        offsets=_offsets(g.offsets),
+        offsets=_completed_offsets(snapshot, g),
+        configs={b: g.configs.get(b, GroupConfig()) for b in broker_names(snapshot)},
     )
 
 
@@ -132,7 +189,7 @@ def wire_view(snapshot: Snapshot, dialect: int = 4) -> Snapshot:
     topics = {t: r for t, r in sorted(snapshot.topics.items()) if t in wanted}
     return Snapshot(
         topics=topics,
-        groups={n: _group(g, dialect) for n, g in sorted(snapshot.groups.items())},
+        groups={n: _group(g, dialect, snapshot) for n, g in sorted(snapshot.groups.items())},
         brokers={},
     )
 

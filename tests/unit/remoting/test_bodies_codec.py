@@ -121,19 +121,14 @@ def test_running_info_reencodes_the_doc_sample_structure() -> None:
     out = bodies.encode_consumer_running_info(
         consumer, Group("GroupA", offsets=offsets), Dialect.V5
     )
-    # Same bytes as the Java sample except the statistics the model does not carry.
-    expected = (
-        DOC_RUNNING_INFO.replace(
-            b'"lastPopTimestamp":1700000000002,"waitAckCount":3',
-            b'"lastPopTimestamp":0,"waitAckCount":0',
-        )
-        .replace(b'"locked":true', b'"locked":false')
-        .replace(b'"consumeOKTPS":100.0', b'"consumeOKTPS":0.0')
-        .replace(b'"pullRT":1.5', b'"pullRT":0.0')
-        .replace(
-            b'"statusTable":{"TopicA"',
-            b'"statusTable":{"%RETRY%GroupA":{"consumeFailedMsgs":0,"consumeFailedTPS":0.0,"consumeOKTPS":0.0,"consumeRT":0.0,"pullRT":0.0,"pullTPS":0.0},"TopicA"',
-        )
+    # Same bytes as the Java sample except the POP statistics the model does not carry and
+    # a status entry for every subscribed topic.
+    expected = DOC_RUNNING_INFO.replace(
+        b'"lastPopTimestamp":1700000000002,"waitAckCount":3',
+        b'"lastPopTimestamp":0,"waitAckCount":0',
+    ).replace(
+        b'"statusTable":{"TopicA"',
+        b'"statusTable":{"%RETRY%GroupA":{"consumeFailedMsgs":0,"consumeFailedTPS":0.0,"consumeOKTPS":0.0,"consumeRT":0.0,"pullRT":0.0,"pullTPS":0.0},"TopicA"',
     )
     assert out == expected
     v4 = bodies.encode_consumer_running_info(consumer, None, Dialect.V4)
@@ -443,3 +438,23 @@ def test_route_round_trip(
     info = bodies.decode_cluster_info(bodies.encode_cluster_info(brokers, dialect))
     assert info.brokers == brokers and info.clusters == {"C": tuple(brokers)}
     assert fastjson.loads(body)["filterServerTable"] == {}
+
+
+def test_running_info_decodes_process_queues_and_status() -> None:
+    info = bodies.decode_consumer_running_info(DOC_RUNNING_INFO)
+    assert info.process_queues is not None
+    by_queue = {pq.queue: pq for pq in info.process_queues}
+    held = by_queue[MessageQueue("TopicA", "broker-b", 1)]
+    assert (held.commit_offset, held.locked, held.dropped) == (42, True, False)
+    assert info.status["TopicA"].consume_ok_tps == 100.0
+    assert info.status["TopicA"].pull_rt == 1.5
+
+
+def test_topic_stats_round_trip_with_object_keys() -> None:
+    body = (
+        b'{"offsetTable":{{"brokerName":"broker-a","queueId":0,"topic":"TopicA"}:'
+        b'{"lastUpdateTimestamp":0,"maxOffset":10,"minOffset":0}},"topicPutTps":0.0}'
+    )
+    stats = bodies.decode_topic_stats(body)
+    assert stats == {MessageQueue("TopicA", "broker-a", 0): bodies.QueueStats(0, 10, 0)}
+    assert bodies.decode_topic_stats(bodies.encode_topic_stats(stats)) == stats

@@ -1,0 +1,79 @@
+"""Offsets of every queue a group consumes, over real TCP: what consume stats leave out."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+
+from rmqlb.client.admin import ClientOptions
+from rmqlb.client.collector import CollectOptions, collect
+from rmqlb.fake import FakeCluster
+from rmqlb.model import (
+    Consumer,
+    Group,
+    GroupConfig,
+    MessageQueue,
+    QueueData,
+    QueueOffset,
+    Snapshot,
+    Subscription,
+    TopicRoute,
+)
+from rmqlb.model.snapshot import NEVER_COMMITTED
+
+pytestmark = pytest.mark.timeout(60)
+
+
+def _route(topic: str, read: int, write: int) -> TopicRoute:
+    return TopicRoute(topic, (QueueData("broker-a", read, write),))
+
+
+def _served() -> Snapshot:
+    t1 = [MessageQueue("T1", "broker-a", i) for i in range(2)]
+    t2 = [MessageQueue("T2", "broker-a", i) for i in range(2)]
+    split = Group(
+        "Split",
+        consumers=(
+            Consumer("c1", (Subscription("T1"),), assigned=tuple(t1)),
+            Consumer("c2", (Subscription("T2"),), assigned=()),
+        ),
+        # Only T1 was ever committed: a 4.9 broker's consume stats list T1 alone.
+        offsets=tuple(QueueOffset(mq, 10, 7, 0, 2) for mq in t1),
+        configs={"broker-a": GroupConfig(notify_consumer_ids_changed_enable=False)},
+    )
+    # Another group writes down what the broker holds in T2 and in T1's unread queues 2..3.
+    other = Group(
+        "Other",
+        offsets=(
+            *(QueueOffset(mq, 20, 20, 0, 5) for mq in t2),
+            *(QueueOffset(MessageQueue("T1", "broker-a", i), 30, 0, 0, 0) for i in (2, 3)),
+        ),
+    )
+    return Snapshot(
+        topics={"T1": _route("T1", 2, 4), "T2": _route("T2", 2, 2)},
+        groups={"Split": split, "Other": other},
+    )
+
+
+def test_every_queue_gets_an_offset_and_never_committed_is_a_value() -> None:
+    async def run() -> Snapshot:
+        async with FakeCluster(_served()) as cluster:
+            options = CollectOptions(
+                namesrv=(cluster.namesrv_addr,), groups=("Split",), client=ClientOptions(2.0)
+            )
+            return await collect(options)
+
+    got = asyncio.run(run())
+    group = got.groups["Split"]
+    offsets = {(o.queue.topic, o.queue.queue_id): o for o in group.offsets}
+    # T1: committed offsets, min and max offsets from the topic's stats.
+    assert offsets["T1", 0] == QueueOffset(MessageQueue("T1", "broker-a", 0), 10, 7, 0, 2)
+    # T1 queues 2..3 are written but never read (writeQueueNums 4 > readQueueNums 2).
+    assert offsets["T1", 3].consumer_offset == NEVER_COMMITTED
+    assert offsets["T1", 3].lag == 30
+    # T2: consume stats would say nothing; never committed, lag counted from the min offset.
+    assert offsets["T2", 1].consumer_offset == NEVER_COMMITTED
+    assert (offsets["T2", 1].min_offset, offsets["T2", 1].lag) == (5, 15)
+    assert group.configs["broker-a"].notify_consumer_ids_changed_enable is False
+    assert got.errors == ()
