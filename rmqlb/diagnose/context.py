@@ -129,6 +129,13 @@ class GroupContext:
     consumers: tuple[Consumer, ...]
     cid_all: list[str]
     live: bool
+    offsets_by_queue: dict[MessageQueue, QueueOffset] | None = None
+
+    def offset(self, mq: MessageQueue) -> QueueOffset | None:
+        """The group's offset of ``mq`` (``None``: not captured)."""
+        if self.offsets_by_queue is None:
+            self.offsets_by_queue = {o.queue: o for o in self.group.offsets}
+        return self.offsets_by_queue.get(mq)
 
     @property
     def name(self) -> str:

@@ -13,6 +13,7 @@ from operator import is_
 from rmqlb.diagnose.context import Mode, TopicContext
 from rmqlb.diagnose.report import Code, Finding, Severity
 from rmqlb.diagnose.rules._text import id_text, plural, queue_text
+from rmqlb.diagnose.rules.waiting import waiting_text
 from rmqlb.model.queue import MessageQueue, queue_sort_key
 
 REBALANCE_HINT = (
@@ -179,7 +180,8 @@ def _held_by_nobody(ctx: TopicContext) -> list[Finding]:
             g.name,
             f"{len(orphans)} of {plural(len(ctx.mq_all), 'queue')} of {ctx.topic} "
             f"{'is' if len(orphans) == 1 else 'are'} held by no consumer right now{who}: "
-            f"{queue_text(orphans, g.options.max_listed)}",
+            f"{queue_text(orphans, g.options.max_listed)}"
+            f"{waiting_text(g, orphans, ctx.topic)}",
             "if a consumer just joined or left, wait one rebalance (20 s) and look again; if "
             "it persists, the consumers that should hold them see another route or consumer "
             "list: check their logs for rebalance errors and their connections to every broker",

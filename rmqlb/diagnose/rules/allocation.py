@@ -13,6 +13,7 @@ from math import lcm
 from rmqlb.diagnose.context import Mode, TopicContext
 from rmqlb.diagnose.report import Code, Finding, Severity
 from rmqlb.diagnose.rules._text import choices, id_text, plural, queue_text
+from rmqlb.diagnose.rules.waiting import waiting_text
 from rmqlb.model.javaorder import java_key
 from rmqlb.model.queue import MessageQueue
 from rmqlb.model.strategy import Config, ConsistentHash, MachineRoom, MachineRoomNearby
@@ -309,7 +310,8 @@ def _unconsumed(ctx: TopicContext) -> list[Finding]:
                 f"{g.strategy_label} to {plural(len(ids), 'consumer')} that "
                 f"{'does' if len(ids) == 1 else 'do'} not subscribe {ctx.topic} "
                 f"({id_text(ids, limit)}): {queue_text(queues, limit)} "
-                f"{'is' if len(queues) == 1 else 'are'} never consumed",
+                f"{'is' if len(queues) == 1 else 'are'} never consumed"
+                f"{waiting_text(g, queues, ctx.topic)}",
                 f"every client in cidAll takes a share of every topic of the group: give all "
                 f"consumers of {g.name} the same subscriptions, or move "
                 f"{id_text(ids, limit)} to a consumer group of their own",
@@ -327,7 +329,7 @@ def _unconsumed(ctx: TopicContext) -> list[Finding]:
                 g.name,
                 f"{len(nobody)} of {plural(total, 'queue')} of {ctx.topic} are allocated to "
                 f"no consumer under {g.strategy_label} ({cause}): "
-                f"{queue_text(nobody, limit)}",
+                f"{queue_text(nobody, limit)}{waiting_text(g, nobody, ctx.topic)}",
                 hint,
                 topic=ctx.topic,
                 queues=tuple(nobody),

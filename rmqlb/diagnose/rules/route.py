@@ -10,6 +10,7 @@ from __future__ import annotations
 from rmqlb.diagnose.context import TopicContext
 from rmqlb.diagnose.report import Code, Finding, Severity
 from rmqlb.diagnose.rules._text import plural, queue_text
+from rmqlb.diagnose.rules.waiting import waiting_text
 from rmqlb.model.queue import MessageQueue
 from rmqlb.model.snapshot import PERM_READ, PERM_WRITE
 
@@ -66,7 +67,8 @@ def check_route(ctx: TopicContext) -> list[Finding]:
                     g.name,
                     f"{topic} on {broker} has perm {qd.perm} ({_perm_text(qd.perm)}): its "
                     f"{plural(count, 'queue')} are left out of mqAll and consumed by "
-                    f"nobody{still}",
+                    f"nobody{still}"
+                    f"{waiting_text(g, queues, topic, 'read permission is restored')}",
                     f"if {broker} is being drained on purpose this is expected; otherwise "
                     f"restore read permission: mqadmin updateTopicPerm -t {topic} "
                     f"-b {_addr(ctx, broker)} -p 6 (or brokerPermission=6 for the whole broker)",
@@ -84,7 +86,8 @@ def check_route(ctx: TopicContext) -> list[Finding]:
                     g.name,
                     f"{topic} on {broker} has writeQueueNums {w} > readQueueNums {r}: "
                     f"producers write to {plural(w - r, 'queue')} ({queue_text(stranded)}) "
-                    "that no consumer reads",
+                    "that no consumer reads"
+                    f"{waiting_text(g, stranded, topic, f'readQueueNums is raised to {w}')}",
                     f"raise readQueueNums to {w}: mqadmin updateTopic -t {topic} "
                     f"-b {_addr(ctx, broker)} -r {w} -w {w}; to shrink a topic, lower "
                     f"writeQueueNums first and readQueueNums only once "
