@@ -1,7 +1,9 @@
 """The ``rmqlb.report/1`` JSON contract as a schema-like check (exact keys and types).
 
 The contract of the explain issue, plus what ``report_to_json`` documents on top of it:
-``topics[].retry``, ``consumers[].lag`` and the top-level ``errors`` list.
+``topics[].retry``, ``consumers[].lag`` and the top-level ``errors`` list; the lag totals
+(``groups[].lag``, ``lagByConsumer``, ``topics[].lag``), each queue's ``offsets`` and each
+consumer's address, version, consume status and process queues (``null`` when unknown).
 """
 
 from __future__ import annotations
@@ -39,19 +41,31 @@ def assert_report_contract(doc: Any) -> None:
     assert isinstance(doc["groups"], list)
     for gi, g in enumerate(doc["groups"]):
         w = f"$.groups[{gi}]"
-        _keys(g, {"group", "messageModel", "strategy", "topics"}, w)
+        _keys(g, {"group", "messageModel", "strategy", "lag", "lagByConsumer", "topics"}, w)
+        assert _opt_int(g["lag"]), w
+        assert all(_int(v) for v in g["lagByConsumer"].values()), w
         assert isinstance(g["group"], str), w
         assert g["messageModel"] in ("CLUSTERING", "BROADCASTING"), w
         assert isinstance(g["strategy"], str), w
         assert isinstance(g["topics"], list), w
         for ti, t in enumerate(g["topics"]):
             wt = f"{w}.topics[{ti}]"
-            _keys(t, {"topic", "retry", "queues", "consumers"}, wt)
+            _keys(t, {"topic", "retry", "lag", "queues", "consumers"}, wt)
+            assert _opt_int(t["lag"]), wt
             assert isinstance(t["topic"], str), wt
             assert isinstance(t["retry"], bool), wt
             for qi, q in enumerate(t["queues"]):
                 wq = f"{wt}.queues[{qi}]"
-                _keys(q, {"brokerName", "queueId", "expected", "actual", "status", "lag"}, wq)
+                _keys(
+                    q,
+                    {"brokerName", "queueId", "expected", "actual", "status", "lag", "offsets"},
+                    wq,
+                )
+                if q["offsets"] is not None:
+                    o = q["offsets"]
+                    _keys(o, {"max", "committed", "min", "lagFrom", "lastConsumed"}, wq)
+                    assert o["lagFrom"] in ("committed", "min"), wq
+                    assert all(_opt_int(o[k]) for k in ("max", "committed", "min")), wq
                 assert isinstance(q["brokerName"], str), wq
                 assert _int(q["queueId"]), wq
                 assert q["expected"] is None or isinstance(q["expected"], str), wq
@@ -62,7 +76,24 @@ def assert_report_contract(doc: Any) -> None:
                 assert _opt_int(q["lag"]), wq
             for ci, c in enumerate(t["consumers"]):
                 wc = f"{wt}.consumers[{ci}]"
-                _keys(c, {"clientId", "subscribes", "strategy", "expected", "actual", "lag"}, wc)
+                _keys(
+                    c,
+                    {
+                        "clientId",
+                        "subscribes",
+                        "strategy",
+                        "expected",
+                        "actual",
+                        "lag",
+                        "clientAddr",
+                        "version",
+                        "status",
+                        "processQueues",
+                    },
+                    wc,
+                )
+                assert c["status"] is None or isinstance(c["status"], dict), wc
+                assert c["processQueues"] is None or isinstance(c["processQueues"], list), wc
                 assert isinstance(c["clientId"], str), wc
                 assert isinstance(c["subscribes"], bool), wc
                 assert c["strategy"] is None or isinstance(c["strategy"], str), wc

@@ -23,6 +23,7 @@ from itertools import repeat
 
 from rmqlb.diagnose.report import ConsumerRow, QueueRow, QueueStatus
 from rmqlb.model.queue import MessageQueue
+from rmqlb.model.snapshot import Consumer, QueueOffset
 from rmqlb.snapshot._fast import setter
 
 _new = object.__new__
@@ -31,22 +32,25 @@ _row_expected = setter(QueueRow, "expected")
 _row_actual = setter(QueueRow, "actual")
 _row_status = setter(QueueRow, "status")
 _row_lag = setter(QueueRow, "lag")
+_row_offset = setter(QueueRow, "offset")
 
 
-def new_row(
+def new_row(  # noqa: PLR0917  (one parameter per field, in field order)
     queue: MessageQueue,
     expected: str | None,
     actual: tuple[str, ...] | None,
     status: QueueStatus,
     lag: int | None,
+    offset: QueueOffset | None = None,
 ) -> QueueRow:
-    """``QueueRow(queue, expected, actual, status, lag)``, faster."""
+    """``QueueRow(queue, expected, actual, status, lag, offset)``, faster."""
     row: QueueRow = _new(QueueRow)
     _row_queue(row, queue)
     _row_expected(row, expected)
     _row_actual(row, actual)
     _row_status(row, status)
     _row_lag(row, lag)
+    _row_offset(row, offset)
     return row
 
 
@@ -54,16 +58,17 @@ _sink: deque[object] = deque(maxlen=0)
 _consume: Callable[[Iterable[object]], None] = _sink.extend
 
 
-def new_rows(
+def new_rows(  # noqa: PLR0917  (one column per field, in field order)
     queues: Sequence[MessageQueue],
     expected: Iterable[str | None],
     actual: Iterable[tuple[str, ...] | None],
     status: Iterable[QueueStatus],
     lag: Iterable[int | None] | None,
+    offsets: Iterable[QueueOffset | None] | None = None,
 ) -> list[QueueRow]:
-    """``[QueueRow(*fields) for fields in zip(queues, expected, actual, status, lag)]``
-    (``lag`` ``None``: every row's lag is ``None``), column by column: the loops run in C.
-    The columns must be as long as ``queues``."""
+    """``[QueueRow(*fields) for fields in zip(queues, expected, actual, status, lag,
+    offsets)]`` (``lag``/``offsets`` ``None``: ``None`` in every row), column by column: the
+    loops run in C. The columns must be as long as ``queues``."""
     n = len(queues)
     rows: list[QueueRow] = list(map(_new, repeat(QueueRow, n)))
     _consume(map(_row_queue, rows, queues))
@@ -71,6 +76,7 @@ def new_rows(
     _consume(map(_row_actual, rows, actual))
     _consume(map(_row_status, rows, status))
     _consume(map(_row_lag, rows, repeat(None, n) if lag is None else lag))
+    _consume(map(_row_offset, rows, repeat(None, n) if offsets is None else offsets))
     return rows
 
 
@@ -80,6 +86,7 @@ _crow_strategy = setter(ConsumerRow, "strategy")
 _crow_expected = setter(ConsumerRow, "expected")
 _crow_actual = setter(ConsumerRow, "actual")
 _crow_lag = setter(ConsumerRow, "lag")
+_crow_consumer = setter(ConsumerRow, "consumer")
 
 
 def new_consumer_row(  # noqa: PLR0917  (one parameter per field, in field order)
@@ -89,8 +96,10 @@ def new_consumer_row(  # noqa: PLR0917  (one parameter per field, in field order
     expected: int,
     actual: int | None,
     lag: int | None,
+    consumer: Consumer | None = None,
 ) -> ConsumerRow:
-    """``ConsumerRow(client_id, subscribes, strategy, expected, actual, lag)``, faster."""
+    """``ConsumerRow(client_id, subscribes, strategy, expected, actual, lag, consumer)``,
+    faster."""
     row: ConsumerRow = _new(ConsumerRow)
     _crow_id(row, client_id)
     _crow_subscribes(row, subscribes)
@@ -98,4 +107,5 @@ def new_consumer_row(  # noqa: PLR0917  (one parameter per field, in field order
     _crow_expected(row, expected)
     _crow_actual(row, actual)
     _crow_lag(row, lag)
+    _crow_consumer(row, consumer)
     return row

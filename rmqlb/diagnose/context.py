@@ -242,7 +242,7 @@ class TopicContext:
       ``more_holders[i]``: the further ones (an id twice when two processes share it);
       ``extra``: held queues outside ``mq_all`` with their holders.
     - ``lag[i]``: the queue's lag from the offsets (``None`` when the group has no offsets
-      for the topic at all).
+      for the topic at all); ``offsets[i]`` the offset it comes from.
     - ``held_index[k]``: the positions in ``mq_all`` of ``actual[k]``, in order (``None``
       when unknown or when some held queue is outside ``mq_all``).
     """
@@ -264,6 +264,7 @@ class TopicContext:
     extra: dict[MessageQueue, list[str]]
     lag: list[int | None] | None
     held_index: list[list[int] | None]
+    offsets: list[QueueOffset | None] | None = None
 
     @property
     def retry(self) -> bool:
@@ -377,9 +378,9 @@ def _offset_lags(
     topic: str,
     base: dict[str, tuple[int, int]],
     slots: list[MessageQueue | None],
-) -> list[int | None] | None:
-    """Each queue's lag (``None``: no offset for it; ``None`` overall: no offset of the
-    topic at all), filling empty ``slots`` with the offsets' queue objects on the way.
+) -> tuple[list[int | None] | None, list[QueueOffset | None] | None]:
+    """Each queue's lag and offset (``None``: no offset for it; ``None`` overall: no offset
+    of the topic at all), filling empty ``slots`` with the offsets' queue objects on the way.
 
     Fast path, in C: one offset per queue in ``mqAll`` order (as dumps write them), seen
     by identity of the shared queue objects; anything else takes the per-offset loop.
@@ -407,8 +408,9 @@ def _offset_lags(
             behind: list[int] = list(map(sub, produced, committed))
             if min(behind) < 0:
                 behind = [v if v > 0 else 0 for v in behind]
-            return cast("list[int | None]", behind)
+            return cast("list[int | None]", behind), list(offsets)
     lag: list[int | None] | None = None
+    found_offsets: list[QueueOffset | None] = []
     last_broker: str | None = None
     first = count = 0
     found = False
@@ -418,6 +420,7 @@ def _offset_lags(
             continue
         if lag is None:
             lag = [None] * n
+            found_offsets = [None] * n
         broker = mq.broker_name
         if broker is not last_broker:
             span = base.get(broker)
@@ -428,7 +431,8 @@ def _offset_lags(
         qid = mq.queue_id
         if found and 0 <= qid < count:
             lag[first + qid] = o.lag
-    return lag
+            found_offsets[first + qid] = o
+    return lag, (found_offsets if lag is not None else None)
 
 
 def topic_context(g: GroupContext, topic: str) -> TopicContext:
@@ -492,7 +496,7 @@ def topic_context(g: GroupContext, topic: str) -> TopicContext:
                 extra.setdefault(mq, []).append(cid)
         positions.append(index)
         held_index.append(None if outside else index)
-    lag = _offset_lags(g.group.offsets, topic, base, slots)
+    lag, offsets = _offset_lags(g.group.offsets, topic, base, slots)
     actual_lag: list[int | None]
     if lag is None:
         actual_lag = [None] * len(positions)
@@ -530,4 +534,5 @@ def topic_context(g: GroupContext, topic: str) -> TopicContext:
         extra=dict(sorted(extra.items(), key=lambda item: queue_sort_key(item[0]))),
         lag=lag,
         held_index=held_index,
+        offsets=offsets,
     )

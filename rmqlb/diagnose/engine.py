@@ -102,7 +102,7 @@ def _queue_rows(ctx: TopicContext) -> tuple[QueueRow, ...]:
             status = ok if (broadcasting or not check or first == expected) else moved
         actual_col[i] = actual
         status_col[i] = status
-    rows = new_rows(mq_all, owner, actual_col, status_col, ctx.lag)
+    rows = new_rows(mq_all, owner, actual_col, status_col, ctx.lag, ctx.offsets)
     for mq, held in ctx.extra.items():
         status = duplicate if len(held) > 1 and not broadcasting else moved
         rows.append(QueueRow(mq, None, tuple(held), status, None))
@@ -134,6 +134,7 @@ def _consumer_rows(ctx: TopicContext) -> tuple[ConsumerRow, ...]:
                 expected,
                 len(held) if held is not None else None,
                 lag,
+                c,
             )
         )
     return tuple(rows)

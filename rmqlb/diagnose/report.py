@@ -14,7 +14,13 @@ from typing import Any
 
 from rmqlb.errors import ExitCode
 from rmqlb.model.queue import MessageQueue
-from rmqlb.model.snapshot import CaptureError
+from rmqlb.model.snapshot import (
+    CaptureError,
+    Consumer,
+    ConsumeStatus,
+    ProcessQueueState,
+    QueueOffset,
+)
 
 REPORT_FORMAT = "rmqlb.report/1"
 
@@ -88,6 +94,7 @@ class QueueRow:
     actual: tuple[str, ...] | None
     status: QueueStatus
     lag: int | None = None
+    offset: QueueOffset | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -100,6 +107,16 @@ class ConsumerRow:
     expected: int
     actual: int | None
     lag: int | None = None
+    consumer: Consumer | None = None
+
+    def status(self, topic: str) -> ConsumeStatus | None:
+        """The client's consume statistics of ``topic`` (``None``: not reported)."""
+        return None if self.consumer is None else self.consumer.status.get(topic)
+
+    def process_queues(self, topic: str) -> tuple[ProcessQueueState, ...] | None:
+        """The client's held-queue states of ``topic`` (``None``: not reported)."""
+        states = None if self.consumer is None else self.consumer.process_queues
+        return None if states is None else tuple(s for s in states if s.queue.topic == topic)
 
 
 @dataclass(frozen=True, slots=True)
@@ -111,6 +128,12 @@ class TopicReport:
     consumers: tuple[ConsumerRow, ...]
     retry: bool = False
 
+    @property
+    def lag(self) -> int | None:
+        """The topic's total lag (``None``: no offset known)."""
+        known = [r.lag for r in self.queues if r.lag is not None]
+        return sum(known) if known else None
+
 
 @dataclass(frozen=True, slots=True)
 class GroupReport:
@@ -120,6 +143,21 @@ class GroupReport:
     message_model: str
     strategy: str
     topics: tuple[TopicReport, ...]
+
+    @property
+    def lag(self) -> int | None:
+        """The group's total lag over its topics (``None``: no offset known)."""
+        known = [t.lag for t in self.topics if t.lag is not None]
+        return sum(known) if known else None
+
+    def lag_by_consumer(self) -> dict[str, int]:
+        """Each client's total lag over the queues it holds (where known)."""
+        out: dict[str, int] = {}
+        for t in self.topics:
+            for c in t.consumers:
+                if c.lag is not None:
+                    out[c.client_id] = out.get(c.client_id, 0) + c.lag
+        return out
 
 
 @dataclass(frozen=True, slots=True)
@@ -175,6 +213,7 @@ def _queue_rows_json(
     # The hot loop of big reports: plain locals, no helper calls per row. ``array`` is
     # ``tuple`` when the document goes straight to the serializer (no list per row).
     status_text = {status: status.value for status in QueueStatus}
+    offsets_json = _offsets_json
     return [
         {
             "brokerName": r.queue.broker_name,
@@ -183,23 +222,73 @@ def _queue_rows_json(
             "actual": None if r.actual is None else array(r.actual),
             "status": status_text[r.status],
             "lag": r.lag,
+            "offsets": None if r.offset is None else offsets_json(r.offset),
         }
         for r in rows
     ]
 
 
-def _consumer_rows_json(rows: tuple[ConsumerRow, ...]) -> list[dict[str, Any]]:
-    return [
-        {
-            "clientId": c.client_id,
-            "subscribes": c.subscribes,
-            "strategy": c.strategy,
-            "expected": c.expected,
-            "actual": c.actual,
-            "lag": c.lag,
-        }
-        for c in rows
-    ]
+def _offsets_json(o: QueueOffset) -> dict[str, Any]:
+    """Where a queue's lag comes from: ``lagFrom`` "committed", or "min" when the group never
+    committed an offset for it."""
+    return {
+        "max": o.broker_offset,
+        "committed": o.consumer_offset if o.committed else None,
+        "min": o.min_offset,
+        "lagFrom": "committed" if o.committed else "min",
+        "lastConsumed": o.last_timestamp or None,
+    }
+
+
+def _status_json(st: ConsumeStatus | None) -> dict[str, Any] | None:
+    if st is None:
+        return None
+    return {
+        "pullRT": st.pull_rt,
+        "pullTPS": st.pull_tps,
+        "consumeRT": st.consume_rt,
+        "consumeOKTPS": st.consume_ok_tps,
+        "consumeFailedTPS": st.consume_failed_tps,
+        "consumeFailedMsgs": st.consume_failed_msgs,
+    }
+
+
+def _process_queue_json(pq: ProcessQueueState) -> dict[str, Any]:
+    return {
+        **_queue_ref(pq.queue),
+        "cachedMsgCount": pq.cached_msg_count,
+        "cachedMsgSizeInMiB": pq.cached_msg_size_mib,
+        "commitOffset": pq.commit_offset,
+        "lastPullTimestamp": pq.last_pull_timestamp,
+        "lastConsumeTimestamp": pq.last_consume_timestamp,
+        "locked": pq.locked,
+        "lastLockTimestamp": pq.last_lock_timestamp,
+        "dropped": pq.dropped,
+    }
+
+
+def _consumer_rows_json(rows: tuple[ConsumerRow, ...], topic: str) -> list[dict[str, Any]]:
+    out = []
+    for c in rows:
+        consumer = c.consumer
+        states = c.process_queues(topic)
+        out.append(
+            {
+                "clientId": c.client_id,
+                "subscribes": c.subscribes,
+                "strategy": c.strategy,
+                "expected": c.expected,
+                "actual": c.actual,
+                "lag": c.lag,
+                "clientAddr": None if consumer is None else consumer.client_addr,
+                "version": None if consumer is None else consumer.version,
+                "status": _status_json(c.status(topic)),
+                "processQueues": (
+                    None if states is None else [_process_queue_json(s) for s in states]
+                ),
+            }
+        )
+    return out
 
 
 def report_to_json(report: Report, fail_on: str = "error") -> dict[str, Any]:
@@ -231,12 +320,15 @@ def _report_to_json(
                 "group": g.group,
                 "messageModel": g.message_model,
                 "strategy": g.strategy,
+                "lag": g.lag,
+                "lagByConsumer": g.lag_by_consumer(),
                 "topics": [
                     {
                         "topic": t.topic,
                         "retry": t.retry,
+                        "lag": t.lag,
                         "queues": _queue_rows_json(t.queues, array),
-                        "consumers": _consumer_rows_json(t.consumers),
+                        "consumers": _consumer_rows_json(t.consumers, t.topic),
                     }
                     for t in g.topics
                 ],

@@ -52,6 +52,7 @@ def test_every_field_is_covered() -> None:
         "actual",
         "status",
         "lag",
+        "offset",
     ]
 
 
@@ -110,6 +111,7 @@ def test_fast_consumer_constructors_equal_the_real_ones() -> None:
         "expected",
         "actual",
         "lag",
+        "consumer",
     ]
     assert new_consumer_row("c1", True, "AVG", 2, None, 5) == ConsumerRow(
         "c1", True, "AVG", 2, None, 5
