@@ -25,9 +25,11 @@ KIT = Path(os.environ.get("RMQLB_ROCKETMQ_KIT", ROOT.parent / "shared" / "rocket
 CLUSTER = "DefaultCluster"
 
 #: Ports of the test cluster: far from a user's 9876 and from the kit's own default 19876, so a
-#: cluster someone left running never collides with the suite. pytest-xdist workers add 200 each.
-NAMESRV_PORT = 39876
-BROKER_PORT = 40911
+#: cluster someone left running never collides with the suite, and below Linux's ephemeral
+#: range (32768..60999), where an outgoing connection's local port could take a broker's HA
+#: port (port + 1) first. pytest-xdist workers add 200 each.
+NAMESRV_PORT = 28876
+BROKER_PORT = 29911
 
 Queue = tuple[str, str, int]  # topic, brokerName, queueId
 

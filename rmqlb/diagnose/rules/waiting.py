@@ -17,8 +17,8 @@ rules of a 4.9 broker and Java client:
 
 Worked example: 4 never-committed queues holding 10 messages each from offset 0:
 "; 40 messages wait there: once a consumer takes them over, all are consumed from offset 0
-(never committed; the broker answers 0 while the queue starts at 0 and its first message
-is still in memory)".
+(committed there, or never committed: a 4.9 broker then answers 0 while the queue starts at
+0 and its first message is still in memory)".
 """
 
 from __future__ import annotations
@@ -46,8 +46,8 @@ class Waiting:
     """Messages waiting in some queues, split by whether the group ever committed them."""
 
     messages: int
-    committed: int  # messages in queues with a committed offset
-    never_from_zero: int  # never committed, the queue starts at offset 0
+    committed: int  # messages behind a committed offset above 0
+    never_from_zero: int  # committed at 0, or never committed while the queue starts at 0
     never_trimmed: int  # never committed, the oldest messages are already deleted
     known: int  # queues with an offset
     queues: int
@@ -63,9 +63,9 @@ def waiting(offsets: Iterable[QueueOffset | None]) -> Waiting:
         known += 1
         lag = o.lag
         messages += lag
-        if o.committed:
+        if o.consumer_offset > 0:
             committed += lag
-        elif (o.min_offset or 0) == 0:
+        elif (o.min_offset or 0) == 0:  # at 0, or never committed and the queue starts at 0
             zero += lag
         else:
             trimmed += lag
@@ -91,8 +91,9 @@ def _fate(w: Waiting, topic: str, start: str) -> str:
         parts.append(
             (
                 w.never_from_zero,
-                "consumed from offset 0 (never committed; the broker answers 0 while the "
-                "queue starts at 0 and its first message is still in memory)",
+                "consumed from offset 0 (committed there, or never committed: a 4.9 "
+                "broker then answers 0 while the queue starts at 0 and its first message is "
+                "still in memory)",
             )
         )
     if w.never_trimmed:
