@@ -346,7 +346,9 @@ class _Collector:
         for consumer in consumers:
             for sub in consumer.subscriptions:
                 self._route(sub.topic)
-        topics = {RETRY_PREFIX + name, *view.subscriptions}
+        # Every topic the group's clients subscribe (CLUSTERING push clients include their
+        # %RETRY% topic); offsets of other topics stay what consume stats say (committed).
+        topics = set(view.subscriptions)
         topics.update(sub.topic for c in consumers for sub in c.subscriptions)
         stats = [o for per_broker in await stats_task for o in per_broker]
         offsets = await self._complete_offsets(name, sorted(topics), stats)

@@ -14,7 +14,7 @@ What legitimately changes on the way (each rule below says why):
 * the 4.x dialect has no ``mqPopTable``;
 * sets are compared in Java order (the wire carries TreeMaps/TreeSets);
 * offsets are completed as the collector completes them: every queue id ``0 ..
-  writeQueueNums-1`` of every broker of every topic the group consumes, with the broker's
+  writeQueueNums-1`` of every broker of every topic the group's clients subscribe, with the broker's
   min/max offsets (the fake derives them from all groups' offsets), committed offsets as
   served, "never committed" where none was served (or an empty queue served as never
   committed: consume stats say 0 there, and nothing prompts the question);
@@ -124,7 +124,7 @@ def _consumer(c: Consumer, group: Group, dialect: int) -> Consumer:
 
 
 def _completed_offsets(snapshot: Snapshot, g: Group) -> tuple[QueueOffset, ...]:
-    topics = {RETRY_PREFIX + g.name} | {s.topic for c in g.consumers for s in c.subscriptions}
+    topics = {s.topic for c in g.consumers for s in c.subscriptions}
     ranges: dict[MessageQueue, tuple[int, int]] = {}  # the fake's min/max over all groups
     for other in snapshot.groups.values():
         for o in other.offsets:

@@ -129,14 +129,24 @@ class Kit:
         self._run([KIT / "cluster.sh", "halt", name])
 
     def start_broker(self, broker: str) -> None:
-        """Start a halted broker again, with its old configuration and store."""
+        """Start a halted broker again, with its old configuration and store.
+
+        A restarted 4.9.8 broker may drop a stale index file while loading, which on Java 17
+        needs ``jdk.internal.ref`` opened (the kit's flags lack it: the load then fails and
+        the broker exits at once), so it is added here.
+        """
         script = (
             '. "$KIT/env.sh"; rmq_need_java || exit 1;'
             ' export ROCKETMQ_HOME="$RMQ_DIR";'
             ' rmq_bg "$B" "$RMQ_JAVA" $RMQ_BROKER_JOPTS $(rmq_jopts "$RMQ_DIR") -cp "$RMQ_CP"'
             ' org.apache.rocketmq.broker.BrokerStartup -c "$RMQ_DIR/conf/$B.conf"'
         )
-        self._run(["bash", "-c", script], env=self.env(KIT=str(KIT), B=broker))
+        extra = os.environ.get("RMQ_EXTRA_JOPTS", "")
+        extra += " --add-opens java.base/jdk.internal.ref=ALL-UNNAMED"
+        extra += " --add-exports java.base/jdk.internal.ref=ALL-UNNAMED"
+        self._run(
+            ["bash", "-c", script], env=self.env(KIT=str(KIT), B=broker, RMQ_EXTRA_JOPTS=extra)
+        )
 
     def brokers_registered(self) -> set[str]:
         """Broker names the NameServer lists in the cluster right now, each answering.

@@ -37,9 +37,7 @@ def check_no_consumers(
     if not g.consumers or offset_topics - subscribed:
         for o in g.group.offsets:
             topic = o.queue.topic
-            lag_by_topic[topic] = lag_by_topic.get(topic, 0) + max(
-                0, o.broker_offset - o.consumer_offset
-            )
+            lag_by_topic[topic] = lag_by_topic.get(topic, 0) + o.lag
     if not g.consumers:
         total = sum(lag_by_topic.values())
         waiting = (
