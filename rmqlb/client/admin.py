@@ -252,9 +252,36 @@ class AdminClient:
             "topic": queue.topic,
             "queueId": str(queue.queue_id),
         }
-        resp = await self.call(broker, RequestCode.QUERY_CONSUMER_OFFSET, fields, timeout=timeout)
+        return await self._offset_field(broker, RequestCode.QUERY_CONSUMER_OFFSET, fields, timeout)
+
+    async def _offset_field(
+        self, broker: str, code: RequestCode, fields: dict[str, str], timeout: float | None
+    ) -> int:
+        """The ``offset`` extField of a successful answer to ``code``, as an integer."""
+        resp = await self.call(broker, code, fields, timeout=timeout)
         raw = (resp.ext_fields or {}).get("offset")
         try:
             return int(raw or "")
         except ValueError as exc:
-            raise BodyError(f"QUERY_CONSUMER_OFFSET: offset {raw!r} is not a number") from exc
+            name = request_code_name(code)
+            raise BodyError(f"{name}: offset {raw!r} is not a number") from exc
+
+    async def max_offset(
+        self, broker: str, queue: MessageQueue, *, timeout: float | None = None
+    ) -> int:
+        """GET_MAX_OFFSET (30): the offset the next message of ``queue`` gets here."""
+        fields = {"topic": queue.topic, "queueId": str(queue.queue_id)}
+        return await self._offset_field(broker, RequestCode.GET_MAX_OFFSET, fields, timeout)
+
+    async def min_offset(
+        self, broker: str, queue: MessageQueue, *, timeout: float | None = None
+    ) -> int:
+        """GET_MIN_OFFSET (31): the oldest offset of ``queue`` still stored here."""
+        fields = {"topic": queue.topic, "queueId": str(queue.queue_id)}
+        return await self._offset_field(broker, RequestCode.GET_MIN_OFFSET, fields, timeout)
+
+    async def runtime_info(self, broker: str, *, timeout: float | None = None) -> dict[str, str]:
+        """GET_BROKER_RUNTIME_INFO (28): the broker's runtime statistics (``brokerVersion``,
+        ``bootTimestamp``, store and thread-pool figures), as mqadmin clusterList reads them."""
+        resp = await self.call(broker, RequestCode.GET_BROKER_RUNTIME_INFO, timeout=timeout)
+        return bodies.decode_kv_table(resp.body)

@@ -236,12 +236,17 @@ READ_ONLY_CODES: frozenset[int] = frozenset(
         RequestCode.GET_TOPIC_STATS_INFO,
         # Broker: one queue's committed offset of a group; code 22 = never committed.
         RequestCode.QUERY_CONSUMER_OFFSET,
+        # Broker: one queue's max / min offset (response extField ``offset``): the same
+        # numbers as GET_TOPIC_STATS_INFO for a single queue.
+        RequestCode.GET_MAX_OFFSET,
+        RequestCode.GET_MIN_OFFSET,
+        # Broker: its runtime statistics (KVTable), what mqadmin clusterList shows.
+        RequestCode.GET_BROKER_RUNTIME_INFO,
     }
 )
-# Deliberately left out although read-only: GET_BROKER_RUNTIME_INFO (the response header
-# already carries the server version), GET_ALL_CONSUMER_OFFSET / GET_ALL_TOPIC_CONFIG (every
-# group's offsets or topics of a broker: large, and not needed), QUERY_ASSIGNMENT (only
-# meaningful for server-side assignment; may be added later).
+# Deliberately left out although read-only: GET_ALL_CONSUMER_OFFSET / GET_ALL_TOPIC_CONFIG
+# (every group's offsets or topics of a broker: large, and not needed), QUERY_ASSIGNMENT
+# (only meaningful for server-side assignment; may be added later).
 
 REQUEST_CODE_NAMES: Mapping[int, str] = MappingProxyType(
     {int(member): member.name for member in RequestCode}
