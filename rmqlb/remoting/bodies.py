@@ -58,6 +58,16 @@ from rmqlb.model.strategy import (
 from rmqlb.remoting import fastjson
 from rmqlb.remoting.errors import BodyError
 from rmqlb.remoting.fastjson import Bean
+from rmqlb.remoting.javahash import (
+    HashTable,
+    concurrent_map,
+    concurrent_put_all,
+    hash_map,
+    java_hash_set_order,
+    java_string_hash,
+    message_queue_hash,
+    subscription_hash,
+)
 
 T = TypeVar("T")
 
@@ -784,45 +794,6 @@ def decode_topic_config_wrapper(body: bytes) -> TopicConfigWrapper:
 # --------------------------------------------------------------------------- Java emulation
 
 
-def java_string_hash(text: str) -> int:
-    """Java ``String.hashCode()`` (over UTF-16 code units, signed 32-bit).
-
-    >>> java_string_hash("TagA")
-    2598919
-    """
-    h = 0
-    units = text.encode("utf-16-be", "surrogatepass")
-    for i in range(0, len(units), 2):
-        h = (31 * h + ((units[i] << 8) | units[i + 1])) & 0xFFFFFFFF
-    return h - 0x100000000 if h & 0x80000000 else h
-
-
-def java_hash_set_order(items: Iterable[T], hash_of: Callable[[T], int]) -> list[T]:
-    """Iteration order of a ``java.util.HashSet`` built by adding ``items`` in order.
-
-    Buckets by ``(h ^ h >>> 16) & (capacity - 1)``; capacity starts at 16 and doubles when
-    the size exceeds 3/4 of it; a bucket keeps insertion order (resizes preserve it).
-
-    >>> java_hash_set_order([20, 3, 17], lambda v: v)
-    [17, 3, 20]
-    """
-    unique: list[T] = []
-    seen: set[T] = set()
-    for item in items:
-        if item not in seen:
-            seen.add(item)
-            unique.append(item)
-    capacity = 16
-    while len(unique) > capacity * 3 // 4:
-        capacity *= 2
-
-    def bucket(item: T) -> int:
-        h = hash_of(item) & 0xFFFFFFFF
-        return (h ^ (h >> 16)) & (capacity - 1)
-
-    return sorted(unique, key=bucket)  # stable: insertion order within a bucket
-
-
 def _tags(sub: Subscription) -> tuple[list[str], list[int]]:
     """``tagsSet`` and ``codeSet`` as Java's FilterAPI builds them, in HashSet order."""
     if sub.expression_type.upper() != "TAG" or sub.sub_string.strip() in ("", "*"):
@@ -830,6 +801,38 @@ def _tags(sub: Subscription) -> tuple[list[str], list[int]]:
     tags = [t.strip() for t in sub.sub_string.split("||") if t.strip()]
     codes = [java_string_hash(t) for t in tags]
     return java_hash_set_order(tags, java_string_hash), java_hash_set_order(codes, int)
+
+
+def _subscription_hash(sub: Subscription) -> int:
+    """``SubscriptionData.hashCode()`` of ``sub`` as a Java client builds it."""
+    tags, codes = _tags(sub)
+    return subscription_hash(sub.topic, sub.sub_string, sub.expression_type, tags=tags, codes=codes)
+
+
+def _queue_hash(mq: MessageQueue) -> int:
+    return message_queue_hash(mq.topic, mq.broker_name, mq.queue_id)
+
+
+def _in_order(
+    table: HashTable, mapping: Mapping[Any, T], hash_of: Callable[[Any], int]
+) -> dict[Any, T]:
+    """``mapping`` re-ordered as a Java ``table`` filled in ``mapping``'s order iterates."""
+    return {key: mapping[key] for key in table.order(mapping, hash_of)}
+
+
+# The NameServer's tables (RouteInfoManager): HashMaps in 4.9.x, ConcurrentHashMaps in 5.x.
+_BROKER_ADDR_TABLE = {Dialect.V4: hash_map(128), Dialect.V5: concurrent_map(128)}
+_CLUSTER_ADDR_TABLE = {Dialect.V4: hash_map(32), Dialect.V5: concurrent_map(32)}
+# TopicList.topicList: a HashSet in 4.9.x, ConcurrentHashMap.newKeySet() in 5.x.
+_TOPIC_SET = {Dialect.V4: HashTable(), Dialect.V5: concurrent_map()}
+# ConsumeStats.offsetTable: a HashMap in 4.9.x, a ConcurrentHashMap in 5.x.
+_OFFSET_TABLE = {Dialect.V4: HashTable(), Dialect.V5: concurrent_map()}
+# The broker's SubscriptionGroupManager / TopicConfigManager: ConcurrentHashMap(1024).
+_GROUP_TABLE = concurrent_map(1024)
+_TOPIC_CONFIG_TABLE = concurrent_map(1024)
+# ConsumerRunningInfo.properties is a java.util.Properties: a ConcurrentHashMap(8) inside
+# since Java 9 (the clients' JVM), filled by MixAll.object2Properties and the PROP_* puts.
+_PROPERTIES_TABLE = concurrent_map(8)
 
 
 def _subscription_bean(sub: Subscription) -> Bean:
@@ -924,7 +927,9 @@ def encode_cluster_info(
 ) -> bytes:
     """ClusterInfo (always plain encoding: bare integer broker ids).
 
-    ``clusters`` defaults to grouping ``brokers`` by their ``cluster``.
+    ``clusters`` defaults to grouping ``brokers`` by their ``cluster``. Both tables and the
+    broker-name sets come out in the NameServer's hash order (HashMap(128) / HashMap(32) in
+    4.9.x, ConcurrentHashMap(128) / (32) in 5.x); the arguments' order only breaks ties.
     """
     d = _dialect(dialect)
     if clusters is None:
@@ -932,22 +937,36 @@ def encode_cluster_info(
         for name, info in brokers.items():
             grouped.setdefault(info.cluster or "DefaultCluster", []).append(name)
         clusters = grouped
+    table = _in_order(_BROKER_ADDR_TABLE[d], brokers, java_string_hash)
+    cluster_table = _in_order(_CLUSTER_ADDR_TABLE[d], clusters, java_string_hash)
     return fastjson.dumps(
         Bean(
-            brokerAddrTable={n: _broker_bean(n, info, d) for n, info in brokers.items()},
-            clusterAddrTable={c: list(names) for c, names in clusters.items()},
+            brokerAddrTable={n: _broker_bean(n, info, d) for n, info in table.items()},
+            # each cluster's broker names: a HashSet<String>
+            clusterAddrTable={
+                c: HashTable().order(names, java_string_hash) for c, names in cluster_table.items()
+            },
         )
     )
 
 
-def encode_topic_list(topics: Iterable[str], broker_addr: str | None = None) -> bytes:
-    """TopicList: ``{"topicList":[...]}`` (``brokerAddr`` only when given)."""
-    return fastjson.dumps(Bean(brokerAddr=broker_addr, topicList=list(topics)))
+def encode_topic_list(
+    topics: Iterable[str],
+    broker_addr: str | None = None,
+    dialect: Dialect | int = Dialect.V4,
+) -> bytes:
+    """TopicList: ``{"topicList":[...]}`` (``brokerAddr`` only when given).
+
+    The list is a Java set (HashSet in 4.9.x, a concurrent key set in 5.x): ``topics`` are
+    put in the order given and come out in the set's hash order.
+    """
+    names = _TOPIC_SET[_dialect(dialect)].order(topics, java_string_hash)
+    return fastjson.dumps(Bean(brokerAddr=broker_addr, topicList=names))
 
 
 def encode_group_list(groups: Iterable[str]) -> bytes:
-    """GroupList: ``{"groupList":[...]}``."""
-    return fastjson.dumps(Bean(groupList=list(groups)))
+    """GroupList: ``{"groupList":[...]}``, a HashSet: hash order (ties in the order given)."""
+    return fastjson.dumps(Bean(groupList=HashTable().order(groups, java_string_hash)))
 
 
 def encode_consumer_id_list(client_ids: Iterable[str]) -> bytes:
@@ -956,8 +975,8 @@ def encode_consumer_id_list(client_ids: Iterable[str]) -> bytes:
 
 
 def encode_kv_table(table: Mapping[str, str]) -> bytes:
-    """KVTable: ``{"table":{...}}`` (every value a string)."""
-    return fastjson.dumps(Bean(table=dict(table)))
+    """KVTable: ``{"table":{...}}`` (every value a string; a HashMap: hash order)."""
+    return fastjson.dumps(Bean(table=_in_order(HashTable(), table, java_string_hash)))
 
 
 def merged_subscriptions(consumers: Iterable[Consumer]) -> dict[str, Subscription]:
@@ -969,6 +988,24 @@ def merged_subscriptions(consumers: Iterable[Consumer]) -> dict[str, Subscriptio
             if old is None or sub.sub_version > old.sub_version:
                 table[sub.topic] = sub
     return table
+
+
+def _broker_subscription_table(consumers: Iterable[Consumer]) -> dict[str, Subscription]:
+    """:func:`merged_subscriptions` in the order a broker's ConsumerConnection lists them.
+
+    Each heartbeat carries a client's subscriptions as a HashSet (``SubscriptionData``
+    hash order); the broker puts new topics into its ConcurrentHashMap in that order, and
+    GET_CONSUMER_CONNECTION_LIST copies that map with ``putAll`` into a fresh one (whose
+    table is presized to the entry count).
+    """
+    table = merged_subscriptions(consumers)
+    topics: list[str] = []
+    for consumer in consumers:
+        for sub in HashTable().order(consumer.subscriptions, _subscription_hash):
+            topics.append(sub.topic)
+    seen = concurrent_map().order(topics, java_string_hash)
+    copied = concurrent_put_all(len(seen)).order(seen, java_string_hash)
+    return {t: table[t] for t in copied}
 
 
 def _group_consume_type(group: Group) -> str:
@@ -989,7 +1026,9 @@ def encode_consumer_connection(
     """ConsumerConnection for ``group`` as its broker sees it (one entry per consumer).
 
     Missing ``clientAddr``/``language``/``version`` are omitted (a real broker always has
-    them) so that decoding gives back ``None``.
+    them) so that decoding gives back ``None``. ``connectionSet`` keeps the consumers'
+    order (Java's is by identity hash: not reproducible); ``subscriptionTable`` is in the
+    broker's hash order (:func:`_broker_subscription_table`).
     """
     _dialect(dialect)  # same shape in 4.x and 5.x
     connections = [
@@ -1001,7 +1040,7 @@ def encode_consumer_connection(
         )
         for c in group.consumers
     ]
-    subs = merged_subscriptions(group.consumers)
+    subs = _broker_subscription_table(group.consumers)
     return fastjson.dumps(
         Bean(
             connectionSet=connections,
@@ -1041,7 +1080,11 @@ def _identity_hash(text: str) -> str:
 
 
 def _process_queue_bean(commit_offset: int, state: ProcessQueueState | None = None) -> Bean:
-    pq = state or ProcessQueueState(MessageQueue("", "", 0), commit_offset=commit_offset)
+    # Without a recorded state: every ProcessQueue a 4.9.x / 5.x client creates in a
+    # rebalance starts locked (RebalanceImpl sets it whatever the consume mode).
+    pq = state or ProcessQueueState(
+        MessageQueue("", "", 0), commit_offset=commit_offset, locked=True
+    )
     return Bean(
         cachedMsgCount=pq.cached_msg_count,
         cachedMsgMaxOffset=0,
@@ -1115,7 +1158,8 @@ def encode_consumer_running_info(
 
     ``mqTable`` holds ``consumer.assigned`` (commit offsets from the group's offsets) and
     is left out when ``assigned`` is ``None``; 5.x adds ``mqPopTable`` (from
-    ``pop_assigned``) and ``userConsumerInfo``.
+    ``pop_assigned``) and ``userConsumerInfo``. ``properties`` come out in the order of a
+    Java 9+ ``Properties`` (a ConcurrentHashMap(8)) filled in the consumer's order.
     """
     d = _dialect(dialect)
     commits = {o.queue: max(o.consumer_offset, 0) for o in (group.offsets if group else ())}
@@ -1151,7 +1195,9 @@ def encode_consumer_running_info(
         jstack=jstack,
         mqPopTable=pop_table,
         mqTable=mq_table,
-        properties=running_info_properties(consumer),
+        properties=_in_order(
+            _PROPERTIES_TABLE, running_info_properties(consumer), java_string_hash
+        ),
         statusTable=status,
         subscriptionSet=[_subscription_bean(s) for s in subs],
         userConsumerInfo={} if d >= Dialect.V5 else None,
@@ -1164,9 +1210,22 @@ def encode_consume_stats(
     dialect: Dialect | int = Dialect.V4,
     *,
     consume_tps: float = 0.0,
+    group: str = "",
 ) -> bytes:
-    """ConsumeStats of one broker; 5.1+ (``Dialect.V5``) adds ``pullOffset`` (= consumer)."""
+    """ConsumeStats of one broker; 5.1+ (``Dialect.V5``) adds ``pullOffset`` (= consumer).
+
+    Rows go in as the broker's getConsumeStats puts them: topic by topic in the order of
+    the HashSet ``whichTopicByConsumer`` returns (filled from the offset table's
+    ConcurrentHashMap(512) of ``topic@group`` keys), queue ids ascending; they come out in
+    ``offsetTable``'s hash order (HashMap in 4.9.x, ConcurrentHashMap in 5.x).
+    """
     d = _dialect(dialect)
+    rows = list(offsets)
+    keys = concurrent_map(512).order([f"{o.queue.topic}@{group}" for o in rows], java_string_hash)
+    topics = HashTable().order([k.rsplit("@", 1)[0] for k in keys], java_string_hash)
+    rank = {t: i for i, t in enumerate(topics)}
+    rows.sort(key=lambda o: (rank[o.queue.topic], o.queue.queue_id))
+    ordered = _OFFSET_TABLE[d].order(rows, lambda o: _queue_hash(o.queue))
     table = {
         o.queue: Bean(
             brokerOffset=o.broker_offset,
@@ -1174,7 +1233,7 @@ def encode_consume_stats(
             lastTimestamp=o.last_timestamp,
             pullOffset=o.consumer_offset if d >= Dialect.V5 else None,
         )
-        for o in offsets
+        for o in ordered
     }
     return fastjson.dumps(Bean(consumeTps=consume_tps, offsetTable=table))
 
@@ -1202,14 +1261,18 @@ def _group_config_bean(cfg: SubscriptionGroupConfig, dialect: Dialect) -> Bean:
 def encode_subscription_group_wrapper(
     wrapper: SubscriptionGroupWrapper, dialect: Dialect | int = Dialect.V4
 ) -> bytes:
-    """GET_ALL_SUBSCRIPTIONGROUP_CONFIG as the broker writes it (5.x adds ``forbiddenTable``)."""
+    """GET_ALL_SUBSCRIPTIONGROUP_CONFIG as the broker writes it (5.x adds ``forbiddenTable``).
+
+    The groups come out in the hash order of the broker's ConcurrentHashMap(1024).
+    """
     d = _dialect(dialect)
+    groups = _in_order(_GROUP_TABLE, wrapper.groups, java_string_hash)
     return fastjson.dumps(
         Bean(
             dataVersion=_data_version_bean(wrapper.data_version, d),
             forbiddenTable={} if d >= Dialect.V5 else None,
             subscriptionGroupTable={
-                name: _group_config_bean(cfg, d) for name, cfg in wrapper.groups.items()
+                name: _group_config_bean(cfg, d) for name, cfg in groups.items()
             },
         )
     )
@@ -1259,9 +1322,13 @@ def _queue_order(mq: MessageQueue) -> tuple[Any, Any, int]:
 def encode_topic_config_wrapper(
     wrapper: TopicConfigWrapper, dialect: Dialect | int = Dialect.V4
 ) -> bytes:
-    """GET_ALL_TOPIC_CONFIG as the broker writes it (5.x: the TopicConfigAndMapping form)."""
+    """GET_ALL_TOPIC_CONFIG as the broker writes it (5.x: the TopicConfigAndMapping form).
+
+    The topics come out in the hash order of the broker's ConcurrentHashMap(1024).
+    """
     d = _dialect(dialect)
     v5 = d >= Dialect.V5
+    topics = _in_order(_TOPIC_CONFIG_TABLE, wrapper.topics, java_string_hash)
     table = {
         name: Bean(
             attributes=dict(cfg.attributes) if v5 else None,
@@ -1273,7 +1340,7 @@ def encode_topic_config_wrapper(
             topicSysFlag=cfg.topic_sys_flag,
             writeQueueNums=cfg.write_queue_nums,
         )
-        for name, cfg in wrapper.topics.items()
+        for name, cfg in topics.items()
     }
     return fastjson.dumps(
         Bean(

