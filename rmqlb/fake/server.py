@@ -12,7 +12,12 @@ hash-ordered maps). Answers follow protocol §11.2:
   to the "client" (canned body from the snapshot, code 1 when the client is not online, 207
   after the relay delay for a silent client or one whose ``assigned`` is unknown), consume
   stats (this broker's queues only; an empty table for unknown groups), all subscription
-  groups (the snapshot's plus the built-in system groups); other codes -> 3.
+  groups (the snapshot's plus the built-in system groups), the groups consuming a topic;
+  other codes -> 3.
+
+Headers, remarks and bodies follow what a real 4.9.8 cluster answers (recorded in
+``tests/data/real-4.9.8``), maps and sets in Java's hash order; docs/protocol.md lists
+where the fake knowingly differs.
 
 With ``acl`` (access key -> secret) brokers verify every request's signature as an ACL 1.0
 broker does and answer code 1 ("Check signature failed ...") otherwise.
@@ -29,11 +34,12 @@ import socket
 import ssl
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
+from types import MappingProxyType
 from typing import IO, Any
 
 from rmqlb.errors import ProtocolError
 from rmqlb.fake.faults import Faults, FaultSpec
-from rmqlb.model import BrokerInfo, Consumer, Group, MessageQueue, Snapshot
+from rmqlb.model import BrokerInfo, Consumer, Group, MessageQueue, Snapshot, TopicRoute
 from rmqlb.remoting import bodies
 from rmqlb.remoting.acl import signature as acl_signature
 from rmqlb.remoting.codes import LanguageCode, RequestCode, ResponseCode, request_code_name
@@ -44,20 +50,38 @@ from rmqlb.remoting.frame import (
     encode_frame,
     response_to,
 )
+from rmqlb.remoting.javahash import HashTable, concurrent_map, hash_map, java_string_hash
 
 DEFAULT_CLUSTER = "DefaultCluster"
-#: Built-in groups every broker lists in its subscription-group table (MixAll).
-SYSTEM_GROUPS: tuple[str, ...] = (
+#: Built-in groups every broker lists in its subscription-group table (MixAll), in the
+#: order SubscriptionGroupManager puts them; 5.x adds CID_RMQ_SYS_TRANS.
+_SYSTEM_GROUPS_V4 = (
     "TOOLS_CONSUMER",
     "FILTERSRV_CONSUMER",
     "SELF_TEST_C_GROUP",
     "CID_ONS-HTTP-PROXY",
+    "CID_ONSAPI_PULL",
     "CID_ONSAPI_PERMISSION",
     "CID_ONSAPI_OWNER",
-    "CID_ONSAPI_PULL",
-    "CID_RMQ_SYS_TRANS",
 )
-_FAQ = "\nSee https://rocketmq.apache.org/docs/bestPractice/06FAQ for further details."
+SYSTEM_GROUPS: Mapping[int, tuple[str, ...]] = MappingProxyType(
+    {4: _SYSTEM_GROUPS_V4, 5: (*_SYSTEM_GROUPS_V4, "CID_RMQ_SYS_TRANS")}
+)
+#: FAQUrl.suggestTodo's suffix on error remarks: 4.9.x and 5.x link different pages.
+_FAQ = {
+    4: "\nSee http://rocketmq.apache.org/docs/faq/ for further details.",
+    5: "\nSee https://rocketmq.apache.org/docs/bestPractice/06FAQ for further details.",
+}
+#: Where a broker's relay times out: the first stack frame its remark names (4.9.8, 5.3.3).
+_RELAY_TIMEOUT_FRAME = {
+    4: "org.apache.rocketmq.remoting.netty.NettyRemotingAbstract.invokeSyncImpl"
+    "(NettyRemotingAbstract.java:439)",
+    5: "org.apache.rocketmq.remoting.netty.NettyRemotingAbstract.invokeSyncImpl"
+    "(NettyRemotingAbstract.java:507)",
+}
+#: The remark a Java client leaves on its successful running-info answer (it never clears
+#: RemotingCommand.createResponseCommand's default); the broker relays it verbatim.
+CLIENT_DEFAULT_REMARK = "not set any response code"
 _SERVER_VERSION = {4: 409, 5: 479}  # V4_9_8, V5_3_3
 NAMESRV = "ns"
 
@@ -373,23 +397,34 @@ class FakeCluster:
                 return self._reply(
                     cmd,
                     ResponseCode.TOPIC_NOT_EXIST,
-                    remark=f"No topic route info in name server for the topic: {topic}{_FAQ}",
+                    remark=(
+                        f"No topic route info in name server for the topic: {topic}"
+                        + _FAQ[self.dialect]
+                    ),
                 )
             standard = bodies.route_wants_standard_json(cmd.version, cmd.ext_fields)
-            names = []
-            for qd in route.queue_datas:
-                if qd.broker_name not in names:
-                    names.append(qd.broker_name)
+            # RouteInfoManager keeps a topic's queue data in a HashMap by broker name and
+            # lists its brokers from a HashSet of those names: both lists in hash order.
+            names = HashTable().order(
+                [qd.broker_name for qd in route.queue_datas], java_string_hash
+            )
+            rank = {n: i for i, n in enumerate(names)}
+            ordered = TopicRoute(
+                route.topic, tuple(sorted(route.queue_datas, key=lambda q: rank[q.broker_name]))
+            )
             brokers = {n: self.brokers[n] for n in names if n in self.brokers}
             body = bodies.encode_topic_route(
-                route, brokers, standard=standard, dialect=self.dialect
+                ordered, brokers, standard=standard, dialect=self.dialect
             )
             return self._reply(cmd, ResponseCode.SUCCESS, body=body)
         if cmd.code == RequestCode.GET_BROKER_CLUSTER_INFO:
             body = bodies.encode_cluster_info(self.brokers, dialect=self.dialect)
             return self._reply(cmd, ResponseCode.SUCCESS, body=body)
         if cmd.code == RequestCode.GET_ALL_TOPIC_LIST_FROM_NAMESERVER:
-            body = bodies.encode_topic_list(list(self.snapshot.topics))
+            # copied from the route table: a HashMap(1024) in 4.9.x, a ConcurrentHashMap in 5.x
+            table = hash_map(1024) if self.dialect == 4 else concurrent_map(1024)
+            topics = table.order(self.snapshot.topics, java_string_hash)
+            body = bodies.encode_topic_list(topics, dialect=self.dialect)
             return self._reply(cmd, ResponseCode.SUCCESS, body=body)
         return self._unsupported(cmd)
 
@@ -402,15 +437,17 @@ class FakeCluster:
     async def _broker(self, broker: str, cmd: RemotingCommand) -> RemotingCommand:
         group_name = cmd.ext("consumerGroup") or ""
         if cmd.code == RequestCode.GET_CONSUMER_LIST_BY_GROUP:
+            # The response has an (empty) custom header, so Java writes "extFields":{}.
             group = self._online_group(group_name)
             if group is None:
                 return self._reply(
                     cmd,
                     ResponseCode.SYSTEM_ERROR,
                     remark=f"no consumer for this group, {group_name}",
+                    ext_fields={},
                 )
             body = bodies.encode_consumer_id_list([c.client_id for c in group.consumers])
-            return self._reply(cmd, ResponseCode.SUCCESS, body=body)
+            return self._reply(cmd, ResponseCode.SUCCESS, body=body, ext_fields={})
         if cmd.code == RequestCode.GET_CONSUMER_CONNECTION_LIST:
             group = self._online_group(group_name)
             if group is None:
@@ -421,7 +458,7 @@ class FakeCluster:
                 )
             key = ("203", group_name)
             body = self._bodies.get(key) or bodies.encode_consumer_connection(
-                group, dialect=self.dialect
+                group, dialect=self.dialect, consume_from_where=_consume_from_where(group)
             )
             self._bodies[key] = body
             return self._reply(cmd, ResponseCode.SUCCESS, body=body)
@@ -437,10 +474,11 @@ class FakeCluster:
                 for o in offsets
                 if o.queue.broker_name == broker and (not topic or o.queue.topic == topic)
             ]
-            body = bodies.encode_consume_stats(mine, dialect=self.dialect)
+            body = bodies.encode_consume_stats(mine, dialect=self.dialect, group=group_name)
             return self._reply(cmd, ResponseCode.SUCCESS, body=body)
         if cmd.code == RequestCode.GET_ALL_SUBSCRIPTIONGROUP_CONFIG:
-            names = [*self.snapshot.groups, *SYSTEM_GROUPS]
+            # the broker creates its built-in groups first, then each group on first use
+            names = [*SYSTEM_GROUPS[self.dialect], *self.snapshot.groups]
             configs = {
                 name: group.configs[broker]
                 for name, group in self.snapshot.groups.items()
@@ -452,6 +490,9 @@ class FakeCluster:
             return self._topic_stats(cmd, broker, cmd.ext("topic") or "")
         if cmd.code == RequestCode.QUERY_CONSUMER_OFFSET:
             return self._committed_offset(cmd, broker, group_name)
+        if cmd.code == RequestCode.QUERY_TOPIC_CONSUME_BY_WHO:
+            body = bodies.encode_group_list(self._consumed_by(broker, cmd.ext("topic") or ""))
+            return self._reply(cmd, ResponseCode.SUCCESS, body=body)
         return self._unsupported(cmd)
 
     def _topic_stats(self, cmd: RemotingCommand, broker: str, topic: str) -> RemotingCommand:
@@ -499,6 +540,22 @@ class FakeCluster:
             remark="Not found, V3_0_6_SNAPSHOT maybe this group consumer boot first",
         )
 
+    def _consumed_by(self, broker: str, topic: str) -> list[str]:
+        """QUERY_TOPIC_CONSUME_BY_WHO: groups with an online client subscribing ``topic``
+        (the broker's consumer table, a ConcurrentHashMap(1024)), then groups with offsets
+        of ``topic`` on this broker (its offset table, keyed ``topic@group``)."""
+        groups = self.snapshot.groups.values()
+        online = [g.name for g in groups if any(c.subscribes(topic) for c in g.consumers)]
+        stored = [
+            f"{topic}@{g.name}"
+            for g in groups
+            if any(o.queue.topic == topic and o.queue.broker_name == broker for o in g.offsets)
+        ]
+        by_offsets = [
+            k.split("@", 1)[1] for k in concurrent_map(512).order(stored, java_string_hash)
+        ]
+        return [*concurrent_map(1024).order(online, java_string_hash), *by_offsets]
+
     def _consumer(self, group_name: str, client_id: str) -> tuple[Group, Consumer] | None:
         group = self.snapshot.groups.get(group_name)
         if group is None:
@@ -516,18 +573,23 @@ class FakeCluster:
             return self._reply(
                 cmd,
                 ResponseCode.SYSTEM_ERROR,
-                remark=f"The Consumer {group_name} {client_id} not online",
+                remark=f"The Consumer <{group_name}> <{client_id}> not online",
             )
         group, consumer = found
         if consumer.assigned is None or self.faults.has("silent-client", client_id):
             await asyncio.sleep(self.relay_delay)
+            # 4.9.x names the channel by "ip:port", 5.x by InetSocketAddress ("/ip:port").
+            channel = consumer.client_addr or ""
+            if self.dialect >= 5:
+                channel = "/" + channel
             return self._reply(
                 cmd,
                 ResponseCode.CONSUME_MSG_TIMEOUT,
                 remark=(
-                    f"consumer {group_name} {client_id} Timeout: "
+                    f"consumer <{group_name}> <{client_id}> Timeout: "
                     "org.apache.rocketmq.remoting.exception.RemotingTimeoutException: "
-                    f"wait response on the channel <{consumer.client_addr}> timeout, 10000(ms)"
+                    f"wait response on the channel <{channel}> timeout, 10000(ms), "
+                    + _RELAY_TIMEOUT_FRAME[self.dialect]
                 ),
             )
         key = ("307", group_name, client_id)
@@ -540,7 +602,16 @@ class FakeCluster:
         return self._reply(
             cmd,
             ResponseCode.SUCCESS,
+            remark=CLIENT_DEFAULT_REMARK,
             body=body,
             language=language or "JAVA",
             version=consumer.version if consumer.version is not None else self.version,
         )
+
+
+def _consume_from_where(group: Group) -> str:
+    """The group's ``consumeFromWhere`` as its clients report it (the broker keeps the one of
+    the latest heartbeat); RocketMQ's default when none says."""
+    reported = [c.properties.get("consumeFromWhere") for c in group.consumers]
+    known = [r for r in reported if r]
+    return known[-1] if known else "CONSUME_FROM_LAST_OFFSET"

@@ -12,6 +12,8 @@ What legitimately changes on the way (each rule below says why):
   data survives; an offline group has no connection list (model and type unknown);
 * two processes sharing a client id get one running-info answer (the broker relays to one);
 * the 4.x dialect has no ``mqPopTable``;
+* a route's queue data come back in the NameServer's order (hash order of broker names), so
+  both views list them by broker name;
 * sets are compared in Java order (the wire carries TreeMaps/TreeSets);
 * offsets are completed as the collector completes them: every queue id ``0 ..
   writeQueueNums-1`` of every broker of every topic the group's clients subscribe, with the broker's
@@ -19,13 +21,14 @@ What legitimately changes on the way (each rule below says why):
   served, "never committed" where none was served (or an empty queue served as never
   committed: consume stats say 0 there, and nothing prompts the question);
 * each broker answers the group's subscription config (served, or the broker's defaults);
-* a running client reports a process-queue state for every held queue (commit offset from
-  the group's offsets when not served) and a status entry for every subscribed topic.
+* a running client reports a process-queue state for every held queue (when not served:
+  commit offset from the group's offsets, and locked, as a 4.9/5.x client creates it) and
+  a status entry for every subscribed topic.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import replace
 from pathlib import Path
 
@@ -40,6 +43,7 @@ from rmqlb.model import (
     QueueOffset,
     Snapshot,
     Subscription,
+    TopicRoute,
     queue_sort_key,
     sort_queues,
 )
@@ -78,6 +82,13 @@ def _sorted_subs(subs: Iterable[Subscription]) -> tuple[Subscription, ...]:
     return tuple(sorted(subs, key=lambda s: java_key(f"{s.topic}@{s.sub_string}")))
 
 
+def _routes(topics: Mapping[str, TopicRoute]) -> dict[str, TopicRoute]:
+    return {
+        t: replace(r, queue_datas=tuple(sorted(r.queue_datas, key=lambda q: q.broker_name)))
+        for t, r in sorted(topics.items())
+    }
+
+
 def _offsets(offsets: Iterable[QueueOffset]) -> tuple[QueueOffset, ...]:
     return tuple(sorted(offsets, key=lambda o: queue_sort_key(o.queue)))
 
@@ -88,7 +99,7 @@ def _states(c: Consumer, group: Group) -> tuple[ProcessQueueState, ...]:
     held = set(c.assigned or ())
     queues = [*held, *(mq for mq, pq in served.items() if pq.dropped and mq not in held)]
     return tuple(
-        served.get(mq) or ProcessQueueState(mq, commit_offset=commits.get(mq, 0))
+        served.get(mq) or ProcessQueueState(mq, commit_offset=commits.get(mq, 0), locked=True)
         for mq in sort_queues(queues)
     )
 
@@ -186,7 +197,7 @@ def wire_view(snapshot: Snapshot, dialect: int = 4) -> Snapshot:
         wanted.add(RETRY_PREFIX + name)
         for c in group.consumers:
             wanted.update(s.topic for s in c.subscriptions)
-    topics = {t: r for t, r in sorted(snapshot.topics.items()) if t in wanted}
+    topics = _routes({t: r for t, r in snapshot.topics.items() if t in wanted})
     return Snapshot(
         topics=topics,
         groups={n: _group(g, dialect, snapshot) for n, g in sorted(snapshot.groups.items())},
@@ -197,7 +208,7 @@ def wire_view(snapshot: Snapshot, dialect: int = 4) -> Snapshot:
 def received_view(snapshot: Snapshot) -> Snapshot:
     """A collected snapshot without capture metadata, in the same canonical order."""
     return Snapshot(
-        topics=dict(sorted(snapshot.topics.items())),
+        topics=_routes(snapshot.topics),
         groups={
             n: replace(
                 g,
