@@ -38,7 +38,11 @@ def test_clean_passes_in_every_format(fmt: str, capsys: pytest.CaptureFixture[st
 
 
 @pytest.mark.parametrize("fmt", ["table", "plain", "markdown", "json"])
-def test_bad_examples_fail_with_file_and_line(fmt: str, capsys: pytest.CaptureFixture[str]) -> None:
+def test_bad_examples_fail_with_file_and_line(
+    fmt: str, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Wide enough that no absolute path wraps inside a table cell, wherever the clone lives.
+    monkeypatch.setenv("COLUMNS", "300")
     assert run(["check", "-o", fmt, *ALL_YAML]) == 1
     out = capsys.readouterr().out
     seed = str(EXAMPLES / "subscription-inconsistent.yaml")
