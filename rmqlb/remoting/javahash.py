@@ -146,10 +146,19 @@ def concurrent_map(initial_capacity: int | None = None) -> HashTable:
 def concurrent_put_all(count: int) -> HashTable:
     """An empty ``new ConcurrentHashMap<>()`` after ``putAll`` of ``count`` entries.
 
-    ``putAll`` presizes the table first (``tryPresize``), so two entries land in a table of 4,
-    not 16: the order differs from putting them one by one.
+    ``putAll`` presizes the table first (``tryPresize``): it allocates
+    ``tableSizeFor(count * 1.5 + 1)`` slots and, while that target is above 3/4 of the table,
+    doubles it. So two entries land in a table of 8, not 16 as put one by one would
+    (measured on OpenJDK 17: 1 -> 2, 2 -> 8, 3-5 -> 16, 6-10 -> 32, 11-21 -> 64 slots).
+
+    >>> [concurrent_put_all(n).size for n in (1, 2, 3, 6, 11, 22)]
+    [2, 8, 16, 32, 64, 128]
     """
-    return HashTable(max(table_size_for(count + (count >> 1) + 1), 1), concurrent=True)
+    target = table_size_for(count + (count >> 1) + 1)
+    size = target
+    while target > size - (size >> 2) and size < _MAX_TABLE:
+        size *= 2
+    return HashTable(size, concurrent=True)
 
 
 def java_hash_set_order(items: Iterable[T], hash_of: Callable[[T], int]) -> list[T]:
