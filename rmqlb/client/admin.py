@@ -18,7 +18,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
 from rmqlb.client.connection import Connection, Signer, TlsConfig
@@ -44,11 +44,23 @@ class ClientOptions:
     reconnect_after: float = 2.0
 
 
-class AdminClient:
-    """Read-only admin calls; one pooled connection per address. ``async with`` closes all."""
+#: Sees every answer :meth:`AdminClient.call` receives: (address, request code, request
+#: extFields, response), before the response is checked. Must not raise.
+ResponseTap = Callable[[str, int, Mapping[str, str], RemotingCommand], None]
 
-    def __init__(self, options: ClientOptions | None = None) -> None:
+
+class AdminClient:
+    """Read-only admin calls; one pooled connection per address. ``async with`` closes all.
+
+    ``tap`` (optional) is shown every answer received, successful or not (the test suite's
+    recorder keeps a real cluster's answers with it).
+    """
+
+    def __init__(
+        self, options: ClientOptions | None = None, *, tap: ResponseTap | None = None
+    ) -> None:
         self.options = options or ClientOptions()
+        self._tap = tap
         self._connections: dict[str, Connection] = {}
         self._locks: dict[str, asyncio.Lock] = {}
         self._failed: dict[str, tuple[float, ConnectFailed]] = {}
@@ -133,6 +145,8 @@ class AdminClient:
             conn = await self._connection(addr, left)
             left = max(deadline - time.monotonic(), 0.001)
             response = await conn.request(code, ext_fields, timeout=left)
+            if self._tap is not None:
+                self._tap(addr, code, dict(ext_fields or {}), response)
             if response.code == ResponseCode.SUCCESS:
                 return response
             error = response_error(response.code, response.remark, code)
