@@ -39,10 +39,25 @@ from typing import IO, Any
 
 from rmqlb.errors import ProtocolError
 from rmqlb.fake.faults import Faults, FaultSpec
-from rmqlb.model import BrokerInfo, Consumer, Group, MessageQueue, Snapshot, TopicRoute
+from rmqlb.model import (
+    BrokerInfo,
+    Consumer,
+    Group,
+    MessageModel,
+    MessageQueue,
+    QueueOffset,
+    Snapshot,
+    TopicRoute,
+)
 from rmqlb.remoting import bodies
 from rmqlb.remoting.acl import signature as acl_signature
-from rmqlb.remoting.codes import LanguageCode, RequestCode, ResponseCode, request_code_name
+from rmqlb.remoting.codes import (
+    LanguageCode,
+    RequestCode,
+    ResponseCode,
+    request_code_name,
+    version_name,
+)
 from rmqlb.remoting.frame import (
     FrameDecoder,
     RemotingCommand,
@@ -423,10 +438,29 @@ class FakeCluster:
         if cmd.code == RequestCode.GET_ALL_TOPIC_LIST_FROM_NAMESERVER:
             # copied from the route table: a HashMap(1024) in 4.9.x, a ConcurrentHashMap in 5.x
             table = hash_map(1024) if self.dialect == 4 else concurrent_map(1024)
-            topics = table.order(self.snapshot.topics, java_string_hash)
+            names = [*self._system_topics(), *self.snapshot.topics]
+            topics = table.order(names, java_string_hash)
             body = bodies.encode_topic_list(topics, dialect=self.dialect)
             return self._reply(cmd, ResponseCode.SUCCESS, body=body)
         return self._unsupported(cmd)
+
+    def _system_topics(self) -> list[str]:
+        """The topics every 4.9.8 broker registers with default settings (TopicConfigManager,
+        and the transaction half topic), as its NameServer lists them; none for 5.x."""
+        if self.dialect != 4:
+            return []
+        clusters = dict.fromkeys(info.cluster or DEFAULT_CLUSTER for info in self.brokers.values())
+        return [
+            "SELF_TEST_TOPIC",
+            "TBW102",
+            "BenchmarkTest",
+            *clusters,
+            *self.brokers,
+            "OFFSET_MOVED_EVENT",
+            "SCHEDULE_TOPIC_XXXX",
+            *(f"{c}_REPLY_TOPIC" for c in clusters),
+            "RMQ_SYS_TRANS_HALF_TOPIC",
+        ]
 
     # --- Broker --------------------------------------------------------------------------
 
@@ -465,16 +499,8 @@ class FakeCluster:
         if cmd.code == RequestCode.GET_CONSUMER_RUNNING_INFO:
             return await self._running_info(cmd, group_name, cmd.ext("clientId") or "")
         if cmd.code == RequestCode.GET_CONSUME_STATS:
-            group = self.snapshot.groups.get(group_name)
-            offsets = [] if group is None else group.offsets
-            topic = cmd.ext("topic")
-            # A real broker answers a never-committed queue with consumerOffset 0.
-            mine = [
-                o if o.committed else replace(o, consumer_offset=0)
-                for o in offsets
-                if o.queue.broker_name == broker and (not topic or o.queue.topic == topic)
-            ]
-            body = bodies.encode_consume_stats(mine, dialect=self.dialect, group=group_name)
+            rows = self._consume_stats(broker, group_name, cmd.ext("topic"))
+            body = bodies.encode_consume_stats(rows, dialect=self.dialect, group=group_name)
             return self._reply(cmd, ResponseCode.SUCCESS, body=body)
         if cmd.code == RequestCode.GET_ALL_SUBSCRIPTIONGROUP_CONFIG:
             # the broker creates its built-in groups first, then each group on first use
@@ -490,6 +516,18 @@ class FakeCluster:
             return self._topic_stats(cmd, broker, cmd.ext("topic") or "")
         if cmd.code == RequestCode.QUERY_CONSUMER_OFFSET:
             return self._committed_offset(cmd, broker, group_name)
+        if cmd.code in (RequestCode.GET_MAX_OFFSET, RequestCode.GET_MIN_OFFSET):
+            mq = MessageQueue(cmd.ext("topic") or "", broker, _int(cmd.ext("queueId")))
+            low, high = self._store_range(mq)
+            offset = high if cmd.code == RequestCode.GET_MAX_OFFSET else low
+            return self._reply(cmd, ResponseCode.SUCCESS, ext_fields={"offset": str(offset)})
+        if cmd.code == RequestCode.GET_BROKER_RUNTIME_INFO:
+            # Only what the fake knows: its version. A real broker adds ~60 statistics.
+            table = {
+                "brokerVersionDesc": version_name(self.version),
+                "brokerVersion": str(self.version),
+            }
+            return self._reply(cmd, ResponseCode.SUCCESS, body=bodies.encode_kv_table(table))
         if cmd.code == RequestCode.QUERY_TOPIC_CONSUME_BY_WHO:
             body = bodies.encode_group_list(self._consumed_by(broker, cmd.ext("topic") or ""))
             return self._reply(cmd, ResponseCode.SUCCESS, body=body)
@@ -520,12 +558,64 @@ class FakeCluster:
             mq: known.get(mq, bodies.QueueStats(0, 0))
             for mq in (MessageQueue(topic, broker, qid) for qid in range(count))
         }
-        return self._reply(cmd, ResponseCode.SUCCESS, body=bodies.encode_topic_stats(stats))
+        body = bodies.encode_topic_stats(stats, self.dialect)
+        return self._reply(cmd, ResponseCode.SUCCESS, body=body)
+
+    def _consume_stats(self, broker: str, group_name: str, topic: str | None) -> list[QueueOffset]:
+        """GET_CONSUME_STATS rows as a broker builds them (AdminBrokerProcessor).
+
+        Topics: the one asked for, else those the group committed offsets of here (a
+        BROADCASTING group keeps its offsets in its clients: none); a topic missing from the
+        group's subscriptions is skipped while the group has any. Rows: queue ids
+        ``0 .. readQueueNums-1`` of this broker, the consumer offset 0 when never committed.
+        """
+        group = self.snapshot.groups.get(group_name)
+        if group is None:
+            return []
+        mine = {o.queue: o for o in group.offsets if o.queue.broker_name == broker}
+        if topic:
+            topics = [topic]
+        elif group.message_model is MessageModel.BROADCASTING:
+            topics = []
+        else:
+            topics = list(dict.fromkeys(mq.topic for mq, o in mine.items() if o.committed))
+        subscribed = bodies.merged_subscriptions(group.consumers)
+        rows = []
+        for name in topics:
+            if subscribed and name not in subscribed:
+                continue
+            route = self.snapshot.topics.get(name)
+            reads = (
+                [qd.read_queue_nums for qd in route.queue_datas if qd.broker_name == broker]
+                if route
+                else []
+            )
+            if route is not None and not reads:
+                continue  # no such topic on this broker
+            ids = (
+                range(max(reads)) if reads else sorted(q.queue_id for q in mine if q.topic == name)
+            )
+            for qid in ids:
+                mq = MessageQueue(name, broker, qid)
+                o = mine.get(mq) or QueueOffset(mq, self._store_range(mq)[1], 0)
+                rows.append(o if o.committed else replace(o, consumer_offset=0))
+        return rows
+
+    def _store_range(self, mq: MessageQueue) -> tuple[int, int]:
+        """The (min, max) offset of ``mq`` in this broker's store, from every group's offsets
+        (0 when the snapshot has none, as for a queue nothing was ever written to)."""
+        found = [o for g in self.snapshot.groups.values() for o in g.offsets if o.queue == mq]
+        if not found:
+            return 0, 0
+        lows = [o.min_offset for o in found if o.min_offset is not None]
+        return (min(lows) if lows else 0), max(o.broker_offset for o in found)
 
     def _committed_offset(
         self, cmd: RemotingCommand, broker: str, group_name: str
     ) -> RemotingCommand:
-        """QUERY_CONSUMER_OFFSET: the snapshot's committed offset, else code 22."""
+        """QUERY_CONSUMER_OFFSET: the snapshot's committed offset; for a queue never committed,
+        0 while its min offset is 0 and its first message in memory (4.9.x: also when it is
+        empty; 5.x: only when a message is there), else code 22 (ConsumerManageProcessor)."""
         group = self.snapshot.groups.get(group_name)
         topic, qid = cmd.ext("topic") or "", cmd.ext("queueId") or ""
         for o in group.offsets if group is not None else ():
@@ -534,6 +624,9 @@ class FakeCluster:
                 return self._reply(
                     cmd, ResponseCode.SUCCESS, ext_fields={"offset": str(o.consumer_offset)}
                 )
+        low, high = self._store_range(MessageQueue(topic, broker, _int(qid)))
+        if low <= 0 and (self.dialect == 4 or high > 0):
+            return self._reply(cmd, ResponseCode.SUCCESS, ext_fields={"offset": "0"})
         return self._reply(
             cmd,
             ResponseCode.QUERY_NOT_FOUND,
@@ -607,6 +700,14 @@ class FakeCluster:
             language=language or "JAVA",
             version=consumer.version if consumer.version is not None else self.version,
         )
+
+
+def _int(text: str | None) -> int:
+    """An extField as Java's header decoder reads a number (0 when it is not one)."""
+    try:
+        return int(text or "")
+    except ValueError:
+        return 0
 
 
 def _consume_from_where(group: Group) -> str:

@@ -825,7 +825,8 @@ _BROKER_ADDR_TABLE = {Dialect.V4: hash_map(128), Dialect.V5: concurrent_map(128)
 _CLUSTER_ADDR_TABLE = {Dialect.V4: hash_map(32), Dialect.V5: concurrent_map(32)}
 # TopicList.topicList: a HashSet in 4.9.x, ConcurrentHashMap.newKeySet() in 5.x.
 _TOPIC_SET = {Dialect.V4: HashTable(), Dialect.V5: concurrent_map()}
-# ConsumeStats.offsetTable: a HashMap in 4.9.x, a ConcurrentHashMap in 5.x.
+# ConsumeStats.offsetTable and TopicStatsTable.offsetTable: a HashMap in 4.9.x, a
+# ConcurrentHashMap in 5.x.
 _OFFSET_TABLE = {Dialect.V4: HashTable(), Dialect.V5: concurrent_map()}
 # The broker's SubscriptionGroupManager / TopicConfigManager: ConcurrentHashMap(1024).
 _GROUP_TABLE = concurrent_map(1024)
@@ -1302,15 +1303,22 @@ def _group_config(name: str, cfg: GroupConfig | None) -> SubscriptionGroupConfig
     )
 
 
-def encode_topic_stats(stats: Mapping[MessageQueue, QueueStats]) -> bytes:
-    """TopicStatsTable of one broker (GET_TOPIC_STATS_INFO, 4.x field set)."""
+def encode_topic_stats(
+    stats: Mapping[MessageQueue, QueueStats], dialect: Dialect | int = Dialect.V4
+) -> bytes:
+    """TopicStatsTable of one broker (GET_TOPIC_STATS_INFO, 4.x field set).
+
+    The broker puts queue ids in ascending order into a HashMap (4.9.x) or a
+    ConcurrentHashMap (5.x): the table comes out in that map's hash order.
+    """
+    queues = sorted(stats, key=_queue_order)
     table = {
         mq: Bean(
-            lastUpdateTimestamp=qs.last_update_timestamp,
-            maxOffset=qs.max_offset,
-            minOffset=qs.min_offset,
+            lastUpdateTimestamp=stats[mq].last_update_timestamp,
+            maxOffset=stats[mq].max_offset,
+            minOffset=stats[mq].min_offset,
         )
-        for mq, qs in sorted(stats.items(), key=lambda item: _queue_order(item[0]))
+        for mq in _OFFSET_TABLE[_dialect(dialect)].order(queues, _queue_hash)
     }
     return fastjson.dumps(Bean(offsetTable=table))
 

@@ -16,10 +16,14 @@ What legitimately changes on the way (each rule below says why):
   both views list them by broker name;
 * sets are compared in Java order (the wire carries TreeMaps/TreeSets);
 * offsets are completed as the collector completes them: every queue id ``0 ..
-  writeQueueNums-1`` of every broker of every topic the group's clients subscribe, with the broker's
-  min/max offsets (the fake derives them from all groups' offsets), committed offsets as
-  served, "never committed" where none was served (or an empty queue served as never
-  committed: consume stats say 0 there, and nothing prompts the question);
+  writeQueueNums-1`` of every broker of every topic the group's clients subscribe, with the
+  broker's min/max offsets (the fake derives them from all groups' offsets) and committed
+  offsets as served; a queue never committed comes back as the broker answers QUERY_CONSUMER_OFFSET:
+  0 while its min offset is 0 (4.9: always then, 5.x: only when it holds a message), else
+  "never committed"; an empty queue consume stats list at 0 is not asked about; topics the
+  collector does not complete keep the consume-stats rows, which a broker writes for every
+  queue id below readQueueNums of each topic the group committed there (none for a
+  BROADCASTING group);
 * each broker answers the group's subscription config (served, or the broker's defaults);
 * a running client reports a process-queue state for every held queue (when not served:
   commit offset from the group's offsets, and locked, as a 4.9/5.x client creates it) and
@@ -38,6 +42,7 @@ from rmqlb.model import (
     ConsumeStatus,
     Group,
     GroupConfig,
+    MessageModel,
     MessageQueue,
     ProcessQueueState,
     QueueOffset,
@@ -134,7 +139,34 @@ def _consumer(c: Consumer, group: Group, dialect: int) -> Consumer:
     )
 
 
-def _completed_offsets(snapshot: Snapshot, g: Group) -> tuple[QueueOffset, ...]:
+def _consume_stats(
+    snapshot: Snapshot, g: Group, ranges: Mapping[MessageQueue, tuple[int, int]]
+) -> dict[MessageQueue, QueueOffset]:
+    """The rows the fake's GET_CONSUME_STATS lists, over all brokers (the broker's rule:
+    topics the group committed on that broker and subscribes, queue ids below
+    readQueueNums, 0 where never committed; a BROADCASTING group's offsets stay in its
+    clients)."""
+    if g.message_model is MessageModel.BROADCASTING:
+        return {}
+    subscribed = merged_subscriptions(g.consumers)
+    served = {o.queue: o for o in g.offsets}
+    rows: dict[MessageQueue, QueueOffset] = {}
+    for broker in broker_names(snapshot):
+        here = [o for o in g.offsets if o.queue.broker_name == broker]
+        for topic in dict.fromkeys(o.queue.topic for o in here if o.committed):
+            if subscribed and topic not in subscribed:
+                continue
+            route = snapshot.topics.get(topic)
+            reads = [q.read_queue_nums for q in route.queue_datas if q.broker_name == broker]
+            ids = range(max(reads)) if route is not None and reads else ()
+            for qid in ids:
+                mq = MessageQueue(topic, broker, qid)
+                o = served.get(mq) or QueueOffset(mq, ranges.get(mq, (0, 0))[1], 0)
+                rows[mq] = o if o.committed else replace(o, consumer_offset=0)
+    return rows
+
+
+def _completed_offsets(snapshot: Snapshot, g: Group, dialect: int) -> tuple[QueueOffset, ...]:
     topics = {s.topic for c in g.consumers for s in c.subscriptions}
     ranges: dict[MessageQueue, tuple[int, int]] = {}  # the fake's min/max over all groups
     for other in snapshot.groups.values():
@@ -142,6 +174,7 @@ def _completed_offsets(snapshot: Snapshot, g: Group) -> tuple[QueueOffset, ...]:
             low, high = ranges.get(o.queue, (o.min_offset or 0, o.broker_offset))
             ranges[o.queue] = (min(low, o.min_offset or 0), max(high, o.broker_offset))
     served = {o.queue: o for o in g.offsets}
+    stats = _consume_stats(snapshot, g, ranges)
     out = []
     for topic in topics:
         route = snapshot.topics.get(topic)
@@ -150,14 +183,19 @@ def _completed_offsets(snapshot: Snapshot, g: Group) -> tuple[QueueOffset, ...]:
                 mq = MessageQueue(topic, qd.broker_name, qid)
                 low, high = ranges.get(mq, (0, 0))
                 o = served.get(mq)
-                if o is None or (not o.committed and high > low):
-                    committed = NEVER_COMMITTED
+                listed = stats.get(mq)
+                if o is not None and o.committed:
+                    committed = o.consumer_offset
+                elif listed is not None and high <= low:
+                    committed = 0  # consume stats say 0, and nothing prompts the question
+                elif low <= 0 and (dialect == 4 or high > 0):
+                    committed = 0  # the broker's QUERY_CONSUMER_OFFSET answer (see above)
                 else:
-                    committed = max(o.consumer_offset, 0)
-                last = o.last_timestamp if o is not None else 0
+                    committed = NEVER_COMMITTED
+                last = listed.last_timestamp if listed is not None else 0
                 out.append(QueueOffset(mq, high, committed, last, low))
     inside = {o.queue for o in out}
-    out += [o for o in g.offsets if o.queue not in inside]
+    out += [o for mq, o in stats.items() if mq not in inside]
     return _offsets(out)
 
 
@@ -185,7 +223,7 @@ def _group(g: Group, dialect: int, snapshot: Snapshot) -> Group:
             else None
         ),
         consumers=tuple(consumers),
-        offsets=_completed_offsets(snapshot, g),
+        offsets=_completed_offsets(snapshot, g, dialect),
         configs={b: g.configs.get(b, GroupConfig()) for b in broker_names(snapshot)},
     )
 

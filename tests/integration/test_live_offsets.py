@@ -42,12 +42,13 @@ def _served() -> Snapshot:
         offsets=tuple(QueueOffset(mq, 10, 7, 0, 2) for mq in t1),
         configs={"broker-a": GroupConfig(notify_consumer_ids_changed_enable=False)},
     )
-    # Another group writes down what the broker holds in T2 and in T1's unread queues 2..3.
+    # Another group writes down what the broker holds in T2 and in T1's unread queues 2..3
+    # (queue 3's oldest 3 messages are already deleted).
     other = Group(
         "Other",
         offsets=(
             *(QueueOffset(mq, 20, 20, 0, 5) for mq in t2),
-            *(QueueOffset(MessageQueue("T1", "broker-a", i), 30, 0, 0, 0) for i in (2, 3)),
+            *(QueueOffset(MessageQueue("T1", "broker-a", i), 30, 0, 0, i - 2) for i in (2, 3)),
         ),
     )
     return Snapshot(
@@ -69,9 +70,13 @@ def test_every_queue_gets_an_offset_and_never_committed_is_a_value() -> None:
     offsets = {(o.queue.topic, o.queue.queue_id): o for o in group.offsets}
     # T1: committed offsets, min and max offsets from the topic's stats.
     assert offsets["T1", 0] == QueueOffset(MessageQueue("T1", "broker-a", 0), 10, 7, 0, 2)
-    # T1 queues 2..3 are written but never read (writeQueueNums 4 > readQueueNums 2).
+    # T1 queues 2..3 are written but never read (writeQueueNums 4 > readQueueNums 2). A 4.9
+    # broker answers 0 for a never-committed queue that still starts at offset 0 (queue 2),
+    # "not found" once its oldest messages are deleted (queue 3).
+    assert offsets["T1", 2].consumer_offset == 0
+    assert offsets["T1", 2].lag == 30
     assert offsets["T1", 3].consumer_offset == NEVER_COMMITTED
-    assert offsets["T1", 3].lag == 30
+    assert (offsets["T1", 3].min_offset, offsets["T1", 3].lag) == (1, 29)
     # T2: consume stats would say nothing; never committed, lag counted from the min offset.
     assert offsets["T2", 1].consumer_offset == NEVER_COMMITTED
     assert (offsets["T2", 1].min_offset, offsets["T2", 1].lag) == (5, 15)
