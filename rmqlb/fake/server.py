@@ -552,7 +552,12 @@ class FakeCluster:
                 if seen is not None:
                     low = min(low, seen.min_offset)
                 high = max(o.broker_offset, seen.max_offset if seen else 0)
-                known[o.queue] = bodies.QueueStats(low, high, o.last_timestamp)
+                # The store time of the queue's last message: what a group that consumed
+                # the queue to its end saw last (else unknown: 0).
+                last = seen.last_update_timestamp if seen else 0
+                if o.consumer_offset == o.broker_offset == high and o.last_timestamp:
+                    last = o.last_timestamp
+                known[o.queue] = bodies.QueueStats(low, high, last)
         count = max(qd.write_queue_nums for qd in datas)
         stats = {
             mq: known.get(mq, bodies.QueueStats(0, 0))
