@@ -108,7 +108,7 @@ class HashTable:
         """The table size after ``count`` distinct keys were put."""
         size = self.size
         while size < _MAX_TABLE and (
-            count >= size * 3 // 4 if self.concurrent else count > size * 3 // 4
+            count >= size - (size >> 2) if self.concurrent else count > size * 3 // 4
         ):
             size *= 2
         return size
