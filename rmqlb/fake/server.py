@@ -708,7 +708,7 @@ class FakeCluster:
 
 
 def _int(text: str | None) -> int:
-    """An extField as Java's header decoder reads a number (0 when it is not one)."""
+    """A numeric extField (0 when it is not a number, where a broker would refuse)."""
     try:
         return int(text or "")
     except ValueError:
