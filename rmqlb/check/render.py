@@ -24,6 +24,7 @@ from tabulate import tabulate
 from rmqlb.check.rules import CheckFinding, CheckResult, CountAllocation, CountsTable
 from rmqlb.diagnose.report import Severity
 from rmqlb.model.queue import MessageQueue, sort_queues
+from rmqlb.render.safe import escape_json_controls, safe
 
 CHECK_FORMAT = "rmqlb.check/1"
 FORMATS = ("table", "plain", "markdown", "json")
@@ -78,6 +79,7 @@ def summary(result: CheckResult, fail_on: str) -> str:
 
 def plain_text(result: CheckResult, fail_on: str) -> str:
     """Compiler-style lines, one finding each, its hint indented below."""
+    result = safe(result)
     lines = []
     for f in result.findings:
         lines.append(f"{f.loc}: {f.severity.value} {f.code} {where(f)}: {f.message}")
@@ -92,6 +94,7 @@ def _md(text: str) -> str:
 
 def markdown_text(result: CheckResult, fail_on: str) -> str:
     """A GitHub-flavoured Markdown report."""
+    result = safe(result)
     out = ["## rmqlb check", ""]
     if result.findings:
         rows = [
@@ -179,6 +182,7 @@ def json_document(result: CheckResult, fail_on: str) -> dict[str, Any]:
 
 def rich_findings(result: CheckResult, console: Console, fail_on: str) -> None:
     """A Rich table of the findings (severity | code, place, finding, fix), then the summary."""
+    result = safe(result)
     if result.findings:
         table = Table(title="rmqlb check", show_lines=True, title_justify="left", expand=False)
         table.add_column("severity", no_wrap=True)
@@ -234,6 +238,7 @@ DETAIL_HEADERS = ["client id", "member", "queues", "which"]
 
 def counts_text(result: CheckResult, markdown: bool) -> str:
     """``--explain-counts`` as plain text or Markdown."""
+    result = safe(result)
     fmt = "github" if markdown else "simple"
     out: list[str] = []
     for table in result.counts:
@@ -261,22 +266,20 @@ def counts_text(result: CheckResult, markdown: bool) -> str:
 
 def rich_counts(result: CheckResult, console: Console) -> None:
     """``--explain-counts`` as Rich tables."""
+    result = safe(result)
     for table in result.counts:
-        overview = Table(
-            title=_counts_title(table),
-            title_justify="left",
-        )
+        overview = Table(title=Text(_counts_title(table)), title_justify="left")
         for header in COUNT_HEADERS:
             overview.add_column(header)
         for values in _count_rows(table):
-            overview.add_row(*values, style="yellow" if values[3] != "0" else None)
+            overview.add_row(*map(Text, values), style="yellow" if values[3] != "0" else None)
         console.print(overview)
         for row in table.rows:
             detail = Table(title=f"{row.total} consumers", title_justify="left")
             for header in DETAIL_HEADERS:
                 detail.add_column(header, overflow="fold")
             for values in _detail_rows(row):
-                detail.add_row(*values, style="yellow" if values[2] == "0" else None)
+                detail.add_row(*map(Text, values), style="yellow" if values[2] == "0" else None)
             console.print(detail)
 
 
@@ -295,7 +298,8 @@ def write_check(
             target.write(text)
 
     if fmt == "json":
-        emit(json.dumps(json_document(result, fail_on), indent=2, ensure_ascii=False) + "\n")
+        text = json.dumps(json_document(result, fail_on), indent=2, ensure_ascii=False)
+        emit(escape_json_controls(text) + "\n")
     elif fmt == "table" and isinstance(target, Console):
         if result.counts:
             rich_counts(result, target)

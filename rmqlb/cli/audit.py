@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from rmqlb.cli.app import app
+from rmqlb.cli.messages import say
 from rmqlb.cli.options import ColorOption, FailOn, FailOnOption, Output, OutputOption
 from rmqlb.errors import InputError
 
@@ -145,9 +146,9 @@ def audit(  # noqa: PLR0917  (typer maps every option to a parameter)
         first = f": {_problem_line(result)}" if result.problems else ""
         raise InputError(f"no usable snapshot found under {' '.join(paths or [])}{first}")
     for problem in result.problems[:5]:
-        sys.stderr.write(f"rmqlb: skipped {_problem_text(problem)}\n")
+        say(f"skipped {_problem_text(problem)}")
     if result.problem_count > 5:
-        sys.stderr.write(f"rmqlb: ... and {result.problem_count - 5} more skipped inputs\n")
+        say(f"... and {result.problem_count - 5} more skipped inputs")
     if report is not None:
         from rmqlb.pipeline.html import write_html_report
 
@@ -157,8 +158,10 @@ def audit(  # noqa: PLR0917  (typer maps every option to a parameter)
         import json
 
         from rmqlb.pipeline import summary_json
+        from rmqlb.render.safe import escape_json_controls
 
-        sys.stdout.write(json.dumps(summary_json(result), indent=2, ensure_ascii=False) + "\n")
+        text = json.dumps(summary_json(result), indent=2, ensure_ascii=False)
+        sys.stdout.write(escape_json_controls(text) + "\n")
     else:
         # a pipe or a file gets wide lines rather than Rich's 80 columns of folded names
         width = None if sys.stdout.isatty() else 160
@@ -193,10 +196,14 @@ def _generate(
         raise InputError(str(exc)) from None
     except OSError as exc:
         raise InputError(f"--out {out}: {exc.strerror or exc}") from None
+    from rmqlb.render.safe import escape_controls
+
     typer.echo(
-        f"wrote {manifest['snapshots']} snapshots ({len(manifest['clusters'])} clusters, "
-        f"{groups} groups each) and {len(manifest['injections'])} injected problems "
-        f"to {out} (manifest: {out / MANIFEST})"
+        escape_controls(
+            f"wrote {manifest['snapshots']} snapshots ({len(manifest['clusters'])} clusters, "
+            f"{groups} groups each) and {len(manifest['injections'])} injected problems "
+            f"to {out} (manifest: {out / MANIFEST})"
+        )
     )
     return 0
 
@@ -208,7 +215,9 @@ def render_summary(result: AuditResult, console: Console, *, markdown: bool, top
     from rich.text import Text
 
     from rmqlb.pipeline.result import top_offenders
+    from rmqlb.render.safe import safe
 
+    result = safe(result)
     style = box.MARKDOWN if markdown else box.SIMPLE_HEAD
     persistent = sum(1 for f in result.findings if f.persistence == "persistent")
     console.print(

@@ -9,6 +9,7 @@ from typing import Annotated
 import typer
 
 from rmqlb.cli.app import app
+from rmqlb.cli.messages import say
 from rmqlb.cli.options import (
     DEFAULT_MAX_IN_FLIGHT,
     DEFAULT_TIMEOUT,
@@ -71,6 +72,7 @@ def dump(  # noqa: PLR0917  (typer maps every option to a parameter)
     4 partial (the failed requests are listed on stderr and in the snapshot's errors).
     """
     from rmqlb.cli.live import LiveOptions, snapshot_from_cluster
+    from rmqlb.render.safe import escape_json_controls
     from rmqlb.snapshot import dumps_snapshot, save_snapshot
     from rmqlb.snapshot import redact as redact_snapshot
 
@@ -95,7 +97,7 @@ def dump(  # noqa: PLR0917  (typer maps every option to a parameter)
     if redact:
         snapshot = redact_snapshot(snapshot)
     if output_file is None:
-        sys.stdout.write(dumps_snapshot(snapshot))
+        sys.stdout.write(escape_json_controls(dumps_snapshot(snapshot)))
         sys.stdout.flush()
     else:
         save_snapshot(snapshot, output_file)
@@ -109,14 +111,13 @@ def dump(  # noqa: PLR0917  (typer maps every option to a parameter)
             (len(snapshot.topics), "topic"),
         )
     )
-    sys.stderr.write(f"rmqlb dump: {counts}{where}\n")
+    say(f"{counts}{where}", prefix="rmqlb dump")
     if snapshot.errors:
         failed = _count(len(snapshot.errors), "request")
-        sys.stderr.write(f"rmqlb dump: partial snapshot, {failed} failed:\n")
-        for err in snapshot.errors[:20]:
-            sys.stderr.write(f"  {err.target}: {err.request}: {err.message}\n")
+        lines = [f"  {err.target}: {err.request}: {err.message}" for err in snapshot.errors[:20]]
         if len(snapshot.errors) > 20:
-            sys.stderr.write(f"  ... and {len(snapshot.errors) - 20} more (see 'errors')\n")
+            lines.append(f"  ... and {len(snapshot.errors) - 20} more (see 'errors')")
+        say("\n".join([f"partial snapshot, {failed} failed:", *lines]), prefix="rmqlb dump")
         return int(ExitCode.PARTIAL)
     return int(ExitCode.OK)
 

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 
 from rmqlb.cli.app import app
+from rmqlb.cli.messages import error
 from rmqlb.cli.options import ColorOption, Output, OutputOption, make_console, resolve_output
 from rmqlb.errors import AllocationError, ExitCode, InputError
 
@@ -172,14 +173,12 @@ def simulate(  # noqa: PLR0917  (one parameter per flag, as typer wants)
     _emit(outcomes, fmt, color)
     failed = [o for o in outcomes if o.error is not None]
     if not multi and failed:
-        sys.stderr.write(f"rmqlb: error: {_one_line(failed[0].error or '')}\n")
+        error(_one_line(failed[0].error or ""))
         return ExitCode.BAD_INPUT
     invalid = [o for o in outcomes if o.invalid]
     if invalid:
         first = _one_line(invalid[0].error or "")
-        sys.stderr.write(
-            f"rmqlb: error: {len(invalid)} of {len(outcomes)} cases invalid: {first}\n"
-        )
+        error(f"{len(invalid)} of {len(outcomes)} cases invalid: {first}")
         return ExitCode.BAD_INPUT
     return ExitCode.OK
 
@@ -691,6 +690,8 @@ def _balance_of(
 
 def _emit(outcomes: list[_Outcome], fmt: Output, color: bool | None) -> None:
     multi = len(outcomes) > 1
+    from rmqlb.render.safe import escape_json_controls, safe
+
     if fmt is Output.json:
         from rmqlb.allocate.whatif import what_if_to_json
 
@@ -699,9 +700,9 @@ def _emit(outcomes: list[_Outcome], fmt: Output, color: bool | None) -> None:
                 obj: dict[str, Any] = {"id": outcome.case.id, "error": outcome.error}
             else:
                 obj = what_if_to_json(outcome.case.id, outcome.result)
-            sys.stdout.write(json.dumps(obj, ensure_ascii=False) + "\n")
+            sys.stdout.write(escape_json_controls(json.dumps(obj, ensure_ascii=False)) + "\n")
         return
-    layouts = [_layout(o, multi) for o in outcomes]
+    layouts = safe([_layout(o, multi) for o in outcomes])
     if not multi and outcomes[0].result is None:
         return  # the error goes to stderr alone
     if fmt is Output.table:

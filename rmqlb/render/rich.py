@@ -29,6 +29,7 @@ from rmqlb.diagnose.report import (
 from rmqlb.errors import ExitCode
 from rmqlb.render import _view as v
 from rmqlb.render.options import RenderOptions
+from rmqlb.render.safe import safe
 
 STATUS_STYLE: dict[QueueStatus, str] = {
     QueueStatus.ok: "green",
@@ -113,7 +114,7 @@ def _queue_table(group: str, t: TopicReport, o: RenderOptions, width: int) -> li
                 Text(r.status.value, style=style),
             ]
             if view.show_lag:
-                cells.append(v.lag_text(r.lag))
+                cells.append(Text(v.lag_text(r.lag)))
             table.add_row(*cells, style="bold" if changed else None)
         out.append(table)
     if view.hidden_ok:
@@ -166,15 +167,15 @@ def _consumer_rows(
     table.add_column("Note", no_wrap=True, min_width=fixed[-1])
     for c, note in rows:
         cells: list[RenderableType] = [
-            c.client_id,
-            "yes" if c.subscribes else Text("no", style="red"),
-            c.strategy or "?",
-            str(c.expected),
-            v.count_text(c.actual),
+            Text(c.client_id),
+            Text("yes") if c.subscribes else Text("no", style="red"),
+            Text(c.strategy or "?"),
+            Text(str(c.expected)),
+            Text(v.count_text(c.actual)),
         ]
         if show_lag:
-            cells.append(v.lag_text(c.lag))
-        cells.append(note)
+            cells.append(Text(v.lag_text(c.lag)))
+        cells.append(Text(note))
         table.add_row(*cells, style=_consumer_style(c, note) or None)
     return table
 
@@ -237,8 +238,12 @@ def _footer(report: Report, o: RenderOptions) -> Text:
 
 
 def build(report: Report, options: RenderOptions | None = None, width: int = 100) -> RenderableType:
-    """The whole colour report as one renderable, laid out for a console ``width`` wide."""
-    o = options or RenderOptions()
+    """The whole colour report as one renderable, laid out for a console ``width`` wide.
+
+    Names are shown through :func:`~rmqlb.render.safe.safe` (control characters visible) and
+    as :class:`~rich.text.Text`, never as Rich markup.
+    """
+    report, o = safe(report), safe(options or RenderOptions())
     parts: list[RenderableType] = []
     per_group, rest = v.findings_by_group(report)
     if not report.groups and not report.findings:
