@@ -175,3 +175,13 @@ def test_json_is_compact_unless_pretty() -> None:
     pretty = _render(idle_report(), Output.json)
     assert pretty.count("\n") > 10
     assert json.loads(pretty) == json.loads(buffer.getvalue())
+
+
+def test_names_are_never_read_as_rich_markup() -> None:
+    odd = ["10.0.0.1@[/bold]x", "10.0.0.2@[red]y[/red]"]
+    mqs = queues("T[b]", "broker-[i]a", 2)
+    topic = topic_report("T[b]", mqs, {odd[0]: mqs[:1], odd[1]: mqs[1:]}, {odd[0]: mqs, odd[1]: []})
+    report = Report((GroupReport("G[/]", "CLUSTERING", "AVG", (topic,)),), ())
+    text = _render(report, Output.table, width=160)
+    for name in (*odd, "T[b]", "broker-[i]a:0", "G[/]"):
+        assert name in text
