@@ -7,10 +7,10 @@ import xml.etree.ElementTree as ET
 
 from rmqlb.check.rules import CheckFinding, CheckResult
 from rmqlb.diagnose.report import Severity
+from rmqlb.failon import FailOn
 from rmqlb.render.safe import safe
 
 ANNOTATION_LEVEL = {Severity.error: "error", Severity.warning: "warning", Severity.info: "notice"}
-_THRESHOLD = {"error": 2, "warning": 1, "never": 3}
 
 
 def _line(f: CheckFinding) -> str:
@@ -23,7 +23,7 @@ def junit_xml(result: CheckResult, fail_on: str = "warning") -> str:
     ``system-out``. Groups no config declares members for are ``skipped``. Control
     characters in names are made visible (XML 1.0 cannot hold most of them at all)."""
     result = safe(result)
-    threshold = _THRESHOLD[fail_on]
+    rule = FailOn(fail_on)
     suites = ET.Element("testsuites", name="rmqlb check")
     suite = ET.SubElement(suites, "testsuite", name="rmqlb check")
     failures = skipped = 0
@@ -37,8 +37,8 @@ def junit_xml(result: CheckResult, fail_on: str = "warning") -> str:
             file=case.loc.file,
             line=str(case.loc.line),
         )
-        failing = [f for f in case.findings if f.severity.rank >= threshold]
-        others = [f for f in case.findings if f.severity.rank < threshold]
+        failing = [f for f in case.findings if rule.fails(f.severity)]
+        others = [f for f in case.findings if not rule.fails(f.severity)]
         if case.skipped:
             skipped += 1
             message = case.findings[0].message if case.findings else "not checked"

@@ -23,6 +23,7 @@ from tabulate import tabulate
 
 from rmqlb.check.rules import CheckFinding, CheckResult, CountAllocation, CountsTable
 from rmqlb.diagnose.report import Severity
+from rmqlb.failon import FailOn
 from rmqlb.model.queue import MessageQueue, sort_queues
 from rmqlb.render.safe import escape_json_controls, safe
 
@@ -133,7 +134,7 @@ def json_document(result: CheckResult, fail_on: str) -> dict[str, Any]:
             "hint": f.hint,
         }
 
-    threshold = {"error": 2, "warning": 1, "never": 3}[fail_on]
+    rule = FailOn(fail_on)
     doc: dict[str, Any] = {
         "format": CHECK_FORMAT,
         "files": list(result.config.files),
@@ -145,9 +146,7 @@ def json_document(result: CheckResult, fail_on: str) -> dict[str, Any]:
                 "file": c.loc.file,
                 "line": c.loc.line,
                 "consumerCounts": list(c.counts),
-                "status": "failed"
-                if any(f.severity.rank >= threshold for f in c.findings)
-                else "passed",
+                "status": "failed" if any(rule.fails(f.severity) for f in c.findings) else "passed",
                 "findings": len(c.findings),
             }
             for c in result.cases
