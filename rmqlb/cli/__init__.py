@@ -58,11 +58,14 @@ def run(argv: list[str] | None = None) -> int:
         result = command.main(args=argv, prog_name="rmqlb", standalone_mode=False)
     except typer.Exit as exc:
         return int(exc.exit_code)
+    except SystemExit as exc:  # --show-completion and --install-completion exit themselves
+        return exc.code if isinstance(exc.code, int) else int(exc.code is not None)
     except typer.Abort:
         say("aborted")
         return 130
-    except click_exceptions.NoArgsIsHelpError:
-        return ExitCode.BAD_INPUT  # typer has already printed the help
+    except click_exceptions.NoArgsIsHelpError as exc:
+        sys.stdout.write(exc.format_message() + "\n")  # bare ``rmqlb``: the help, exit 0
+        return ExitCode.OK
     except click_exceptions.UsageError as exc:
         hint = f" (see '{exc.ctx.command_path} --help')" if exc.ctx is not None else ""
         error(f"{exc.format_message()}{hint}")

@@ -26,7 +26,7 @@ from rmqlb.cli.options import (
     TlsKeyOption,
     TlsOption,
 )
-from rmqlb.errors import ExitCode
+from rmqlb.errors import ExitCode, InputError
 
 
 @app.command()
@@ -41,11 +41,20 @@ def dump(  # noqa: PLR0917  (typer maps every option to a parameter)
     ] = None,
     namesrv: NamesrvOption = None,
     all_groups: AllGroupsOption = False,
-    output_file: Annotated[
-        Path | None,
+    output: Annotated[
+        str | None,
         typer.Option(
             "--output",
             "-o",
+            metavar="json",
+            help="Format: a snapshot is always JSON (rmqlb.snapshot/1); the file goes to --out.",
+            show_default=False,
+        ),
+    ] = None,
+    output_file: Annotated[
+        Path | None,
+        typer.Option(
+            "--out",
             metavar="FILE",
             help="Write the snapshot to FILE (default: stdout).",
             show_default=False,
@@ -78,6 +87,7 @@ def dump(  # noqa: PLR0917  (typer maps every option to a parameter)
 
     if groups and all_groups:
         raise typer.BadParameter("give GROUP names or --all-groups, not both")
+    _check_format(output)
     opts = LiveOptions(
         namesrv=namesrv or "",
         groups=tuple(groups or ()),
@@ -120,6 +130,22 @@ def dump(  # noqa: PLR0917  (typer maps every option to a parameter)
         say("\n".join([f"partial snapshot, {failed} failed:", *lines]), prefix="rmqlb dump")
         return int(ExitCode.PARTIAL)
     return int(ExitCode.OK)
+
+
+def _check_format(output: str | None) -> None:
+    """``-o/--output`` is a format on every command; a snapshot has one, JSON. A file name
+    there (``dump -o snap.json``, the old spelling) is refused with the new one, so no file
+    is ever named after a format or written where a format was meant."""
+    if output is None or output.lower() == "json":
+        return
+    from rmqlb.render.formats import Output
+
+    if output.lower() in Output.__members__:
+        raise InputError(f"-o/--output {output}: dump writes a snapshot, which is JSON only")
+    raise InputError(
+        f"-o/--output is the format (json) on every command; "
+        f"to write the snapshot to a file use --out {output}"
+    )
 
 
 def _count(n: int, noun: str) -> str:

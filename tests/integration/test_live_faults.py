@@ -89,7 +89,7 @@ def test_one_broker_down_exits_4_and_names_the_broker(
 ) -> None:
     out = tmp_path / "partial.json"
     with FakeClusterThread(demo, faults=["broker-down=broker-b"]) as fake:
-        assert run(["dump", "-n", fake.namesrv_addr, "-o", str(out)]) == ExitCode.PARTIAL
+        assert run(["dump", "-n", fake.namesrv_addr, "--out", str(out)]) == ExitCode.PARTIAL
         code = run(["explain", "-n", fake.namesrv_addr, "--fail-on", "never", "-o", "json"])
     assert code == ExitCode.PARTIAL
     captured = capsys.readouterr()

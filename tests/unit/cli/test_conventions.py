@@ -78,3 +78,75 @@ def test_fail_on_refuses_other_values(capsys: pytest.CaptureFixture[str]) -> Non
     code = run(["explain", "--dump", str(EXAMPLES / "healthy.json"), "--fail-on", "notice"])
     assert code == 2
     assert "error, warning, info, never" in capsys.readouterr().err.replace("'", "")
+
+
+def test_bare_rmqlb_shows_the_help_and_exits_0(capsys: pytest.CaptureFixture[str]) -> None:
+    assert run([]) == 0
+    out, err = capsys.readouterr()
+    assert out.startswith("Usage: rmqlb")
+    for command in ("explain", "simulate", "dump", "check", "audit", "serve", "demo"):
+        assert f"  {command} " in out
+    assert err == ""
+
+
+def test_completion_is_offered(capsys: pytest.CaptureFixture[str]) -> None:
+    assert run(["--help"]) == 0
+    assert "--install-completion" in capsys.readouterr().out
+    assert run(["--show-completion", "bash"]) == 0
+    assert "_rmqlb_completion" in capsys.readouterr().out
+
+
+def test_completion_completes_commands_and_choices() -> None:
+    import os
+    import subprocess
+    import sys
+
+    def complete(words: str) -> list[str]:
+        env = dict(os.environ, _RMQLB_COMPLETE="complete_bash", COMP_WORDS=words)
+        env["COMP_CWORD"] = str(len(words.split(" ")) - 1)
+        done = subprocess.run(
+            [sys.executable, "-m", "rmqlb"], env=env, capture_output=True, text=True, check=True
+        )
+        return done.stdout.split()
+
+    assert complete("rmqlb ex") == ["explain"]
+    assert complete("rmqlb explain --fail-on ") == ["error", "warning", "info", "never"]
+    assert complete("rmqlb check -o ") == ["table", "plain", "markdown", "json"]
+
+
+@pytest.mark.parametrize(
+    ("value", "needle"),
+    [
+        ("snap.json", "to write the snapshot to a file use --out snap.json"),
+        ("json.txt", "use --out json.txt"),
+        ("table", "JSON only"),
+    ],
+)
+def test_dump_output_is_a_format_and_files_go_to_out(
+    value: str,
+    needle: str,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    assert run(["dump", "-n", "127.0.0.1:1", "-o", value]) == 2
+    err = capsys.readouterr().err
+    assert needle in err and err.count("\n") == 1
+    assert list(tmp_path.iterdir()) == []  # nothing written, nothing named after a format
+
+
+def test_every_output_option_is_a_format() -> None:
+    """``-o/--output`` takes a format on every command that has it; files are ``--out``."""
+    import typer.main
+
+    from rmqlb.cli import app
+
+    group = typer.main.get_command(app)
+    for name, command in group.commands.items():  # type: ignore[attr-defined]
+        for param in command.params:
+            if "-o" in param.opts or "--output" in param.opts:
+                assert set(param.opts) == {"-o", "--output"}, name
+                assert param.metavar in (None, "json") or "json" in str(param.type), name
+            for opt in param.opts:
+                assert opt not in ("--output-file", "--file"), name
