@@ -16,8 +16,8 @@ import json
 from collections.abc import Sequence
 from typing import IO, Any
 
+from rich import box
 from rich.console import Console
-from rich.table import Table
 from rich.text import Text
 from tabulate import tabulate
 
@@ -26,6 +26,7 @@ from rmqlb.diagnose.report import Severity
 from rmqlb.failon import FailOn
 from rmqlb.model.queue import MessageQueue, sort_queues
 from rmqlb.render.safe import escape_json_controls, safe
+from rmqlb.render.table import Column, fit_table
 
 CHECK_FORMAT = "rmqlb.check/1"
 FORMATS = ("table", "plain", "markdown", "json")
@@ -180,12 +181,13 @@ def json_document(result: CheckResult, fail_on: str) -> dict[str, Any]:
 
 
 def rich_findings(result: CheckResult, console: Console, fail_on: str) -> None:
-    """A Rich table of the findings (severity | code, place, finding, fix), then the summary."""
+    """A Rich table of the findings (severity | code, place, finding, fix), then the summary.
+
+    The ``file:line`` and names are never cut: on a narrow console the table is stacked."""
     result = safe(result)
     if result.findings:
-        table = Table(title="rmqlb check", show_lines=True, title_justify="left", expand=False)
-        table.add_column("severity", no_wrap=True)
-        table.add_column("finding", overflow="fold")
+        columns = [Column("severity"), Column("finding", wrap=True, key=True)]
+        rows = []
         for f in result.findings:
             body = Text()
             body.append(f.code, style="bold")
@@ -193,8 +195,17 @@ def rich_findings(result: CheckResult, console: Console, fail_on: str) -> None:
             body.append(f"  {where(f)}\n")
             body.append(f.message)
             body.append("\nfix: " + f.hint, style="dim")
-            table.add_row(Text(f.severity.value, style=SEVERITY_STYLE[f.severity]), body)
-        console.print(table)
+            rows.append([Text(f.severity.value, style=SEVERITY_STYLE[f.severity]), body])
+        console.print(
+            fit_table(
+                columns,
+                rows,
+                console.width,
+                title=Text("rmqlb check"),
+                box=box.HEAVY_HEAD,
+                show_lines=True,
+            )
+        )
     style = "bold red" if result.exit_code(fail_on) else "green"
     console.print(Text(summary(result, fail_on), style=style))
 
@@ -266,20 +277,35 @@ def counts_text(result: CheckResult, markdown: bool) -> str:
 def rich_counts(result: CheckResult, console: Console) -> None:
     """``--explain-counts`` as Rich tables."""
     result = safe(result)
+    overview_columns = [Column(h, wrap=h == "replicas") for h in COUNT_HEADERS]
+    detail_columns = [
+        Column("client id", key=True),
+        Column("member"),
+        Column("queues", justify="right"),
+        Column("which", wrap=True),
+    ]
     for table in result.counts:
-        overview = Table(title=Text(_counts_title(table)), title_justify="left")
-        for header in COUNT_HEADERS:
-            overview.add_column(header)
-        for values in _count_rows(table):
-            overview.add_row(*map(Text, values), style="yellow" if values[3] != "0" else None)
-        console.print(overview)
+        values = _count_rows(table)
+        console.print(
+            fit_table(
+                overview_columns,
+                [[Text(v) for v in row] for row in values],
+                console.width,
+                row_styles=["yellow" if row[3] != "0" else None for row in values],
+                title=Text(_counts_title(table), style="bold"),
+            )
+        )
         for row in table.rows:
-            detail = Table(title=f"{row.total} consumers", title_justify="left")
-            for header in DETAIL_HEADERS:
-                detail.add_column(header, overflow="fold")
-            for values in _detail_rows(row):
-                detail.add_row(*map(Text, values), style="yellow" if values[2] == "0" else None)
-            console.print(detail)
+            details = _detail_rows(row)
+            console.print(
+                fit_table(
+                    detail_columns,
+                    [[Text(v) for v in d] for d in details],
+                    console.width,
+                    row_styles=["yellow" if d[2] == "0" else None for d in details],
+                    title=Text(f"{row.total} consumers", style="bold"),
+                )
+            )
 
 
 def write_check(

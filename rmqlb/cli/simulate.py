@@ -532,6 +532,8 @@ class _Table:
     rows: list[list[str]]
     styles: list[str | None]  # per row: None, "idle" or "error"
     right: set[int] = field(default_factory=set)  # right-aligned columns
+    wrap: set[int] = field(default_factory=set)  # columns that may wrap at spaces
+    keys: set[int] = field(default_factory=set)  # id columns: own lines when stacked
 
 
 Block = tuple[str, Any]  # ("heading", str) | ("line", str) | ("table", _Table) | ("error", str)
@@ -562,7 +564,7 @@ def _assignment_table(assignment: Mapping[str, Sequence[MessageQueue]], topics: 
         else:
             rows.append([cid, "(idle)", "0"])
             styles.append("idle")
-    return _Table(["consumer", "queues", "count"], rows, styles, {2})
+    return _Table(["consumer", "queues", "count"], rows, styles, {2}, wrap={1})
 
 
 def _holders(cids: Sequence[str]) -> str:
@@ -615,7 +617,17 @@ def _layout(outcome: _Outcome, multi: bool) -> list[Block]:
             ]
             blocks += [
                 ("heading", "Queues that move"),
-                ("table", _Table(["queues", "from", "to", "count"], rows, [None] * len(rows), {3})),
+                (
+                    "table",
+                    _Table(
+                        ["queues", "from", "to", "count"],
+                        rows,
+                        [None] * len(rows),
+                        {3},
+                        wrap={0, 1, 2},
+                        keys={1, 2},
+                    ),
+                ),
             ]
         moves = event.moves
         blocks.append(
@@ -712,9 +724,9 @@ def _emit(outcomes: list[_Outcome], fmt: Output, color: bool | None) -> None:
 
 
 def _emit_rich(layouts: list[list[Block]], color: bool | None) -> None:
-    from rich import box
-    from rich.table import Table
     from rich.text import Text
+
+    from rmqlb.render.table import Column, fit_table
 
     console = make_console(color)
     styles = {"idle": "bold yellow", "error": "bold red", None: None}
@@ -731,12 +743,18 @@ def _emit_rich(layouts: list[list[Block]], color: bool | None) -> None:
             elif kind == "error":
                 console.print(Text(value, style="bold red"))
             else:
-                table = Table(box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False)
-                for col, header in enumerate(value.headers):
-                    table.add_column(header, justify="right" if col in value.right else "left")
-                for row, style in zip(value.rows, value.styles, strict=True):
-                    table.add_row(*(Text(cell) for cell in row), style=styles[style])
-                console.print(table)
+                columns = [
+                    Column(
+                        header,
+                        justify="right" if col in value.right else "left",
+                        wrap=col in value.wrap,
+                        key=col in value.keys,
+                    )
+                    for col, header in enumerate(value.headers)
+                ]
+                rows = [[Text(cell) for cell in row] for row in value.rows]
+                row_styles = [styles[style] for style in value.styles]
+                console.print(fit_table(columns, rows, console.width, row_styles=row_styles))
 
 
 def _emit_text(layouts: list[list[Block]], fmt: Output) -> None:

@@ -8,12 +8,10 @@ from __future__ import annotations
 
 from typing import IO
 
-from rich import box
 from rich.cells import cell_len
 from rich.console import Console, Group, RenderableType
 from rich.padding import Padding
 from rich.panel import Panel
-from rich.table import Table
 from rich.text import Text
 
 from rmqlb.diagnose.report import (
@@ -30,6 +28,7 @@ from rmqlb.errors import ExitCode
 from rmqlb.render import _view as v
 from rmqlb.render.options import RenderOptions
 from rmqlb.render.safe import safe
+from rmqlb.render.table import Column, fit_table
 
 STATUS_STYLE: dict[QueueStatus, str] = {
     QueueStatus.ok: "green",
@@ -63,40 +62,22 @@ def _topic_header(t: TopicReport) -> Text:
     return Text.assemble((before, "bold"), (t.topic, "bold cyan"), (after, "bold"))
 
 
-_GAP = 3  # padding + divider between two columns of an edgeless SIMPLE_HEAD table
-
-
-def _id_width(ids: list[str], fixed: list[int], id_columns: int, width: int) -> int:
-    """The minimum width of the client-id columns: the longest id when the table fits in
-    ``width``, else what the other columns leave (never below 12). Ids are never cut with
-    an ellipsis; on a console too narrow for them they fold onto a second line, whole."""
-    longest = max(map(cell_len, ids), default=1)
-    room = (width - sum(fixed) - _GAP * (len(fixed) + id_columns - 1)) // id_columns
-    return max(min(longest, room), min(longest, 12))
-
-
 def _queue_table(group: str, t: TopicReport, o: RenderOptions, width: int) -> list[RenderableType]:
     view = v.queue_view(group, t, o)
     out: list[RenderableType] = []
     if view.rows:
-        table = Table(box=box.SIMPLE_HEAD, header_style="bold", pad_edge=False, show_edge=False)
-        table.add_column("Queue", no_wrap=True)
-        ids = [r.expected or "" for r in view.rows] + [a for r in view.rows for a in r.actual or ()]
-        fixed = [
-            max(len("Queue"), *(cell_len(r.queue.label()) + 2 for r in view.rows)),
-            max(len("Status"), *(len(r.status.value) for r in view.rows)),
-            *(
-                [max(len("Lag"), *(len(v.lag_text(r.lag)) for r in view.rows))]
-                if view.show_lag
-                else []
-            ),
+        # under --watch, room for the " *" mark so the columns stay put from poll to poll
+        marks = 2 if o.changes is not None else 0
+        label_width = max(cell_len(r.queue.label()) for r in view.rows) + marks
+        columns = [
+            Column("Queue", min_width=label_width),
+            Column("Expected", key=True),
+            Column("Actual", key=True),
+            Column("Status"),
+            *([Column("Lag", justify="right")] if view.show_lag else []),
         ]
-        id_width = _id_width(ids, fixed, 2, width)
-        table.add_column("Expected", overflow="fold", min_width=id_width)
-        table.add_column("Actual", overflow="fold", min_width=id_width)
-        table.add_column("Status", no_wrap=True)
-        if view.show_lag:
-            table.add_column("Lag", justify="right", no_wrap=True)
+        rows: list[list[Text]] = []
+        styles: list[str | None] = []
         for r in view.rows:
             style = STATUS_STYLE[r.status]
             changed = v.queue_changed(o, group, t.topic, r)
@@ -107,16 +88,12 @@ def _queue_table(group: str, t: TopicReport, o: RenderOptions, width: int) -> li
             actual = Text(
                 "\n".join(v.actual_list(r)), style="" if r.status is QueueStatus.ok else style
             )
-            cells: list[RenderableType] = [
-                label,
-                expected,
-                actual,
-                Text(r.status.value, style=style),
-            ]
+            cells = [label, expected, actual, Text(r.status.value, style=style)]
             if view.show_lag:
                 cells.append(Text(v.lag_text(r.lag)))
-            table.add_row(*cells, style="bold" if changed else None)
-        out.append(table)
+            rows.append(cells)
+            styles.append("bold" if changed else None)
+        out.append(fit_table(columns, rows, width, row_styles=styles))
     if view.hidden_ok:
         out.append(Text(v.hidden_line(view.hidden_ok, len(t.queues)), style="dim italic"))
     if o.changes is not None and any(v.queue_changed(o, group, t.topic, r) for r in view.rows):
@@ -147,26 +124,18 @@ def _consumer_table(
 def _consumer_rows(
     rows: tuple[tuple[ConsumerRow, str], ...], show_lag: bool, width: int
 ) -> RenderableType:
-    table = Table(box=box.SIMPLE_HEAD, header_style="bold", pad_edge=False, show_edge=False)
-    fixed = [
-        len("Subscribes"),
-        max(len("Strategy"), *(cell_len(c.strategy or "?") for c, _ in rows)),
-        len("Expected"),
-        max(len("Actual"), *(len(v.count_text(c.actual)) for c, _ in rows)),
-        *([max(3, *(len(v.lag_text(c.lag)) for c, _ in rows))] if show_lag else []),
-        max(len("Note"), *(cell_len(note) for _, note in rows)),
+    columns = [
+        Column("Client ID", key=True),
+        Column("Subscribes"),
+        Column("Strategy"),
+        Column("Expected", justify="right"),
+        Column("Actual", justify="right"),
+        *([Column("Lag", justify="right")] if show_lag else []),
+        Column("Note", wrap=True),
     ]
-    id_width = _id_width([c.client_id for c, _ in rows], fixed, 1, width)
-    table.add_column("Client ID", overflow="fold", min_width=id_width)
-    table.add_column("Subscribes", no_wrap=True)
-    table.add_column("Strategy", overflow="fold")
-    table.add_column("Expected", justify="right", no_wrap=True)
-    table.add_column("Actual", justify="right", no_wrap=True)
-    if show_lag:
-        table.add_column("Lag", justify="right", no_wrap=True)
-    table.add_column("Note", no_wrap=True, min_width=fixed[-1])
+    cells: list[list[Text]] = []
     for c, note in rows:
-        cells: list[RenderableType] = [
+        row = [
             Text(c.client_id),
             Text("yes") if c.subscribes else Text("no", style="red"),
             Text(c.strategy or "?"),
@@ -174,10 +143,11 @@ def _consumer_rows(
             Text(v.count_text(c.actual)),
         ]
         if show_lag:
-            cells.append(Text(v.lag_text(c.lag)))
-        cells.append(Text(note))
-        table.add_row(*cells, style=_consumer_style(c, note) or None)
-    return table
+            row.append(Text(v.lag_text(c.lag)))
+        row.append(Text(note))
+        cells.append(row)
+    styles = [_consumer_style(c, note) or None for c, note in rows]
+    return fit_table(columns, cells, width, row_styles=styles)
 
 
 def _finding(f: Finding, o: RenderOptions) -> RenderableType:

@@ -150,3 +150,77 @@ def test_every_output_option_is_a_format() -> None:
                 assert param.metavar in (None, "json") or "json" in str(param.type), name
             for opt in param.opts:
                 assert opt not in ("--output-file", "--file"), name
+
+
+LONG = "172.16.254.101@PID#31337#1700000000123456789@unit-blue"
+BOXES = {chr(c) for c in range(0x2500, 0x2580)}
+
+
+@pytest.fixture
+def long_named(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> dict[str, list[str]]:
+    """Argument lists, one per command, whose output shows long identifiers (run them in
+    ``tmp_path``, the fixture's working directory)."""
+    monkeypatch.chdir(tmp_path)
+    snap = json.loads((EXAMPLES / "16-queues-3-consumers-rebalancing.json").read_text())
+    group = snap["groups"]["order-consumer"]
+    for c in group["consumers"]:
+        c["clientId"] = c["clientId"].replace("10.0.0.", LONG[:-10] + ".")
+    snap["groups"] = {f"order-consumer-{LONG}": group}
+    snap["source"] = {"namesrv": [f"{LONG}:9876"]}
+    path = tmp_path / "long.json"
+    path.write_text(json.dumps(snap), encoding="utf-8")
+    fleet = tmp_path / "fleet"
+    fleet.mkdir()
+    for minute in range(3):
+        snap["capturedAt"] = f"2026-11-22T12:0{minute}:00Z"
+        (fleet / f"s{minute}.json").write_text(json.dumps(snap), encoding="utf-8")
+    deep = Path("d" * 50) / "imbalance.yaml"  # relative: 65 characters
+    (tmp_path / deep.parent).mkdir()
+    (tmp_path / deep).write_text((EXAMPLES / "check/imbalance.yaml").read_text(), "utf-8")
+    ids = [c["clientId"] for c in group["consumers"]]
+    return {
+        "explain": ["explain", "--dump", str(path)],
+        "simulate": ["simulate", "--queues", "8", *[f"--consumer-id={i}" for i in ids]],
+        "check": ["check", "--explain-counts", str(deep)],
+        "audit": ["audit", str(fleet), "--engine", "local"],
+        "explain ids": [*ids, f"order-consumer-{LONG}"],
+        "simulate ids": ids,
+        "check ids": [f"{deep}:5", "10.1.0.9@invoice-service-9"],
+        "audit ids": [f"order-consumer-{LONG}", f"{LONG}:9876"],
+    }
+
+
+@pytest.mark.parametrize("command", ["explain", "simulate", "check", "audit"])
+@pytest.mark.parametrize("fmt", ["plain", "markdown"])
+def test_plain_and_markdown_never_draw_boxes(
+    long_named: dict[str, list[str]], capsys: pytest.CaptureFixture[str], command: str, fmt: str
+) -> None:
+    run([*long_named[command], "-o", fmt])
+    out = capsys.readouterr().out
+    assert out.strip()
+    assert not BOXES & set(out), sorted(BOXES & set(out))
+
+
+@pytest.mark.parametrize("width", [80, 160])
+@pytest.mark.parametrize("command", ["explain", "simulate", "check", "audit"])
+def test_rich_tables_never_wrap_or_cut_an_identifier(
+    long_named: dict[str, list[str]],
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+    command: str,
+    width: int,
+) -> None:
+    """Whole on one line, at 80 and at 160 columns, in every command's Rich tables."""
+    monkeypatch.setenv("COLUMNS", str(width))
+    run([*long_named[command], "-o", "table", "--no-color"])
+    out = capsys.readouterr().out
+    assert "…" not in out
+    lines = out.splitlines()
+    names = long_named[f"{command} ids"]
+    for name in names:
+        assert any(name in line for line in lines), (name, out[:3000])
+    for line in lines:
+        assert len(line.rstrip()) <= width, line
+        # a line showing the start of a name shows a whole name: none is wrapped or cut
+        starts = [n for n in names if n[:16] in line]
+        assert not starts or any(n in line for n in starts), line
