@@ -9,7 +9,7 @@ from typing import Annotated
 import typer
 
 from rmqlb.cli.app import app
-from rmqlb.cli.messages import say
+from rmqlb.cli.messages import report_failures, say
 from rmqlb.cli.options import (
     DEFAULT_MAX_IN_FLIGHT,
     DEFAULT_TIMEOUT,
@@ -27,6 +27,7 @@ from rmqlb.cli.options import (
     TlsOption,
 )
 from rmqlb.errors import ExitCode, InputError
+from rmqlb.humanize import plural
 
 
 @app.command()
@@ -114,7 +115,7 @@ def dump(  # noqa: PLR0917  (typer maps every option to a parameter)
     consumers = sum(len(g.consumers) for g in snapshot.groups.values())
     where = f" -> {output_file}" if output_file is not None else ""
     counts = ", ".join(
-        _count(n, noun)
+        plural(n, noun)
         for n, noun in (
             (len(snapshot.groups), "group"),
             (consumers, "consumer"),
@@ -123,11 +124,7 @@ def dump(  # noqa: PLR0917  (typer maps every option to a parameter)
     )
     say(f"{counts}{where}", prefix="rmqlb dump")
     if snapshot.errors:
-        failed = _count(len(snapshot.errors), "request")
-        lines = [f"  {err.target}: {err.request}: {err.message}" for err in snapshot.errors[:20]]
-        if len(snapshot.errors) > 20:
-            lines.append(f"  ... and {len(snapshot.errors) - 20} more (see 'errors')")
-        say("\n".join([f"partial snapshot, {failed} failed:", *lines]), prefix="rmqlb dump")
+        report_failures(snapshot.errors, prefix="rmqlb dump")
         return int(ExitCode.PARTIAL)
     return int(ExitCode.OK)
 
@@ -146,7 +143,3 @@ def _check_format(output: str | None) -> None:
         f"-o/--output is the format (json) on every command; "
         f"to write the snapshot to a file use --out {output}"
     )
-
-
-def _count(n: int, noun: str) -> str:
-    return f"{n} {noun}" if n == 1 else f"{n} {noun}s"

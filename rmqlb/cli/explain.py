@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from rmqlb.cli.app import app
-from rmqlb.cli.messages import say
+from rmqlb.cli.messages import report_failures, say
 from rmqlb.cli.options import (
     DEFAULT_MAX_IN_FLIGHT,
     DEFAULT_TIMEOUT,
@@ -204,6 +204,7 @@ def explain(  # noqa: PLR0917  (typer maps every option to a parameter)
             redraw=sys.stdout.isatty(),
         )
     report = analyse(acquire())
+    report_failures(report.errors)
     if fmt is Output.table:
         _render(report, fmt, make_console(color), options)
     else:  # text formats go straight to stdout: no Rich console to load and build
@@ -291,6 +292,7 @@ def _watch(
     from rmqlb.render.watch import poll_text, report_renderable, status_line
 
     previous: Report | None = None
+    listed: object = None  # the capture failures last listed on stderr
     poll = 0
     live = (
         Live(console=console, auto_refresh=False, transient=False, redirect_stderr=False)
@@ -311,6 +313,9 @@ def _watch(
                     failure = f"poll {poll} failed, keeping the last report: {exc}"
                     say(failure)
                     report = previous
+                if report.errors != listed:
+                    report_failures(report.errors)
+                    listed = report.errors
                 changes = diff_reports(previous, report) if previous is not None else None
                 shown = dataclasses.replace(options, changes=changes)
                 if live is not None:

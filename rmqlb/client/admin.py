@@ -23,6 +23,7 @@ from dataclasses import dataclass
 
 from rmqlb.client.connection import Connection, Signer, TlsConfig
 from rmqlb.client.errors import ConnectFailed, RequestTimeout
+from rmqlb.humanize import duration
 from rmqlb.model import BrokerInfo, MessageQueue, QueueOffset, TopicRoute
 from rmqlb.remoting import bodies
 from rmqlb.remoting.acl import Credentials
@@ -106,7 +107,8 @@ class AdminClient:
                 self._connections[addr] = conn
                 return conn
         except TimeoutError as exc:
-            raise ConnectFailed(f"{addr}: connect timed out after {timeout:g} s", addr) from exc
+            message = f"{addr}: connect timed out after {duration(timeout)}"
+            raise ConnectFailed(message, addr) from exc
 
     async def call(
         self,
@@ -128,7 +130,7 @@ class AdminClient:
             left = deadline - time.monotonic()
             if left <= 0:
                 raise RequestTimeout(
-                    f"{addr}: {request_code_name(code)} timed out after {budget:g} s", addr
+                    f"{addr}: {request_code_name(code)} timed out after {duration(budget)}", addr
                 )
             conn = await self._connection(addr, left)
             left = max(deadline - time.monotonic(), 0.001)

@@ -23,6 +23,7 @@ from rmqlb.diagnose.report import (
     sort_findings,
 )
 from rmqlb.errors import ExitCode
+from rmqlb.render.failures import failure_summary
 from rmqlb.render.options import RenderOptions
 
 CHANGED_MARK = "*"
@@ -196,13 +197,13 @@ def summary_line(report: Report) -> str:
     return f"{n} {noun}: {severity_counts(report.findings)}"
 
 
-def partial_lines(report: Report) -> list[str]:
-    """The "partial data" section: one line per failed request (empty when complete)."""
+def partial_line(report: Report) -> str:
+    """The "partial data" note (empty when complete). The failed requests themselves are
+    listed once, on stderr, by the command that read the snapshot
+    (:func:`rmqlb.render.failures.failure_lines`)."""
     if not report.errors:
-        return []
-    n = len(report.errors)
-    head = (
-        f"partial data: {n} request{'s' if n != 1 else ''} failed while capturing; "
+        return ""
+    return (
+        f"partial data: {failure_summary(report.errors)} (listed on stderr); "
         "the tables above may be incomplete"
     )
-    return [head, *(f"{e.target} {e.request}: {e.message}" for e in report.errors)]

@@ -11,7 +11,6 @@ from typing import IO
 from rich.cells import cell_len
 from rich.console import Console, Group, RenderableType
 from rich.padding import Padding
-from rich.panel import Panel
 from rich.text import Text
 
 from rmqlb.diagnose.report import (
@@ -231,11 +230,7 @@ def build(report: Report, options: RenderOptions | None = None, width: int = 100
     if rest:
         parts += _findings(Text("Other findings", style="bold"), rest, o)
     if report.errors:
-        head, *items = v.partial_lines(report)
-        body = Text(head, style="bold")
-        for item in items:
-            body.append("\n  - " + item, style="")
-        parts.append(Panel(body, title="partial data", border_style="red", expand=False))
+        parts += [Text(v.partial_line(report), style="bold red"), Text("")]
     parts.append(_footer(report, o))
     return Group(*parts)
 

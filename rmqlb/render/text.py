@@ -190,11 +190,10 @@ class _TextReport:
         return [*lines, ""]
 
     def _partial(self, report: Report) -> list[str]:
-        head, *items = v.partial_lines(report)
+        line = v.partial_line(report)
         if self.markdown:
-            body = [f"> **{_md(head)}**", ">", *(f"> - {_md(i)}" for i in items)]
-            return [*self._heading(1, "Partial data"), *body, ""]
-        return [*self._heading(1, "Partial data"), head, *(f"  - {i}" for i in items), ""]
+            return [*self._heading(1, "Partial data"), f"> **{_md(line)}**", ""]
+        return [*self._heading(1, "Partial data"), line, ""]
 
     def _footer(self, report: Report, o: RenderOptions) -> list[str]:
         line, code = v.summary_line(report), v.exit_line(report, o.fail_on)

@@ -9,7 +9,7 @@ from __future__ import annotations
 import io
 from typing import TYPE_CHECKING
 
-from rmqlb.humanize import plural
+from rmqlb.humanize import duration, plural
 from rmqlb.render.changes import ReportChanges, describe_changes
 from rmqlb.render.formats import Output
 from rmqlb.render.safe import escape_controls
@@ -57,7 +57,7 @@ def status_line(
     from rich.text import Text  # noqa: PLC0415
 
     status = Text(
-        f"watching every {interval:g}s · poll {poll} at {stamp} · "
+        f"watching every {duration(interval)} · poll {poll} at {stamp} · "
         f"{changes_summary(changes, marked=True)} · Ctrl-C stops",
         style="dim",
     )
