@@ -24,7 +24,7 @@ from tabulate import tabulate
 from rmqlb.check.rules import CheckFinding, CheckResult, CountAllocation, CountsTable
 from rmqlb.diagnose.report import Severity
 from rmqlb.failon import FailOn
-from rmqlb.model.queue import MessageQueue, sort_queues
+from rmqlb.model.queue import MessageQueue, queue_ranges
 from rmqlb.render.safe import escape_json_controls, safe
 from rmqlb.render.table import Column, fit_table
 
@@ -34,25 +34,12 @@ SEVERITY_STYLE = {Severity.error: "bold red", Severity.warning: "yellow", Severi
 
 
 def compact_queues(queues: Sequence[MessageQueue]) -> str:
-    """Queues as per-broker id ranges.
+    """Queues as :func:`rmqlb.model.queue.queue_ranges` spells them everywhere, ``-`` for none.
 
     >>> compact_queues([MessageQueue("T", "b", i) for i in (0, 1, 2, 5)])
-    'b:0-2,5'
+    'b:0..2, b:5'
     """
-    parts: list[str] = []
-    by_broker: dict[str, list[int]] = {}
-    for q in sort_queues(list(queues)):
-        by_broker.setdefault(q.broker_name, []).append(q.queue_id)
-    for broker, ids in by_broker.items():
-        runs: list[list[int]] = []
-        for qid in ids:
-            if runs and qid == runs[-1][-1] + 1:
-                runs[-1].append(qid)
-            else:
-                runs.append([qid])
-        text = ",".join(str(r[0]) if len(r) == 1 else f"{r[0]}-{r[-1]}" for r in runs)
-        parts.append(f"{broker}:{text}")
-    return " ".join(parts) if parts else "-"
+    return queue_ranges(queues) or "-"
 
 
 def where(f: CheckFinding) -> str:
