@@ -9,19 +9,17 @@ so identifiers are never cut. Every string is shown through :func:`rmqlb.render.
 ...        (("G1", "3"), ("G2|x", "10"))), Line("2 groups")]
 >>> print(to_text(doc, markdown=False))
 Fleet
-<BLANKLINE>
 group      n
 -------  ---
 G1         3
 G2|x      10
-<BLANKLINE>
 2 groups
 <BLANKLINE>
 >>> print(to_text(doc, markdown=True))
 ### Fleet
 <BLANKLINE>
 | group   |   n |
-|:--------|----:|
+|---------|-----|
 | G1      |   3 |
 | G2\|x   |  10 |
 <BLANKLINE>
@@ -84,20 +82,34 @@ Block = Heading | Line | Table
 
 
 def to_text(blocks: Sequence[Block], *, markdown: bool) -> str:
-    """The blocks as plain text or GitHub Markdown, ending in a newline."""
+    """The blocks as plain text or GitHub Markdown, ending in a newline.
+
+    Plain: a blank line before each heading but the first, tables and lines packed under it.
+    Markdown: ``### `` headings, a blank line after every block.
+    """
     from tabulate import tabulate  # noqa: PLC0415  (not at CLI start-up)
 
     out: list[str] = []
+
+    def blank() -> None:
+        if out and out[-1] != "":
+            out.append("")
+
     for block in safe(list(blocks)):
         if isinstance(block, Heading):
-            if out and out[-1] != "":
-                out.append("")
-            out += [f"### {block.text}" if markdown else block.text, ""]
+            if markdown:
+                out += [f"### {block.text}", ""]
+            else:
+                blank()
+                out.append(block.text)
         elif isinstance(block, Line):
+            if not block.text:
+                blank()
+                continue
             out += [block.text, *([""] if markdown else [])]
         else:
             if block.title is not None:
-                out += [f"**{block.title}**" if markdown else block.title, ""]
+                out.append(f"**{block.title}**" if markdown else block.title)
             rows = block.rows
             if markdown:
                 rows = tuple(tuple(c.replace("|", "\\|") for c in row) for row in rows)
@@ -105,29 +117,33 @@ def to_text(blocks: Sequence[Block], *, markdown: bool) -> str:
                 tabulate(
                     rows,
                     headers=[c.header for c in block.columns],
-                    tablefmt="pipe" if markdown else "simple",
+                    tablefmt="github" if markdown else "simple",
                     colalign=[c.justify for c in block.columns],
                     disable_numparse=True,
                 )
             )
-            out.append("")
+            if markdown:
+                out.append("")
     return "\n".join(out).rstrip("\n") + "\n"
 
 
 def write_rich(blocks: Sequence[Block], console: Console) -> None:
-    """The blocks on a Rich console: bold headings, tables fitted to the console's width."""
+    """The blocks on a Rich console: bold headings (a blank line before each but the first),
+    tables fitted to the console's width."""
     from rich.text import Text  # noqa: PLC0415
 
     from rmqlb.render.table import fit_table  # noqa: PLC0415
 
-    first = True
+    fresh = True  # at the start, or just after a blank line
     for block in safe(list(blocks)):
         if isinstance(block, Heading):
-            if not first:
+            if not fresh:
                 console.print()
             console.print(Text(block.text, style="bold"))
         elif isinstance(block, Line):
             console.print(Text(block.text, style=block.style or ""))
+            fresh = not block.text
+            continue
         else:
             rows = [[Text(cell) for cell in row] for row in block.rows]
             title = Text(block.title, style="bold") if block.title is not None else None
@@ -140,4 +156,4 @@ def write_rich(blocks: Sequence[Block], console: Console) -> None:
                     title=title,
                 )
             )
-        first = False
+        fresh = False

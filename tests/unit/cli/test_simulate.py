@@ -531,7 +531,7 @@ def test_tiny_share_is_not_shown_as_zero(capsys: Capsys, tmp_path: Path) -> None
         capsys, "--queues", "3000", "--strategy", "CONFIG", "--config", path, "--remove", "c1"
     )
     assert code == 0
-    assert "1 of 3000 queues move (<0.1%)" in out
+    assert "1 of 3,000 queues move (<0.1%)" in out  # counts as everywhere: 3,000
     assert "broker-a:0  c1      nobody" in out
 
 
