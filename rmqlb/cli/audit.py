@@ -144,7 +144,7 @@ def audit(  # noqa: PLR0917  (typer maps every option to a parameter)
     if result.problem_count > 5:
         say(f"... and {result.problem_count - 5} more skipped inputs")
     if report is not None:
-        from rmqlb.pipeline.html import write_html_report
+        from rmqlb.render.html import write_html_report
 
         write_html_report(result, report)
     from rmqlb.render.audit import write_summary

@@ -25,11 +25,11 @@ from rmqlb.check.rules import CheckFinding, CheckResult, CountAllocation, Counts
 from rmqlb.diagnose.report import Severity
 from rmqlb.failon import FailOn
 from rmqlb.model.queue import MessageQueue, queue_ranges
+from rmqlb.render.formats import Output
 from rmqlb.render.safe import escape_json_controls, safe
 from rmqlb.render.table import Column, fit_table
 
 CHECK_FORMAT = "rmqlb.check/1"
-FORMATS = ("table", "plain", "markdown", "json")
 SEVERITY_STYLE = {Severity.error: "bold red", Severity.warning: "yellow", Severity.info: "cyan"}
 
 
@@ -297,11 +297,13 @@ def rich_counts(result: CheckResult, console: Console) -> None:
 
 def write_check(
     result: CheckResult,
-    fmt: str,
+    fmt: Output | str,
     target: Console | IO[str],
     fail_on: str,
 ) -> None:
-    """Write ``result`` in ``fmt`` (one of :data:`FORMATS`) to a console or a stream."""
+    """Write ``result`` in ``fmt`` (an :class:`~rmqlb.render.formats.Output`) to a console
+    (``table``) or a stream."""
+    fmt = Output(fmt)
 
     def emit(text: str) -> None:
         if isinstance(target, Console):
@@ -309,14 +311,14 @@ def write_check(
         else:
             target.write(text)
 
-    if fmt == "json":
+    if fmt is Output.json:
         text = json.dumps(json_document(result, fail_on), indent=2, ensure_ascii=False)
         emit(escape_json_controls(text) + "\n")
-    elif fmt == "table" and isinstance(target, Console):
+    elif fmt is Output.table and isinstance(target, Console):
         if result.counts:
             rich_counts(result, target)
         rich_findings(result, target, fail_on)
-    elif fmt == "markdown":
+    elif fmt is Output.markdown:
         emit(
             (counts_text(result, markdown=True) if result.counts else "")
             + markdown_text(result, fail_on)
