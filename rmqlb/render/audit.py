@@ -14,13 +14,12 @@ from rmqlb.humanize import plural
 from rmqlb.render.blocks import Block, Column, Heading, Line, Table, to_text, write_rich
 from rmqlb.render.formats import Output
 from rmqlb.render.safe import escape_json_controls
+from rmqlb.render.styles import SEVERITY_STYLE
 
 if TYPE_CHECKING:
     from rich.console import Console
 
     from rmqlb.pipeline.result import AuditResult
-
-SEVERITY_STYLE = {"error": "red", "warning": "yellow", "info": "cyan"}
 
 
 def _columns(names: tuple[str, ...], numbers: tuple[str, ...] = ()) -> tuple[Column, ...]:

@@ -24,13 +24,14 @@ from tabulate import tabulate
 from rmqlb.check.rules import CheckFinding, CheckResult, CountAllocation, CountsTable
 from rmqlb.diagnose.report import Severity
 from rmqlb.failon import FailOn
+from rmqlb.humanize import plural
 from rmqlb.model.queue import MessageQueue, queue_ranges
 from rmqlb.render.formats import Output
 from rmqlb.render.safe import escape_json_controls, safe
+from rmqlb.render.styles import SEVERITY_STYLE, severity_count
 from rmqlb.render.table import Column, fit_table
 
 CHECK_FORMAT = "rmqlb.check/1"
-SEVERITY_STYLE = {Severity.error: "bold red", Severity.warning: "yellow", Severity.info: "cyan"}
 
 
 def compact_queues(queues: Sequence[MessageQueue]) -> str:
@@ -52,14 +53,11 @@ def summary(result: CheckResult, fail_on: str) -> str:
     counts = {s: sum(1 for f in result.findings if f.severity is s) for s in Severity}
     files = len(result.config.files)
     groups = len({c.group for c in result.cases})
-    found = (
-        ", ".join(f"{n} {s.value}{'' if n == 1 else 's'}" for s, n in counts.items() if n)
-        or "no findings"
-    )
+    found = ", ".join(severity_count(n, s) for s, n in counts.items() if n) or "no findings"
     code = int(result.exit_code(fail_on))
     return (
-        f"rmqlb check: {files} file{'s' * (files != 1)}, {groups} group{'s' * (groups != 1)}, "
-        f"{len(result.cases)} case{'s' * (len(result.cases) != 1)}: {found} (exit {code})"
+        f"rmqlb check: {plural(files, 'file')}, {plural(groups, 'group')}, "
+        f"{plural(len(result.cases), 'case')}: {found} (exit {code})"
     )
 
 

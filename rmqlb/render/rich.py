@@ -24,9 +24,11 @@ from rmqlb.diagnose.report import (
     exit_code,
 )
 from rmqlb.errors import ExitCode
+from rmqlb.humanize import plural
 from rmqlb.render import _view as v
 from rmqlb.render.options import RenderOptions
 from rmqlb.render.safe import safe
+from rmqlb.render.styles import SEVERITY_BADGE, SEVERITY_STYLE, severity_count
 from rmqlb.render.table import Column, fit_table
 
 STATUS_STYLE: dict[QueueStatus, str] = {
@@ -35,11 +37,6 @@ STATUS_STYLE: dict[QueueStatus, str] = {
     QueueStatus.unknown: "yellow",
     QueueStatus.unconsumed: "bold red",
     QueueStatus.duplicate: "bold red",
-}
-SEVERITY_STYLE: dict[Severity, str] = {
-    Severity.error: "bold white on red",
-    Severity.warning: "bold black on yellow",
-    Severity.info: "bold white on blue",
 }
 CHANGED_STYLE = "bold magenta"
 
@@ -151,7 +148,7 @@ def _consumer_rows(
 
 def _finding(f: Finding, o: RenderOptions) -> RenderableType:
     head = Text.assemble(
-        (f" {f.severity.value.upper()} ", SEVERITY_STYLE[f.severity]),
+        (f" {f.severity.value.upper()} ", SEVERITY_BADGE[f.severity]),
         " ",
         (f.code.value, "bold"),
     )
@@ -184,19 +181,14 @@ def _footer(report: Report, o: RenderOptions) -> Text:
     counts = {s: sum(1 for f in report.findings if f.severity is s) for s in Severity}
     text = Text("Summary: ", style="bold")
     n = len(report.findings)
-    text.append(f"{n} finding{'s' if n != 1 else ''}: ")
-    parts = [
-        (f"{counts[Severity.error]} error{'s' if counts[Severity.error] != 1 else ''}", "red"),
-        (
-            f"{counts[Severity.warning]} warning{'s' if counts[Severity.warning] != 1 else ''}",
-            "yellow",
-        ),
-        (f"{counts[Severity.info]} info", "blue"),
-    ]
-    for i, (label, style) in enumerate(parts):
+    text.append(f"{plural(n, 'finding')}: ")
+    for i, severity in enumerate(Severity):
         if i:
             text.append(", ")
-        text.append(label, style=style if label[0] != "0" else "")
+        count = counts[severity]
+        text.append(
+            severity_count(count, severity), style=SEVERITY_STYLE[severity] if count else ""
+        )
     code = exit_code(report, o.fail_on)
     text.append("\nExit code ", style="bold")
     text.append(
