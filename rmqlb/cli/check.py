@@ -10,6 +10,7 @@ from typing import Annotated
 import typer
 
 from rmqlb.cli.app import app
+from rmqlb.cli.messages import say
 from rmqlb.cli.options import (
     ColorOption,
     FailOn,
@@ -99,7 +100,7 @@ def check(  # noqa: PLR0917  (a Typer command: options are parameters)
                 with open(summary_file, "a", encoding="utf-8") as handle:
                     handle.write(markdown_text(result, fail_on.value))
             except OSError as exc:
-                sys.stderr.write(f"rmqlb: cannot write the job summary: {exc.strerror}\n")
+                say(f"cannot write the job summary {summary_file}: {exc.strerror}")
     target = make_console(color) if fmt is Output.table else sys.stdout
     write_check(result, fmt, target, fail_on.value)
     if junit is not None:
