@@ -89,9 +89,14 @@ def test_bare_rmqlb_shows_the_help_and_exits_0(capsys: pytest.CaptureFixture[str
     assert err == ""
 
 
-def test_completion_is_offered(capsys: pytest.CaptureFixture[str]) -> None:
+def test_completion_is_offered(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
     assert run(["--help"]) == 0
     assert "--install-completion" in capsys.readouterr().out
+    # typer's own switch: take the shell from the argument, not from the parent process
+    # (under make that is sh, which has no completion)
+    monkeypatch.setenv("_TYPER_COMPLETE_TEST_DISABLE_SHELL_DETECTION", "1")
     assert run(["--show-completion", "bash"]) == 0
     assert "_rmqlb_completion" in capsys.readouterr().out
 
