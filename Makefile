@@ -2,7 +2,11 @@
 PYTHON ?= python3
 VENV   ?= .venv
 BIN    := $(VENV)/bin
-STAMP  := $(VENV)/.installed-$(shell cat pyproject.toml | cksum | cut -d' ' -f1)
+HASH   := $(shell cat pyproject.toml | cksum | cut -d' ' -f1)
+# the package alone (what `make demo` needs), and the package with the test, Spark and dev
+# extras (what `make test` needs); both stamps change with pyproject.toml
+PKG_STAMP := $(VENV)/.installed-pkg-$(HASH)
+STAMP     := $(VENV)/.installed-dev-$(HASH)
 
 .PHONY: demo test test-real lint bench install clean
 
@@ -10,14 +14,19 @@ $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 
+$(PKG_STAMP): $(BIN)/python pyproject.toml
+	$(BIN)/python -m pip install --quiet -e .
+	@rm -f $(VENV)/.installed-pkg-* && touch $(PKG_STAMP)
+
 $(STAMP): $(BIN)/python pyproject.toml
 	$(BIN)/python -m pip install --quiet -e '.[test,spark,dev]'
-	@rm -f $(VENV)/.installed-* && touch $(STAMP)
+	@rm -f $(VENV)/.installed-* && touch $(PKG_STAMP) $(STAMP)
 
 install: $(STAMP)
 
 # The demo cluster has problems on purpose: report them without failing the make run.
-demo: $(STAMP)
+# It needs the package only: no test, Spark or dev extras.
+demo: $(PKG_STAMP)
 	$(BIN)/rmqlb demo --fail-on never
 
 lint: $(STAMP)

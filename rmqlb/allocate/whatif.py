@@ -10,7 +10,7 @@ queues; adding a fourth consumer (4 + 4 + 4 + 4) moves 9 of the 16 queues (56.2 
     >>> qs = make_queues("TopicTest", broker_names(1), 16)
     >>> cids = default_consumer_ids(3)
     >>> [compact_ranges(q) for q in allocate(Avg(), qs, cids).values()]
-    ['broker-a:0-5', 'broker-a:6-10', 'broker-a:11-15']
+    ['broker-a:0..5', 'broker-a:6..10', 'broker-a:11..15']
     >>> event = scale(Avg(), qs, cids, add=default_consumer_ids(1, start=3))
     >>> event.moves.count, event.moves.percent
     (9, 56.2)
@@ -26,7 +26,7 @@ from rmqlb.allocate import Assignment, allocate
 from rmqlb.allocate.cases import assignment_to_json, queue_to_json
 from rmqlb.errors import AllocationError, InputError
 from rmqlb.model.javaorder import java_key
-from rmqlb.model.queue import MessageQueue, queue_sort_key
+from rmqlb.model.queue import MessageQueue, queue_ranges, queue_sort_key
 from rmqlb.model.strategy import (
     Avg,
     AvgByCircle,
@@ -520,37 +520,13 @@ def _count_or_error(moves: Moves | None, error: str | None) -> dict[str, Any] | 
 # --------------------------------------------------------------------------- formatting
 
 
-def _runs(ids: Sequence[int]) -> str:
-    parts: list[str] = []
-    ordered = sorted(set(ids))
-    i = 0
-    while i < len(ordered):
-        j = i
-        while j + 1 < len(ordered) and ordered[j + 1] == ordered[j] + 1:
-            j += 1
-        parts.append(str(ordered[i]) if i == j else f"{ordered[i]}-{ordered[j]}")
-        i = j + 1
-    return ",".join(parts)
-
-
 def compact_ranges(queues: Sequence[MessageQueue], with_topic: bool | None = None) -> str:
-    """Queues as compact ranges per broker: ``broker-a:0-5, broker-b:0-2``.
-
-    Brokers keep the order they first appear in; ids are sorted and runs collapsed
-    (``broker-a:0,3,6`` for a round robin). ``with_topic`` prefixes ``Topic/``; by default
-    only when the queues span several topics.
+    """Queues as :func:`rmqlb.model.queue.queue_ranges` spells them everywhere:
+    ``broker-a:0..5, broker-b:0..2`` (``Topic/`` first when they span several topics).
 
     >>> compact_ranges([MessageQueue("T", "broker-a", i) for i in (0, 1, 2, 5, 7, 8)])
-    'broker-a:0-2,5,7-8'
+    'broker-a:0..2, broker-a:5, broker-a:7, broker-a:8'
     >>> compact_ranges([])
     ''
     """
-    if with_topic is None:
-        with_topic = len({mq.topic for mq in queues}) > 1
-    groups: dict[tuple[str, str], list[int]] = {}
-    for mq in queues:
-        groups.setdefault((mq.topic, mq.broker_name), []).append(mq.queue_id)
-    return ", ".join(
-        f"{topic}/{broker}:{_runs(ids)}" if with_topic else f"{broker}:{_runs(ids)}"
-        for (topic, broker), ids in groups.items()
-    )
+    return queue_ranges(queues, with_topic=with_topic)

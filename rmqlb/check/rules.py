@@ -38,6 +38,7 @@ from rmqlb.check.synth import Scenario, build_snapshot, scenarios
 from rmqlb.diagnose import DiagnoseOptions, diagnose
 from rmqlb.diagnose.report import Code, Finding, Report, Severity, TopicReport
 from rmqlb.errors import ExitCode
+from rmqlb.failon import gate
 from rmqlb.model.queue import MessageQueue
 from rmqlb.model.snapshot import PERM_READ, Snapshot
 from rmqlb.model.strategy import describe
@@ -132,10 +133,7 @@ class CheckResult:
 
     def exit_code(self, fail_on: str = "warning") -> ExitCode:
         """1 when a finding is at least ``fail_on`` severe (design §3), else 0."""
-        threshold = {"error": 2, "warning": 1, "never": 3}[fail_on]
-        if any(f.severity.rank >= threshold for f in self.findings):
-            return ExitCode.FINDINGS
-        return ExitCode.OK
+        return gate((f.severity for f in self.findings), fail_on)
 
 
 def sort_check_findings(findings: Iterable[CheckFinding]) -> list[CheckFinding]:

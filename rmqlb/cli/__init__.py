@@ -26,6 +26,7 @@ from rmqlb.cli import (  # noqa: F401
     simulate,
 )
 from rmqlb.cli.app import app
+from rmqlb.cli.messages import error, say
 from rmqlb.errors import ExitCode, RmqlbError
 
 __all__ = ["app", "main", "run"]
@@ -57,32 +58,35 @@ def run(argv: list[str] | None = None) -> int:
         result = command.main(args=argv, prog_name="rmqlb", standalone_mode=False)
     except typer.Exit as exc:
         return int(exc.exit_code)
+    except SystemExit as exc:  # --show-completion and --install-completion exit themselves
+        return exc.code if isinstance(exc.code, int) else int(exc.code is not None)
     except typer.Abort:
-        sys.stderr.write("rmqlb: aborted\n")
+        say("aborted")
         return 130
-    except click_exceptions.NoArgsIsHelpError:
-        return ExitCode.BAD_INPUT  # typer has already printed the help
+    except click_exceptions.NoArgsIsHelpError as exc:
+        sys.stdout.write(exc.format_message() + "\n")  # bare ``rmqlb``: the help, exit 0
+        return ExitCode.OK
     except click_exceptions.UsageError as exc:
         hint = f" (see '{exc.ctx.command_path} --help')" if exc.ctx is not None else ""
-        sys.stderr.write(f"rmqlb: error: {exc.format_message()}{hint}\n")
+        error(f"{exc.format_message()}{hint}")
         return ExitCode.BAD_INPUT
     except click_exceptions.ClickException as exc:
-        sys.stderr.write(f"rmqlb: error: {exc.format_message()}\n")
+        error(exc.format_message())
         return ExitCode.BAD_INPUT
     except RmqlbError as exc:
         if os.environ.get("RMQLB_TRACEBACK"):
             raise
-        sys.stderr.write(f"rmqlb: error: {exc}\n")
+        error(str(exc))
         return int(exc.exit_code)
     except KeyboardInterrupt:
-        sys.stderr.write("rmqlb: interrupted\n")
+        say("interrupted")
         return 130
     except BrokenPipeError:
         return 0
     except Exception as exc:  # the boundary: never a traceback for users
         if os.environ.get("RMQLB_TRACEBACK"):
             raise
-        sys.stderr.write(f"rmqlb: internal error: {type(exc).__name__}: {exc}\n")
+        say(f"internal error: {type(exc).__name__}: {exc}")
         return ExitCode.BAD_INPUT
     return int(result) if isinstance(result, int) else 0
 

@@ -15,7 +15,7 @@ app = typer.Typer(
         "queue, which one does, and why they differ."
     ),
     no_args_is_help=True,
-    add_completion=False,
+    add_completion=True,
     pretty_exceptions_enable=False,
     rich_markup_mode=None,
     context_settings={"help_option_names": ["-h", "--help"]},

@@ -10,7 +10,6 @@ code applies.
 
 from __future__ import annotations
 
-import sys
 from enum import StrEnum
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
@@ -18,12 +17,11 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from rmqlb.cli.app import app
-from rmqlb.cli.options import ColorOption, FailOn, FailOnOption, Output, OutputOption
+from rmqlb.cli.messages import say
+from rmqlb.cli.options import ColorOption, FailOn, FailOnOption, OutputOption
 from rmqlb.errors import InputError
 
 if TYPE_CHECKING:
-    from rich.console import Console
-
     from rmqlb.pipeline import AuditResult
     from rmqlb.pipeline.result import InputProblem
 
@@ -33,9 +31,6 @@ class EngineName(StrEnum):
 
     spark = "spark"
     local = "local"
-
-
-_SEVERITY_STYLE = {"error": "red", "warning": "yellow", "info": "cyan"}
 
 
 @app.command()
@@ -145,25 +140,17 @@ def audit(  # noqa: PLR0917  (typer maps every option to a parameter)
         first = f": {_problem_line(result)}" if result.problems else ""
         raise InputError(f"no usable snapshot found under {' '.join(paths or [])}{first}")
     for problem in result.problems[:5]:
-        sys.stderr.write(f"rmqlb: skipped {_problem_text(problem)}\n")
+        say(f"skipped {_problem_text(problem)}")
     if result.problem_count > 5:
-        sys.stderr.write(f"rmqlb: ... and {result.problem_count - 5} more skipped inputs\n")
+        say(f"... and {result.problem_count - 5} more skipped inputs")
     if report is not None:
-        from rmqlb.pipeline.html import write_html_report
+        from rmqlb.render.html import write_html_report
 
         write_html_report(result, report)
+    from rmqlb.render.audit import write_summary
+
     fmt = resolve_output(output)
-    if fmt is Output.json:
-        import json
-
-        from rmqlb.pipeline import summary_json
-
-        sys.stdout.write(json.dumps(summary_json(result), indent=2, ensure_ascii=False) + "\n")
-    else:
-        # a pipe or a file gets wide lines rather than Rich's 80 columns of folded names
-        width = None if sys.stdout.isatty() else 160
-        console = make_console(False if fmt is not Output.table else color, width=width)
-        render_summary(result, console, markdown=fmt is Output.markdown, top=top)
+    write_summary(result, fmt, make_console(color), top)
     return int(exit_code(result, fail_on.value))
 
 
@@ -193,112 +180,13 @@ def _generate(
         raise InputError(str(exc)) from None
     except OSError as exc:
         raise InputError(f"--out {out}: {exc.strerror or exc}") from None
+    from rmqlb.render.safe import escape_controls
+
     typer.echo(
-        f"wrote {manifest['snapshots']} snapshots ({len(manifest['clusters'])} clusters, "
-        f"{groups} groups each) and {len(manifest['injections'])} injected problems "
-        f"to {out} (manifest: {out / MANIFEST})"
+        escape_controls(
+            f"wrote {manifest['snapshots']} snapshots ({len(manifest['clusters'])} clusters, "
+            f"{groups} groups each) and {len(manifest['injections'])} injected problems "
+            f"to {out} (manifest: {out / MANIFEST})"
+        )
     )
     return 0
-
-
-def render_summary(result: AuditResult, console: Console, *, markdown: bool, top: int) -> None:
-    """The Rich summary: headline, counts by code and cluster, top offenders, flapping."""
-    from rich import box
-    from rich.table import Table
-    from rich.text import Text
-
-    from rmqlb.pipeline.result import top_offenders
-
-    style = box.MARKDOWN if markdown else box.SIMPLE_HEAD
-    persistent = sum(1 for f in result.findings if f.persistence == "persistent")
-    console.print(
-        f"Audited {result.snapshots} snapshots, {result.groups} groups "
-        f"(engine {result.engine}): {len(result.findings)} findings, {persistent} persistent, "
-        f"{len(result.flapping)} flapping groups"
-        + (f", {result.problem_count} inputs skipped" if result.problem_count else ""),
-        markup=False,
-    )
-    if not result.findings and not result.flapping:
-        console.print("No problems found.", markup=False)
-        return
-
-    def table(title: str, *columns: str) -> Table:
-        t = Table(title=title, box=style, title_justify="left", show_edge=markdown)
-        for c in columns:
-            t.add_column(c, justify="right" if c in _NUMERIC else "left", overflow="fold")
-        return t
-
-    def row(t: Table, *cells: object) -> None:  # names are data, never Rich markup
-        t.add_row(*(c if isinstance(c, Text) else Text(str(c)) for c in cells))
-
-    if result.findings:
-        by_code = table("Findings by code", "code", "persistent", "transient")
-        for code, counts in result.by_code().items():
-            row(by_code, code, counts["persistent"], counts["transient"])
-        console.print(by_code)
-        by_cluster = table("Findings by cluster", "cluster", "error", "warning", "info")
-        for cluster, sev in result.by_cluster().items():
-            row(by_cluster, cluster, sev["error"], sev["warning"], sev["info"])
-        console.print(by_cluster)
-        offenders = table(
-            f"Top offenders (first {top} groups; persistent and most severe first)",
-            "cluster",
-            "group",
-            "severity",
-            "persistent codes",
-            "transient codes",
-            "share",
-            "last seen",
-        )
-        for o in top_offenders(result, top):
-            severity = Text(o.severity, style="" if markdown else _SEVERITY_STYLE[o.severity])
-            row(
-                offenders,
-                o.cluster,
-                o.group,
-                severity,
-                ", ".join(o.persistent) or "-",
-                ", ".join(o.transient) or "-",
-                f"{o.share:.0%}",
-                o.last_seen,
-            )
-        console.print(offenders)
-    for title, rows in (
-        ("Worst groups by unconsumed queues (latest snapshot)", result.worst_by_unconsumed),
-        ("Worst groups by lag (latest snapshot)", result.worst_by_lag),
-    ):
-        if rows:
-            worst = table(title, "cluster", "group", "unconsumed", "lag", "findings", "last seen")
-            for g in rows[:top]:
-                row(
-                    worst,
-                    g.cluster,
-                    g.group,
-                    g.unconsumed,
-                    "-" if g.lag is None else g.lag,
-                    g.findings,
-                    g.last_seen,
-                )
-            console.print(worst)
-    if result.flapping:
-        flap = table("Flapping groups (assignment changes)", "cluster", "group", "changes")
-        for fl in result.flapping[:top]:
-            row(flap, fl.cluster, fl.group, fl.changes)
-        console.print(flap)
-
-
-_NUMERIC = frozenset(
-    {
-        "persistent",
-        "transient",
-        "error",
-        "warning",
-        "info",
-        "snapshots",
-        "share",
-        "unconsumed",
-        "lag",
-        "findings",
-        "changes",
-    }
-)

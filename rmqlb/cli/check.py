@@ -10,9 +10,11 @@ from typing import Annotated
 import typer
 
 from rmqlb.cli.app import app
+from rmqlb.cli.messages import say
 from rmqlb.cli.options import (
     ColorOption,
     FailOn,
+    Output,
     OutputOption,
     make_console,
     resolve_output,
@@ -78,8 +80,8 @@ def check(  # noqa: PLR0917  (a Typer command: options are parameters)
     Markdown report is added to the job summary).
     """
     from rmqlb.check import CheckOptions, load_files, run_check
-    from rmqlb.check.ci import github_annotations, junit_xml
-    from rmqlb.check.render import markdown_text, write_check
+    from rmqlb.render.check import markdown_text, write_check
+    from rmqlb.render.ci import github_annotations, junit_xml
 
     config = load_files(files)
     result = run_check(
@@ -88,7 +90,7 @@ def check(  # noqa: PLR0917  (a Typer command: options are parameters)
     fmt = resolve_output(output)
     if os.environ.get("GITHUB_ACTIONS") == "true":
         # Annotations go to stdout, except beside JSON, which must stay parseable.
-        stream = sys.stderr if fmt.value == "json" else sys.stdout
+        stream = sys.stderr if fmt is Output.json else sys.stdout
         workspace = os.environ.get("GITHUB_WORKSPACE") or os.getcwd()
         for line in github_annotations(result, workspace):
             stream.write(line + "\n")
@@ -98,11 +100,9 @@ def check(  # noqa: PLR0917  (a Typer command: options are parameters)
                 with open(summary_file, "a", encoding="utf-8") as handle:
                     handle.write(markdown_text(result, fail_on.value))
             except OSError as exc:
-                sys.stderr.write(f"rmqlb: cannot write the job summary: {exc.strerror}\n")
-    if fmt.value == "table":
-        write_check(result, "table", make_console(color), fail_on.value)
-    else:
-        write_check(result, fmt.value, sys.stdout, fail_on.value)
+                say(f"cannot write the job summary {summary_file}: {exc.strerror}")
+    target = make_console(color) if fmt is Output.table else sys.stdout
+    write_check(result, fmt, target, fail_on.value)
     if junit is not None:
         try:
             junit.write_text(junit_xml(result, fail_on.value), encoding="utf-8")

@@ -9,6 +9,7 @@ from typing import Annotated
 import typer
 
 from rmqlb.cli.app import app
+from rmqlb.cli.messages import report_failures, say
 from rmqlb.cli.options import (
     DEFAULT_MAX_IN_FLIGHT,
     DEFAULT_TIMEOUT,
@@ -25,7 +26,8 @@ from rmqlb.cli.options import (
     TlsKeyOption,
     TlsOption,
 )
-from rmqlb.errors import ExitCode
+from rmqlb.errors import ExitCode, InputError
+from rmqlb.humanize import plural
 
 
 @app.command()
@@ -40,11 +42,20 @@ def dump(  # noqa: PLR0917  (typer maps every option to a parameter)
     ] = None,
     namesrv: NamesrvOption = None,
     all_groups: AllGroupsOption = False,
-    output_file: Annotated[
-        Path | None,
+    output: Annotated[
+        str | None,
         typer.Option(
             "--output",
             "-o",
+            metavar="json",
+            help="Format: a snapshot is always JSON (rmqlb.snapshot/1); the file goes to --out.",
+            show_default=False,
+        ),
+    ] = None,
+    output_file: Annotated[
+        Path | None,
+        typer.Option(
+            "--out",
             metavar="FILE",
             help="Write the snapshot to FILE (default: stdout).",
             show_default=False,
@@ -71,11 +82,13 @@ def dump(  # noqa: PLR0917  (typer maps every option to a parameter)
     4 partial (the failed requests are listed on stderr and in the snapshot's errors).
     """
     from rmqlb.cli.live import LiveOptions, snapshot_from_cluster
+    from rmqlb.render.safe import escape_json_controls
     from rmqlb.snapshot import dumps_snapshot, save_snapshot
     from rmqlb.snapshot import redact as redact_snapshot
 
     if groups and all_groups:
         raise typer.BadParameter("give GROUP names or --all-groups, not both")
+    _check_format(output)
     opts = LiveOptions(
         namesrv=namesrv or "",
         groups=tuple(groups or ()),
@@ -95,31 +108,38 @@ def dump(  # noqa: PLR0917  (typer maps every option to a parameter)
     if redact:
         snapshot = redact_snapshot(snapshot)
     if output_file is None:
-        sys.stdout.write(dumps_snapshot(snapshot))
+        sys.stdout.write(escape_json_controls(dumps_snapshot(snapshot)))
         sys.stdout.flush()
     else:
         save_snapshot(snapshot, output_file)
     consumers = sum(len(g.consumers) for g in snapshot.groups.values())
     where = f" -> {output_file}" if output_file is not None else ""
     counts = ", ".join(
-        _count(n, noun)
+        plural(n, noun)
         for n, noun in (
             (len(snapshot.groups), "group"),
             (consumers, "consumer"),
             (len(snapshot.topics), "topic"),
         )
     )
-    sys.stderr.write(f"rmqlb dump: {counts}{where}\n")
+    say(f"{counts}{where}", prefix="rmqlb dump")
     if snapshot.errors:
-        failed = _count(len(snapshot.errors), "request")
-        sys.stderr.write(f"rmqlb dump: partial snapshot, {failed} failed:\n")
-        for err in snapshot.errors[:20]:
-            sys.stderr.write(f"  {err.target}: {err.request}: {err.message}\n")
-        if len(snapshot.errors) > 20:
-            sys.stderr.write(f"  ... and {len(snapshot.errors) - 20} more (see 'errors')\n")
+        report_failures(snapshot.errors, prefix="rmqlb dump")
         return int(ExitCode.PARTIAL)
     return int(ExitCode.OK)
 
 
-def _count(n: int, noun: str) -> str:
-    return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
+def _check_format(output: str | None) -> None:
+    """``-o/--output`` is a format on every command; a snapshot has one, JSON. A file name
+    there (``dump -o snap.json``, the old spelling) is refused with the new one, so no file
+    is ever named after a format or written where a format was meant."""
+    if output is None or output.lower() == "json":
+        return
+    from rmqlb.render.formats import Output
+
+    if output.lower() in Output.__members__:
+        raise InputError(f"-o/--output {output}: dump writes a snapshot, which is JSON only")
+    raise InputError(
+        f"-o/--output is the format (json) on every command; "
+        f"to write the snapshot to a file use --out {output}"
+    )

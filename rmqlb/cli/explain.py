@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from rmqlb.cli.app import app
+from rmqlb.cli.messages import report_failures, say
 from rmqlb.cli.options import (
     DEFAULT_MAX_IN_FLIGHT,
     DEFAULT_TIMEOUT,
@@ -42,12 +43,11 @@ from rmqlb.cli.options import (
 from rmqlb.errors import InputError, RmqlbError
 
 if TYPE_CHECKING:
-    from rich.console import Console, RenderableType
+    from rich.console import Console
 
     from rmqlb.diagnose.report import Report
     from rmqlb.model.snapshot import Snapshot
     from rmqlb.render import RenderOptions
-    from rmqlb.render.changes import ReportChanges
 
 _sleep: Callable[[float], None] = time.sleep
 """The pause between ``--watch`` polls (a seam: tests replace it to change the file)."""
@@ -204,6 +204,7 @@ def explain(  # noqa: PLR0917  (typer maps every option to a parameter)
             redraw=sys.stdout.isatty(),
         )
     report = analyse(acquire())
+    report_failures(report.errors)
     if fmt is Output.table:
         _render(report, fmt, make_console(color), options)
     else:  # text formats go straight to stdout: no Rich console to load and build
@@ -266,36 +267,6 @@ def _render(report: Report, fmt: Output, console: Console, options: RenderOption
     render(report, fmt, console if fmt is Output.table else console.file, options)
 
 
-def _renderable(
-    report: Report, fmt: Output, console: Console, options: RenderOptions
-) -> RenderableType:
-    """The report as one Rich renderable, for ``rich.live.Live``."""
-    import io
-
-    from rich.text import Text
-
-    from rmqlb.render import render
-    from rmqlb.render.rich import build
-
-    if fmt is Output.table:
-        return build(report, options, console.width)
-    buffer = io.StringIO()
-    render(report, fmt, buffer, options)
-    return Text(buffer.getvalue().rstrip("\n"))
-
-
-def _changes_summary(changes: ReportChanges | None, marked: bool = False) -> str:
-    if changes is None:
-        return "first poll"
-    moved = len(changes.queues)
-    return (
-        f"{moved} queue{'s' if moved != 1 else ''} changed owner"
-        f"{' (marked *)' if marked and moved else ''}, "
-        f"{len(changes.new_findings)} new finding(s), "
-        f"{len(changes.cleared_findings)} cleared"
-    )
-
-
 def _watch(
     acquire: Callable[[], Snapshot],
     analyse: Callable[[Snapshot], Report],
@@ -311,18 +282,17 @@ def _watch(
     exit code). A terminal redraws in place; anything else gets the first report, then only
     the changes. A failing poll after the first is reported on stderr and skipped."""
     import dataclasses
-    import json
     from contextlib import nullcontext
 
     from rich.console import Group
     from rich.live import Live
-    from rich.text import Text
 
     from rmqlb.diagnose.report import exit_code
-    from rmqlb.render.changes import describe_changes, diff_reports
-    from rmqlb.render.json import changes_to_json
+    from rmqlb.render.changes import diff_reports
+    from rmqlb.render.watch import poll_text, report_renderable, status_line
 
     previous: Report | None = None
+    listed: object = None  # the capture failures last listed on stderr
     poll = 0
     live = (
         Live(console=console, auto_refresh=False, transient=False, redirect_stderr=False)
@@ -341,31 +311,22 @@ def _watch(
                     if previous is None:
                         raise
                     failure = f"poll {poll} failed, keeping the last report: {exc}"
-                    sys.stderr.write(f"rmqlb: {failure}\n")
+                    say(failure)
                     report = previous
+                if report.errors != listed:
+                    report_failures(report.errors)
+                    listed = report.errors
                 changes = diff_reports(previous, report) if previous is not None else None
                 shown = dataclasses.replace(options, changes=changes)
                 if live is not None:
-                    status = Text(
-                        f"watching every {interval:g}s · poll {poll} at {stamp} · "
-                        f"{_changes_summary(changes, marked=True)} · Ctrl-C stops",
-                        style="dim",
-                    )
-                    if failure:
-                        status.append("\n" + failure, style="bold red")
-                    live.update(
-                        Group(status, _renderable(report, fmt, console, shown)), refresh=True
-                    )
+                    status = status_line(interval, poll, stamp, changes, failure)
+                    shown_report = report_renderable(report, fmt, shown, console.width)
+                    live.update(Group(status, shown_report), refresh=True)
                 elif changes is None:
                     _render(report, fmt, console, shown)
                 elif not changes.empty:
-                    out = console.file
-                    if fmt is Output.json:
-                        out.write(json.dumps(changes_to_json(changes, poll)) + "\n")
-                    else:
-                        out.write(f"poll {poll} at {stamp}: {_changes_summary(changes)}\n")
-                        out.writelines(f"  {line}\n" for line in describe_changes(changes))
-                    out.flush()
+                    console.file.write(poll_text(changes, poll, stamp, fmt))
+                    console.file.flush()
                 previous = report
                 if count is not None and poll >= count:
                     break

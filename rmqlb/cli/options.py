@@ -8,12 +8,12 @@ from __future__ import annotations
 
 import os
 import sys
-from enum import StrEnum
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, TextIO
 
 import typer
 
+from rmqlb.failon import FailOn
 from rmqlb.render.formats import Output
 
 if TYPE_CHECKING:
@@ -43,14 +43,6 @@ __all__ = [
     "resolve_output",
     "use_color",
 ]
-
-
-class FailOn(StrEnum):
-    """``--fail-on``: the lowest severity that makes the exit code 1."""
-
-    error = "error"
-    warning = "warning"
-    never = "never"
 
 
 OutputOption = Annotated[

@@ -62,6 +62,7 @@ def serve(  # noqa: PLR0917  (typer maps every option to a parameter)
     import signal
 
     from rmqlb.fake import FakeCluster, Faults
+    from rmqlb.render.safe import escape_controls
     from rmqlb.snapshot import load_snapshot
 
     snap = load_snapshot(snapshot)
@@ -88,18 +89,20 @@ def serve(  # noqa: PLR0917  (typer maps every option to a parameter)
             # not possible off the main thread or on some platforms: Ctrl-C still works
             with contextlib.suppress(NotImplementedError, RuntimeError, ValueError):
                 loop.add_signal_handler(sig, stop.set)
-        out = sys.stdout
+        lines: list[str] = []
         version = "4.9.8" if dialect == 4 else "5.3.3"
-        out.write(
-            f"rmqlb serve: NameServer {cluster.namesrv_addr} (emulating RocketMQ {version})\n"
+        lines.append(
+            f"rmqlb serve: NameServer {cluster.namesrv_addr} (emulating RocketMQ {version})"
         )
         for name, addr in cluster.broker_addrs.items():
             state = " (down)" if faults.has("broker-down", name) else ""
-            out.write(f"  broker {name} {addr}{state}\n")
+            lines.append(f"  broker {name} {addr}{state}")
         if faults.specs:
-            out.write("  faults: " + ", ".join(str(f) for f in faults.specs) + "\n")
-        out.write(f"Try: rmqlb explain -n {cluster.namesrv_addr}   (Ctrl-C stops)\n")
-        out.flush()
+            lines.append("  faults: " + ", ".join(str(f) for f in faults.specs))
+        lines.append(f"Try: rmqlb explain -n {cluster.namesrv_addr}   (Ctrl-C stops)")
+        # broker names and fault targets come from the snapshot and the flags
+        sys.stdout.write(escape_controls("\n".join(lines)) + "\n")
+        sys.stdout.flush()
         try:
             await stop.wait()
         finally:

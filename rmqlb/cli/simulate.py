@@ -1,26 +1,28 @@
 """``rmqlb simulate``: what-if allocation from flags or from ``--input`` cases (design §3).
 
-The command is glue: it reads flags and files, asks :mod:`rmqlb.allocate.whatif` for the
-numbers and lays them out as a list of blocks (headings, tables, lines) that the Rich,
-plain, markdown and JSON outputs all render from, so every format says the same thing.
+The command is glue: it reads flags and files into cases, asks
+:mod:`rmqlb.allocate.whatif` for the numbers and hands them to :mod:`rmqlb.render.simulate`,
+which lays every format out from the same blocks.
 """
 
 from __future__ import annotations
 
 import json
 import sys
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
 from rmqlb.cli.app import app
+from rmqlb.cli.messages import error
 from rmqlb.cli.options import ColorOption, Output, OutputOption, make_console, resolve_output
 from rmqlb.errors import AllocationError, ExitCode, InputError
+from rmqlb.humanize import plural
 
 if TYPE_CHECKING:
-    from rmqlb.allocate.whatif import Balance, Moves, WhatIf
+    from rmqlb.allocate.whatif import WhatIf
     from rmqlb.model.queue import MessageQueue
     from rmqlb.model.strategy import RoomRule, StrategySpec
 
@@ -145,6 +147,8 @@ def simulate(  # noqa: PLR0917  (one parameter per flag, as typer wants)
       rmqlb simulate --queues 16 --consumers 5 --compare
       rmqlb simulate --input cases.jsonl --output json
     """
+    from rmqlb.render.simulate import Simulation, write_simulations
+
     fmt = resolve_output(output)
     flags = _Flags(
         queues=queues,
@@ -169,17 +173,16 @@ def simulate(  # noqa: PLR0917  (one parameter per flag, as typer wants)
     else:
         cases, multi = [_case_from_flags(flags)], False
     outcomes = [_run(case, flags) for case in cases]
-    _emit(outcomes, fmt, color)
+    sims = [Simulation(o.case.label, o.case.id, o.result, o.error, o.joiner) for o in outcomes]
+    write_simulations(sims, fmt, make_console(color) if fmt is Output.table else None)
     failed = [o for o in outcomes if o.error is not None]
     if not multi and failed:
-        sys.stderr.write(f"rmqlb: error: {_one_line(failed[0].error or '')}\n")
+        error(_one_line(failed[0].error or ""))
         return ExitCode.BAD_INPUT
     invalid = [o for o in outcomes if o.invalid]
     if invalid:
         first = _one_line(invalid[0].error or "")
-        sys.stderr.write(
-            f"rmqlb: error: {len(invalid)} of {len(outcomes)} cases invalid: {first}\n"
-        )
+        error(f"{len(invalid)} of {len(outcomes)} cases invalid: {first}")
         return ExitCode.BAD_INPUT
     return ExitCode.OK
 
@@ -249,11 +252,6 @@ class _Outcome:
     error: str | None = None
     invalid: bool = False  # bad input (exit 2) rather than a Java exception
     joiner: str | None = None  # the id --compare adds for "+1"
-
-
-def _n(count: int, word: str) -> str:
-    """``1 queue``, ``2 queues``."""
-    return f"{count} {word}{'' if count == 1 else 's'}"
 
 
 def _one_line(text: str) -> str:
@@ -431,8 +429,8 @@ def _case_from_flags(flags: _Flags) -> _Case:
         compare_candidates(spec, broker_rule, consumer_rule, config) if flags.compare else None
     )
     label = (
-        f"{topic}: {_n(len(queues), 'queue')} on {_n(len(brokers), 'broker')}, "
-        f"{_n(len(consumers), 'consumer')}, {describe(spec)}"
+        f"{topic}: {plural(len(queues), 'queue')} on {plural(len(brokers), 'broker')}, "
+        f"{plural(len(consumers), 'consumer')}, {describe(spec)}"
     )
     return _Case(None, label, spec, queues, consumers, width, compare_with)
 
@@ -494,8 +492,8 @@ def _case_from_json(raw: Any, where: str) -> _Case:
     brokers = len({q.broker_name for q in case.queues})
     label = (
         f"{'case ' + case.id + ': ' if case.id is not None else ''}{case.topic}: "
-        f"{_n(len(case.queues), 'queue')} on {_n(brokers, 'broker')}, "
-        f"{_n(len(case.consumers), 'consumer')}, {describe(spec)}"
+        f"{plural(len(case.queues), 'queue')} on {plural(brokers, 'broker')}, "
+        f"{plural(len(case.consumers), 'consumer')}, {describe(spec)}"
     )
     return _Case(case.id, label, spec, list(case.queues), list(case.consumers), None, compare_with)
 
@@ -522,256 +520,3 @@ def _run(case: _Case, flags: _Flags) -> _Outcome:
     except InputError as exc:
         return _Outcome(case, error=str(exc), invalid=True)
     return _Outcome(case, result, joiner=joiner)
-
-
-# --------------------------------------------------------------------------- layout
-
-
-@dataclass
-class _Table:
-    headers: list[str]
-    rows: list[list[str]]
-    styles: list[str | None]  # per row: None, "idle" or "error"
-    right: set[int] = field(default_factory=set)  # right-aligned columns
-
-
-Block = tuple[str, Any]  # ("heading", str) | ("line", str) | ("table", _Table) | ("error", str)
-
-
-def _balance_line(b: Balance) -> str:
-    parts = [
-        f"{_n(b.queues, 'queue')}, {_n(b.consumers, 'consumer')}: "
-        f"min {b.min}, max {b.max} per consumer",
-        f"{len(b.idle)} idle",
-    ]
-    if b.unassigned:
-        parts.append(f"{_n(len(b.unassigned), 'queue')} held by nobody")
-    if b.duplicated:
-        parts.append(f"{_n(len(b.duplicated), 'queue')} held more than once")
-    return "; ".join(parts)
-
-
-def _assignment_table(assignment: Mapping[str, Sequence[MessageQueue]], topics: bool) -> _Table:
-    from rmqlb.allocate.whatif import compact_ranges
-
-    rows: list[list[str]] = []
-    styles: list[str | None] = []
-    for cid, queues in assignment.items():
-        if queues:
-            rows.append([cid, compact_ranges(queues, topics), str(len(queues))])
-            styles.append(None)
-        else:
-            rows.append([cid, "(idle)", "0"])
-            styles.append("idle")
-    return _Table(["consumer", "queues", "count"], rows, styles, {2})
-
-
-def _holders(cids: Sequence[str]) -> str:
-    return ", ".join(cids) if cids else "nobody"
-
-
-def _share(count: int, percent: float) -> str:
-    """``56.2%``; a non-zero share that rounds to nothing reads ``<0.1%``, not ``0%``."""
-    return "<0.1%" if count and not percent else f"{percent:g}%"
-
-
-def _pct(count: int, percent: float) -> str:
-    return f"{count} ({_share(count, percent)})"
-
-
-def _layout(outcome: _Outcome, multi: bool) -> list[Block]:
-    from rmqlb.allocate.whatif import compact_ranges
-    from rmqlb.model.strategy import describe
-
-    case = outcome.case
-    if outcome.result is None:
-        prefix = f"{case.label}: " if multi else ""
-        return [("error", f"{prefix}error: {_one_line(outcome.error or '')}")]
-    res = outcome.result
-    topics = len({q.topic for q in res.queues}) > 1
-    blocks: list[Block] = [
-        ("heading", case.label),
-        ("table", _assignment_table(res.assignment, topics)),
-        ("line", _balance_line(res.balance)),
-    ]
-    if res.scale is not None:
-        event = res.scale
-        change = []
-        if event.added:
-            change.append(f"+{len(event.added)} ({', '.join(event.added)})")
-        if event.removed:
-            change.append(f"-{len(event.removed)} ({', '.join(event.removed)})")
-        blocks += [
-            ("heading", f"After {' and '.join(change)}"),
-            ("table", _assignment_table(event.after, topics)),
-            ("line", _balance_line(_balance_of(event.after, res.queues))),
-        ]
-        groups: dict[tuple[tuple[str, ...], tuple[str, ...]], list[MessageQueue]] = {}
-        for move in event.moves.moved:
-            groups.setdefault((move.before, move.after), []).append(move.queue)
-        if groups:
-            rows = [
-                [compact_ranges(qs, topics), _holders(before), _holders(after), str(len(qs))]
-                for (before, after), qs in groups.items()
-            ]
-            blocks += [
-                ("heading", "Queues that move"),
-                ("table", _Table(["queues", "from", "to", "count"], rows, [None] * len(rows), {3})),
-            ]
-        moves = event.moves
-        blocks.append(
-            (
-                "line",
-                f"{moves.count} of {_n(moves.total, 'queue')} move "
-                f"({_share(moves.count, moves.percent)})",
-            )
-        )
-    if res.compare is not None:
-        from rmqlb.allocate.whatif import leaver
-
-        table_rows: list[list[str]] = []
-        styles: list[str | None] = []
-        notes: list[str] = []
-
-        def cell(moves: Moves | None, error: str | None, label: str, what: str) -> str:
-            if moves is not None:
-                return _pct(moves.count, moves.percent)
-            if error is None:
-                return "-"
-            notes.append(f"{label} {what}: error: {_one_line(error)}")
-            return "error"
-
-        for row in res.compare:
-            label = describe(row.strategy)
-            if row.balance is None:
-                table_rows.append([label, "error", "-", "-", "-", "-", "-"])
-                notes.append(f"{label}: error: {_one_line(row.error or '')}")
-                styles.append("error")
-                continue
-            b = row.balance
-            table_rows.append(
-                [
-                    label,
-                    str(b.min),
-                    str(b.max),
-                    str(len(b.idle)),
-                    str(len(b.unassigned)),
-                    cell(row.moved_on_add, row.add_error, label, "+1"),
-                    cell(row.moved_on_remove, row.remove_error, label, "-1"),
-                ]
-            )
-            styles.append("idle" if b.idle or b.unassigned else None)
-        gone = leaver(res.consumers) or "nobody"
-        blocks += [
-            ("heading", f"Strategies compared (+1 adds {outcome.joiner}, -1 removes {gone})"),
-            (
-                "table",
-                _Table(
-                    ["strategy", "min", "max", "idle", "unassigned", "moved +1", "moved -1"],
-                    table_rows,
-                    styles,
-                    {1, 2, 3, 4, 5, 6},
-                ),
-            ),
-        ]
-        blocks += [("line", note) for note in notes]
-    return blocks
-
-
-def _balance_of(
-    assignment: Mapping[str, list[MessageQueue]], queues: Sequence[MessageQueue]
-) -> Balance:
-    from rmqlb.allocate.whatif import balance
-
-    return balance(dict(assignment), queues)
-
-
-# --------------------------------------------------------------------------- output
-
-
-def _emit(outcomes: list[_Outcome], fmt: Output, color: bool | None) -> None:
-    multi = len(outcomes) > 1
-    if fmt is Output.json:
-        from rmqlb.allocate.whatif import what_if_to_json
-
-        for outcome in outcomes:
-            if outcome.result is None:
-                obj: dict[str, Any] = {"id": outcome.case.id, "error": outcome.error}
-            else:
-                obj = what_if_to_json(outcome.case.id, outcome.result)
-            sys.stdout.write(json.dumps(obj, ensure_ascii=False) + "\n")
-        return
-    layouts = [_layout(o, multi) for o in outcomes]
-    if not multi and outcomes[0].result is None:
-        return  # the error goes to stderr alone
-    if fmt is Output.table:
-        _emit_rich(layouts, color)
-    else:
-        _emit_text(layouts, fmt)
-
-
-def _emit_rich(layouts: list[list[Block]], color: bool | None) -> None:
-    from rich import box
-    from rich.table import Table
-    from rich.text import Text
-
-    console = make_console(color)
-    styles = {"idle": "bold yellow", "error": "bold red", None: None}
-    for n, blocks in enumerate(layouts):
-        if n:
-            console.print()
-        for i, (kind, value) in enumerate(blocks):
-            if kind == "heading":
-                if i:
-                    console.print()
-                console.print(Text(value, style="bold"))
-            elif kind == "line":
-                console.print(Text(value))
-            elif kind == "error":
-                console.print(Text(value, style="bold red"))
-            else:
-                table = Table(box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False)
-                for col, header in enumerate(value.headers):
-                    table.add_column(header, justify="right" if col in value.right else "left")
-                for row, style in zip(value.rows, value.styles, strict=True):
-                    table.add_row(*(Text(cell) for cell in row), style=styles[style])
-                console.print(table)
-
-
-def _emit_text(layouts: list[list[Block]], fmt: Output) -> None:
-    from tabulate import tabulate
-
-    markdown = fmt is Output.markdown
-    out: list[str] = []
-    for n, blocks in enumerate(layouts):
-        if n:
-            out.append("")
-        for i, (kind, value) in enumerate(blocks):
-            if kind == "heading":
-                if i and not markdown:
-                    out.append("")
-                out.append(f"### {value}" if markdown else value)
-                if markdown:
-                    out.append("")
-            elif kind in ("line", "error"):
-                out.append(value)
-                if markdown:
-                    out.append("")
-            else:
-                rows = value.rows
-                if markdown:
-                    rows = [[cell.replace("|", "\\|") for cell in row] for row in rows]
-                align = ["right" if i in value.right else "left" for i in range(len(value.headers))]
-                out.append(
-                    tabulate(
-                        rows,
-                        headers=value.headers,
-                        tablefmt="github" if markdown else "simple",
-                        colalign=align,
-                        disable_numparse=True,
-                    )
-                )
-                if markdown:
-                    out.append("")
-    text = "\n".join(out).rstrip("\n") + "\n"
-    sys.stdout.write(text)

@@ -22,12 +22,18 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
 from rmqlb.client.connection import Connection, Signer, TlsConfig
-from rmqlb.client.errors import ConnectFailed, RequestTimeout
+from rmqlb.client.errors import ConnectFailed, NotANameServer, RequestTimeout
+from rmqlb.humanize import duration
 from rmqlb.model import BrokerInfo, MessageQueue, QueueOffset, TopicRoute
 from rmqlb.remoting import bodies
 from rmqlb.remoting.acl import Credentials
 from rmqlb.remoting.codes import RequestCode, ResponseCode, request_code_name
-from rmqlb.remoting.errors import BodyError, SystemBusy, response_error
+from rmqlb.remoting.errors import (
+    BodyError,
+    RequestCodeNotSupported,
+    SystemBusy,
+    response_error,
+)
 from rmqlb.remoting.frame import MAX_FRAME_SIZE, RemotingCommand
 
 
@@ -118,7 +124,8 @@ class AdminClient:
                 self._connections[addr] = conn
                 return conn
         except TimeoutError as exc:
-            raise ConnectFailed(f"{addr}: connect timed out after {timeout:g} s", addr) from exc
+            message = f"{addr}: connect timed out after {duration(timeout)}"
+            raise ConnectFailed(message, addr) from exc
 
     async def call(
         self,
@@ -140,7 +147,7 @@ class AdminClient:
             left = deadline - time.monotonic()
             if left <= 0:
                 raise RequestTimeout(
-                    f"{addr}: {request_code_name(code)} timed out after {budget:g} s", addr
+                    f"{addr}: {request_code_name(code)} timed out after {duration(budget)}", addr
                 )
             conn = await self._connection(addr, left)
             left = max(deadline - time.monotonic(), 0.001)
@@ -172,8 +179,20 @@ class AdminClient:
     async def cluster_info(
         self, namesrv: str, *, timeout: float | None = None
     ) -> dict[str, BrokerInfo]:
-        """GET_BROKER_CLUSTER_INFO (106): every broker with its cluster and addresses."""
-        resp = await self.call(namesrv, RequestCode.GET_BROKER_CLUSTER_INFO, timeout=timeout)
+        """GET_BROKER_CLUSTER_INFO (106): every broker with its cluster and addresses.
+
+        Every NameServer serves 106; a broker answers it with REQUEST_CODE_NOT_SUPPORTED (3),
+        which is turned into :class:`NotANameServer` with a hint, at once.
+        """
+        try:
+            resp = await self.call(namesrv, RequestCode.GET_BROKER_CLUSTER_INFO, timeout=timeout)
+        except RequestCodeNotSupported as exc:
+            raise NotANameServer(
+                f"{namesrv}: answered like a RocketMQ broker, not a NameServer (it does not "
+                "serve GET_BROKER_CLUSTER_INFO): give the NameServer's address (port 9876 by "
+                "default; brokers listen on 10911)",
+                namesrv,
+            ) from exc
         return dict(bodies.decode_cluster_info(resp.body).brokers)
 
     async def topic_list(self, namesrv: str, *, timeout: float | None = None) -> list[str]:

@@ -36,6 +36,7 @@ from rmqlb import __version__
 from rmqlb.client.admin import AdminClient, ClientOptions
 from rmqlb.client.errors import CALL_ERRORS, RemotingError
 from rmqlb.errors import ClusterUnreachable, InputError
+from rmqlb.humanize import duration
 from rmqlb.model import (
     BrokerInfo,
     CaptureError,
@@ -170,7 +171,7 @@ class _Collector:
                 timeout = self._timeout()
                 if timeout is None:
                     if record:
-                        message = f"not sent: overall deadline of {self.budget:g} s exceeded"
+                        message = f"not sent: overall deadline of {duration(self.budget)} exceeded"
                         self._error(target, request, message)
                     return None
                 if broker:

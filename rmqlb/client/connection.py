@@ -31,6 +31,7 @@ from rmqlb.client.errors import (
     RequestTimeout,
 )
 from rmqlb.errors import FrameError, ProtocolError
+from rmqlb.humanize import duration
 from rmqlb.remoting.codes import READ_ONLY_CODES, ResponseCode, request_code_name
 from rmqlb.remoting.frame import (
     FLAG_ONEWAY,
@@ -136,7 +137,8 @@ class Connection:
                     host, port, ssl=ctx, server_hostname=host if ctx is not None else None
                 )
         except TimeoutError as exc:
-            raise ConnectFailed(f"{addr}: connect timed out after {timeout:g} s", addr) from exc
+            message = f"{addr}: connect timed out after {duration(timeout)}"
+            raise ConnectFailed(message, addr) from exc
         except ssl.SSLError as exc:
             raise ConnectFailed(f"{addr}: TLS handshake failed: {exc.reason}", addr) from exc
         except ConnectionRefusedError as exc:
@@ -201,7 +203,7 @@ class Connection:
                 return await future
         except TimeoutError as exc:
             raise RequestTimeout(
-                f"{self.addr}: {name} timed out after {timeout:g} s", self.addr
+                f"{self.addr}: {name} timed out after {duration(timeout)}", self.addr
             ) from exc
         except (ConnectionError, OSError) as exc:
             raise ConnectionLost(f"{self.addr}: connection lost: {exc}", self.addr) from exc

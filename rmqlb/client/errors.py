@@ -8,8 +8,10 @@ The tree (all below :class:`rmqlb.errors.RmqlbError`)::
     └── RemotingError           one request to one peer failed (exit 3 when it is fatal)
         ├── ConnectFailed       refused, unreachable, TLS handshake failed
         ├── ConnectionLost      the peer closed or reset the connection (pending calls fail)
-        ├── BadFrame            the peer sent bytes that are not a remoting frame
-        └── RequestTimeout      no answer before the deadline
+        ├── BadFrame            the peer sent bytes that are not a remoting frame (an HTTP
+        │                       answer says so: a web port was given)
+        ├── RequestTimeout      no answer before the deadline
+        └── NotANameServer      a broker answered where a NameServer was expected
 
 A peer that *answers* with a non-zero code raises the protocol layer's
 :class:`rmqlb.remoting.errors.ResponseError` subclasses (``TopicNotExist``,
@@ -58,6 +60,10 @@ class BadFrame(RemotingError):
 
 class RequestTimeout(RemotingError):
     """No response arrived before the deadline."""
+
+
+class NotANameServer(RemotingError):
+    """The address given as a NameServer answers like something else (a broker)."""
 
 
 #: Everything one failed request can raise (ForbiddenRequest deliberately excluded: it is a

@@ -13,6 +13,7 @@ from enum import StrEnum
 from typing import Any
 
 from rmqlb.errors import ExitCode
+from rmqlb.failon import gate
 from rmqlb.model.queue import MessageQueue
 from rmqlb.model.snapshot import (
     CaptureError,
@@ -180,13 +181,9 @@ def sort_findings(findings: Iterable[Finding]) -> list[Finding]:
 
 
 def exit_code(report: Report, fail_on: str = "error") -> ExitCode:
-    """Design §3: 1 for findings at or above ``fail_on``, else 4 when data is partial, else 0."""
-    threshold = {"error": 2, "warning": 1, "never": 3}[fail_on]
-    if any(f.severity.rank >= threshold for f in report.findings):
-        return ExitCode.FINDINGS
-    if report.partial:
-        return ExitCode.PARTIAL
-    return ExitCode.OK
+    """Design §3: 1 for findings at or above ``fail_on``, else 4 when data is partial, else 0
+    (the rule lives in :func:`rmqlb.failon.gate`)."""
+    return gate((f.severity for f in report.findings), fail_on, partial=report.partial)
 
 
 def _queue_ref(mq: MessageQueue) -> dict[str, Any]:

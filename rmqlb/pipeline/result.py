@@ -21,11 +21,12 @@ from dataclasses import dataclass, field
 from typing import Any, Final
 
 from rmqlb.errors import ExitCode
+from rmqlb.failon import SEVERITY_RANK, gate
 
 AUDIT_FORMAT: Final = "rmqlb.audit/1"
 PERSISTENT: Final = "persistent"
 TRANSIENT: Final = "transient"
-_RANK: Final = {"error": 2, "warning": 1, "info": 0}
+_RANK: Final = SEVERITY_RANK
 
 
 @dataclass(frozen=True, slots=True)
@@ -181,14 +182,10 @@ def summary_json(result: AuditResult) -> dict[str, Any]:
 
 def exit_code(result: AuditResult, fail_on: str) -> ExitCode:
     """``rmqlb audit``'s exit code: 1 for a *persistent* finding at least as severe as
-    ``fail_on`` (``error``/``warning``; ``never`` disables it), else 4 when inputs were
+    ``fail_on`` (see :mod:`rmqlb.failon`), else 4 when inputs were
     skipped, else 0. Transient findings and flapping never fail an audit."""
-    threshold = {"error": 2, "warning": 1, "never": 3}[fail_on]
-    if any(f.persistence == PERSISTENT and _RANK[f.severity] >= threshold for f in result.findings):
-        return ExitCode.FINDINGS
-    if result.problem_count:
-        return ExitCode.PARTIAL
-    return ExitCode.OK
+    persistent = (f.severity for f in result.findings if f.persistence == PERSISTENT)
+    return gate(persistent, fail_on, partial=bool(result.problem_count))
 
 
 @dataclass

@@ -367,6 +367,20 @@ def decode_frame(buf: bytes | bytearray | memoryview) -> RemotingCommand:
     return replace(cmd, body=body) if body else cmd
 
 
+def _http_answer(head: bytes) -> str:
+    """What to say when a peer answers a remoting frame in HTTP: a web server's port (a
+    dashboard, a proxy's HTTP endpoint) was given where a RocketMQ one was meant.
+
+    >>> _http_answer(b"HTTP/1.1 400 Bad Request\\r\\nServer: nginx\\r\\n")[:60]
+    "the peer answered in HTTP ('HTTP/1.1 400 Bad Request'), not "
+    """
+    status = head.split(b"\r\n", 1)[0].split(b"\n", 1)[0].decode("ascii", "replace")
+    return (
+        f"the peer answered in HTTP ({status!r}), not in RocketMQ's protocol: this is a web "
+        "server's port (a NameServer listens on 9876 by default, a broker on 10911)"
+    )
+
+
 class FrameDecoder:
     """Turns a byte stream into commands; keeps at most one partial frame.
 
@@ -392,6 +406,8 @@ class FrameDecoder:
         return len(self._buf)
 
     def _check_preamble(self, buf: bytearray, pos: int) -> int:
+        if buf.startswith(b"HTTP", pos):  # as a length, 1.2 GB: never a frame
+            raise FrameError(_http_answer(bytes(buf[pos : pos + 200])))
         (total,) = _UINT32.unpack_from(buf, pos)
         if total + 4 > self.max_frame_size:
             raise FrameError(

@@ -1,12 +1,24 @@
-"""Turn a :class:`~rmqlb.diagnose.report.Report` into text: one :class:`Renderer` per
-:class:`Output` format, chosen through the closed enum.
+"""The presentation layer: everything any command shows is laid out here.
 
-::
+Explain reports: one :class:`Renderer` per :class:`Output` format, chosen through the
+closed enum::
 
     Output.table    -> rmqlb.render.rich.RichRenderer      colour tables (Rich)
     Output.plain    -> rmqlb.render.text.PlainRenderer     tabulate "simple" tables
     Output.markdown -> rmqlb.render.text.MarkdownRenderer  GitHub Markdown
     Output.json     -> rmqlb.render.json.JsonRenderer      the rmqlb.report/1 contract
+
+The other commands and the shared pieces::
+
+    simulate.py   simulate's cases          blocks.py    headings, lines, tables -> any format
+    check.py      check's findings, counts  table.py     Rich tables that never cut an id
+    ci.py         JUnit XML, annotations    safe.py      control characters made visible
+    audit.py      audit's summary           failures.py  failed requests, listed once
+    html.py       audit's HTML report       watch.py     explain --watch between polls
+    changes.py    what changed between polls
+
+Shared wording (counts, durations) is :mod:`rmqlb.humanize`; queue ranges are spelled by
+:func:`rmqlb.model.queue.queue_ranges`; the exit code by :mod:`rmqlb.failon`.
 
 Renderers write to an injected Rich ``Console`` or text stream and never create a console of
 their own at import time. This package imports nothing heavy: the implementations (Rich,

@@ -23,7 +23,10 @@ from rmqlb.diagnose.report import (
     sort_findings,
 )
 from rmqlb.errors import ExitCode
+from rmqlb.humanize import plural
+from rmqlb.render.failures import failure_summary
 from rmqlb.render.options import RenderOptions
+from rmqlb.render.styles import severity_count
 
 CHANGED_MARK = "*"
 
@@ -122,7 +125,7 @@ def consumer_note(c: ConsumerRow, *, retry: bool = False) -> str:
     """
     if not c.subscribes:
         if c.expected > 0:
-            return f"{c.expected} queue{'s' if c.expected != 1 else ''} never read"
+            return f"{plural(c.expected, 'queue')} never read"
         return ""
     if (c.expected == 0 or c.actual == 0) and not retry:
         return "idle"
@@ -145,10 +148,9 @@ def group_header(g: GroupReport, name: Callable[[str], str] = _same) -> str:
 def topic_header(t: TopicReport, name: Callable[[str], str] = _same) -> str:
     """``Topic T · 16 queues · 3 consumers``; retry topics say so; ``name`` formats the topic."""
     kind = "Retry topic" if t.retry else "Topic"
-    queues = "queue" if len(t.queues) == 1 else "queues"
     subscribers = sum(1 for c in t.consumers if c.subscribes)
-    consumers = "consumer" if len(t.consumers) == 1 else "consumers"
-    text = f"{kind} {name(t.topic)} · {len(t.queues)} {queues} · {len(t.consumers)} {consumers}"
+    queues, consumers = plural(len(t.queues), "queue"), plural(len(t.consumers), "consumer")
+    text = f"{kind} {name(t.topic)} · {queues} · {consumers}"
     if subscribers != len(t.consumers):
         text += f", {subscribers} subscribing"
     return text
@@ -172,8 +174,7 @@ def finding_where(f: Finding) -> str:
 def severity_counts(findings: Sequence[Finding]) -> str:
     """``1 error, 2 warnings, 0 info``."""
     counts = Counter(f.severity for f in findings)
-    e, w, i = counts[Severity.error], counts[Severity.warning], counts[Severity.info]
-    return f"{e} error{'s' if e != 1 else ''}, {w} warning{'s' if w != 1 else ''}, {i} info"
+    return ", ".join(severity_count(counts[s], s) for s in Severity)
 
 
 def exit_line(report: Report, fail_on: str) -> str:
@@ -191,18 +192,16 @@ def exit_line(report: Report, fail_on: str) -> str:
 
 def summary_line(report: Report) -> str:
     """The footer's first line: counts by severity, e.g. ``3 findings: 2 errors, ...``."""
-    n = len(report.findings)
-    noun = "finding" if n == 1 else "findings"
-    return f"{n} {noun}: {severity_counts(report.findings)}"
+    return f"{plural(len(report.findings), 'finding')}: {severity_counts(report.findings)}"
 
 
-def partial_lines(report: Report) -> list[str]:
-    """The "partial data" section: one line per failed request (empty when complete)."""
+def partial_line(report: Report) -> str:
+    """The "partial data" note (empty when complete). The failed requests themselves are
+    listed once, on stderr, by the command that read the snapshot
+    (:func:`rmqlb.render.failures.failure_lines`)."""
     if not report.errors:
-        return []
-    n = len(report.errors)
-    head = (
-        f"partial data: {n} request{'s' if n != 1 else ''} failed while capturing; "
+        return ""
+    return (
+        f"partial data: {failure_summary(report.errors)} (listed on stderr); "
         "the tables above may be incomplete"
     )
-    return [head, *(f"{e.target} {e.request}: {e.message}" for e in report.errors)]

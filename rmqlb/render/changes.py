@@ -16,10 +16,10 @@ True
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from rmqlb.diagnose.report import Finding, Report
-from rmqlb.model.queue import MessageQueue
+from rmqlb.model.queue import MessageQueue, queue_ranges
 
 QueueKey = tuple[str, str, MessageQueue]
 FindingKey = tuple[str, str, str, tuple[str, ...], tuple[MessageQueue, ...]]
@@ -136,8 +136,8 @@ def describe_changes(changes: ReportChanges) -> list[str]:
     ``queue G T broker-a:11..15: c2 -> c2, c3``."""
     lines: list[str] = []
     for c, last in _runs(changes.queues):
-        label = c.queue.label() + (f"..{last}" if last != c.queue.queue_id else "")
-        where = f"{c.group} {c.topic} {label}"
+        run = [replace(c.queue, queue_id=i) for i in range(c.queue.queue_id, last + 1)]
+        where = f"{c.group} {c.topic} {queue_ranges(run)}"
         if c.kind == "added":
             lines.append(f"queue {where}: new in the route, held by {_owners_text(c.after)}")
         elif c.kind == "removed":

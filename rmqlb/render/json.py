@@ -7,6 +7,7 @@ from typing import IO, TYPE_CHECKING, Any, cast
 
 from rmqlb.diagnose.report import Report, report_to_text
 from rmqlb.render.options import RenderOptions
+from rmqlb.render.safe import escape_json_controls
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -17,9 +18,10 @@ if TYPE_CHECKING:
 
 
 def to_text(report: Report, options: RenderOptions) -> str:
-    """The report document (indented when ``options.pretty_json``), ending in a newline."""
+    """The report document (indented when ``options.pretty_json``), ending in a newline;
+    DEL and C1 characters in names are written as ``\\u`` escapes like C0 ones."""
     indent = 2 if options.pretty_json else None
-    return report_to_text(report, options.fail_on, indent=indent) + "\n"
+    return escape_json_controls(report_to_text(report, options.fail_on, indent=indent)) + "\n"
 
 
 def changes_to_json(changes: ReportChanges, poll: int) -> dict[str, Any]:
@@ -51,6 +53,14 @@ def changes_to_json(changes: ReportChanges, poll: int) -> dict[str, Any]:
         ],
         "summary": describe_changes(changes),
     }
+
+
+def changes_to_text(changes: ReportChanges, poll: int) -> str:
+    """:func:`changes_to_json` as one line of JSON text, terminal-safe, ending in a newline."""
+    import json  # noqa: PLC0415
+
+    text = json.dumps(changes_to_json(changes, poll), ensure_ascii=False)
+    return escape_json_controls(text) + "\n"
 
 
 class JsonRenderer:

@@ -8,12 +8,9 @@ from __future__ import annotations
 
 from typing import IO
 
-from rich import box
 from rich.cells import cell_len
 from rich.console import Console, Group, RenderableType
 from rich.padding import Padding
-from rich.panel import Panel
-from rich.table import Table
 from rich.text import Text
 
 from rmqlb.diagnose.report import (
@@ -27,8 +24,12 @@ from rmqlb.diagnose.report import (
     exit_code,
 )
 from rmqlb.errors import ExitCode
+from rmqlb.humanize import plural
 from rmqlb.render import _view as v
 from rmqlb.render.options import RenderOptions
+from rmqlb.render.safe import safe
+from rmqlb.render.styles import SEVERITY_BADGE, SEVERITY_STYLE, severity_count
+from rmqlb.render.table import Column, fit_table
 
 STATUS_STYLE: dict[QueueStatus, str] = {
     QueueStatus.ok: "green",
@@ -36,11 +37,6 @@ STATUS_STYLE: dict[QueueStatus, str] = {
     QueueStatus.unknown: "yellow",
     QueueStatus.unconsumed: "bold red",
     QueueStatus.duplicate: "bold red",
-}
-SEVERITY_STYLE: dict[Severity, str] = {
-    Severity.error: "bold white on red",
-    Severity.warning: "bold black on yellow",
-    Severity.info: "bold white on blue",
 }
 CHANGED_STYLE = "bold magenta"
 
@@ -62,40 +58,22 @@ def _topic_header(t: TopicReport) -> Text:
     return Text.assemble((before, "bold"), (t.topic, "bold cyan"), (after, "bold"))
 
 
-_GAP = 3  # padding + divider between two columns of an edgeless SIMPLE_HEAD table
-
-
-def _id_width(ids: list[str], fixed: list[int], id_columns: int, width: int) -> int:
-    """The minimum width of the client-id columns: the longest id when the table fits in
-    ``width``, else what the other columns leave (never below 12). Ids are never cut with
-    an ellipsis; on a console too narrow for them they fold onto a second line, whole."""
-    longest = max(map(cell_len, ids), default=1)
-    room = (width - sum(fixed) - _GAP * (len(fixed) + id_columns - 1)) // id_columns
-    return max(min(longest, room), min(longest, 12))
-
-
 def _queue_table(group: str, t: TopicReport, o: RenderOptions, width: int) -> list[RenderableType]:
     view = v.queue_view(group, t, o)
     out: list[RenderableType] = []
     if view.rows:
-        table = Table(box=box.SIMPLE_HEAD, header_style="bold", pad_edge=False, show_edge=False)
-        table.add_column("Queue", no_wrap=True)
-        ids = [r.expected or "" for r in view.rows] + [a for r in view.rows for a in r.actual or ()]
-        fixed = [
-            max(len("Queue"), *(cell_len(r.queue.label()) + 2 for r in view.rows)),
-            max(len("Status"), *(len(r.status.value) for r in view.rows)),
-            *(
-                [max(len("Lag"), *(len(v.lag_text(r.lag)) for r in view.rows))]
-                if view.show_lag
-                else []
-            ),
+        # under --watch, room for the " *" mark so the columns stay put from poll to poll
+        marks = 2 if o.changes is not None else 0
+        label_width = max(cell_len(r.queue.label()) for r in view.rows) + marks
+        columns = [
+            Column("Queue", min_width=label_width),
+            Column("Expected", key=True),
+            Column("Actual", key=True),
+            Column("Status"),
+            *([Column("Lag", justify="right")] if view.show_lag else []),
         ]
-        id_width = _id_width(ids, fixed, 2, width)
-        table.add_column("Expected", overflow="fold", min_width=id_width)
-        table.add_column("Actual", overflow="fold", min_width=id_width)
-        table.add_column("Status", no_wrap=True)
-        if view.show_lag:
-            table.add_column("Lag", justify="right", no_wrap=True)
+        rows: list[list[Text]] = []
+        styles: list[str | None] = []
         for r in view.rows:
             style = STATUS_STYLE[r.status]
             changed = v.queue_changed(o, group, t.topic, r)
@@ -106,16 +84,12 @@ def _queue_table(group: str, t: TopicReport, o: RenderOptions, width: int) -> li
             actual = Text(
                 "\n".join(v.actual_list(r)), style="" if r.status is QueueStatus.ok else style
             )
-            cells: list[RenderableType] = [
-                label,
-                expected,
-                actual,
-                Text(r.status.value, style=style),
-            ]
+            cells = [label, expected, actual, Text(r.status.value, style=style)]
             if view.show_lag:
-                cells.append(v.lag_text(r.lag))
-            table.add_row(*cells, style="bold" if changed else None)
-        out.append(table)
+                cells.append(Text(v.lag_text(r.lag)))
+            rows.append(cells)
+            styles.append("bold" if changed else None)
+        out.append(fit_table(columns, rows, width, row_styles=styles))
     if view.hidden_ok:
         out.append(Text(v.hidden_line(view.hidden_ok, len(t.queues)), style="dim italic"))
     if o.changes is not None and any(v.queue_changed(o, group, t.topic, r) for r in view.rows):
@@ -146,42 +120,35 @@ def _consumer_table(
 def _consumer_rows(
     rows: tuple[tuple[ConsumerRow, str], ...], show_lag: bool, width: int
 ) -> RenderableType:
-    table = Table(box=box.SIMPLE_HEAD, header_style="bold", pad_edge=False, show_edge=False)
-    fixed = [
-        len("Subscribes"),
-        max(len("Strategy"), *(cell_len(c.strategy or "?") for c, _ in rows)),
-        len("Expected"),
-        max(len("Actual"), *(len(v.count_text(c.actual)) for c, _ in rows)),
-        *([max(3, *(len(v.lag_text(c.lag)) for c, _ in rows))] if show_lag else []),
-        max(len("Note"), *(cell_len(note) for _, note in rows)),
+    columns = [
+        Column("Client ID", key=True),
+        Column("Subscribes"),
+        Column("Strategy"),
+        Column("Expected", justify="right"),
+        Column("Actual", justify="right"),
+        *([Column("Lag", justify="right")] if show_lag else []),
+        Column("Note", wrap=True),
     ]
-    id_width = _id_width([c.client_id for c, _ in rows], fixed, 1, width)
-    table.add_column("Client ID", overflow="fold", min_width=id_width)
-    table.add_column("Subscribes", no_wrap=True)
-    table.add_column("Strategy", overflow="fold")
-    table.add_column("Expected", justify="right", no_wrap=True)
-    table.add_column("Actual", justify="right", no_wrap=True)
-    if show_lag:
-        table.add_column("Lag", justify="right", no_wrap=True)
-    table.add_column("Note", no_wrap=True, min_width=fixed[-1])
+    cells: list[list[Text]] = []
     for c, note in rows:
-        cells: list[RenderableType] = [
-            c.client_id,
-            "yes" if c.subscribes else Text("no", style="red"),
-            c.strategy or "?",
-            str(c.expected),
-            v.count_text(c.actual),
+        row = [
+            Text(c.client_id),
+            Text("yes") if c.subscribes else Text("no", style="red"),
+            Text(c.strategy or "?"),
+            Text(str(c.expected)),
+            Text(v.count_text(c.actual)),
         ]
         if show_lag:
-            cells.append(v.lag_text(c.lag))
-        cells.append(note)
-        table.add_row(*cells, style=_consumer_style(c, note) or None)
-    return table
+            row.append(Text(v.lag_text(c.lag)))
+        row.append(Text(note))
+        cells.append(row)
+    styles = [_consumer_style(c, note) or None for c, note in rows]
+    return fit_table(columns, cells, width, row_styles=styles)
 
 
 def _finding(f: Finding, o: RenderOptions) -> RenderableType:
     head = Text.assemble(
-        (f" {f.severity.value.upper()} ", SEVERITY_STYLE[f.severity]),
+        (f" {f.severity.value.upper()} ", SEVERITY_BADGE[f.severity]),
         " ",
         (f.code.value, "bold"),
     )
@@ -214,19 +181,14 @@ def _footer(report: Report, o: RenderOptions) -> Text:
     counts = {s: sum(1 for f in report.findings if f.severity is s) for s in Severity}
     text = Text("Summary: ", style="bold")
     n = len(report.findings)
-    text.append(f"{n} finding{'s' if n != 1 else ''}: ")
-    parts = [
-        (f"{counts[Severity.error]} error{'s' if counts[Severity.error] != 1 else ''}", "red"),
-        (
-            f"{counts[Severity.warning]} warning{'s' if counts[Severity.warning] != 1 else ''}",
-            "yellow",
-        ),
-        (f"{counts[Severity.info]} info", "blue"),
-    ]
-    for i, (label, style) in enumerate(parts):
+    text.append(f"{plural(n, 'finding')}: ")
+    for i, severity in enumerate(Severity):
         if i:
             text.append(", ")
-        text.append(label, style=style if label[0] != "0" else "")
+        count = counts[severity]
+        text.append(
+            severity_count(count, severity), style=SEVERITY_STYLE[severity] if count else ""
+        )
     code = exit_code(report, o.fail_on)
     text.append("\nExit code ", style="bold")
     text.append(
@@ -237,8 +199,12 @@ def _footer(report: Report, o: RenderOptions) -> Text:
 
 
 def build(report: Report, options: RenderOptions | None = None, width: int = 100) -> RenderableType:
-    """The whole colour report as one renderable, laid out for a console ``width`` wide."""
-    o = options or RenderOptions()
+    """The whole colour report as one renderable, laid out for a console ``width`` wide.
+
+    Names are shown through :func:`~rmqlb.render.safe.safe` (control characters visible) and
+    as :class:`~rich.text.Text`, never as Rich markup.
+    """
+    report, o = safe(report), safe(options or RenderOptions())
     parts: list[RenderableType] = []
     per_group, rest = v.findings_by_group(report)
     if not report.groups and not report.findings:
@@ -256,11 +222,7 @@ def build(report: Report, options: RenderOptions | None = None, width: int = 100
     if rest:
         parts += _findings(Text("Other findings", style="bold"), rest, o)
     if report.errors:
-        head, *items = v.partial_lines(report)
-        body = Text(head, style="bold")
-        for item in items:
-            body.append("\n  - " + item, style="")
-        parts.append(Panel(body, title="partial data", border_style="red", expand=False))
+        parts += [Text(v.partial_line(report), style="bold red"), Text("")]
     parts.append(_footer(report, o))
     return Group(*parts)
 

@@ -14,6 +14,7 @@ from tabulate import tabulate
 from rmqlb.diagnose.report import Finding, GroupReport, Report, TopicReport
 from rmqlb.render import _view as v
 from rmqlb.render.options import RenderOptions
+from rmqlb.render.safe import safe
 
 _QUEUE_HEADERS = ["queue", "expected", "actual", "status"]
 _CONSUMER_HEADERS = ["client id", "subscribes", "strategy", "expected", "actual"]
@@ -45,7 +46,9 @@ class _TextReport:
     markdown = False
 
     def to_text(self, report: Report, options: RenderOptions) -> str:
-        """The whole report as one string ending in a newline."""
+        """The whole report as one string ending in a newline, names shown through
+        :func:`~rmqlb.render.safe.safe` (control characters visible)."""
+        report, options = safe(report), safe(options)
         lines: list[str] = []
         per_group, rest = v.findings_by_group(report)
         if not report.groups and not report.findings:
@@ -187,11 +190,10 @@ class _TextReport:
         return [*lines, ""]
 
     def _partial(self, report: Report) -> list[str]:
-        head, *items = v.partial_lines(report)
+        line = v.partial_line(report)
         if self.markdown:
-            body = [f"> **{_md(head)}**", ">", *(f"> - {_md(i)}" for i in items)]
-            return [*self._heading(1, "Partial data"), *body, ""]
-        return [*self._heading(1, "Partial data"), head, *(f"  - {i}" for i in items), ""]
+            return [*self._heading(1, "Partial data"), f"> **{_md(line)}**", ""]
+        return [*self._heading(1, "Partial data"), line, ""]
 
     def _footer(self, report: Report, o: RenderOptions) -> list[str]:
         line, code = v.summary_line(report), v.exit_line(report, o.fail_on)

@@ -46,7 +46,7 @@ def test_dump_all_groups_round_trips_and_sends_only_allowlisted_codes(
     out = tmp_path / "dump.json"
     log = tmp_path / "requests.log"
     with FakeClusterThread(demo, log_path=str(log)) as fake:
-        code = run(["dump", "-n", fake.namesrv_addr, "--all-groups", "-o", str(out)])
+        code = run(["dump", "-n", fake.namesrv_addr, "--all-groups", "--out", str(out)])
         in_memory = fake.request_log()
     assert code == 0
     got = load_snapshot(out)
@@ -93,7 +93,7 @@ def test_explain_live_reports_like_explain_dump(
     with FakeClusterThread(load_snapshot(path)) as fake:
         live_code = run(["explain", "-n", fake.namesrv_addr, "-o", "json"])
         live = json.loads(capsys.readouterr().out)
-        dump_exit = run(["dump", "-n", fake.namesrv_addr, "-o", str(saved)])
+        dump_exit = run(["dump", "-n", fake.namesrv_addr, "--out", str(saved)])
         capsys.readouterr()
     dump_code = run(["explain", "--dump", str(saved), "-o", "json"])
     from_dump = json.loads(capsys.readouterr().out)
@@ -130,7 +130,7 @@ def test_serve_in_the_foreground_logs_requests_and_stops_on_ctrl_c(tmp_path: Pat
         assert "NameServer 127.0.0.1:" in first, first
         addr = first.split("NameServer ", 1)[1].split()[0]
         out = tmp_path / "dump.json"
-        assert run(["dump", "-n", addr, "--all-groups", "-o", str(out), "--timeout", "5"]) == 4
+        assert run(["dump", "-n", addr, "--all-groups", "--out", str(out), "--timeout", "5"]) == 4
         got = load_snapshot(out)
         assert {e.target for e in got.errors} == {"10.2.0.9@gone"}  # served as a silent client
     finally:

@@ -186,7 +186,7 @@ def test_timeout_then_late_response_is_dropped_and_connection_reused() -> None:
     async def run() -> bytes:
         async with ScriptedServer(slow_first) as server:
             conn = await Connection.open(server.addr, timeout=2)
-            with pytest.raises(RequestTimeout, match=r"timed out after 0\.1 s"):
+            with pytest.raises(RequestTimeout, match=r"timed out after 100 ms"):
                 await conn.request(
                     RequestCode.GET_ROUTEINFO_BY_TOPIC, {"topic": "slow"}, timeout=0.1
                 )

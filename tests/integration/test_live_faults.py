@@ -89,14 +89,37 @@ def test_one_broker_down_exits_4_and_names_the_broker(
 ) -> None:
     out = tmp_path / "partial.json"
     with FakeClusterThread(demo, faults=["broker-down=broker-b"]) as fake:
-        assert run(["dump", "-n", fake.namesrv_addr, "-o", str(out)]) == ExitCode.PARTIAL
+        assert run(["dump", "-n", fake.namesrv_addr, "--out", str(out)]) == ExitCode.PARTIAL
         code = run(["explain", "-n", fake.namesrv_addr, "--fail-on", "never", "-o", "json"])
     assert code == ExitCode.PARTIAL
     captured = capsys.readouterr()
     assert "broker-b" in captured.err
     saved = json.loads(out.read_text(encoding="utf-8"))
     assert any("broker-b" in e["target"] for e in saved["errors"])
-    assert "broker-b" in captured.out  # the report lists what is missing
+    assert "broker-b" in captured.out  # the JSON report lists what is missing
+
+
+@pytest.mark.parametrize("command", ["dump", "explain"])
+def test_failed_requests_are_listed_once_on_stderr(
+    demo: Snapshot, capsys: pytest.CaptureFixture[str], command: str
+) -> None:
+    """A down broker fails every request to it: stderr says so on one line, counting the
+    requests, with its address once; the text report only says how many failed."""
+    with FakeClusterThread(demo, faults=["broker-down=broker-b"]) as fake:
+        options = ["--fail-on", "never", "-o", "plain"] if command == "explain" else []
+        code = run([command, "-n", fake.namesrv_addr, *options])
+        addr = fake.broker_addrs["broker-b"]
+    assert code == ExitCode.PARTIAL
+    out, err = capsys.readouterr()
+    failed = [line for line in err.splitlines() if line.startswith("  ")]
+    assert len(failed) == 1, err
+    (line,) = failed
+    assert line.startswith(f"  broker-b ({addr}): ") and line.count(addr) == 1
+    assert "GET_CONSUME_STATS" in line and "GET_CONSUMER_CONNECTION_LIST" in line
+    assert "requests failed while capturing:" in err
+    if command == "explain":
+        assert "failed while capturing (listed on stderr)" in out
+        assert addr not in out
 
 
 def test_silent_client_is_unknown_and_recorded(demo: Snapshot) -> None:

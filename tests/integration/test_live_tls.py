@@ -104,7 +104,7 @@ def test_cli_tls_flags(certs: dict[str, Path], tmp_path: Path) -> None:
     demo = load_snapshot(DEMO)
     out = tmp_path / "tls.json"
     with FakeClusterThread(demo, ssl_context=_server_context(certs)) as fake:
-        assert run(["dump", "-n", fake.namesrv_addr, "--tls-insecure", "-o", str(out)]) == 0
+        assert run(["dump", "-n", fake.namesrv_addr, "--tls-insecure", "--out", str(out)]) == 0
         assert (
             run(
                 [
@@ -114,7 +114,7 @@ def test_cli_tls_flags(certs: dict[str, Path], tmp_path: Path) -> None:
                     "--tls",
                     "--tls-ca",
                     str(certs["cert"]),
-                    "-o",
+                    "--out",
                     str(out),
                 ]
             )

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 
-from rmqlb.model.queue import MessageQueue, queue_sort_key
+from rmqlb.model.queue import MessageQueue, queue_ranges
 
 DEFAULT_LIMIT = 8
 
@@ -25,37 +25,10 @@ def plural(n: int, singular: str, plural_form: str | None = None) -> str:
     return f"{n:,} {word}"
 
 
-def _ranges(queues: Sequence[MessageQueue]) -> list[str]:
-    out: list[str] = []
-    ordered = sorted(set(queues), key=queue_sort_key)
-    i = 0
-    while i < len(ordered):
-        first = ordered[i]
-        j = i
-        while (
-            j + 1 < len(ordered)
-            and ordered[j + 1].topic == first.topic
-            and ordered[j + 1].broker_name == first.broker_name
-            and ordered[j + 1].queue_id == ordered[j].queue_id + 1
-        ):
-            j += 1
-        last = ordered[j]
-        if j == i:
-            out.append(first.label())
-        elif j == i + 1:
-            out.extend([first.label(), last.label()])
-        else:
-            out.append(f"{first.label()}..{last.queue_id}")
-        i = j + 1
-    return out
-
-
 def queue_text(queues: Iterable[MessageQueue], limit: int = DEFAULT_LIMIT) -> str:
-    """Queues as ``broker-a:0, broker-a:8..15`` (consecutive ids folded, at most ``limit``)."""
-    parts = _ranges(list(queues))
-    if len(parts) > limit:
-        return ", ".join(parts[:limit]) + f" and {len(parts) - limit} more"
-    return ", ".join(parts)
+    """Queues as ``broker-a:0, broker-a:8..15`` (:func:`rmqlb.model.queue.queue_ranges`, the
+    one spelling, at most ``limit`` parts)."""
+    return queue_ranges(queues, limit=limit, with_topic=False)
 
 
 def id_text(ids: Iterable[str], limit: int = DEFAULT_LIMIT) -> str:

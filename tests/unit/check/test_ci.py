@@ -5,10 +5,10 @@ from __future__ import annotations
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
-from rmqlb.check.ci import github_annotations, junit_xml
 from rmqlb.check.decl import CheckConfig, Loc
 from rmqlb.check.rules import CaseResult, CheckFinding, CheckResult, sort_check_findings
 from rmqlb.diagnose.report import Severity
+from rmqlb.render.ci import github_annotations, junit_xml
 
 ERR = CheckFinding(
     code="WRITE_EXCEEDS_READ",

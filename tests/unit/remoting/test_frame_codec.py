@@ -218,3 +218,16 @@ def test_encode_refuses_frames_over_the_limit() -> None:
 def test_repr_does_not_dump_the_body() -> None:
     text = repr(RemotingCommand(code=0, flag=1, body=b"secret-ish body"))
     assert "secret-ish" not in text and "15 bytes" in text
+
+
+@pytest.mark.parametrize("chunk", [4, 12, 200])
+def test_an_http_answer_is_named_as_such(chunk: int) -> None:
+    """A web server answering our frame: say HTTP, not 'frame length 1213486160'."""
+    answer = b"HTTP/1.1 400 Bad Request\r\nServer: nginx\r\nContent-Length: 0\r\n\r\n"
+    decoder = FrameDecoder()
+    with pytest.raises(FrameError, match="answered in HTTP") as err:
+        for i in range(0, len(answer), chunk):
+            decoder.feed(answer[i : i + chunk])
+    if chunk >= 24:
+        assert "'HTTP/1.1 400 Bad Request'" in str(err.value)
+    assert "9876" in str(err.value)

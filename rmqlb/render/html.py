@@ -1,8 +1,12 @@
 """``--report FILE``: one self-contained HTML page (plotly.js inlined, no network needed).
 
-Three charts and a table: findings present per code over time, findings per cluster by
-severity, and the top 20 findings (persistent and most severe first). Plotly is imported
-here only, when a report is asked for.
+Two charts and a table: findings present per code over time, findings per cluster by
+severity, and the top 20 findings (persistent and most severe first) as a plain HTML table,
+so no row is ever cut off. Plotly is imported here only, when a report is asked for.
+
+Cluster and group names come from the snapshots: they are shown with control characters made
+visible (:func:`rmqlb.render.safe.safe`) and HTML-escaped, in the table and in the charts
+(plotly reads labels as a subset of HTML).
 """
 
 from __future__ import annotations
@@ -13,6 +17,7 @@ from pathlib import Path
 
 from rmqlb.errors import InputError
 from rmqlb.pipeline.result import AuditResult
+from rmqlb.render.safe import safe
 
 TOP = 20
 _COLOURS = {"error": "#d62728", "warning": "#ff7f0e", "info": "#1f77b4"}
@@ -22,6 +27,7 @@ def render_html_report(result: AuditResult) -> str:
     """The report page as a string."""
     import plotly.graph_objects as go  # noqa: PLC0415
 
+    result = safe(result)
     by_code: dict[str, tuple[list[str], list[int]]] = defaultdict(lambda: ([], []))
     for minute, code, count in result.timeline:
         xs, ys = by_code[code]
@@ -43,7 +49,7 @@ def render_html_report(result: AuditResult) -> str:
     for severity in ("error", "warning", "info"):
         bars.add_trace(
             go.Bar(
-                x=list(clusters),
+                x=[html.escape(c) for c in clusters],
                 y=[counts[severity] for counts in clusters.values()],
                 name=severity,
                 marker_color=_COLOURS[severity],
@@ -53,43 +59,10 @@ def render_html_report(result: AuditResult) -> str:
         title="Findings per cluster", barmode="stack", yaxis_title="findings", height=380
     )
 
-    top = result.findings[:TOP]
-    header = [
-        "cluster",
-        "group",
-        "topic",
-        "code",
-        "severity",
-        "persistence",
-        "snapshots",
-        "share",
-        "first seen",
-        "last seen",
-    ]
-    columns = [
-        [f.cluster for f in top],
-        [f.group for f in top],
-        [f.topic or "-" for f in top],
-        [f.code for f in top],
-        [f.severity for f in top],
-        [f.persistence for f in top],
-        [f.snapshots for f in top],
-        [f"{f.share:.0%}" for f in top],
-        [f.first_seen for f in top],
-        [f.last_seen for f in top],
-    ]
-    table = go.Figure(
-        go.Table(
-            header={"values": header, "align": "left"},
-            cells={"values": columns, "align": "left"},
-        )
-    )
-    table.update_layout(title=f"Top {TOP} findings", height=120 + 28 * max(1, len(top)))
-
     parts = [
         timeline.to_html(full_html=False, include_plotlyjs=True),
         bars.to_html(full_html=False, include_plotlyjs=False),
-        table.to_html(full_html=False, include_plotlyjs=False),
+        _top_table(result),
     ]
     persistent = sum(1 for f in result.findings if f.persistence == "persistent")
     flapping = "".join(
@@ -99,7 +72,9 @@ def render_html_report(result: AuditResult) -> str:
     return (
         "<!DOCTYPE html>\n<html><head><meta charset='utf-8'>"
         "<title>rmqlb fleet audit</title>"
-        "<style>body{font-family:sans-serif;margin:2em}</style></head><body>"
+        "<style>body{font-family:sans-serif;margin:2em}"
+        "table{border-collapse:collapse}th,td{text-align:left;padding:.2em .8em;"
+        "border-bottom:1px solid #ddd}td.n{text-align:right}</style></head><body>"
         "<h1>rmqlb fleet audit</h1>"
         f"<p>{result.snapshots} snapshots, {result.groups} groups, "
         f"{len(result.findings)} findings ({persistent} persistent), "
@@ -107,6 +82,51 @@ def render_html_report(result: AuditResult) -> str:
         + "".join(parts)
         + (f"<h2>Flapping groups</h2><ul>{flapping}</ul>" if flapping else "")
         + "</body></html>\n"
+    )
+
+
+_TOP_HEADER = (
+    "cluster",
+    "group",
+    "topic",
+    "code",
+    "severity",
+    "persistence",
+    "snapshots",
+    "share",
+    "first seen",
+    "last seen",
+)
+
+
+def _top_table(result: AuditResult) -> str:
+    """The first :data:`TOP` findings as an HTML table, every cell escaped."""
+    rows = []
+    for f in result.findings[:TOP]:
+        cells = (
+            f.cluster,
+            f.group,
+            f.topic or "-",
+            f.code,
+            f.severity,
+            f.persistence,
+            str(f.snapshots),
+            f"{f.share:.0%}",
+            f.first_seen,
+            f.last_seen,
+        )
+        rows.append(
+            "<tr>"
+            + "".join(
+                f"<td{' class=n' if i in (6, 7) else ''}>{html.escape(c)}</td>"
+                for i, c in enumerate(cells)
+            )
+            + "</tr>"
+        )
+    head = "".join(f"<th>{h}</th>" for h in _TOP_HEADER)
+    return (
+        f"<h2>Top {TOP} findings</h2>"
+        f"<table><thead><tr>{head}</tr></thead><tbody>{''.join(rows)}</tbody></table>"
     )
 
 

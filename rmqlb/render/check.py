@@ -16,40 +16,31 @@ import json
 from collections.abc import Sequence
 from typing import IO, Any
 
+from rich import box
 from rich.console import Console
-from rich.table import Table
 from rich.text import Text
 from tabulate import tabulate
 
 from rmqlb.check.rules import CheckFinding, CheckResult, CountAllocation, CountsTable
 from rmqlb.diagnose.report import Severity
-from rmqlb.model.queue import MessageQueue, sort_queues
+from rmqlb.failon import FailOn
+from rmqlb.humanize import plural
+from rmqlb.model.queue import MessageQueue, queue_ranges
+from rmqlb.render.formats import Output
+from rmqlb.render.safe import escape_json_controls, safe
+from rmqlb.render.styles import SEVERITY_STYLE, severity_count
+from rmqlb.render.table import Column, fit_table
 
 CHECK_FORMAT = "rmqlb.check/1"
-FORMATS = ("table", "plain", "markdown", "json")
-SEVERITY_STYLE = {Severity.error: "bold red", Severity.warning: "yellow", Severity.info: "cyan"}
 
 
 def compact_queues(queues: Sequence[MessageQueue]) -> str:
-    """Queues as per-broker id ranges.
+    """Queues as :func:`rmqlb.model.queue.queue_ranges` spells them everywhere, ``-`` for none.
 
     >>> compact_queues([MessageQueue("T", "b", i) for i in (0, 1, 2, 5)])
-    'b:0-2,5'
+    'b:0..2, b:5'
     """
-    parts: list[str] = []
-    by_broker: dict[str, list[int]] = {}
-    for q in sort_queues(list(queues)):
-        by_broker.setdefault(q.broker_name, []).append(q.queue_id)
-    for broker, ids in by_broker.items():
-        runs: list[list[int]] = []
-        for qid in ids:
-            if runs and qid == runs[-1][-1] + 1:
-                runs[-1].append(qid)
-            else:
-                runs.append([qid])
-        text = ",".join(str(r[0]) if len(r) == 1 else f"{r[0]}-{r[-1]}" for r in runs)
-        parts.append(f"{broker}:{text}")
-    return " ".join(parts) if parts else "-"
+    return queue_ranges(queues) or "-"
 
 
 def where(f: CheckFinding) -> str:
@@ -62,14 +53,11 @@ def summary(result: CheckResult, fail_on: str) -> str:
     counts = {s: sum(1 for f in result.findings if f.severity is s) for s in Severity}
     files = len(result.config.files)
     groups = len({c.group for c in result.cases})
-    found = (
-        ", ".join(f"{n} {s.value}{'' if n == 1 else 's'}" for s, n in counts.items() if n)
-        or "no findings"
-    )
+    found = ", ".join(severity_count(n, s) for s, n in counts.items() if n) or "no findings"
     code = int(result.exit_code(fail_on))
     return (
-        f"rmqlb check: {files} file{'s' * (files != 1)}, {groups} group{'s' * (groups != 1)}, "
-        f"{len(result.cases)} case{'s' * (len(result.cases) != 1)}: {found} (exit {code})"
+        f"rmqlb check: {plural(files, 'file')}, {plural(groups, 'group')}, "
+        f"{plural(len(result.cases), 'case')}: {found} (exit {code})"
     )
 
 
@@ -78,6 +66,7 @@ def summary(result: CheckResult, fail_on: str) -> str:
 
 def plain_text(result: CheckResult, fail_on: str) -> str:
     """Compiler-style lines, one finding each, its hint indented below."""
+    result = safe(result)
     lines = []
     for f in result.findings:
         lines.append(f"{f.loc}: {f.severity.value} {f.code} {where(f)}: {f.message}")
@@ -92,6 +81,7 @@ def _md(text: str) -> str:
 
 def markdown_text(result: CheckResult, fail_on: str) -> str:
     """A GitHub-flavoured Markdown report."""
+    result = safe(result)
     out = ["## rmqlb check", ""]
     if result.findings:
         rows = [
@@ -130,7 +120,7 @@ def json_document(result: CheckResult, fail_on: str) -> dict[str, Any]:
             "hint": f.hint,
         }
 
-    threshold = {"error": 2, "warning": 1, "never": 3}[fail_on]
+    rule = FailOn(fail_on)
     doc: dict[str, Any] = {
         "format": CHECK_FORMAT,
         "files": list(result.config.files),
@@ -142,9 +132,7 @@ def json_document(result: CheckResult, fail_on: str) -> dict[str, Any]:
                 "file": c.loc.file,
                 "line": c.loc.line,
                 "consumerCounts": list(c.counts),
-                "status": "failed"
-                if any(f.severity.rank >= threshold for f in c.findings)
-                else "passed",
+                "status": "failed" if any(rule.fails(f.severity) for f in c.findings) else "passed",
                 "findings": len(c.findings),
             }
             for c in result.cases
@@ -178,11 +166,13 @@ def json_document(result: CheckResult, fail_on: str) -> dict[str, Any]:
 
 
 def rich_findings(result: CheckResult, console: Console, fail_on: str) -> None:
-    """A Rich table of the findings (severity | code, place, finding, fix), then the summary."""
+    """A Rich table of the findings (severity | code, place, finding, fix), then the summary.
+
+    The ``file:line`` and names are never cut: on a narrow console the table is stacked."""
+    result = safe(result)
     if result.findings:
-        table = Table(title="rmqlb check", show_lines=True, title_justify="left", expand=False)
-        table.add_column("severity", no_wrap=True)
-        table.add_column("finding", overflow="fold")
+        columns = [Column("severity"), Column("finding", wrap=True, key=True)]
+        rows = []
         for f in result.findings:
             body = Text()
             body.append(f.code, style="bold")
@@ -190,8 +180,17 @@ def rich_findings(result: CheckResult, console: Console, fail_on: str) -> None:
             body.append(f"  {where(f)}\n")
             body.append(f.message)
             body.append("\nfix: " + f.hint, style="dim")
-            table.add_row(Text(f.severity.value, style=SEVERITY_STYLE[f.severity]), body)
-        console.print(table)
+            rows.append([Text(f.severity.value, style=SEVERITY_STYLE[f.severity]), body])
+        console.print(
+            fit_table(
+                columns,
+                rows,
+                console.width,
+                title=Text("rmqlb check"),
+                box=box.HEAVY_HEAD,
+                show_lines=True,
+            )
+        )
     style = "bold red" if result.exit_code(fail_on) else "green"
     console.print(Text(summary(result, fail_on), style=style))
 
@@ -234,6 +233,7 @@ DETAIL_HEADERS = ["client id", "member", "queues", "which"]
 
 def counts_text(result: CheckResult, markdown: bool) -> str:
     """``--explain-counts`` as plain text or Markdown."""
+    result = safe(result)
     fmt = "github" if markdown else "simple"
     out: list[str] = []
     for table in result.counts:
@@ -261,32 +261,47 @@ def counts_text(result: CheckResult, markdown: bool) -> str:
 
 def rich_counts(result: CheckResult, console: Console) -> None:
     """``--explain-counts`` as Rich tables."""
+    result = safe(result)
+    overview_columns = [Column(h, wrap=h == "replicas") for h in COUNT_HEADERS]
+    detail_columns = [
+        Column("client id", key=True),
+        Column("member"),
+        Column("queues", justify="right"),
+        Column("which", wrap=True),
+    ]
     for table in result.counts:
-        overview = Table(
-            title=_counts_title(table),
-            title_justify="left",
+        values = _count_rows(table)
+        console.print(
+            fit_table(
+                overview_columns,
+                [[Text(v) for v in row] for row in values],
+                console.width,
+                row_styles=["yellow" if row[3] != "0" else None for row in values],
+                title=Text(_counts_title(table), style="bold"),
+            )
         )
-        for header in COUNT_HEADERS:
-            overview.add_column(header)
-        for values in _count_rows(table):
-            overview.add_row(*values, style="yellow" if values[3] != "0" else None)
-        console.print(overview)
         for row in table.rows:
-            detail = Table(title=f"{row.total} consumers", title_justify="left")
-            for header in DETAIL_HEADERS:
-                detail.add_column(header, overflow="fold")
-            for values in _detail_rows(row):
-                detail.add_row(*values, style="yellow" if values[2] == "0" else None)
-            console.print(detail)
+            details = _detail_rows(row)
+            console.print(
+                fit_table(
+                    detail_columns,
+                    [[Text(v) for v in d] for d in details],
+                    console.width,
+                    row_styles=["yellow" if d[2] == "0" else None for d in details],
+                    title=Text(f"{row.total} consumers", style="bold"),
+                )
+            )
 
 
 def write_check(
     result: CheckResult,
-    fmt: str,
+    fmt: Output | str,
     target: Console | IO[str],
     fail_on: str,
 ) -> None:
-    """Write ``result`` in ``fmt`` (one of :data:`FORMATS`) to a console or a stream."""
+    """Write ``result`` in ``fmt`` (an :class:`~rmqlb.render.formats.Output`) to a console
+    (``table``) or a stream."""
+    fmt = Output(fmt)
 
     def emit(text: str) -> None:
         if isinstance(target, Console):
@@ -294,13 +309,14 @@ def write_check(
         else:
             target.write(text)
 
-    if fmt == "json":
-        emit(json.dumps(json_document(result, fail_on), indent=2, ensure_ascii=False) + "\n")
-    elif fmt == "table" and isinstance(target, Console):
+    if fmt is Output.json:
+        text = json.dumps(json_document(result, fail_on), indent=2, ensure_ascii=False)
+        emit(escape_json_controls(text) + "\n")
+    elif fmt is Output.table and isinstance(target, Console):
         if result.counts:
             rich_counts(result, target)
         rich_findings(result, target, fail_on)
-    elif fmt == "markdown":
+    elif fmt is Output.markdown:
         emit(
             (counts_text(result, markdown=True) if result.counts else "")
             + markdown_text(result, fail_on)

@@ -7,9 +7,10 @@ import xml.etree.ElementTree as ET
 
 from rmqlb.check.rules import CheckFinding, CheckResult
 from rmqlb.diagnose.report import Severity
+from rmqlb.failon import FailOn
+from rmqlb.render.safe import safe
 
 ANNOTATION_LEVEL = {Severity.error: "error", Severity.warning: "warning", Severity.info: "notice"}
-_THRESHOLD = {"error": 2, "warning": 1, "never": 3}
 
 
 def _line(f: CheckFinding) -> str:
@@ -19,8 +20,10 @@ def _line(f: CheckFinding) -> str:
 def junit_xml(result: CheckResult, fail_on: str = "warning") -> str:
     """JUnit XML: a testcase per group x topic (``(group)`` for group-level findings); it
     fails when one of its findings is at least ``fail_on`` severe, and lists the others in
-    ``system-out``. Groups no config declares members for are ``skipped``."""
-    threshold = _THRESHOLD[fail_on]
+    ``system-out``. Groups no config declares members for are ``skipped``. Control
+    characters in names are made visible (XML 1.0 cannot hold most of them at all)."""
+    result = safe(result)
+    rule = FailOn(fail_on)
     suites = ET.Element("testsuites", name="rmqlb check")
     suite = ET.SubElement(suites, "testsuite", name="rmqlb check")
     failures = skipped = 0
@@ -34,8 +37,8 @@ def junit_xml(result: CheckResult, fail_on: str = "warning") -> str:
             file=case.loc.file,
             line=str(case.loc.line),
         )
-        failing = [f for f in case.findings if f.severity.rank >= threshold]
-        others = [f for f in case.findings if f.severity.rank < threshold]
+        failing = [f for f in case.findings if rule.fails(f.severity)]
+        others = [f for f in case.findings if not rule.fails(f.severity)]
         if case.skipped:
             skipped += 1
             message = case.findings[0].message if case.findings else "not checked"
@@ -85,7 +88,9 @@ def _repo_path(file: str, workspace: str | None) -> str:
 def github_annotations(result: CheckResult, workspace: str | None = None) -> list[str]:
     """``::error file=F,line=L,title=T::message`` workflow commands, one per finding
     (``::warning`` and ``::notice`` for the lower severities). ``workspace`` is the checkout
-    (``GITHUB_WORKSPACE``) that absolute file names are made relative to."""
+    (``GITHUB_WORKSPACE``) that absolute file names are made relative to. Control characters
+    in names are made visible before the workflow-command escaping."""
+    result = safe(result)
     out = []
     for f in result.findings:
         props = ",".join(

@@ -1,0 +1,38 @@
+"""Lines on stderr: errors, warnings and progress notes, terminal-safe.
+
+Messages often echo input (a file name, a group, a client id, a broker's remark), so every
+line goes through :func:`~rmqlb.render.safe.escape_controls` on its way out.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+from rmqlb.render.safe import escape_controls
+
+if TYPE_CHECKING:
+    from rmqlb.model.snapshot import CaptureError
+
+__all__ = ["error", "report_failures", "say"]
+
+
+def say(message: str, prefix: str = "rmqlb") -> None:
+    """``prefix: message`` on stderr (continuation lines kept), control characters visible."""
+    sys.stderr.write(f"{prefix}: {escape_controls(message)}\n")
+
+
+def report_failures(errors: Sequence[CaptureError], prefix: str = "rmqlb") -> None:
+    """The failed requests of a capture on stderr, each distinct failure once."""
+    if not errors:
+        return
+    from rmqlb.render.failures import failure_lines, failure_summary
+
+    lines = "".join(f"\n  {line}" for line in failure_lines(errors))
+    say(f"partial data: {failure_summary(errors)}:{lines}", prefix=prefix)
+
+
+def error(message: str) -> None:
+    """``rmqlb: error: message`` on stderr: the one line a failing command prints."""
+    say(f"error: {message}")

@@ -1,0 +1,44 @@
+"""Numbers as people read them: counted nouns and durations.
+
+Pure and dependency-free, so every layer (the client's timeout messages, the renderers, the
+CLI's one-line summaries) words them the same way.
+
+>>> plural(1, "queue"), plural(16, "queue"), plural(2, "consumer is", "consumers are")
+('1 queue', '16 queues', '2 consumers are')
+>>> duration(4.99956), duration(0.25), duration(2.5), duration(125)
+('5 s', '250 ms', '2.5 s', '2 min 5 s')
+"""
+
+from __future__ import annotations
+
+__all__ = ["duration", "plural"]
+
+
+def plural(n: int, singular: str, plural_form: str | None = None) -> str:
+    """``1 queue`` / ``3 queues`` (thousands separated: ``12,000 queues``)."""
+    word = singular if n == 1 else (plural_form or singular + "s")
+    return f"{n:,} {word}"
+
+
+def duration(seconds: float) -> str:
+    """A duration rounded to what matters for a timeout or a deadline.
+
+    Under a second in whole milliseconds, under ten seconds to a tenth (no trailing ``.0``),
+    then whole seconds, then minutes and seconds.
+
+    >>> [duration(s) for s in (0, 0.0004, 0.0123, 1.0, 9.96, 30.2, 60, 3725)]
+    ['0 s', '<1 ms', '12 ms', '1 s', '10 s', '30 s', '1 min', '62 min 5 s']
+    """
+    if seconds <= 0:
+        return "0 s"
+    if seconds < 0.001:
+        return "<1 ms"
+    if seconds < 0.9995:
+        return f"{round(seconds * 1000)} ms"
+    if seconds < 9.95:
+        return f"{round(seconds, 1):g} s"
+    whole = round(seconds)
+    if whole < 60:
+        return f"{whole} s"
+    minutes, rest = divmod(whole, 60)
+    return f"{minutes} min" + (f" {rest} s" if rest else "")

@@ -1,0 +1,227 @@
+"""``rmqlb simulate``'s output: one :mod:`rmqlb.render.blocks` document per case (the
+allocation, the scale event and what moves, the strategy comparison), written as Rich
+tables, plain text or Markdown; ``json`` writes the ``simulate --input`` contract.
+
+Every format says the same thing because every format is written from the same blocks.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import IO, TYPE_CHECKING, Any
+
+from rmqlb.humanize import plural
+from rmqlb.model.queue import MessageQueue, queue_ranges
+from rmqlb.render.blocks import Block, Column, Heading, Line, Table, to_text, write_rich
+from rmqlb.render.formats import Output
+from rmqlb.render.safe import escape_json_controls
+
+if TYPE_CHECKING:
+    from rich.console import Console
+
+    from rmqlb.allocate.whatif import Balance, Moves, WhatIf
+
+IDLE_STYLE = "bold yellow"
+ERROR_STYLE = "bold red"
+
+
+@dataclass(frozen=True, slots=True)
+class Simulation:
+    """One simulated case: its label and id, and its result or the error Java would throw."""
+
+    label: str
+    id: str | None = None
+    result: WhatIf | None = None
+    error: str | None = None
+    joiner: str | None = None  # the id --compare adds for "+1"
+
+
+def one_line(text: str) -> str:
+    """``text`` with every run of whitespace (newlines too) made one space."""
+    return " ".join(text.split())
+
+
+def _share(count: int, percent: float) -> str:
+    """``56.2%``; a non-zero share that rounds to nothing reads ``<0.1%``, not ``0%``.
+
+    >>> _share(1, 0.0), _share(9, 56.2)
+    ('<0.1%', '56.2%')
+    """
+    return "<0.1%" if count and not percent else f"{percent:g}%"
+
+
+def _holders(cids: Sequence[str]) -> str:
+    return ", ".join(cids) if cids else "nobody"
+
+
+def _balance_line(b: Balance) -> str:
+    parts = [
+        f"{plural(b.queues, 'queue')}, {plural(b.consumers, 'consumer')}: "
+        f"min {b.min}, max {b.max} per consumer",
+        f"{len(b.idle)} idle",
+    ]
+    if b.unassigned:
+        parts.append(f"{plural(len(b.unassigned), 'queue')} held by nobody")
+    if b.duplicated:
+        parts.append(f"{plural(len(b.duplicated), 'queue')} held more than once")
+    return "; ".join(parts)
+
+
+def _assignment(assignment: Mapping[str, Sequence[MessageQueue]], topics: bool) -> Table:
+    rows = tuple(
+        (cid, queue_ranges(qs, with_topic=topics) if qs else "(idle)", str(len(qs)))
+        for cid, qs in assignment.items()
+    )
+    return Table(
+        (Column("consumer", key=True), Column("queues", wrap=True), Column("count", "right")),
+        rows,
+        tuple(None if qs else IDLE_STYLE for qs in assignment.values()),
+    )
+
+
+def _scale_blocks(result: WhatIf, topics: bool) -> list[Block]:
+    from rmqlb.allocate.whatif import balance  # noqa: PLC0415
+
+    event = result.scale
+    assert event is not None
+    change = []
+    if event.added:
+        change.append(f"+{len(event.added)} ({', '.join(event.added)})")
+    if event.removed:
+        change.append(f"-{len(event.removed)} ({', '.join(event.removed)})")
+    blocks: list[Block] = [
+        Heading(f"After {' and '.join(change)}"),
+        _assignment(event.after, topics),
+        Line(_balance_line(balance(dict(event.after), result.queues))),
+    ]
+    groups: dict[tuple[tuple[str, ...], tuple[str, ...]], list[MessageQueue]] = {}
+    for move in event.moves.moved:
+        groups.setdefault((move.before, move.after), []).append(move.queue)
+    if groups:
+        columns = (
+            Column("queues", wrap=True),
+            Column("from", wrap=True, key=True),
+            Column("to", wrap=True, key=True),
+            Column("count", "right"),
+        )
+        rows = tuple(
+            (queue_ranges(qs, with_topic=topics), _holders(b), _holders(a), str(len(qs)))
+            for (b, a), qs in groups.items()
+        )
+        blocks += [Heading("Queues that move"), Table(columns, rows)]
+    moves = event.moves
+    blocks.append(
+        Line(
+            f"{moves.count} of {plural(moves.total, 'queue')} move "
+            f"({_share(moves.count, moves.percent)})"
+        )
+    )
+    return blocks
+
+
+def _compare_blocks(result: WhatIf, joiner: str | None) -> list[Block]:
+    from rmqlb.allocate.whatif import leaver  # noqa: PLC0415
+    from rmqlb.model.strategy import describe  # noqa: PLC0415
+
+    assert result.compare is not None
+    rows: list[tuple[str, ...]] = []
+    styles: list[str | None] = []
+    notes: list[str] = []
+
+    def cell(moves: Moves | None, error: str | None, label: str, what: str) -> str:
+        if moves is not None:
+            return f"{moves.count} ({_share(moves.count, moves.percent)})"
+        if error is None:
+            return "-"
+        notes.append(f"{label} {what}: error: {one_line(error)}")
+        return "error"
+
+    for row in result.compare:
+        label = describe(row.strategy)
+        if row.balance is None:
+            rows.append((label, "error", "-", "-", "-", "-", "-"))
+            notes.append(f"{label}: error: {one_line(row.error or '')}")
+            styles.append(ERROR_STYLE)
+            continue
+        b = row.balance
+        rows.append(
+            (
+                label,
+                str(b.min),
+                str(b.max),
+                str(len(b.idle)),
+                str(len(b.unassigned)),
+                cell(row.moved_on_add, row.add_error, label, "+1"),
+                cell(row.moved_on_remove, row.remove_error, label, "-1"),
+            )
+        )
+        styles.append(IDLE_STYLE if b.idle or b.unassigned else None)
+    numbers = ("min", "max", "idle", "unassigned", "moved +1", "moved -1")
+    columns = (Column("strategy"), *(Column(n, "right") for n in numbers))
+    gone = leaver(result.consumers) or "nobody"
+    return [
+        Heading(f"Strategies compared (+1 adds {joiner}, -1 removes {gone})"),
+        Table(columns, tuple(rows), tuple(styles)),
+        *(Line(note) for note in notes),
+    ]
+
+
+def simulation_blocks(sim: Simulation, multi: bool) -> list[Block]:
+    """One case as blocks: its allocation, then the scale event and the comparison if any.
+    A case that failed is one red line (prefixed with its label among several cases)."""
+    if sim.result is None:
+        prefix = f"{sim.label}: " if multi else ""
+        return [Line(f"{prefix}error: {one_line(sim.error or '')}", ERROR_STYLE)]
+    result = sim.result
+    topics = len({q.topic for q in result.queues}) > 1
+    blocks: list[Block] = [
+        Heading(sim.label),
+        _assignment(result.assignment, topics),
+        Line(_balance_line(result.balance)),
+    ]
+    if result.scale is not None:
+        blocks += _scale_blocks(result, topics)
+    if result.compare is not None:
+        blocks += _compare_blocks(result, sim.joiner)
+    return blocks
+
+
+def simulation_json(sim: Simulation) -> str:
+    """One case as one line of the ``simulate --input`` contract, terminal-safe."""
+    from rmqlb.allocate.whatif import what_if_to_json  # noqa: PLC0415
+
+    if sim.result is None:
+        doc: dict[str, Any] = {"id": sim.id, "error": sim.error}
+    else:
+        doc = what_if_to_json(sim.id, sim.result)
+    return escape_json_controls(json.dumps(doc, ensure_ascii=False)) + "\n"
+
+
+def write_simulations(
+    sims: Sequence[Simulation],
+    fmt: Output,
+    console: Console | None = None,
+    out: IO[str] | None = None,
+) -> None:
+    """Every case in ``fmt``: Rich on ``console``, the others on ``out`` (stdout by default).
+    A single case that failed prints nothing here: its error goes to stderr alone."""
+    stream = out or sys.stdout
+    if fmt is Output.json:
+        stream.writelines(simulation_json(s) for s in sims)
+        return
+    multi = len(sims) > 1
+    if not multi and sims[0].result is None:
+        return
+    blocks: list[Block] = []
+    for n, sim in enumerate(sims):
+        if n:
+            blocks.append(Line(""))
+        blocks += simulation_blocks(sim, multi)
+    if fmt is Output.table:
+        assert console is not None
+        write_rich(blocks, console)
+    else:
+        stream.write(to_text(blocks, markdown=fmt is Output.markdown))
