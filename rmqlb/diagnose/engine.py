@@ -209,4 +209,9 @@ def diagnose(
             report, found = _diagnose_group(g, topic)
             group_reports.append(report)
             findings.extend(found)
-    return Report(tuple(group_reports), tuple(sort_findings(findings)), snapshot.errors)
+    return Report(
+        tuple(group_reports),
+        tuple(sort_findings(findings)),
+        snapshot.errors,
+        captured_at=snapshot.captured_at,
+    )

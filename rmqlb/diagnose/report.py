@@ -168,6 +168,7 @@ class Report:
     groups: tuple[GroupReport, ...]
     findings: tuple[Finding, ...]
     errors: tuple[CaptureError, ...] = field(default=())
+    captured_at: str | None = None
 
     @property
     def partial(self) -> bool:

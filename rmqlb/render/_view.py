@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from datetime import UTC, datetime
 
 from rmqlb.diagnose.report import (
     ConsumerRow,
@@ -23,7 +24,10 @@ from rmqlb.diagnose.report import (
     sort_findings,
 )
 from rmqlb.errors import ExitCode
-from rmqlb.humanize import plural
+from rmqlb.humanize import duration, plural
+from rmqlb.model.queue import MessageQueue
+from rmqlb.model.snapshot import ProcessQueueState, QueueOffset
+from rmqlb.remoting.codes import version_name
 from rmqlb.render.failures import failure_summary
 from rmqlb.render.options import RenderOptions
 from rmqlb.render.styles import severity_count
@@ -57,6 +61,133 @@ def queue_view(group: str, topic: TopicReport, options: RenderOptions) -> QueueV
         if r.status is not QueueStatus.ok or queue_changed(options, group, topic.topic, r)
     )
     return QueueView(rows, len(topic.queues) - len(rows), show_lag)
+
+
+def captured_ms(captured_at: str | None) -> int | None:
+    """The capture time (``2026-11-22T12:00:00Z``) in epoch ms: the "now" of every age."""
+    if not captured_at:
+        return None
+    try:
+        stamp = datetime.fromisoformat(captured_at.replace("Z", "+00:00"))
+    except ValueError:
+        return None
+    if stamp.tzinfo is None:
+        stamp = stamp.replace(tzinfo=UTC)
+    return int(stamp.timestamp() * 1000)
+
+
+def age_text(timestamp_ms: int, now_ms: int | None) -> str:
+    """``12 s ago`` before the capture, ``never`` for 0, ``""`` without a capture time."""
+    if not timestamp_ms:
+        return "never"
+    if now_ms is None:
+        return ""
+    return f"{duration(max(0, now_ms - timestamp_ms) / 1000)} ago"
+
+
+def _last_consumed(offset: QueueOffset, now_ms: int | None) -> str:
+    """``never`` with nothing committed; empty when the broker did not say (a queue consume
+    stats left out)."""
+    if offset.consumer_offset <= 0:
+        return "never"
+    return age_text(offset.last_timestamp, now_ms) if offset.last_timestamp else ""
+
+
+@dataclass(frozen=True, slots=True)
+class DetailColumn:
+    """A column both text renderers add the same way: its header and its cells."""
+
+    header: str
+    right: bool
+    cells: tuple[str, ...]
+
+
+def _holder_states(t: TopicReport) -> dict[MessageQueue, ProcessQueueState]:
+    """Each held queue's state as its (first reporting) holder sees it."""
+    out: dict[MessageQueue, ProcessQueueState] = {}
+    for c in t.consumers:
+        for state in c.process_queues(t.topic) or ():
+            out.setdefault(state.queue, state)
+    return out
+
+
+def queue_details(
+    t: TopicReport, rows: Sequence[QueueRow], now_ms: int | None, options: RenderOptions
+) -> list[DetailColumn]:
+    """Offsets columns of the queue table (when offsets are known): the committed offset
+    (``never`` when the group never committed one: its lag counts from the min offset) and
+    how long ago the last consumed message was stored; with ``--all-queues`` also the
+    holder's cached messages and last pull."""
+    out: list[DetailColumn] = []
+    if any(r.offset is not None for r in rows):
+        out.append(
+            DetailColumn(
+                "Committed",
+                True,
+                tuple(
+                    ""
+                    if r.offset is None
+                    else str(r.offset.consumer_offset)
+                    if r.offset.committed
+                    else "never"
+                    for r in rows
+                ),
+            )
+        )
+        out.append(
+            DetailColumn(
+                "Last consumed",
+                True,
+                tuple("" if r.offset is None else _last_consumed(r.offset, now_ms) for r in rows),
+            )
+        )
+    states = _holder_states(t) if options.all_queues else {}
+    if states:
+        held = [states.get(r.queue) for r in rows]
+        out.append(
+            DetailColumn(
+                "Cached", True, tuple("" if s is None else str(s.cached_msg_count) for s in held)
+            )
+        )
+        out.append(
+            DetailColumn(
+                "Last pull",
+                True,
+                tuple("" if s is None else age_text(s.last_pull_timestamp, now_ms) for s in held),
+            )
+        )
+    return out
+
+
+def _tps(value: float) -> str:
+    return f"{value:,.1f}".removesuffix(".0")
+
+
+def consumer_details(t: TopicReport, rows: Sequence[ConsumerRow]) -> list[DetailColumn]:
+    """Where each client runs and how fast it consumes this topic (live captures)."""
+    if not any(c.consumer is not None and c.consumer.client_addr for c in rows):
+        return []
+    addrs = tuple((c.consumer.client_addr or "") if c.consumer else "" for c in rows)
+    versions = tuple(
+        version_name(c.consumer.version) if c.consumer and c.consumer.version is not None else ""
+        for c in rows
+    )
+    out = [DetailColumn("Address", False, addrs), DetailColumn("Version", False, versions)]
+    status = [c.status(t.topic) for c in rows]
+    if any(s is not None for s in status):
+        out.append(
+            DetailColumn(
+                "TPS", True, tuple("" if s is None else _tps(s.consume_ok_tps) for s in status)
+            )
+        )
+        out.append(
+            DetailColumn(
+                "Failed TPS",
+                True,
+                tuple("" if s is None else _tps(s.consume_failed_tps) for s in status),
+            )
+        )
+    return out
 
 
 def hidden_line(hidden: int, total: int) -> str:

@@ -22,6 +22,8 @@ class RenderOptions:
     ``changes`` (from :func:`rmqlb.render.changes.diff_reports`) marks what moved since the
     previous ``--watch`` poll. ``pretty_json`` indents the JSON document (the CLI turns it
     off when stdout is not a terminal: compact JSON is several times faster to write).
+    ``now_ms`` is the moment ages are measured from (the renderers set it to the capture
+    time of the report).
     """
 
     fail_on: str = "error"
@@ -29,3 +31,4 @@ class RenderOptions:
     large_topic: int = LARGE_TOPIC_QUEUES
     changes: ReportChanges | None = None
     pretty_json: bool = True
+    now_ms: int | None = None

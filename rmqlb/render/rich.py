@@ -6,6 +6,7 @@ redraw in place; :class:`RichRenderer` prints it on an injected Console.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import IO
 
 from rich.cells import cell_len
@@ -72,6 +73,8 @@ def _queue_table(group: str, t: TopicReport, o: RenderOptions, width: int) -> li
             Column("Status"),
             *([Column("Lag", justify="right")] if view.show_lag else []),
         ]
+        details = v.queue_details(t, view.rows, o.now_ms, o)
+        columns += [Column(d.header, justify="right" if d.right else "left") for d in details]
         rows: list[list[Text]] = []
         styles: list[str | None] = []
         for r in view.rows:
@@ -87,6 +90,7 @@ def _queue_table(group: str, t: TopicReport, o: RenderOptions, width: int) -> li
             cells = [label, expected, actual, Text(r.status.value, style=style)]
             if view.show_lag:
                 cells.append(Text(v.lag_text(r.lag)))
+            cells += [Text(d.cells[len(rows)]) for d in details]
             rows.append(cells)
             styles.append("bold" if changed else None)
         out.append(fit_table(columns, rows, width, row_styles=styles))
@@ -111,15 +115,16 @@ def _consumer_table(
     view = v.consumer_view(t, o)
     out: list[RenderableType] = []
     if view.rows:
-        out.append(_consumer_rows(view.rows, show_lag, width))
+        out.append(_consumer_rows(t, view.rows, show_lag, width))
     if view.hidden:
         out.append(Text(v.hidden_consumers_line(view.hidden, len(t.consumers)), style="dim italic"))
     return out
 
 
 def _consumer_rows(
-    rows: tuple[tuple[ConsumerRow, str], ...], show_lag: bool, width: int
+    t: TopicReport, rows: tuple[tuple[ConsumerRow, str], ...], show_lag: bool, width: int
 ) -> RenderableType:
+    details = v.consumer_details(t, [c for c, _ in rows])
     columns = [
         Column("Client ID", key=True),
         Column("Subscribes"),
@@ -127,6 +132,7 @@ def _consumer_rows(
         Column("Expected", justify="right"),
         Column("Actual", justify="right"),
         *([Column("Lag", justify="right")] if show_lag else []),
+        *(Column(d.header, justify="right" if d.right else "left") for d in details),
         Column("Note", wrap=True),
     ]
     cells: list[list[Text]] = []
@@ -140,6 +146,7 @@ def _consumer_rows(
         ]
         if show_lag:
             row.append(Text(v.lag_text(c.lag)))
+        row += [Text(d.cells[len(cells)]) for d in details]
         row.append(Text(note))
         cells.append(row)
     styles = [_consumer_style(c, note) or None for c, note in rows]
@@ -205,6 +212,7 @@ def build(report: Report, options: RenderOptions | None = None, width: int = 100
     as :class:`~rich.text.Text`, never as Rich markup.
     """
     report, o = safe(report), safe(options or RenderOptions())
+    o = replace(o, now_ms=v.captured_ms(report.captured_at))
     parts: list[RenderableType] = []
     per_group, rest = v.findings_by_group(report)
     if not report.groups and not report.findings:

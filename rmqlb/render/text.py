@@ -6,6 +6,7 @@ one bullet per finding) pastes as-is into a pull-request comment or a wiki page.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import IO
 
 from rich.console import Console
@@ -49,6 +50,7 @@ class _TextReport:
         """The whole report as one string ending in a newline, names shown through
         :func:`~rmqlb.render.safe.safe` (control characters visible)."""
         report, options = safe(report), safe(options)
+        options = replace(options, now_ms=v.captured_ms(report.captured_at))
         lines: list[str] = []
         per_group, rest = v.findings_by_group(report)
         if not report.groups and not report.findings:
@@ -90,7 +92,9 @@ class _TextReport:
         head = v.topic_header(t, _code) if self.markdown else v.topic_header(t)
         lines = self._heading(2, head)
         view = v.queue_view(group, t, o)
+        details = v.queue_details(t, view.rows, o.now_ms, o)
         headers = list(_QUEUE_HEADERS) + (["lag"] if view.show_lag else [])
+        headers += [d.header.lower() for d in details]
         rows: list[list[str]] = []
         for r in view.rows:
             label = r.queue.label()
@@ -105,8 +109,10 @@ class _TextReport:
                     cells[2] = "<br>".join(_code(a) for a in r.actual)
             if view.show_lag:
                 cells.append(v.lag_text(r.lag))
+            cells += [d.cells[len(rows)] for d in details]
             rows.append(cells)
         align = ["left"] * 4 + (["right"] if view.show_lag else [])
+        align += ["right" if d.right else "left" for d in details]
         if rows:
             lines += self._table(rows, headers, align)
         if view.hidden_ok:
@@ -120,7 +126,13 @@ class _TextReport:
         if not t.consumers:
             return ["No consumer in this group.", ""]
         view = v.consumer_view(t, o)
-        headers = [*_CONSUMER_HEADERS, *(["lag"] if show_lag else []), "note"]
+        details = v.consumer_details(t, [c for c, _ in view.rows])
+        headers = [
+            *_CONSUMER_HEADERS,
+            *(["lag"] if show_lag else []),
+            *(d.header.lower() for d in details),
+            "note",
+        ]
         rows: list[list[str]] = []
         for c, remark in view.rows:
             cid = _code(c.client_id) if self.markdown else c.client_id
@@ -134,9 +146,11 @@ class _TextReport:
             ]
             if show_lag:
                 cells.append(v.lag_text(c.lag))
+            cells += [d.cells[len(rows)] for d in details]
             cells.append(note)
             rows.append(cells)
-        align = ["left", "left", "left", "right", "right", *(["right"] if show_lag else []), "left"]
+        align = ["left", "left", "left", "right", "right", *(["right"] if show_lag else [])]
+        align += [*("right" if d.right else "left" for d in details), "left"]
         lines = self._table(rows, headers, align) if rows else []
         if view.hidden:
             lines += [self._note(v.hidden_consumers_line(view.hidden, len(t.consumers))), ""]

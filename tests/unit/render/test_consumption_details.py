@@ -1,0 +1,101 @@
+"""Queue rows carry the committed offset and how long ago the last consumed message was
+stored; client rows carry address, version and consume rates; --all-queues adds each held
+queue's cached messages and last pull."""
+
+from __future__ import annotations
+
+import io
+import re
+
+import pytest
+
+from rmqlb.diagnose import diagnose
+from rmqlb.model import (
+    Consumer,
+    ConsumeStatus,
+    Group,
+    MessageQueue,
+    ProcessQueueState,
+    QueueData,
+    QueueOffset,
+    Snapshot,
+    Subscription,
+    TopicRoute,
+)
+from rmqlb.model.snapshot import NEVER_COMMITTED
+from rmqlb.render import Output, render
+from rmqlb.render.options import RenderOptions
+
+NOW = 1_795_000_000_000  # 2026-11-18T11:06:40Z, the capture time below
+Q = [MessageQueue("T", "broker-a", i) for i in range(2)]
+
+
+def _snapshot() -> Snapshot:
+    consumer = Consumer(
+        "10.0.0.5@1",
+        (Subscription("T"),),
+        client_addr="10.0.0.5:50001",
+        version=401,
+        assigned=tuple(Q),
+        process_queues=(
+            ProcessQueueState(Q[0], cached_msg_count=7, last_pull_timestamp=NOW - 3000),
+        ),
+        status={"T": ConsumeStatus(consume_ok_tps=12.5, consume_failed_tps=0.5)},
+    )
+    return Snapshot(
+        topics={"T": TopicRoute("T", (QueueData("broker-a", 2, 2),))},
+        groups={
+            "G": Group(
+                "G",
+                consumers=(consumer,),
+                offsets=(
+                    QueueOffset(Q[0], 100, 90, NOW - 65_000, 0),
+                    QueueOffset(Q[1], 30, NEVER_COMMITTED, 0, 10),
+                ),
+            )
+        },
+        captured_at="2026-11-18T11:06:40Z",
+    )
+
+
+def _plain(all_queues: bool) -> str:
+    buffer = io.StringIO()
+    report = diagnose(_snapshot())
+    render(report, Output.plain, buffer, RenderOptions(all_queues=all_queues))
+    return buffer.getvalue()
+
+
+def _row(text: str, first: str) -> list[str]:
+    """The cells of the row starting with ``first`` (cells are two or more spaces apart)."""
+    (line,) = [line for line in text.splitlines() if line.startswith(first)]
+    return re.split(r"\s{2,}", line.strip())
+
+
+def test_captured_at_is_the_reference_time() -> None:
+    from rmqlb.render._view import captured_ms
+
+    assert captured_ms("2026-11-18T11:06:40Z") == NOW
+
+
+def test_queue_rows_say_committed_or_never_and_the_last_consumed_age() -> None:
+    text = _plain(all_queues=False)
+    assert "committed" in text and "last consumed" in text
+    assert _row(text, "broker-a:0")[-3:] == ["10", "90", "1 min 5 s ago"]
+    assert _row(text, "broker-a:1")[-3:] == ["20", "never", "never"]  # lag from the min offset
+
+
+def test_client_rows_say_where_it_runs_and_how_fast_it_consumes() -> None:
+    text = _plain(all_queues=False)
+    row = _row(text, "10.0.0.5@1")
+    assert "10.0.0.5:50001" in row
+    assert "V4_9_4" in row  # version 401 by name
+    assert row[-2:] == ["12.5", "0.5"]  # consume OK and failed TPS
+
+
+@pytest.mark.parametrize("all_queues", [False, True])
+def test_all_queues_adds_the_holders_process_queue_state(all_queues: bool) -> None:
+    text = _plain(all_queues)
+    assert ("cached" in text) is all_queues
+    assert ("last pull" in text) is all_queues
+    if all_queues:
+        assert _row(text, "broker-a:0")[-2:] == ["7", "3 s ago"]
