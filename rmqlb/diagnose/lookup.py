@@ -1,0 +1,56 @@
+"""Looking a consumer group up by name: is it known, and which known name was meant? Pure.
+
+A one-letter typo in a group name must not look like a group without consumers (that
+report would advise deleting a group that never existed): callers raise
+:class:`~rmqlb.errors.GroupNotFound` with :func:`not_found` instead.
+
+>>> closest("order-consumr", ["OrderGroup", "order-consumer", "TOOLS_CONSUMER"])
+'order-consumer'
+>>> print(not_found("order-consumr", ["order-consumer", "TOOLS_CONSUMER"]))
+group 'order-consumr' does not exist on this cluster (1 group known); did you mean 'order-consumer'?
+"""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Iterable
+
+from rmqlb.errors import GroupNotFound
+from rmqlb.model.javaorder import java_key
+from rmqlb.model.system import is_system_group
+
+#: How alike two names must be (difflib's ratio) to be suggested.
+CUTOFF = 0.6
+
+
+def closest(name: str, known: Iterable[str]) -> str | None:
+    """The known name most like ``name`` (difflib, ignoring case), or ``None``.
+
+    User groups are preferred: a system group is suggested only when no user group is close.
+    Ties go to the first name in Java order, so the answer never depends on input order.
+    """
+    names = sorted(set(known), key=java_key)
+    by_lower: dict[str, str] = {}
+    for candidate in names:
+        by_lower.setdefault(candidate.lower(), candidate)
+    for pool in (
+        [n for n in by_lower if not is_system_group(by_lower[n])],
+        [n for n in by_lower if is_system_group(by_lower[n])],
+    ):
+        found = difflib.get_close_matches(name.lower(), pool, n=1, cutoff=CUTOFF)
+        if found:
+            return by_lower[found[0]]
+    return None
+
+
+def not_found(name: str, known: Iterable[str], where: str = "on this cluster") -> GroupNotFound:
+    """The error for a group that exists nowhere, counting the known user groups and naming
+    the closest one, e.g. ``group 'x' does not exist on this cluster (12 groups known); did
+    you mean 'y'?``."""
+    names = set(known)
+    users = sum(1 for n in names if not is_system_group(n))
+    text = f"group {name!r} does not exist {where} ({users} group{'s' if users != 1 else ''} known)"
+    suggestion = closest(name, names)
+    if suggestion is not None:
+        text += f"; did you mean {suggestion!r}?"
+    return GroupNotFound(text, name, suggestion)
