@@ -62,7 +62,8 @@ def _group_without_consumers(g: GroupContext) -> Finding:
         hint = (
             f"start the consumers of {g.name}: nobody else reads those messages. Delete the "
             f"group only if it is retired and they are not needed ({delete} removes its "
-            "subscription config and its retry and DLQ topics; its committed offsets stay unless -r true)"
+            "subscription config and its retry and DLQ topics; its committed offsets stay "
+            "unless -r true)"
         )
     elif lag_by_topic:
         topics = sorted(lag_by_topic, key=java_key)
