@@ -2,16 +2,16 @@
 
 The command is thin: acquire a snapshot (a ``--dump`` file or a live cluster), hand it to
 :func:`rmqlb.diagnose.diagnose`, render the report, return the exit code (design §3).
-``--watch`` repeats the acquire/diagnose/render cycle and marks what changed.
+``--watch`` repeats the acquire/diagnose/render cycle and marks what changed
+(:mod:`rmqlb.cli.watch`, shared with ``rmqlb status``).
 """
 
 from __future__ import annotations
 
 import sys
-import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
@@ -39,7 +39,6 @@ from rmqlb.cli.options import (
     make_console,
     resolve_output,
 )
-from rmqlb.errors import InputError, RmqlbError
 
 if TYPE_CHECKING:
     from rich.console import Console, RenderableType
@@ -48,9 +47,6 @@ if TYPE_CHECKING:
     from rmqlb.model.snapshot import Snapshot
     from rmqlb.render import RenderOptions
     from rmqlb.render.changes import ReportChanges
-
-_sleep: Callable[[float], None] = time.sleep
-"""The pause between ``--watch`` polls (a seam: tests replace it to change the file)."""
 
 
 @app.command()
@@ -193,12 +189,13 @@ def explain(  # noqa: PLR0917  (typer maps every option to a parameter)
         fail_on=fail_on.value, all_queues=all_queues, pretty_json=sys.stdout.isatty()
     )
     if watch is not None:
-        return _watch(
-            acquire,
-            analyse,
-            fmt,
+        from rmqlb.cli.watch import watch as watch_loop
+
+        return watch_loop(
+            lambda: analyse(acquire()),
+            ExplainWatch(fmt, options),
             make_console(color),
-            options,
+            json_output=fmt is Output.json,
             interval=watch,
             count=count,
             redraw=sys.stdout.isatty(),
@@ -266,24 +263,6 @@ def _render(report: Report, fmt: Output, console: Console, options: RenderOption
     render(report, fmt, console if fmt is Output.table else console.file, options)
 
 
-def _renderable(
-    report: Report, fmt: Output, console: Console, options: RenderOptions
-) -> RenderableType:
-    """The report as one Rich renderable, for ``rich.live.Live``."""
-    import io
-
-    from rich.text import Text
-
-    from rmqlb.render import render
-    from rmqlb.render.rich import build
-
-    if fmt is Output.table:
-        return build(report, options, console.width)
-    buffer = io.StringIO()
-    render(report, fmt, buffer, options)
-    return Text(buffer.getvalue().rstrip("\n"))
-
-
 def _changes_summary(changes: ReportChanges | None, marked: bool = False) -> str:
     if changes is None:
         return "first poll"
@@ -296,82 +275,68 @@ def _changes_summary(changes: ReportChanges | None, marked: bool = False) -> str
     )
 
 
-def _watch(
-    acquire: Callable[[], Snapshot],
-    analyse: Callable[[Snapshot], Report],
-    fmt: Output,
-    console: Console,
-    options: RenderOptions,
-    *,
-    interval: float,
-    count: int | None,
-    redraw: bool,
-) -> int:
-    """Poll, diagnose and show until Ctrl-C (exit 0) or ``count`` polls (the last report's
-    exit code). A terminal redraws in place; anything else gets the first report, then only
-    the changes. A failing poll after the first is reported on stderr and skipped."""
-    import dataclasses
-    import json
-    from contextlib import nullcontext
+class ExplainWatch:
+    """``explain --watch``: reports compared queue by queue and finding by finding."""
 
-    from rich.console import Group
-    from rich.live import Live
-    from rich.text import Text
+    def __init__(self, fmt: Output, options: RenderOptions) -> None:
+        self.fmt = fmt
+        self.options = options
 
-    from rmqlb.diagnose.report import exit_code
-    from rmqlb.render.changes import describe_changes, diff_reports
-    from rmqlb.render.json import changes_to_json
+    def diff(self, before: Report, after: Report) -> ReportChanges:
+        """Queues that changed hands, findings new or cleared."""
+        from rmqlb.render.changes import diff_reports
 
-    previous: Report | None = None
-    poll = 0
-    live = (
-        Live(console=console, auto_refresh=False, transient=False, redirect_stderr=False)
-        if redraw
-        else None
-    )
-    try:
-        with live if live is not None else nullcontext():
-            while True:
-                poll += 1
-                stamp = time.strftime("%H:%M:%S")
-                failure = ""
-                try:
-                    report = analyse(acquire())
-                except RmqlbError as exc:
-                    if previous is None:
-                        raise
-                    failure = f"poll {poll} failed, keeping the last report: {exc}"
-                    sys.stderr.write(f"rmqlb: {failure}\n")
-                    report = previous
-                changes = diff_reports(previous, report) if previous is not None else None
-                shown = dataclasses.replace(options, changes=changes)
-                if live is not None:
-                    status = Text(
-                        f"watching every {interval:g}s · poll {poll} at {stamp} · "
-                        f"{_changes_summary(changes, marked=True)} · Ctrl-C stops",
-                        style="dim",
-                    )
-                    if failure:
-                        status.append("\n" + failure, style="bold red")
-                    live.update(
-                        Group(status, _renderable(report, fmt, console, shown)), refresh=True
-                    )
-                elif changes is None:
-                    _render(report, fmt, console, shown)
-                elif not changes.empty:
-                    out = console.file
-                    if fmt is Output.json:
-                        out.write(json.dumps(changes_to_json(changes, poll)) + "\n")
-                    else:
-                        out.write(f"poll {poll} at {stamp}: {_changes_summary(changes)}\n")
-                        out.writelines(f"  {line}\n" for line in describe_changes(changes))
-                    out.flush()
-                previous = report
-                if count is not None and poll >= count:
-                    break
-                _sleep(interval)
-    except KeyboardInterrupt:
-        return 0
-    if previous is None:  # pragma: no cover - the loop always polls at least once
-        raise InputError("no poll completed")
-    return int(exit_code(previous, options.fail_on))
+        return diff_reports(before, after)
+
+    def empty(self, changes: ReportChanges) -> bool:
+        """Whether nothing changed."""
+        return changes.empty
+
+    def summary(self, changes: ReportChanges | None, marked: bool) -> str:
+        """``2 queues changed owner, 1 new finding(s), 0 cleared``."""
+        return _changes_summary(changes, marked)
+
+    def _options(self, changes: ReportChanges | None) -> RenderOptions:
+        import dataclasses
+
+        return dataclasses.replace(self.options, changes=changes)
+
+    def renderable(
+        self, result: Report, changes: ReportChanges | None, console: Console
+    ) -> RenderableType:
+        """The report as one Rich renderable, for ``rich.live.Live``."""
+        import io
+
+        from rich.text import Text
+
+        from rmqlb.render import render
+        from rmqlb.render.rich import build
+
+        options = self._options(changes)
+        if self.fmt is Output.table:
+            return build(result, options, console.width)
+        buffer = io.StringIO()
+        render(result, self.fmt, buffer, options)
+        return Text(buffer.getvalue().rstrip("\n"))
+
+    def show(self, result: Report, changes: ReportChanges | None, console: Console) -> None:
+        """The whole report on the console."""
+        _render(result, self.fmt, console, self._options(changes))
+
+    def lines(self, changes: ReportChanges) -> list[str]:
+        """One line per queue run and finding that changed."""
+        from rmqlb.render.changes import describe_changes
+
+        return describe_changes(changes)
+
+    def to_json(self, changes: ReportChanges, poll: int) -> dict[str, Any]:
+        """An ``rmqlb.changes/1`` object."""
+        from rmqlb.render.json import changes_to_json
+
+        return changes_to_json(changes, poll)
+
+    def exit_code(self, result: Report) -> int:
+        """Explain's exit code for ``result``."""
+        from rmqlb.diagnose.report import exit_code
+
+        return int(exit_code(result, self.options.fail_on))
