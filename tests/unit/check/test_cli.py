@@ -38,7 +38,12 @@ def test_clean_passes_in_every_format(fmt: str, capsys: pytest.CaptureFixture[st
 
 
 @pytest.mark.parametrize("fmt", ["table", "plain", "markdown", "json"])
-def test_bad_examples_fail_with_file_and_line(fmt: str, capsys: pytest.CaptureFixture[str]) -> None:
+def test_bad_examples_fail_with_file_and_line(
+    fmt: str, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # wide enough for the longest file:line of the clone, wherever it lives: a folded cell
+    # pads its lines and splits the path with spaces
+    monkeypatch.setenv("COLUMNS", "400")
     assert run(["check", "-o", fmt, *ALL_YAML]) == 1
     out = capsys.readouterr().out
     seed = str(EXAMPLES / "subscription-inconsistent.yaml")
