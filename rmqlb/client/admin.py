@@ -258,3 +258,17 @@ class AdminClient:
             return int(raw or "")
         except ValueError as exc:
             raise BodyError(f"QUERY_CONSUMER_OFFSET: offset {raw!r} is not a number") from exc
+
+    async def topic_consumers(
+        self, broker: str, topic: str, *, timeout: float | None = None
+    ) -> list[str]:
+        """QUERY_TOPIC_CONSUME_BY_WHO (300): groups this broker knows consume ``topic``.
+
+        The broker answers with the groups whose online clients subscribe the topic united
+        with the groups that have committed offsets for it (``ConsumerManager`` +
+        ``ConsumerOffsetManager``).
+        """
+        resp = await self.call(
+            broker, RequestCode.QUERY_TOPIC_CONSUME_BY_WHO, {"topic": topic}, timeout=timeout
+        )
+        return bodies.decode_group_list(resp.body)

@@ -12,7 +12,9 @@ hash-ordered maps). Answers follow protocol §11.2:
   to the "client" (canned body from the snapshot, code 1 when the client is not online, 207
   after the relay delay for a silent client or one whose ``assigned`` is unknown), consume
   stats (this broker's queues only; an empty table for unknown groups), all subscription
-  groups (the snapshot's plus the built-in system groups); other codes -> 3.
+  groups (the snapshot's plus the built-in system groups), who consumes a topic (groups
+  whose clients subscribe it, and groups with offsets for it on this broker); other
+  codes -> 3.
 
 With ``acl`` (access key -> secret) brokers verify every request's signature as an ACL 1.0
 broker does and answer code 1 ("Check signature failed ...") otherwise.
@@ -27,7 +29,7 @@ import asyncio
 import contextlib
 import socket
 import ssl
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from typing import IO, Any
 
@@ -136,6 +138,8 @@ class FakeCluster:
         # The snapshot never changes: encode each large body once (a real broker's work is
         # not what the fake should spend the tests' and benchmarks' CPU on).
         self._bodies: dict[tuple[str, ...], bytes] = {}
+        self._who: dict[str, dict[str, set[str]]] = {}
+        self._stats: dict[MessageQueue, bodies.QueueStats] | None = None
         self._ssl = ssl_context
         self._namesrv_port = namesrv_port
         self._log_path = log_path
@@ -419,35 +423,27 @@ class FakeCluster:
                     ResponseCode.CONSUMER_NOT_ONLINE,
                     remark=f"the consumer group[{group_name}] not online",
                 )
-            key = ("203", group_name)
-            body = self._bodies.get(key) or bodies.encode_consumer_connection(
-                group, dialect=self.dialect
+            online = group
+            body = self._cached(
+                ("203", group_name),
+                lambda: bodies.encode_consumer_connection(online, dialect=self.dialect),
             )
-            self._bodies[key] = body
             return self._reply(cmd, ResponseCode.SUCCESS, body=body)
         if cmd.code == RequestCode.GET_CONSUMER_RUNNING_INFO:
             return await self._running_info(cmd, group_name, cmd.ext("clientId") or "")
         if cmd.code == RequestCode.GET_CONSUME_STATS:
-            group = self.snapshot.groups.get(group_name)
-            offsets = [] if group is None else group.offsets
-            topic = cmd.ext("topic")
-            # A real broker answers a never-committed queue with consumerOffset 0.
-            mine = [
-                o if o.committed else replace(o, consumer_offset=0)
-                for o in offsets
-                if o.queue.broker_name == broker and (not topic or o.queue.topic == topic)
-            ]
-            body = bodies.encode_consume_stats(mine, dialect=self.dialect)
+            topic = cmd.ext("topic") or ""
+            body = self._cached(
+                ("208", group_name, broker, topic),
+                lambda: self._consume_stats(group_name, broker, topic),
+            )
             return self._reply(cmd, ResponseCode.SUCCESS, body=body)
         if cmd.code == RequestCode.GET_ALL_SUBSCRIPTIONGROUP_CONFIG:
-            names = [*self.snapshot.groups, *SYSTEM_GROUPS]
-            configs = {
-                name: group.configs[broker]
-                for name, group in self.snapshot.groups.items()
-                if broker in group.configs
-            }
-            body = bodies.encode_subscription_groups(names, self.dialect, configs)
+            body = self._cached(("201", broker), lambda: self._subscription_groups(broker))
             return self._reply(cmd, ResponseCode.SUCCESS, body=body)
+        if cmd.code == RequestCode.QUERY_TOPIC_CONSUME_BY_WHO:
+            names = sorted(self._consumed_by(broker).get(cmd.ext("topic") or "", ()))
+            return self._reply(cmd, ResponseCode.SUCCESS, body=bodies.encode_group_list(names))
         if cmd.code == RequestCode.GET_TOPIC_STATS_INFO:
             return self._topic_stats(cmd, broker, cmd.ext("topic") or "")
         if cmd.code == RequestCode.QUERY_CONSUMER_OFFSET:
@@ -463,23 +459,29 @@ class FakeCluster:
             return self._reply(
                 cmd, ResponseCode.TOPIC_NOT_EXIST, remark=f"topic[{topic}] not exist"
             )
-        known: dict[MessageQueue, bodies.QueueStats] = {}
-        for group in self.snapshot.groups.values():
-            for o in group.offsets:
-                if o.queue.topic != topic or o.queue.broker_name != broker:
-                    continue
-                low = o.min_offset or 0
-                seen = known.get(o.queue)
-                if seen is not None:
-                    low = min(low, seen.min_offset)
-                high = max(o.broker_offset, seen.max_offset if seen else 0)
-                known[o.queue] = bodies.QueueStats(low, high, o.last_timestamp)
+        known = self._queue_stats()
         count = max(qd.write_queue_nums for qd in datas)
         stats = {
             mq: known.get(mq, bodies.QueueStats(0, 0))
             for mq in (MessageQueue(topic, broker, qid) for qid in range(count))
         }
         return self._reply(cmd, ResponseCode.SUCCESS, body=bodies.encode_topic_stats(stats))
+
+    def _queue_stats(self) -> dict[MessageQueue, bodies.QueueStats]:
+        """Every queue's offsets over the snapshot's groups (the largest max, the smallest
+        min), indexed once: a 1,000-group cluster asks for 1,000 topics."""
+        if self._stats is None:
+            known: dict[MessageQueue, bodies.QueueStats] = {}
+            for group in self.snapshot.groups.values():
+                for o in group.offsets:
+                    low = o.min_offset or 0
+                    seen = known.get(o.queue)
+                    if seen is not None:
+                        low = min(low, seen.min_offset)
+                    high = max(o.broker_offset, seen.max_offset if seen else 0)
+                    known[o.queue] = bodies.QueueStats(low, high, o.last_timestamp)
+            self._stats = known
+        return self._stats
 
     def _committed_offset(
         self, cmd: RemotingCommand, broker: str, group_name: str
@@ -498,6 +500,50 @@ class FakeCluster:
             ResponseCode.QUERY_NOT_FOUND,
             remark="Not found, V3_0_6_SNAPSHOT maybe this group consumer boot first",
         )
+
+    def _cached(self, key: tuple[str, ...], make: Callable[[], bytes]) -> bytes:
+        body = self._bodies.get(key)
+        if body is None:
+            body = self._bodies[key] = make()
+        return body
+
+    def _consume_stats(self, group_name: str, broker: str, topic: str) -> bytes:
+        group = self.snapshot.groups.get(group_name)
+        offsets = [] if group is None else group.offsets
+        # A real broker answers a never-committed queue with consumerOffset 0.
+        mine = [
+            o if o.committed else replace(o, consumer_offset=0)
+            for o in offsets
+            if o.queue.broker_name == broker and (not topic or o.queue.topic == topic)
+        ]
+        return bodies.encode_consume_stats(mine, dialect=self.dialect)
+
+    def _subscription_groups(self, broker: str) -> bytes:
+        hidden = self.faults.targets("no-config")
+        names = [*(n for n in self.snapshot.groups if n not in hidden), *SYSTEM_GROUPS]
+        configs = {
+            name: group.configs[broker]
+            for name, group in self.snapshot.groups.items()
+            if broker in group.configs
+        }
+        return bodies.encode_subscription_groups(names, self.dialect, configs)
+
+    def _consumed_by(self, broker: str) -> dict[str, set[str]]:
+        """topic -> groups, as ``broker`` answers QUERY_TOPIC_CONSUME_BY_WHO: groups whose
+        online clients subscribe the topic (every broker hears every client's heartbeat),
+        and groups with committed offsets on this broker's queues of it."""
+        index = self._who.get(broker)
+        if index is None:
+            index = {}
+            for name, group in self.snapshot.groups.items():
+                for c in group.consumers:
+                    for sub in c.subscriptions:
+                        index.setdefault(sub.topic, set()).add(name)
+                for off in group.offsets:
+                    if off.queue.broker_name == broker and off.committed:
+                        index.setdefault(off.queue.topic, set()).add(name)
+            self._who[broker] = index
+        return index
 
     def _consumer(self, group_name: str, client_id: str) -> tuple[Group, Consumer] | None:
         group = self.snapshot.groups.get(group_name)
