@@ -24,22 +24,24 @@ CUTOFF = 0.6
 
 
 def closest(name: str, known: Iterable[str]) -> str | None:
-    """The known name most like ``name`` (difflib, ignoring case), or ``None``.
+    """The known name most like ``name`` (difflib's ratio, ignoring case), or ``None``.
 
     User groups are preferred: a system group is suggested only when no user group is close.
     Ties go to the first name in Java order, so the answer never depends on input order.
     """
     names = sorted(set(known), key=java_key)
-    by_lower: dict[str, str] = {}
-    for candidate in names:
-        by_lower.setdefault(candidate.lower(), candidate)
+    wanted = name.lower()
     for pool in (
-        [n for n in by_lower if not is_system_group(by_lower[n])],
-        [n for n in by_lower if is_system_group(by_lower[n])],
+        [n for n in names if not is_system_group(n)],
+        [n for n in names if is_system_group(n)],
     ):
-        found = difflib.get_close_matches(name.lower(), pool, n=1, cutoff=CUTOFF)
-        if found:
-            return by_lower[found[0]]
+        best: tuple[float, str] | None = None
+        for candidate in pool:
+            score = difflib.SequenceMatcher(None, wanted, candidate.lower()).ratio()
+            if score >= CUTOFF and (best is None or score > best[0]):
+                best = (score, candidate)
+        if best is not None:
+            return best[1]
     return None
 
 
