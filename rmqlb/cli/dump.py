@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
@@ -15,6 +15,7 @@ from rmqlb.cli.options import (
     AccessKeyOption,
     AllGroupsOption,
     DeadlineOption,
+    GroupOption,
     MaxInFlightOption,
     NamesrvOption,
     SecretKeyOption,
@@ -25,7 +26,10 @@ from rmqlb.cli.options import (
     TlsKeyOption,
     TlsOption,
 )
-from rmqlb.errors import ExitCode
+from rmqlb.errors import ExitCode, InputError
+
+if TYPE_CHECKING:
+    from rmqlb.model.snapshot import Snapshot
 
 
 @app.command()
@@ -39,6 +43,17 @@ def dump(  # noqa: PLR0917  (typer maps every option to a parameter)
         ),
     ] = None,
     namesrv: NamesrvOption = None,
+    group: GroupOption = None,
+    topic: Annotated[
+        str | None,
+        typer.Option(
+            "--topic",
+            "-t",
+            help="Only groups that consume this topic (the brokers say who: online "
+            "subscribers and committed offsets).",
+            show_default=False,
+        ),
+    ] = None,
     all_groups: AllGroupsOption = False,
     output_file: Annotated[
         Path | None,
@@ -67,18 +82,22 @@ def dump(  # noqa: PLR0917  (typer maps every option to a parameter)
 ) -> int:
     """Capture consumer groups, their clients, queues and offsets into a snapshot.
 
-    Only read-only requests are sent. Exit codes: 0 complete, 3 cluster unreachable,
-    4 partial (the failed requests are listed on stderr and in the snapshot's errors).
+    Only read-only requests are sent. A group that exists nowhere on the cluster is an
+    error (exit 2, nothing written). Exit codes: 0 complete, 2 bad input, 3 cluster
+    unreachable, 4 partial (the failed requests are listed on stderr and in the snapshot's
+    errors).
     """
     from rmqlb.cli.live import LiveOptions, snapshot_from_cluster
     from rmqlb.snapshot import dumps_snapshot, save_snapshot
     from rmqlb.snapshot import redact as redact_snapshot
 
+    groups = [*(groups or ()), *(group or ())]
     if groups and all_groups:
         raise typer.BadParameter("give GROUP names or --all-groups, not both")
     opts = LiveOptions(
         namesrv=namesrv or "",
-        groups=tuple(groups or ()),
+        groups=tuple(groups),
+        topic=topic,
         all_groups=all_groups,
         timeout=timeout,
         deadline=deadline,
@@ -92,6 +111,8 @@ def dump(  # noqa: PLR0917  (typer maps every option to a parameter)
         secret_key=secret_key,
     )
     snapshot = snapshot_from_cluster(opts)
+    if topic is not None:
+        snapshot = _consumers_of(snapshot, topic)
     if redact:
         snapshot = redact_snapshot(snapshot)
     if output_file is None:
@@ -123,3 +144,15 @@ def dump(  # noqa: PLR0917  (typer maps every option to a parameter)
 
 def _count(n: int, noun: str) -> str:
     return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
+
+
+def _consumers_of(snapshot: Snapshot, topic: str) -> Snapshot:
+    """Only the groups that consume ``topic``; none is bad input (nothing is written)."""
+    import dataclasses
+
+    from rmqlb.diagnose.status import consumes
+
+    kept = {n: g for n, g in snapshot.groups.items() if consumes(g, topic)}
+    if not kept:
+        raise InputError(f"no consumer group consumes topic {topic!r} on this cluster")
+    return dataclasses.replace(snapshot, groups=kept)

@@ -25,6 +25,7 @@ from rmqlb.cli.options import (
     DeadlineOption,
     FailOn,
     FailOnOption,
+    GroupOption,
     MaxInFlightOption,
     NamesrvOption,
     Output,
@@ -71,6 +72,7 @@ def explain(  # noqa: PLR0917  (typer maps every option to a parameter)
         ),
     ] = None,
     namesrv: NamesrvOption = None,
+    group: GroupOption = None,
     topic: Annotated[
         str | None,
         typer.Option("--topic", "-t", help="Only this topic.", show_default=False),
@@ -143,6 +145,7 @@ def explain(  # noqa: PLR0917  (typer maps every option to a parameter)
     from rmqlb.diagnose.report import exit_code
     from rmqlb.render import RenderOptions
 
+    groups = [*(groups or ()), *(group or ())] or None
     if dump is not None and namesrv is not None and not _namesrv_from_env(ctx):
         raise UsageError("give either --dump FILE or -n/--namesrv ADDR, not both", ctx)
     if dump is None and not namesrv:
