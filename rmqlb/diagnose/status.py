@@ -52,6 +52,7 @@ from rmqlb.model.strategy import StrategySpec, describe, same_algorithm
 from rmqlb.model.system import is_system_group
 
 STATUS_FORMAT = "rmqlb.status/1"
+ROUTE_REQUEST = "GET_ROUTEINFO_BY_TOPIC"
 MIXED = "mixed"
 GLOB_CHARS = frozenset("*?[")
 
@@ -288,7 +289,7 @@ def _errors_of(name: str, group: Group, errors: Iterable[CaptureError]) -> tuple
         e
         for e in errors
         if e.group == name
-        or (e.group is None and e.topic is not None and e.topic in topics)
+        or (e.group is None and e.request == ROUTE_REQUEST and e.topic in topics)
         or (e.group is None and e.topic is None and e.target in clients)
     )
 
@@ -333,7 +334,7 @@ def _relevant_errors(snapshot: Snapshot, names: Iterable[str]) -> tuple[CaptureE
     def relevant(e: CaptureError) -> bool:
         if e.group is not None:
             return e.group in chosen
-        if e.topic is not None and e.request == "GET_ROUTEINFO_BY_TOPIC":
+        if e.topic is not None and e.request == ROUTE_REQUEST:
             return e.topic in topics
         if e.topic is None and e.target in owners:
             return bool(owners[e.target] & chosen)
