@@ -102,24 +102,28 @@ def title_line(report: StatusReport) -> str:
 
 
 def summary_line(report: StatusReport) -> str:
-    """The footer: counts, sums and the capture time."""
+    """The footer's first line: how many groups, how bad, how many consumers, and when or
+    how fast the data was captured."""
     t = totals(report)
     parts = [
-        f"{t.groups} group{'s' if t.groups != 1 else ''} "
-        f"({t.errors} with errors, {t.warnings} with warnings"
-        + (f", {t.partial} partial" if t.partial else "")
-        + ")",
+        f"{t.groups} group{'s' if t.groups != 1 else ''}, {t.errors} with errors, "
+        f"{t.warnings} with warnings" + (f", {t.partial} partial" if t.partial else ""),
         f"{t.consumers:,} consumer{'s' if t.consumers != 1 else ''}",
-        f"lag {t.lag:,}",
-        f"stranded {t.stranded:,}",
     ]
-    if t.consume_tps is not None:
-        parts.append(f"{t.consume_tps:,.1f} msg/s")
     if report.seconds is not None:
         parts.append(f"captured in {report.seconds:.2f} s")
     elif report.captured_at:
         parts.append(f"captured at {report.captured_at}")
     return "; ".join(parts)
+
+
+def totals_line(report: StatusReport) -> str:
+    """The footer's sums: lag, stranded messages, consume rate (when reported)."""
+    t = totals(report)
+    text = f"lag {t.lag:,}, stranded {t.stranded:,}"
+    if t.consume_tps is not None:
+        text += f", consuming {t.consume_tps:,.1f} msg/s"
+    return text
 
 
 def exit_line(report: StatusReport, fail_on: str) -> str:
@@ -230,11 +234,16 @@ def _text(report: StatusReport, options: StatusOptions, markdown: bool) -> str:
             lines += [f"> **{_md(head_line)}**", ">", *(f"> - {_md(i)}" for i in items), ""]
         else:
             lines += [head_line, *(f"  - {i}" for i in items), ""]
-    summary, code = summary_line(report), exit_line(report, options.fail_on)
+    summary, sums = summary_line(report), totals_line(report)
+    code = exit_line(report, options.fail_on)
     if markdown:
-        lines += [f"**Summary:** {_md(summary)}  ", f"**{_md(code)}**"]
+        lines += [
+            f"**Summary:** {_md(summary)}  ",
+            f"**Totals:** {_md(sums)}  ",
+            f"**{_md(code)}**",
+        ]
     else:
-        lines += [f"Summary: {summary}", code]
+        lines += [f"Summary: {summary}", f"Totals: {sums}", code]
     return "\n".join(lines) + "\n"
 
 
@@ -319,7 +328,14 @@ def build(
         parts.append(Panel(body, title="partial data", border_style="red", expand=False))
     code = exit_code(report.report, o.fail_on)
     parts.append(Text(""))
-    footer = Text.assemble(("Summary: ", "bold"), summary_line(report), "\n")
+    footer = Text.assemble(
+        ("Summary: ", "bold"),
+        summary_line(report),
+        "\n",
+        ("Totals: ", "bold"),
+        totals_line(report),
+        "\n",
+    )
     footer.append(
         exit_line(report, o.fail_on),
         style="red" if code is ExitCode.FINDINGS else "yellow" if code else "green",

@@ -109,7 +109,7 @@ def test_partial_lines_are_marked_and_the_failures_listed() -> None:
     assert "! some data of this group could not be captured" in out
     assert "partial data: 12 requests failed" in out
     assert "... and 2 more (-o json lists them all)" in out
-    assert "Summary: 5 groups (2 with errors, 1 with warnings, 1 partial)" in out
+    assert "Summary: 5 groups, 2 with errors, 1 with warnings, 1 partial; 10 consumers" in out
     doc = json.loads(text(report, Output.json, False))
     assert len(doc["errors"]) == 12
     assert len(doc["groups"][1]["partial"]) == 12 and doc["groups"][0]["partial"] == []
