@@ -312,7 +312,7 @@ def group_status(
         queues=queues,
         lag=sum(o.lag for o in group.offsets) if group.offsets else None,
         stranded=_stranded(group, report),
-        consume_tps=sum(rates) if rates else None,
+        consume_tps=round(sum(rates), 3) if rates else None,
         findings=tuple(worst_first(findings)),
         errors=_errors_of(report.group, group, snapshot.errors),
     )
@@ -447,7 +447,7 @@ def totals(report: StatusReport) -> Totals:
         lag=sum(s.lag or 0 for s in lines),
         stranded=sum(s.stranded.messages for s in lines),
         partial=sum(1 for s in lines if s.partial),
-        consume_tps=sum(rates) if rates else None,
+        consume_tps=round(sum(rates), 3) if rates else None,
     )
 
 
