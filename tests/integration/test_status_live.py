@@ -85,3 +85,41 @@ def test_topic_asks_the_brokers_who_consumes_it(
     assert sum(1 for r in requests if r.startswith("300 QUERY_TOPIC_CONSUME_BY_WHO")) == 2
     # only AuditGroup was captured: no other group's connection list was asked for
     assert sum(1 for r in requests if r.startswith("203 ")) == 2
+
+
+def _many_groups(n: int) -> Any:
+    from rmqlb.snapshot import parse_snapshot
+
+    return parse_snapshot(
+        {
+            "format": "rmqlb.snapshot/1",
+            "topics": {"T": {"queues": 2}},
+            "groups": {
+                f"g{i:02d}": {
+                    "consumers": [
+                        {
+                            "clientId": f"10.0.0.{i}@1",
+                            "subscriptions": ["T"],
+                            "assigned": [{"topic": "T", "brokerName": "broker-a", "queueId": 0}],
+                        }
+                    ]
+                }
+                for i in range(n)
+            },
+        }
+    )
+
+
+def test_a_deadline_too_short_marks_lines_partial_and_drops_none(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """Every request answers 150 ms late, the whole capture may take 0.5 s: the groups found
+    are all listed, those whose requests were cut marked partial, and the exit code says so."""
+    with FakeClusterThread(_many_groups(30), latency_ms=150) as fake:
+        argv = ["status", "-n", fake.namesrv_addr, "--deadline", "0.5", "--fail-on", "never"]
+        code, doc = _json(capsys, [*argv, "-o", "json"])
+    assert code == 4
+    assert len(doc["groups"]) == 30
+    assert all(g["partial"] for g in doc["groups"])
+    reasons = {e["message"] for g in doc["groups"] for e in g["partial"]}
+    assert any("overall deadline of 0.5 s" in m or "timed out" in m for m in reasons)
