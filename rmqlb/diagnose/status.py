@@ -52,7 +52,15 @@ from rmqlb.model.strategy import StrategySpec, describe, same_algorithm
 from rmqlb.model.system import is_system_group
 
 STATUS_FORMAT = "rmqlb.status/1"
-ROUTE_REQUEST = "GET_ROUTEINFO_BY_TOPIC"
+#: Requests that find groups rather than describe one: their failures leave the group list
+#: in doubt (the footer says so), never a particular line.
+DISCOVERY_REQUESTS = frozenset(
+    {
+        "GET_ALL_SUBSCRIPTIONGROUP_CONFIG",
+        "GET_ALL_TOPIC_LIST_FROM_NAMESERVER",
+        "QUERY_TOPIC_CONSUME_BY_WHO",
+    }
+)
 MIXED = "mixed"
 GLOB_CHARS = frozenset("*?[")
 
@@ -281,15 +289,15 @@ def _topics_of(name: str, group: Group) -> set[str]:
 
 def _errors_of(name: str, group: Group, errors: Iterable[CaptureError]) -> tuple[CaptureError, ...]:
     """Failures that leave this group's line incomplete: requests about the group (or, in
-    snapshots that do not say, about one of its clients), and routes of its topics that
-    could not be read."""
+    snapshots that do not say, about one of its clients), and requests about one of its
+    topics (its route, its offsets) that failed."""
     topics = _topics_of(name, group)
     clients = {c.client_id for c in group.consumers}
     return tuple(
         e
         for e in errors
         if e.group == name
-        or (e.group is None and e.request == ROUTE_REQUEST and e.topic in topics)
+        or (e.group is None and e.request not in DISCOVERY_REQUESTS and e.topic in topics)
         or (e.group is None and e.topic is None and e.target in clients)
     )
 
@@ -334,7 +342,7 @@ def _relevant_errors(snapshot: Snapshot, names: Iterable[str]) -> tuple[CaptureE
     def relevant(e: CaptureError) -> bool:
         if e.group is not None:
             return e.group in chosen
-        if e.topic is not None and e.request == ROUTE_REQUEST:
+        if e.topic is not None and e.request not in DISCOVERY_REQUESTS:
             return e.topic in topics
         if e.topic is None and e.target in owners:
             return bool(owners[e.target] & chosen)

@@ -160,6 +160,8 @@ def test_partial_data_is_marked_on_the_line_it_concerns() -> None:
     errors = [
         {"target": "broker-b", "request": "GET_CONSUME_STATS", "message": "down", "group": "A"},
         {"target": "ns", "request": "GET_ROUTEINFO_BY_TOPIC", "message": "t", "topic": "Other"},
+        # the group list is in doubt, no line is
+        {"target": "b", "request": "QUERY_TOPIC_CONSUME_BY_WHO", "message": "x", "topic": T},
         # an older snapshot's error names no group: its target is a client of C
         {"target": "10.0.0.9@1", "request": "GET_CONSUMER_RUNNING_INFO", "message": "silent"},
         {"target": "broker-b", "request": "GET_ALL_SUBSCRIPTIONGROUP_CONFIG", "message": "down"},
@@ -178,10 +180,13 @@ def test_partial_data_is_marked_on_the_line_it_concerns() -> None:
     assert {s.group for s in report.lines if s.partial} == {"A", "B", "C"}
     # D's own data is complete, but the group list may not be: partial all the same
     only_d = status(snap, names=["D"])
-    assert [e.request for e in only_d.errors] == ["GET_ALL_SUBSCRIPTIONGROUP_CONFIG"]
+    assert [e.request for e in only_d.errors] == [
+        "QUERY_TOPIC_CONSUME_BY_WHO",
+        "GET_ALL_SUBSCRIPTIONGROUP_CONFIG",
+    ]
     assert exit_code(only_d.report) is ExitCode.PARTIAL and not line(only_d, "D").partial
     only_a = status(snap, names=["A"])
-    assert [e.group for e in only_a.errors] == ["A", None]  # A's, and the one about nobody
+    assert [e.group for e in only_a.errors] == ["A", None, None]  # A's, and the group list
     assert line(only_a, "A").problem  # partial data is a problem for --problems
 
 
