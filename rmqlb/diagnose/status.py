@@ -47,7 +47,7 @@ from rmqlb.diagnose.report import (
 )
 from rmqlb.model.javaorder import java_key
 from rmqlb.model.queue import MessageQueue
-from rmqlb.model.snapshot import RETRY_PREFIX, CaptureError, Group, Snapshot
+from rmqlb.model.snapshot import RETRY_PREFIX, CaptureError, Group, MessageModel, Snapshot
 from rmqlb.model.strategy import StrategySpec, describe, same_algorithm
 from rmqlb.model.system import is_system_group
 
@@ -302,6 +302,15 @@ def _errors_of(name: str, group: Group, errors: Iterable[CaptureError]) -> tuple
     )
 
 
+def _lag(group: Group) -> int | None:
+    """Total lag over the group's offsets; ``None`` when none is known. A BROADCASTING group
+    keeps its offsets in its clients: the broker's never-committed rows say nothing of it."""
+    offsets = group.offsets
+    if group.message_model is MessageModel.BROADCASTING:
+        offsets = tuple(o for o in offsets if o.committed)
+    return sum(o.lag for o in offsets) if offsets else None
+
+
 def group_status(
     snapshot: Snapshot, report: GroupReport, findings: Sequence[Finding]
 ) -> GroupStatus:
@@ -318,7 +327,7 @@ def group_status(
         consumers=len(group.consumers),
         topics=topics,
         queues=queues,
-        lag=sum(o.lag for o in group.offsets) if group.offsets else None,
+        lag=_lag(group),
         stranded=_stranded(group, report),
         consume_tps=round(sum(rates), 3) if rates else None,
         findings=tuple(worst_first(findings)),

@@ -221,3 +221,17 @@ def test_json_contract() -> None:
     assert first["findings"] == {"error": 2, "warning": 1, "info": 0}
     assert first["worst"]["code"] == "SUBSCRIPTION_INCONSISTENT"
     assert doc["totals"]["lag"] == sum(g["lag"] or 0 for g in doc["groups"])
+
+
+def test_a_broadcasting_groups_lag_is_its_clients_not_the_brokers() -> None:
+    never = {**offset(T, 0, 0), "brokerOffset": 700, "consumerOffset": -1, "minOffset": 0}
+    snap = snapshot(
+        {T: {"queues": 1}},
+        {
+            "B": group(consumer("c1", T), messageModel="BROADCASTING", offsets=[never]),
+            "C": group(consumer("c2", T), offsets=[never]),
+        },
+    )
+    report = status(snap)
+    assert line(report, "B").lag is None  # offsets live in the clients
+    assert line(report, "C").lag == 700  # never committed: counted from the min offset
