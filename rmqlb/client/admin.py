@@ -132,7 +132,13 @@ class AdminClient:
                 )
             conn = await self._connection(addr, left)
             left = max(deadline - time.monotonic(), 0.001)
-            response = await conn.request(code, ext_fields, timeout=left)
+            try:
+                response = await conn.request(code, ext_fields, timeout=left)
+            except RequestTimeout as exc:
+                # the deadline the caller gave, not the microseconds it had left by now
+                raise RequestTimeout(
+                    f"{addr}: {request_code_name(code)} timed out after {budget:g} s", addr
+                ) from exc
             if response.code == ResponseCode.SUCCESS:
                 return response
             error = response_error(response.code, response.remark, code)
