@@ -3,7 +3,8 @@ and carries the exit code the CLI boundary applies (design §3)::
 
     RmqlbError                      exit 2 unless said otherwise
     ├── InputError                  bad file, flag or spec (exit 2)
-    │   └── AllocationError         the Java strategy would throw for this input (exit 2)
+    │   ├── AllocationError         the Java strategy would throw for this input (exit 2)
+    │   └── GroupNotFound           a named consumer group exists nowhere (exit 2)
     ├── ClusterUnreachable          no NameServer answered: no data at all (exit 3)
     └── ProtocolError               a peer broke the remoting protocol (exit 3)
         └── FrameError              a frame could not be decoded
@@ -48,6 +49,19 @@ class AllocationError(InputError):
         super().__init__(message)
         self.message = message
         self.exception = exception
+
+
+class GroupNotFound(InputError):
+    """A consumer group named by the user exists nowhere: no subscription config, no online
+    client, no committed offset (on the cluster), or not in the snapshot file.
+
+    ``group`` is the name asked for, ``suggestion`` the closest known name (or ``None``).
+    """
+
+    def __init__(self, message: str, group: str, suggestion: str | None = None) -> None:
+        super().__init__(message)
+        self.group = group
+        self.suggestion = suggestion
 
 
 class ClusterUnreachable(RmqlbError):

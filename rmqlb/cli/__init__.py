@@ -24,6 +24,7 @@ from rmqlb.cli import (  # noqa: F401
     schema,
     serve,
     simulate,
+    status,
 )
 from rmqlb.cli.app import app
 from rmqlb.cli.messages import error, say

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
@@ -16,6 +16,7 @@ from rmqlb.cli.options import (
     AccessKeyOption,
     AllGroupsOption,
     DeadlineOption,
+    GroupOption,
     MaxInFlightOption,
     NamesrvOption,
     SecretKeyOption,
@@ -29,6 +30,9 @@ from rmqlb.cli.options import (
 from rmqlb.errors import ExitCode, InputError
 from rmqlb.humanize import plural
 
+if TYPE_CHECKING:
+    from rmqlb.model.snapshot import Snapshot
+
 
 @app.command()
 def dump(  # noqa: PLR0917  (typer maps every option to a parameter)
@@ -41,6 +45,17 @@ def dump(  # noqa: PLR0917  (typer maps every option to a parameter)
         ),
     ] = None,
     namesrv: NamesrvOption = None,
+    group: GroupOption = None,
+    topic: Annotated[
+        str | None,
+        typer.Option(
+            "--topic",
+            "-t",
+            help="Only groups that consume this topic (the brokers say who: online "
+            "subscribers and committed offsets).",
+            show_default=False,
+        ),
+    ] = None,
     all_groups: AllGroupsOption = False,
     output: Annotated[
         str | None,
@@ -78,20 +93,24 @@ def dump(  # noqa: PLR0917  (typer maps every option to a parameter)
 ) -> int:
     """Capture consumer groups, their clients, queues and offsets into a snapshot.
 
-    Only read-only requests are sent. Exit codes: 0 complete, 3 cluster unreachable,
-    4 partial (the failed requests are listed on stderr and in the snapshot's errors).
+    Only read-only requests are sent. A group that exists nowhere on the cluster is an
+    error (exit 2, nothing written). Exit codes: 0 complete, 2 bad input, 3 cluster
+    unreachable, 4 partial (the failed requests are listed on stderr and in the snapshot's
+    errors).
     """
     from rmqlb.cli.live import LiveOptions, snapshot_from_cluster
     from rmqlb.render.safe import escape_json_controls
     from rmqlb.snapshot import dumps_snapshot, save_snapshot
     from rmqlb.snapshot import redact as redact_snapshot
 
+    groups = [*(groups or ()), *(group or ())]
     if groups and all_groups:
         raise typer.BadParameter("give GROUP names or --all-groups, not both")
     _check_format(output)
     opts = LiveOptions(
         namesrv=namesrv or "",
-        groups=tuple(groups or ()),
+        groups=tuple(groups),
+        topic=topic,
         all_groups=all_groups,
         timeout=timeout,
         deadline=deadline,
@@ -105,6 +124,8 @@ def dump(  # noqa: PLR0917  (typer maps every option to a parameter)
         secret_key=secret_key,
     )
     snapshot = snapshot_from_cluster(opts)
+    if topic is not None:
+        snapshot = _consumers_of(snapshot, topic)
     if redact:
         snapshot = redact_snapshot(snapshot)
     if output_file is None:
@@ -143,3 +164,15 @@ def _check_format(output: str | None) -> None:
         f"-o/--output is the format (json) on every command; "
         f"to write the snapshot to a file use --out {output}"
     )
+
+
+def _consumers_of(snapshot: Snapshot, topic: str) -> Snapshot:
+    """Only the groups that consume ``topic``; none is bad input (nothing is written)."""
+    import dataclasses
+
+    from rmqlb.diagnose.status import consumes
+
+    kept = {n: g for n, g in snapshot.groups.items() if consumes(g, topic)}
+    if not kept:
+        raise InputError(f"no consumer group consumes topic {topic!r} on this cluster")
+    return dataclasses.replace(snapshot, groups=kept)

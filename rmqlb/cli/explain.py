@@ -2,21 +2,21 @@
 
 The command is thin: acquire a snapshot (a ``--dump`` file or a live cluster), hand it to
 :func:`rmqlb.diagnose.diagnose`, render the report, return the exit code (design §3).
-``--watch`` repeats the acquire/diagnose/render cycle and marks what changed.
+``--watch`` repeats the acquire/diagnose/render cycle and marks what changed
+(:mod:`rmqlb.cli.watch`, shared with ``rmqlb status``).
 """
 
 from __future__ import annotations
 
 import sys
-import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
 from rmqlb.cli.app import app
-from rmqlb.cli.messages import report_failures, say
+from rmqlb.cli.messages import report_failures
 from rmqlb.cli.options import (
     DEFAULT_MAX_IN_FLIGHT,
     DEFAULT_TIMEOUT,
@@ -26,6 +26,7 @@ from rmqlb.cli.options import (
     DeadlineOption,
     FailOn,
     FailOnOption,
+    GroupOption,
     MaxInFlightOption,
     NamesrvOption,
     Output,
@@ -40,17 +41,14 @@ from rmqlb.cli.options import (
     make_console,
     resolve_output,
 )
-from rmqlb.errors import InputError, RmqlbError
 
 if TYPE_CHECKING:
-    from rich.console import Console
+    from rich.console import Console, RenderableType
 
     from rmqlb.diagnose.report import Report
     from rmqlb.model.snapshot import Snapshot
     from rmqlb.render import RenderOptions
-
-_sleep: Callable[[float], None] = time.sleep
-"""The pause between ``--watch`` polls (a seam: tests replace it to change the file)."""
+    from rmqlb.render.changes import ReportChanges
 
 
 @app.command()
@@ -75,6 +73,7 @@ def explain(  # noqa: PLR0917  (typer maps every option to a parameter)
         ),
     ] = None,
     namesrv: NamesrvOption = None,
+    group: GroupOption = None,
     topic: Annotated[
         str | None,
         typer.Option("--topic", "-t", help="Only this topic.", show_default=False),
@@ -147,6 +146,7 @@ def explain(  # noqa: PLR0917  (typer maps every option to a parameter)
     from rmqlb.diagnose.report import exit_code
     from rmqlb.render import RenderOptions
 
+    groups = [*(groups or ()), *(group or ())] or None
     if dump is not None and namesrv is not None and not _namesrv_from_env(ctx):
         raise UsageError("give either --dump FILE or -n/--namesrv ADDR, not both", ctx)
     if dump is None and not namesrv:
@@ -193,12 +193,14 @@ def explain(  # noqa: PLR0917  (typer maps every option to a parameter)
         fail_on=fail_on.value, all_queues=all_queues, pretty_json=sys.stdout.isatty()
     )
     if watch is not None:
-        return _watch(
-            acquire,
-            analyse,
-            fmt,
+        from rmqlb.cli.watch import watch as watch_loop
+
+        view = ExplainWatch(fmt, options)
+        return watch_loop(
+            lambda: view.poll(analyse(acquire())),
+            view,
             make_console(color),
-            options,
+            json_output=fmt is Output.json,
             interval=watch,
             count=count,
             redraw=sys.stdout.isatty(),
@@ -267,72 +269,73 @@ def _render(report: Report, fmt: Output, console: Console, options: RenderOption
     render(report, fmt, console if fmt is Output.table else console.file, options)
 
 
-def _watch(
-    acquire: Callable[[], Snapshot],
-    analyse: Callable[[Snapshot], Report],
-    fmt: Output,
-    console: Console,
-    options: RenderOptions,
-    *,
-    interval: float,
-    count: int | None,
-    redraw: bool,
-) -> int:
-    """Poll, diagnose and show until Ctrl-C (exit 0) or ``count`` polls (the last report's
-    exit code). A terminal redraws in place; anything else gets the first report, then only
-    the changes. A failing poll after the first is reported on stderr and skipped."""
-    import dataclasses
-    from contextlib import nullcontext
+class ExplainWatch:
+    """``explain --watch``: reports compared queue by queue and finding by finding.
 
-    from rich.console import Group
-    from rich.live import Live
+    The capture failures of a poll are listed on stderr when they differ from the last ones
+    listed (:meth:`poll`); names in change lines are shown with control characters visible.
+    """
 
-    from rmqlb.diagnose.report import exit_code
-    from rmqlb.render.changes import diff_reports
-    from rmqlb.render.watch import poll_text, report_renderable, status_line
+    def __init__(self, fmt: Output, options: RenderOptions) -> None:
+        self.fmt = fmt
+        self.options = options
+        self.listed: object = None  # the capture failures last listed on stderr
 
-    previous: Report | None = None
-    listed: object = None  # the capture failures last listed on stderr
-    poll = 0
-    live = (
-        Live(console=console, auto_refresh=False, transient=False, redirect_stderr=False)
-        if redraw
-        else None
-    )
-    try:
-        with live if live is not None else nullcontext():
-            while True:
-                poll += 1
-                stamp = time.strftime("%H:%M:%S")
-                failure = ""
-                try:
-                    report = analyse(acquire())
-                except RmqlbError as exc:
-                    if previous is None:
-                        raise
-                    failure = f"poll {poll} failed, keeping the last report: {exc}"
-                    say(failure)
-                    report = previous
-                if report.errors != listed:
-                    report_failures(report.errors)
-                    listed = report.errors
-                changes = diff_reports(previous, report) if previous is not None else None
-                shown = dataclasses.replace(options, changes=changes)
-                if live is not None:
-                    status = status_line(interval, poll, stamp, changes, failure)
-                    shown_report = report_renderable(report, fmt, shown, console.width)
-                    live.update(Group(status, shown_report), refresh=True)
-                elif changes is None:
-                    _render(report, fmt, console, shown)
-                elif not changes.empty:
-                    console.file.write(poll_text(changes, poll, stamp, fmt))
-                    console.file.flush()
-                previous = report
-                if count is not None and poll >= count:
-                    break
-                _sleep(interval)
-    except KeyboardInterrupt:
-        return 0
-    if previous is None:  # pragma: no cover - the loop always polls at least once
-        raise InputError("no poll completed")
-    return int(exit_code(previous, options.fail_on))
+    def poll(self, report: Report) -> Report:
+        """List ``report``'s capture failures on stderr unless they were just listed."""
+        if report.errors != self.listed:
+            report_failures(report.errors)
+            self.listed = report.errors
+        return report
+
+    def diff(self, before: Report, after: Report) -> ReportChanges:
+        """Queues that changed hands, findings new or cleared."""
+        from rmqlb.render.changes import diff_reports
+
+        return diff_reports(before, after)
+
+    def empty(self, changes: ReportChanges) -> bool:
+        """Whether nothing changed."""
+        return changes.empty
+
+    def summary(self, changes: ReportChanges | None, marked: bool) -> str:
+        """``2 queues changed owner, 1 new finding, 0 cleared``."""
+        from rmqlb.render.watch import changes_summary
+
+        return changes_summary(changes, marked)
+
+    def _options(self, changes: ReportChanges | None) -> RenderOptions:
+        import dataclasses
+
+        return dataclasses.replace(self.options, changes=changes)
+
+    def renderable(
+        self, result: Report, changes: ReportChanges | None, console: Console
+    ) -> RenderableType:
+        """The report as one Rich renderable, for ``rich.live.Live``."""
+        from rmqlb.render.watch import report_renderable
+
+        return report_renderable(result, self.fmt, self._options(changes), console.width)
+
+    def show(self, result: Report, changes: ReportChanges | None, console: Console) -> None:
+        """The whole report on the console."""
+        _render(result, self.fmt, console, self._options(changes))
+
+    def lines(self, changes: ReportChanges) -> list[str]:
+        """One line per queue run and finding that changed (control characters visible)."""
+        from rmqlb.render.changes import describe_changes
+        from rmqlb.render.safe import escape_controls
+
+        return [escape_controls(line) for line in describe_changes(changes)]
+
+    def to_json(self, changes: ReportChanges, poll: int) -> dict[str, Any]:
+        """An ``rmqlb.changes/1`` object."""
+        from rmqlb.render.json import changes_to_json
+
+        return changes_to_json(changes, poll)
+
+    def exit_code(self, result: Report) -> int:
+        """Explain's exit code for ``result``."""
+        from rmqlb.diagnose.report import exit_code
+
+        return int(exit_code(result, self.options.fail_on))

@@ -43,7 +43,10 @@ class LiveOptions:
 
     ``namesrv`` accepts RocketMQ's ``host:port;host:port`` form; empty falls back to
     ``$NAMESRV_ADDR``. ``groups`` empty (with or without ``all_groups``) means every
-    non-system group. The ACL keys fall back to ``$ROCKETMQ_ACCESS_KEY`` /
+    non-system group the brokers know; ``patterns`` (globs), ``topic`` (groups consuming it)
+    and ``system`` (built-in groups too) shape that discovery (see
+    :class:`~rmqlb.client.collector.CollectOptions`). The ACL keys fall back to
+    ``$ROCKETMQ_ACCESS_KEY`` /
     ``$ROCKETMQ_SECRET_KEY``; the secret never appears in ``repr``.
     """
 
@@ -61,6 +64,9 @@ class LiveOptions:
     max_in_flight: int = 128
     deadline: float | None = None
     progress: bool = True
+    patterns: tuple[str, ...] = ()
+    topic: str | None = None
+    system: bool = False
 
     def __post_init__(self) -> None:
         addrs = _split(self.namesrv) or _split(os.environ.get("NAMESRV_ADDR"))
@@ -126,6 +132,9 @@ class LiveOptions:
             client=ClientOptions(timeout=self.timeout, tls=tls, credentials=credentials),
             max_in_flight=self.max_in_flight,
             deadline=self.deadline,
+            patterns=tuple(self.patterns),
+            topic=self.topic,
+            system=self.system,
         )
 
 

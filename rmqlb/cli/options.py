@@ -28,6 +28,7 @@ __all__ = [
     "DeadlineOption",
     "FailOn",
     "FailOnOption",
+    "GroupOption",
     "MaxInFlightOption",
     "NamesrvOption",
     "Output",
@@ -116,6 +117,16 @@ NamesrvOption = Annotated[
         "-n",
         envvar="NAMESRV_ADDR",
         help="NameServer address(es), semicolon-separated (default: $NAMESRV_ADDR).",
+        show_default=False,
+    ),
+]
+GroupOption = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--group",
+        "-g",
+        metavar="GROUP",
+        help="A consumer group (repeatable; mqadmin's -g), like the GROUP arguments.",
         show_default=False,
     ),
 ]

@@ -151,7 +151,13 @@ class AdminClient:
                 )
             conn = await self._connection(addr, left)
             left = max(deadline - time.monotonic(), 0.001)
-            response = await conn.request(code, ext_fields, timeout=left)
+            try:
+                response = await conn.request(code, ext_fields, timeout=left)
+            except RequestTimeout as exc:
+                # the deadline the caller gave, not the microseconds it had left by now
+                raise RequestTimeout(
+                    f"{addr}: {request_code_name(code)} timed out after {duration(budget)}", addr
+                ) from exc
             if self._tap is not None:
                 self._tap(addr, code, dict(ext_fields or {}), response)
             if response.code == ResponseCode.SUCCESS:
@@ -318,3 +324,17 @@ class AdminClient:
         ``bootTimestamp``, store and thread-pool figures), as mqadmin clusterList reads them."""
         resp = await self.call(broker, RequestCode.GET_BROKER_RUNTIME_INFO, timeout=timeout)
         return bodies.decode_kv_table(resp.body)
+
+    async def topic_consumers(
+        self, broker: str, topic: str, *, timeout: float | None = None
+    ) -> list[str]:
+        """QUERY_TOPIC_CONSUME_BY_WHO (300): groups this broker knows consume ``topic``.
+
+        The broker answers with the groups whose online clients subscribe the topic united
+        with the groups that have committed offsets for it (``ConsumerManager`` +
+        ``ConsumerOffsetManager``).
+        """
+        resp = await self.call(
+            broker, RequestCode.QUERY_TOPIC_CONSUME_BY_WHO, {"topic": topic}, timeout=timeout
+        )
+        return bodies.decode_group_list(resp.body)

@@ -5,8 +5,15 @@ What is asked, and why (protocol §5, §8.6; the same sources mqadmin and Dashbo
 1. NameServer: GET_BROKER_CLUSTER_INFO -> every broker and its master address. NameServers
    are tried in the order given; the first that answers is kept for every later call (Java
    sticks to one too). None answering -> :class:`~rmqlb.errors.ClusterUnreachable` (exit 3).
-2. Groups: the ones asked for, else every non-system group found by
-   GET_ALL_SUBSCRIPTIONGROUP_CONFIG on each master.
+2. Groups: the ones asked for by name, and (with no name, or with glob patterns) every group
+   the brokers know: each master's subscription group configs
+   (GET_ALL_SUBSCRIPTIONGROUP_CONFIG) united with, for every topic of the NameServer's list
+   (GET_ALL_TOPIC_LIST_FROM_NAMESERVER), the groups each master says consume it
+   (QUERY_TOPIC_CONSUME_BY_WHO: online subscribers and committed offsets). With ``topic``, only
+   the groups that consume that topic. System groups only with ``system``. A group's capture
+   starts as soon as its name is known. A named group that exists nowhere (no config, no
+   connection, no offset, and every broker answered) is a
+   :class:`~rmqlb.errors.GroupNotFound` naming the closest known group.
 3. Per group, on every master at once: GET_CONSUMER_CONNECTION_LIST (clients, message model,
    consume type; each broker only knows the clients that heartbeat to it, so the answers are
    united) and GET_CONSUME_STATS (each broker reports only its own queues).
@@ -17,7 +24,8 @@ What is asked, and why (protocol §5, §8.6; the same sources mqadmin and Dashbo
 
 Every request runs as soon as what it needs is known, with at most ``max_in_flight`` in flight
 and none outliving the overall deadline. A failed request never aborts the capture: it becomes
-a :class:`~rmqlb.model.CaptureError` (target, request, message) in ``Snapshot.errors``, and the
+a :class:`~rmqlb.model.CaptureError` (target, request, message, and the group or topic it
+was about) in ``Snapshot.errors``, and the
 affected data is left unknown (e.g. a silent client's ``assigned`` is ``None``). Only when
 no broker at all can be reached is there nothing to report (``ClusterUnreachable`` again).
 """
@@ -29,12 +37,14 @@ import time
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
+from fnmatch import fnmatchcase
 from functools import partial
 from typing import Any, Protocol, TypeVar
 
 from rmqlb import __version__
 from rmqlb.client.admin import AdminClient, ClientOptions
 from rmqlb.client.errors import CALL_ERRORS, RemotingError
+from rmqlb.diagnose.lookup import not_found
 from rmqlb.errors import ClusterUnreachable, InputError
 from rmqlb.humanize import duration
 from rmqlb.model import (
@@ -51,8 +61,9 @@ from rmqlb.model import (
     TopicRoute,
     queue_sort_key,
 )
-from rmqlb.model.snapshot import NEVER_COMMITTED, RETRY_PREFIX
-from rmqlb.model.system import is_system_group
+from rmqlb.model.javaorder import java_key
+from rmqlb.model.snapshot import DLQ_PREFIX, NEVER_COMMITTED, RETRY_PREFIX
+from rmqlb.model.system import SYSTEM_TOPICS, is_system_group
 from rmqlb.remoting.bodies import (
     Connection,
     ConsumerConnection,
@@ -81,13 +92,27 @@ class ProgressSink(Protocol):
 
 @dataclass(frozen=True, slots=True)
 class CollectOptions:
-    """What to capture and how. ``groups`` empty = every non-system group."""
+    """What to capture and how.
+
+    ``groups``: groups named by the user (each must exist somewhere). ``patterns``: glob
+    patterns (``order-*``) selecting among the groups the brokers know. Neither: every group
+    the brokers know. ``topic``: discover only the groups that consume it. ``system``:
+    RocketMQ's built-in groups are discovered too.
+    """
 
     namesrv: tuple[str, ...]
     groups: tuple[str, ...] = ()
     client: ClientOptions = field(default_factory=ClientOptions)
     max_in_flight: int = DEFAULT_MAX_IN_FLIGHT
     deadline: float | None = None
+    patterns: tuple[str, ...] = ()
+    topic: str | None = None
+    system: bool = False
+
+    @property
+    def discovers(self) -> bool:
+        """Whether groups are discovered: no name given, or glob patterns."""
+        return not self.groups or bool(self.patterns)
 
     def overall_deadline(self) -> float:
         """Seconds for the whole capture: ``deadline``, else 6 request timeouts (min 30 s)."""
@@ -140,6 +165,7 @@ class _Collector:
         self.broker_names: dict[str, str] = {}  # addr -> broker name
         self.broker_attempts = 0
         self.broker_failures = 0
+        self.group_tasks: dict[str, asyncio.Task[Group]] = {}
 
     # --- plumbing ------------------------------------------------------------------------
 
@@ -162,8 +188,11 @@ class _Collector:
         quiet: tuple[type[BaseException], ...] = (),
         record: bool = True,
         broker: bool = False,
+        group: str | None = None,
+        topic: str | None = None,
     ) -> T | None:
-        """Run one request under the semaphore and the deadline; failures become errors."""
+        """Run one request under the semaphore and the deadline; failures become errors
+        (naming the ``group`` or ``topic`` the request was about)."""
         if self.progress is not None:
             self.progress.scheduled()
         try:
@@ -172,7 +201,7 @@ class _Collector:
                 if timeout is None:
                     if record:
                         message = f"not sent: overall deadline of {duration(self.budget)} exceeded"
-                        self._error(target, request, message)
+                        self._error(target, request, message, group, topic)
                     return None
                 if broker:
                     self.broker_attempts += 1
@@ -185,7 +214,7 @@ class _Collector:
                         self.broker_failures += 1
                     if record:
                         where = target.split(" ", maxsplit=1)[0]
-                        self._error(target, request, _message(exc, where))
+                        self._error(target, request, _message(exc, where), group, topic)
                     raise _Failed(exc) from exc
         finally:
             if self.progress is not None:
@@ -203,8 +232,15 @@ class _Collector:
         except _Failed:
             return None
 
-    def _error(self, target: str, request: str, message: str) -> None:
-        self.errors.append(CaptureError(target, request, message))
+    def _error(
+        self,
+        target: str,
+        request: str,
+        message: str,
+        group: str | None = None,
+        topic: str | None = None,
+    ) -> None:
+        self.errors.append(CaptureError(target, request, message, group, topic))
 
     async def _namesrv_call(self, request: str, call: Callable[..., Awaitable[T]]) -> T:
         """Ask the NameServers in order; a transport failure moves on to the next one."""
@@ -238,12 +274,18 @@ class _Collector:
             raise ClusterUnreachable(f"NameServer refused cluster info: {exc}") from exc
         self.brokers = dict(cluster)
         masters = self._masters()
-        groups = list(self.options.groups) or await self._all_groups(masters)
-        results = await asyncio.gather(*(self._group(name, masters) for name in groups))
+        for name in self.options.groups:
+            self._want(name, masters)
+        if self.options.discovers:
+            await self._discover(masters)
+        results = await asyncio.gather(*self.group_tasks.values())
         await asyncio.gather(*self.routes.values())
         if self.broker_attempts and self.broker_failures == self.broker_attempts:
             detail = "; ".join(f"{e.target}: {e.message}" for e in self.errors[:3])
             raise ClusterUnreachable(f"no broker answered: {detail}")
+        await self._check_named(masters, results)
+        if self.options.discovers:
+            results.sort(key=lambda g: java_key(g.name))
         topics = {
             topic: route
             for topic in sorted(self.routes)
@@ -268,12 +310,99 @@ class _Collector:
                 self.broker_names[addr] = name
         return out
 
-    async def _all_groups(self, masters: Sequence[tuple[str, str]]) -> list[str]:
-        lists = await asyncio.gather(*(self._configs(addr) for _, addr in masters))
-        names: set[str] = set()
-        for found in lists:
-            names.update(found or ())
-        return sorted(n for n in names if not is_system_group(n))
+    # --- which groups ------------------------------------------------------------------
+
+    def _want(self, name: str, masters: Sequence[tuple[str, str]]) -> None:
+        """Start capturing ``name`` (once)."""
+        if name not in self.group_tasks:
+            task = asyncio.get_running_loop().create_task(self._group(name, masters))
+            self.group_tasks[name] = task
+
+    def _found(self, name: str, masters: Sequence[tuple[str, str]]) -> None:
+        """A discovered group: captured when the options select it."""
+        opts = self.options
+        if not name or (not opts.system and is_system_group(name)):
+            return
+        if opts.patterns and not any(fnmatchcase(name, p) for p in opts.patterns):
+            return
+        self._want(name, masters)
+
+    async def _discover(self, masters: Sequence[tuple[str, str]]) -> None:
+        """Every group the brokers know (or, with ``topic``, every group consuming it)."""
+        topic = self.options.topic
+        if topic is not None:
+            await self._consumers_of(masters, [topic])
+            return
+
+        async def configured(addr: str) -> None:
+            for name in await self._configs(addr) or ():
+                self._found(name, masters)
+
+        await asyncio.gather(*(configured(addr) for _, addr in masters), self._sweep(masters))
+
+    async def _sweep(self, masters: Sequence[tuple[str, str]]) -> None:
+        """Groups with online subscribers or committed offsets but no subscription config
+        (deleted, or never created with ``autoCreateSubscriptionGroup=false``): ask every
+        master who consumes each topic of the NameServer's list."""
+        request = "GET_ALL_TOPIC_LIST_FROM_NAMESERVER"
+        try:
+            listed = await self._namesrv_call(request, self.admin.topic_list)
+        except ClusterUnreachable as exc:
+            self._error(",".join(self.namesrv), request, str(exc))
+            return
+        except CALL_ERRORS as exc:
+            self._error(self.namesrv[0], request, str(exc))
+            return
+        skip = set(self.brokers) | {b.cluster for b in self.brokers.values() if b.cluster}
+        topics = [
+            t
+            for t in dict.fromkeys(listed)
+            if t not in skip
+            and t not in SYSTEM_TOPICS
+            and not t.startswith((RETRY_PREFIX, DLQ_PREFIX, "rmq_sys_"))
+        ]
+        await self._consumers_of(masters, topics)
+
+    async def _consumers_of(
+        self, masters: Sequence[tuple[str, str]], topics: Sequence[str]
+    ) -> None:
+        """QUERY_TOPIC_CONSUME_BY_WHO for each topic on each master; groups found are
+        captured as they arrive."""
+
+        async def one(addr: str, topic: str) -> None:
+            found = await self._try(
+                self._label(addr),
+                "QUERY_TOPIC_CONSUME_BY_WHO",
+                partial(self.admin.topic_consumers, addr, topic=topic),
+                broker=True,
+                topic=topic,
+            )
+            for name in found or ():
+                self._found(name, masters)
+
+        await asyncio.gather(*(one(addr, t) for t in topics for _, addr in masters))
+
+    async def _check_named(
+        self, masters: Sequence[tuple[str, str]], captured: Sequence[Group]
+    ) -> None:
+        """A named group with no config, no connection and no offset, while every broker
+        answered, exists nowhere: :class:`GroupNotFound` (exit 2) with the closest name."""
+        if not self.options.groups:
+            return
+        tables = await asyncio.gather(*(self._configs(addr) for _, addr in masters))
+        if any(table is None for table in tables):
+            return  # a broker did not answer: the group may live there
+        configured = {name for table in tables for name in table or ()}
+        doubtful = {
+            e.group
+            for e in self.errors
+            if e.request in ("GET_CONSUMER_CONNECTION_LIST", "GET_CONSUME_STATS")
+        }
+        known = configured | {g.name for g in captured if g.consumers or g.offsets}
+        for name in self.options.groups:
+            if name in known or name in doubtful:
+                continue
+            raise not_found(name, known - set(self.options.groups))
 
     def _configs(self, addr: str) -> asyncio.Task[dict[str, SubscriptionGroupConfig] | None]:
         """Every subscription-group config of one broker, asked once per capture."""
@@ -307,10 +436,12 @@ class _Collector:
             # a retry topic not created yet; a finding for a subscribed topic).
             return None
         except ClusterUnreachable as exc:
-            self._error(",".join(self.namesrv), "GET_ROUTEINFO_BY_TOPIC", f"{topic}: {exc}")
+            where = ",".join(self.namesrv)
+            self._error(where, "GET_ROUTEINFO_BY_TOPIC", f"{topic}: {exc}", topic=topic)
             return None
         except CALL_ERRORS as exc:
-            self._error(self.namesrv[0], "GET_ROUTEINFO_BY_TOPIC", f"{topic}: {exc}")
+            where = self.namesrv[0]
+            self._error(where, "GET_ROUTEINFO_BY_TOPIC", f"{topic}: {exc}", topic=topic)
             return None
         route, brokers = found
         for name, info in brokers.items():
@@ -328,6 +459,7 @@ class _Collector:
                     partial(self.admin.consumer_connection, addr, name),
                     quiet=(ConsumerNotOnline,),
                     broker=True,
+                    group=name,
                 )
                 for _, addr in masters
             )
@@ -431,6 +563,7 @@ class _Collector:
                     partial(self.admin.topic_stats, addr, topic),
                     quiet=(TopicNotExist,),
                     broker=True,
+                    topic=topic,
                 )
                 return found or {}
 
@@ -451,7 +584,9 @@ class _Collector:
         except _Failed as failed:
             if isinstance(failed.error, QueryNotFound):
                 return NEVER_COMMITTED  # the answer, not a failure
-            self._error(label, "QUERY_CONSUMER_OFFSET", f"{mq.label()}: {failed.error}")
+            self._error(
+                label, "QUERY_CONSUMER_OFFSET", f"{mq.label()}: {failed.error}", group, mq.topic
+            )
             return None
 
     def _merge(self, view: _GroupView, addr: str, conn: ConsumerConnection) -> None:
@@ -485,6 +620,7 @@ class _Collector:
             "GET_CONSUME_STATS",
             partial(self.admin.consume_stats, addr, group),
             broker=True,
+            group=group,
         )
         return list(stats) if stats is not None else []
 
@@ -512,7 +648,7 @@ class _Collector:
             # In relay order, not in the order the failures arrived: the message is stable.
             failures = [r for t in tasks if isinstance(r := t.result(), str)]
             message = "; ".join(failures) or "no broker left to relay the request"
-            self._error(client_id, "GET_CONSUMER_RUNNING_INFO", message)
+            self._error(client_id, "GET_CONSUMER_RUNNING_INFO", message, group)
         return info
 
     async def _relay(self, addr: str, group: str, client_id: str) -> RunningInfo | str:

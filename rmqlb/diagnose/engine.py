@@ -28,6 +28,7 @@ from rmqlb.diagnose.context import (
     group_context,
     topic_context,
 )
+from rmqlb.diagnose.lookup import not_found
 from rmqlb.diagnose.report import (
     ConsumerRow,
     Finding,
@@ -177,15 +178,15 @@ def diagnose(
 ) -> Report:
     """Diagnose ``snapshot``: tables per (group, topic) and findings, most severe first.
 
-    ``groups`` limits the groups (an unknown name is an :class:`InputError`); ``topic``
+    ``groups`` limits the groups (an unknown name is a :class:`~rmqlb.errors.GroupNotFound`
+    naming the closest known one); ``topic``
     limits the topics; ``strategy`` overrides the strategy used for *expected*.
     """
     opts = options or DiagnoseOptions()
     if groups:
         missing = [name for name in groups if name not in snapshot.groups]
         if missing:
-            known = ", ".join(sorted(snapshot.groups, key=java_key)[:10]) or "none"
-            raise InputError(f"group {missing[0]!r} not in the snapshot (groups: {known})")
+            raise not_found(missing[0], snapshot.groups, where="in the snapshot")
         names = list(dict.fromkeys(groups))
     else:
         names = sorted(snapshot.groups, key=java_key)

@@ -32,7 +32,7 @@ import asyncio
 import contextlib
 import socket
 import ssl
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from types import MappingProxyType
 from typing import IO, Any
@@ -175,6 +175,8 @@ class FakeCluster:
         # The snapshot never changes: encode each large body once (a real broker's work is
         # not what the fake should spend the tests' and benchmarks' CPU on).
         self._bodies: dict[tuple[str, ...], bytes] = {}
+        self._who: dict[str, tuple[dict[str, list[str]], dict[str, list[str]]]] = {}
+        self._stats: dict[MessageQueue, bodies.QueueStats] | None = None
         self._ssl = ssl_context
         self._namesrv_port = namesrv_port
         self._log_path = log_path
@@ -490,27 +492,29 @@ class FakeCluster:
                     ResponseCode.CONSUMER_NOT_ONLINE,
                     remark=f"the consumer group[{group_name}] not online",
                 )
-            key = ("203", group_name)
-            body = self._bodies.get(key) or bodies.encode_consumer_connection(
-                group, dialect=self.dialect, consume_from_where=_consume_from_where(group)
+            online = group
+            body = self._cached(
+                ("203", group_name),
+                lambda: bodies.encode_consumer_connection(
+                    online, dialect=self.dialect, consume_from_where=_consume_from_where(online)
+                ),
             )
-            self._bodies[key] = body
             return self._reply(cmd, ResponseCode.SUCCESS, body=body)
         if cmd.code == RequestCode.GET_CONSUMER_RUNNING_INFO:
             return await self._running_info(cmd, group_name, cmd.ext("clientId") or "")
         if cmd.code == RequestCode.GET_CONSUME_STATS:
-            rows = self._consume_stats(broker, group_name, cmd.ext("topic"))
-            body = bodies.encode_consume_stats(rows, dialect=self.dialect, group=group_name)
+            topic = cmd.ext("topic")
+            body = self._cached(
+                ("208", group_name, broker, topic or ""),
+                lambda: bodies.encode_consume_stats(
+                    self._consume_stats(broker, group_name, topic),
+                    dialect=self.dialect,
+                    group=group_name,
+                ),
+            )
             return self._reply(cmd, ResponseCode.SUCCESS, body=body)
         if cmd.code == RequestCode.GET_ALL_SUBSCRIPTIONGROUP_CONFIG:
-            # the broker creates its built-in groups first, then each group on first use
-            names = [*SYSTEM_GROUPS[self.dialect], *self.snapshot.groups]
-            configs = {
-                name: group.configs[broker]
-                for name, group in self.snapshot.groups.items()
-                if broker in group.configs
-            }
-            body = bodies.encode_subscription_groups(names, self.dialect, configs)
+            body = self._cached(("201", broker), lambda: self._subscription_groups(broker))
             return self._reply(cmd, ResponseCode.SUCCESS, body=body)
         if cmd.code == RequestCode.GET_TOPIC_STATS_INFO:
             return self._topic_stats(cmd, broker, cmd.ext("topic") or "")
@@ -542,22 +546,7 @@ class FakeCluster:
             return self._reply(
                 cmd, ResponseCode.TOPIC_NOT_EXIST, remark=f"topic[{topic}] not exist"
             )
-        known: dict[MessageQueue, bodies.QueueStats] = {}
-        for group in self.snapshot.groups.values():
-            for o in group.offsets:
-                if o.queue.topic != topic or o.queue.broker_name != broker:
-                    continue
-                low = o.min_offset or 0
-                seen = known.get(o.queue)
-                if seen is not None:
-                    low = min(low, seen.min_offset)
-                high = max(o.broker_offset, seen.max_offset if seen else 0)
-                # The store time of the queue's last message: what a group that consumed
-                # the queue to its end saw last (else unknown: 0).
-                last = seen.last_update_timestamp if seen else 0
-                if o.consumer_offset == o.broker_offset == high and o.last_timestamp:
-                    last = o.last_timestamp
-                known[o.queue] = bodies.QueueStats(low, high, last)
+        known = self._queue_stats()
         count = max(qd.write_queue_nums for qd in datas)
         stats = {
             mq: known.get(mq, bodies.QueueStats(0, 0))
@@ -615,6 +604,27 @@ class FakeCluster:
         lows = [o.min_offset for o in found if o.min_offset is not None]
         return (min(lows) if lows else 0), max(o.broker_offset for o in found)
 
+    def _queue_stats(self) -> dict[MessageQueue, bodies.QueueStats]:
+        """Every queue's offsets over the snapshot's groups (the largest max, the smallest
+        min), indexed once: a 1,000-group cluster asks for 1,000 topics."""
+        if self._stats is None:
+            known: dict[MessageQueue, bodies.QueueStats] = {}
+            for group in self.snapshot.groups.values():
+                for o in group.offsets:
+                    low = o.min_offset or 0
+                    seen = known.get(o.queue)
+                    if seen is not None:
+                        low = min(low, seen.min_offset)
+                    high = max(o.broker_offset, seen.max_offset if seen else 0)
+                    # The store time of the queue's last message: what a group that consumed
+                    # the queue to its end saw last (else unknown: 0).
+                    last = seen.last_update_timestamp if seen else 0
+                    if o.consumer_offset == o.broker_offset == high and o.last_timestamp:
+                        last = o.last_timestamp
+                    known[o.queue] = bodies.QueueStats(low, high, last)
+            self._stats = known
+        return self._stats
+
     def _committed_offset(
         self, cmd: RemotingCommand, broker: str, group_name: str
     ) -> RemotingCommand:
@@ -638,21 +648,53 @@ class FakeCluster:
             remark="Not found, V3_0_6_SNAPSHOT maybe this group consumer boot first",
         )
 
+    def _cached(self, key: tuple[str, ...], make: Callable[[], bytes]) -> bytes:
+        body = self._bodies.get(key)
+        if body is None:
+            body = self._bodies[key] = make()
+        return body
+
+    def _subscription_groups(self, broker: str) -> bytes:
+        """GET_ALL_SUBSCRIPTIONGROUP_CONFIG: the broker creates its built-in groups first, then
+        each group on first use; a ``no-config`` fault leaves a group out."""
+        hidden = self.faults.targets("no-config")
+        names = [
+            *SYSTEM_GROUPS[self.dialect],
+            *(n for n in self.snapshot.groups if n not in hidden),
+        ]
+        configs = {
+            name: group.configs[broker]
+            for name, group in self.snapshot.groups.items()
+            if broker in group.configs
+        }
+        return bodies.encode_subscription_groups(names, self.dialect, configs)
+
     def _consumed_by(self, broker: str, topic: str) -> list[str]:
         """QUERY_TOPIC_CONSUME_BY_WHO: groups with an online client subscribing ``topic``
         (the broker's consumer table, a ConcurrentHashMap(1024)), then groups with offsets
-        of ``topic`` on this broker (its offset table, keyed ``topic@group``)."""
-        groups = self.snapshot.groups.values()
-        online = [g.name for g in groups if any(c.subscribes(topic) for c in g.consumers)]
-        stored = [
-            f"{topic}@{g.name}"
-            for g in groups
-            if any(o.queue.topic == topic and o.queue.broker_name == broker for o in g.offsets)
-        ]
+        of ``topic`` on this broker (its offset table, keyed ``topic@group``). Indexed once
+        per broker: a 1,000-group cluster asks for every topic."""
+        index = self._who.get(broker)
+        if index is None:
+            online: dict[str, list[str]] = {}
+            stored: dict[str, list[str]] = {}
+            for g in self.snapshot.groups.values():
+                for t in dict.fromkeys(s.topic for c in g.consumers for s in c.subscriptions):
+                    online.setdefault(t, []).append(g.name)
+                for t in dict.fromkeys(
+                    o.queue.topic for o in g.offsets if o.queue.broker_name == broker
+                ):
+                    stored.setdefault(t, []).append(f"{t}@{g.name}")
+            index = self._who[broker] = (online, stored)
+        online, stored = index
         by_offsets = [
-            k.split("@", 1)[1] for k in concurrent_map(512).order(stored, java_string_hash)
+            k.split("@", 1)[1]
+            for k in concurrent_map(512).order(stored.get(topic, []), java_string_hash)
         ]
-        return [*concurrent_map(1024).order(online, java_string_hash), *by_offsets]
+        return [
+            *concurrent_map(1024).order(online.get(topic, []), java_string_hash),
+            *by_offsets,
+        ]
 
     def _consumer(self, group_name: str, client_id: str) -> tuple[Group, Consumer] | None:
         group = self.snapshot.groups.get(group_name)

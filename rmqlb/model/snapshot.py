@@ -224,11 +224,17 @@ class Group:
 
 @dataclass(frozen=True, slots=True)
 class CaptureError:
-    """A request that failed while the snapshot was captured."""
+    """A request that failed while the snapshot was captured.
+
+    ``group`` / ``topic`` name the consumer group or topic the request was about, when it was
+    about one: a report can then say which of its lines the failure leaves incomplete.
+    """
 
     target: str
     request: str
     message: str
+    group: str | None = None
+    topic: str | None = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -214,7 +214,7 @@ READ_ONLY_CODES: frozenset[int] = frozenset(
         RequestCode.GET_ROUTEINFO_BY_TOPIC,
         # NameServer: every broker name with its addresses (master / slaves) and clusters.
         RequestCode.GET_BROKER_CLUSTER_INFO,
-        # NameServer: all topics, to derive groups from %RETRY% topics for --all-groups.
+        # NameServer: all topics, to ask the brokers who consumes each one (group discovery).
         RequestCode.GET_ALL_TOPIC_LIST_FROM_NAMESERVER,
         # Broker: cidAll exactly as each client receives it during rebalancing.
         RequestCode.GET_CONSUMER_LIST_BY_GROUP,
@@ -227,8 +227,8 @@ READ_ONLY_CODES: frozenset[int] = frozenset(
         # Broker: every subscription group on that broker, for --all-groups (incl. groups
         # whose clients are offline, which the topic list may not show).
         RequestCode.GET_ALL_SUBSCRIPTIONGROUP_CONFIG,
-        # Broker: groups with a subscription or committed offsets for a topic; lets a
-        # topic-first query (`explain --topic`) find its groups without a group list.
+        # Broker: groups with a subscription or committed offsets for a topic; finds groups
+        # without a subscription config, and the groups of `status -t` / `dump -t`.
         RequestCode.QUERY_TOPIC_CONSUME_BY_WHO,
         # Broker: a topic's min and max offset per queue id 0..writeQueueNums-1: lag of
         # queues GET_CONSUME_STATS leaves out (a topic absent from the group's current

@@ -19,6 +19,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 
 from rmqlb.diagnose.report import Finding, Report
+from rmqlb.diagnose.status import GroupStatus, StatusReport
 from rmqlb.model.queue import MessageQueue, queue_ranges
 
 QueueKey = tuple[str, str, MessageQueue]
@@ -150,4 +151,102 @@ def describe_changes(changes: ReportChanges) -> list[str]:
     for f in changes.cleared_findings:
         topic = f" {f.topic}" if f.topic else ""
         lines.append(f"cleared {f.code.value} {f.group}{topic}")
+    return lines
+
+
+# ----- rmqlb status --watch ------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class LineChange:
+    """One group whose overview line changed: ``kind`` is ``added``, ``removed`` or
+    ``changed``; ``what`` says how (``consumers 3 -> 2``, ``worst none -> error CODE``)."""
+
+    group: str
+    kind: str
+    what: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class StatusChanges:
+    """The difference between two consecutive ``rmqlb status`` polls.
+
+    Lag and consume rate move on every poll of a busy cluster: they are shown, never
+    reported as a change. What counts is membership, strategy, the worst finding, the
+    finding counts, stranded queues and partial data.
+    """
+
+    lines: tuple[LineChange, ...] = ()
+
+    @property
+    def empty(self) -> bool:
+        """Nothing changed."""
+        return not self.lines
+
+    @property
+    def removed(self) -> tuple[LineChange, ...]:
+        """Groups gone since the last poll."""
+        return tuple(c for c in self.lines if c.kind == "removed")
+
+    def changed(self, group: str) -> bool:
+        """Whether ``group``'s line is new or changed since the last poll."""
+        return any(c.group == group and c.kind != "removed" for c in self.lines)
+
+
+def _worst(line: GroupStatus) -> str:
+    worst = line.worst
+    return "none" if worst is None else f"{worst.severity.value} {worst.code.value}"
+
+
+def _counts(line: GroupStatus) -> str:
+    e = sum(1 for f in line.findings if f.severity.value == "error")
+    w = sum(1 for f in line.findings if f.severity.value == "warning")
+    return f"{e} error{'s' if e != 1 else ''}, {w} warning{'s' if w != 1 else ''}"
+
+
+def _line_changes(before: GroupStatus, after: GroupStatus) -> list[str]:
+    what: list[str] = []
+    for label, old, new in (
+        ("consumers", str(before.consumers), str(after.consumers)),
+        ("strategy", before.strategy, after.strategy),
+        ("worst", _worst(before), _worst(after)),
+        ("findings", _counts(before), _counts(after)),
+        ("stranded queues", str(before.stranded.queues), str(after.stranded.queues)),
+        (
+            "data",
+            "partial" if before.partial else "complete",
+            "partial" if after.partial else "complete",
+        ),
+    ):
+        if old != new:
+            what.append(f"{label} {old} -> {new}")
+    return what
+
+
+def diff_status(before: StatusReport, after: StatusReport) -> StatusChanges:
+    """Groups that appeared, disappeared or whose line changed (see :class:`StatusChanges`)."""
+    old = {s.group: s for s in before.lines}
+    new = {s.group: s for s in after.lines}
+    out: list[LineChange] = []
+    for name, line in new.items():
+        if name not in old:
+            out.append(LineChange(name, "added", (f"worst {_worst(line)}",)))
+            continue
+        what = _line_changes(old[name], line)
+        if what:
+            out.append(LineChange(name, "changed", tuple(what)))
+    out += [LineChange(name, "removed") for name in old if name not in new]
+    return StatusChanges(tuple(out))
+
+
+def describe_status_changes(changes: StatusChanges) -> list[str]:
+    """One plain line per changed group: ``group G: consumers 3 -> 2; worst none -> ...``."""
+    lines: list[str] = []
+    for c in changes.lines:
+        if c.kind == "added":
+            lines.append(f"group {c.group}: new ({'; '.join(c.what)})")
+        elif c.kind == "removed":
+            lines.append(f"group {c.group}: gone")
+        else:
+            lines.append(f"group {c.group}: {'; '.join(c.what)}")
     return lines

@@ -209,6 +209,8 @@ class CaptureError(_Model):
     target: str = ""
     request: str = ""
     message: str
+    group: str | None = Field(None, description="The consumer group the request was about.")
+    topic: str | None = Field(None, description="The topic the request was about.")
 
 
 class Snapshot(_Model):

@@ -234,6 +234,8 @@ class _Parser:
             target=self.string(raw.get("target", ""), f"{path}.target"),
             request=self.string(raw.get("request", ""), f"{path}.request"),
             message=self.string(self.required(raw, "message", path), f"{path}.message"),
+            group=self.opt_string(raw.get("group"), f"{path}.group"),
+            topic=self.opt_string(raw.get("topic"), f"{path}.topic"),
         )
 
     def broker(self, name: str, value: Any, path: str) -> BrokerInfo:

@@ -12,6 +12,7 @@ from typing import Any
 from rmqlb.model.queue import MessageQueue
 from rmqlb.model.snapshot import (
     BrokerInfo,
+    CaptureError,
     Consumer,
     ConsumeStatus,
     Group,
@@ -148,6 +149,15 @@ def _group(g: Group) -> dict[str, Any]:
     return out
 
 
+def _error(e: CaptureError) -> dict[str, Any]:
+    out: dict[str, Any] = {"target": e.target, "request": e.request, "message": e.message}
+    if e.group is not None:
+        out["group"] = e.group
+    if e.topic is not None:
+        out["topic"] = e.topic
+    return out
+
+
 def snapshot_to_json(snapshot: Snapshot) -> dict[str, Any]:
     """The JSON document of ``snapshot`` (a plain dict, ready for ``json.dumps``)."""
     out: dict[str, Any] = {"format": SNAPSHOT_FORMAT}
@@ -163,8 +173,5 @@ def snapshot_to_json(snapshot: Snapshot) -> dict[str, Any]:
     out["topics"] = {name: _topic(t) for name, t in snapshot.topics.items()}
     out["groups"] = {name: _group(g) for name, g in snapshot.groups.items()}
     if snapshot.errors:
-        out["errors"] = [
-            {"target": e.target, "request": e.request, "message": e.message}
-            for e in snapshot.errors
-        ]
+        out["errors"] = [_error(e) for e in snapshot.errors]
     return out

@@ -32,7 +32,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import replace
 
 from rmqlb.model.javaorder import java_key
-from rmqlb.model.snapshot import BrokerInfo, CaptureError, Consumer, Group, Snapshot, Source
+from rmqlb.model.snapshot import BrokerInfo, Consumer, Group, Snapshot, Source
 from rmqlb.model.strategy import (
     Config,
     MachineRoomNearby,
@@ -190,7 +190,7 @@ def redact(snapshot: Snapshot) -> Snapshot:
     if source is not None:
         source = Source(tuple(r.addr(a) for a in source.namesrv), source.rmqlb)
     errors = tuple(
-        CaptureError(r.addr(e.target) if e.target else e.target, e.request, r.text(e.message))
+        replace(e, target=r.addr(e.target) if e.target else e.target, message=r.text(e.message))
         for e in snapshot.errors
     )
     return replace(snapshot, groups=groups, brokers=brokers, source=source, errors=errors)

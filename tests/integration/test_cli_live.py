@@ -151,15 +151,32 @@ def test_serve_rejects_a_bad_fault_spec(capsys: pytest.CaptureFixture[str]) -> N
     assert "unknown kind 'explode'" in capsys.readouterr().err
 
 
-def test_demo_runs_explain_over_tcp_and_stops(capsys: pytest.CaptureFixture[str]) -> None:
+def test_demo_runs_status_then_explains_the_worst_group_over_tcp(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
     start = time.monotonic()
     code = run(["demo", "--no-color", "-o", "json"])
     captured = capsys.readouterr()
-    report = json.loads(captured.out)
+    decoder = json.JSONDecoder()
+    overview, end = decoder.raw_decode(captured.out)
+    report = json.loads(captured.out[end:])
     assert code == 1  # the demo cluster has errors to find (unconsumed RefundTopic queues)
-    assert "fake cluster up" in captured.err
+    assert "fake cluster up" in captured.err and "running 'rmqlb explain" in captured.err
+    assert overview["format"] == "rmqlb.status/1"
+    assert [g["group"] for g in overview["groups"]] == [
+        "OrderGroup",  # errors, most lag
+        "ShipmentGroup",  # errors
+        "AuditGroup",  # a warning: nobody online
+        "NotifyGroup",  # info only: broadcasting
+        "InventoryGroup",  # healthy
+    ]
+    assert [g["group"] for g in report["groups"]] == ["OrderGroup"]
     codes = {f["code"] for f in report["findings"]}
     assert {"IDLE_CONSUMER", "SUBSCRIPTION_INCONSISTENT", "UNCONSUMED_QUEUE"} <= codes
-    healthy = [f for f in report["findings"] if f.get("group") == "InventoryGroup"]
-    assert not [f for f in healthy if f["severity"] in ("error", "warning")]
+    healthy = overview["groups"][-1]
+    assert healthy["worst"] is None and healthy["findings"] == {
+        "error": 0,
+        "warning": 0,
+        "info": 0,
+    }
     assert time.monotonic() - start < 30

@@ -201,6 +201,22 @@ def test_timeout_then_late_response_is_dropped_and_connection_reused() -> None:
     assert asyncio.run(run()) == b"fast"
 
 
+def test_an_admin_call_that_times_out_names_the_deadline_it_was_given() -> None:
+    """Not the microseconds left once connected: ``--timeout 0.2`` reads "after 0.2 s"."""
+
+    async def never(cmd: RemotingCommand, writer: asyncio.StreamWriter) -> None:
+        await asyncio.sleep(5)
+
+    async def run() -> str:
+        async with ScriptedServer(never) as server, AdminClient() as admin:
+            await admin._connection(server.addr, 2.0)  # connected before the call starts
+            with pytest.raises(RequestTimeout) as caught:
+                await admin.call(server.addr, RequestCode.GET_BROKER_CLUSTER_INFO, timeout=0.2)
+            return str(caught.value)
+
+    assert asyncio.run(run()).endswith("GET_BROKER_CLUSTER_INFO timed out after 0.2 s")
+
+
 def test_peer_hang_up_fails_every_pending_request() -> None:
     async def hang_up(cmd: RemotingCommand, writer: asyncio.StreamWriter) -> None:
         if cmd.opaque == 4:

@@ -132,6 +132,15 @@ def test_explain(snap: Path, capsys: pytest.CaptureFixture[str], fmt: str) -> No
         assert ids == {CID_1, CID_2, CID_3}
 
 
+@pytest.mark.parametrize("fmt", FORMATS)
+def test_status(snap: Path, capsys: pytest.CaptureFixture[str], fmt: str) -> None:
+    code, out, err = _run(capsys, "status", "--dump", str(snap), "-o", fmt)
+    assert code == 1, err
+    _check_streams(fmt, out, err)
+    if fmt == "json":
+        assert GROUP in {line["group"] for line in json.loads(out)["groups"]}
+
+
 def test_explain_table_in_colour(snap: Path, capsys: pytest.CaptureFixture[str]) -> None:
     code, out, err = _run(capsys, "explain", "--dump", str(snap), "-o", "table", "--color")
     assert code == 1, err

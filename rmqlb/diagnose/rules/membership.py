@@ -26,37 +26,88 @@ from rmqlb.model.snapshot import Subscription
 from rmqlb.model.strategy import StrategySpec, describe, same_algorithm
 
 
+def _cluster_name(g: GroupContext) -> str:
+    """The cluster of the snapshot's brokers when there is exactly one, else a placeholder."""
+    clusters = {b.cluster for b in g.snapshot.brokers.values() if b.cluster}
+    return clusters.pop() if len(clusters) == 1 else "<cluster>"
+
+
+def _per_topic(lags: dict[str, int], limit: int) -> str:
+    """``OrderTopic (1,200), %RETRY%G (34)``, largest first."""
+    ordered = sorted(lags.items(), key=lambda item: (-item[1], java_key(item[0])))
+    parts = [f"{topic} ({lag:,})" for topic, lag in ordered[:limit]]
+    more = f" and {len(ordered) - limit} more" if len(ordered) > limit else ""
+    return ", ".join(parts) + more
+
+
+def _group_without_consumers(g: GroupContext) -> Finding:
+    """NO_CONSUMERS for the whole group: what it leaves unconsumed, and a hint that never
+    advises deleting it without saying what it still holds."""
+    lag_by_topic: dict[str, int] = {}
+    waiting: list[MessageQueue] = []
+    for o in g.group.offsets:
+        lag_by_topic[o.queue.topic] = lag_by_topic.get(o.queue.topic, 0) + o.lag
+        if o.lag > 0:
+            waiting.append(o.queue)
+    total = sum(lag_by_topic.values())
+    limit = g.options.max_listed
+    delete = f"mqadmin deleteSubGroup -c {_cluster_name(g)} -g {g.name}"
+    if total:
+        behind = {t: n for t, n in lag_by_topic.items() if n}
+        message = (
+            f"group {g.name} has no online consumer: it leaves {total:,} "
+            f"{'message' if total == 1 else 'messages'} unconsumed on "
+            f"{plural(len(behind), 'topic')}: {_per_topic(behind, limit)}"
+        )
+        hint = (
+            f"start the consumers of {g.name}: nobody else reads those messages. Delete the "
+            f"group only if it is retired and they are not needed ({delete} removes its "
+            "subscription config and its retry and DLQ topics; its committed offsets stay "
+            "unless -r true)"
+        )
+    elif lag_by_topic:
+        topics = sorted(lag_by_topic, key=java_key)
+        listed = ", ".join(topics[:limit]) + (
+            f" and {len(topics) - limit} more" if len(topics) > limit else ""
+        )
+        message = (
+            f"group {g.name} has no online consumer; its committed offsets on "
+            f"{plural(len(topics), 'topic')} ({listed}) are all caught up"
+        )
+        hint = (
+            f"start the consumers of {g.name}, or, if it is retired, delete it: {delete} "
+            f"(it still has committed offsets on {listed}: add -r true to remove them too)"
+        )
+    else:
+        message = f"group {g.name} has no online consumer and no committed offsets"
+        hint = (
+            f"start the consumers of {g.name}, or, if it is retired, delete its subscription "
+            f"config: {delete}"
+        )
+    return Finding(
+        Code.NO_CONSUMERS,
+        Severity.warning,
+        g.name,
+        message,
+        hint,
+        queues=tuple(sorted(waiting, key=queue_sort_key)),
+    )
+
+
 def check_no_consumers(
     g: GroupContext, topics: Sequence[TopicContext], topic_filter: str | None
 ) -> list[Finding]:
-    """A group without consumers; topics the group has offsets for (or was asked about)
-    that nobody subscribes."""
-    subscribed = {t.topic for t in topics} | {s.topic for c in g.consumers for s in c.subscriptions}
-    offset_topics = {o.queue.topic for o in g.group.offsets}
-    lag_by_topic: dict[str, int] = {}
-    if not g.consumers or offset_topics - subscribed:
-        for o in g.group.offsets:
-            topic = o.queue.topic
-            lag_by_topic[topic] = lag_by_topic.get(topic, 0) + o.lag
+    """A group without consumers (with what it leaves unconsumed); topics the group has
+    offsets for (or was asked about) that nobody subscribes."""
     if not g.consumers:
-        total = sum(lag_by_topic.values())
-        waiting = (
-            f"; {total:,} messages of lag on {plural(len(lag_by_topic), 'topic')} wait for it"
-            if lag_by_topic
-            else ""
-        )
-        return [
-            Finding(
-                Code.NO_CONSUMERS,
-                Severity.warning,
-                g.name,
-                f"group {g.name} has no online consumer{waiting}",
-                f"start the consumers of {g.name}, or delete the group if it is retired "
-                f"(mqadmin deleteSubGroup -g {g.name})",
-            )
-        ]
+        return [_group_without_consumers(g)]
+    subscribed = {t.topic for t in topics} | {s.topic for c in g.consumers for s in c.subscriptions}
+    lag_by_topic: dict[str, int] = {}
+    for o in g.group.offsets:
+        if o.queue.topic not in subscribed:
+            lag_by_topic[o.queue.topic] = lag_by_topic.get(o.queue.topic, 0) + o.lag
     out: list[Finding] = []
-    candidates = sorted(set(lag_by_topic) - subscribed, key=java_key)
+    candidates = sorted(lag_by_topic, key=java_key)
     if topic_filter is not None:
         candidates = [t for t in candidates if t == topic_filter]
     for topic in candidates:

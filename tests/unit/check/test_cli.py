@@ -41,8 +41,9 @@ def test_clean_passes_in_every_format(fmt: str, capsys: pytest.CaptureFixture[st
 def test_bad_examples_fail_with_file_and_line(
     fmt: str, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    # Wide enough that no absolute path wraps inside a table cell, wherever the clone lives.
-    monkeypatch.setenv("COLUMNS", "300")
+    # wide enough for the longest file:line of the clone, wherever it lives: a folded cell
+    # pads its lines and splits the path with spaces
+    monkeypatch.setenv("COLUMNS", "400")
     assert run(["check", "-o", fmt, *ALL_YAML]) == 1
     out = capsys.readouterr().out
     seed = str(EXAMPLES / "subscription-inconsistent.yaml")

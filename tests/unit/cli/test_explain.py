@@ -12,6 +12,7 @@ from report_contract import assert_report_contract
 
 from rmqlb.cli import explain as explain_module
 from rmqlb.cli import run
+from rmqlb.cli import watch as watch_module
 from rmqlb.render import Output
 
 GROUP = "lhy-test-consumerGroup"
@@ -319,7 +320,7 @@ def _rewrite_between_polls(
         pauses.append(seconds)
         path.write_text(json.dumps(docs[len(pauses) - 1]), encoding="utf-8")
 
-    monkeypatch.setattr(explain_module, "_sleep", fake_sleep)
+    monkeypatch.setattr(watch_module, "sleep", fake_sleep)
     return pauses
 
 
@@ -380,7 +381,7 @@ def test_watch_survives_a_bad_poll(
         pauses.append(seconds)
         path.write_text("{truncated", encoding="utf-8")
 
-    monkeypatch.setattr(explain_module, "_sleep", fake_sleep)
+    monkeypatch.setattr(watch_module, "sleep", fake_sleep)
     code, _, err = explain(capsys, "--dump", str(path), "--watch", "1", "--count", "2")
     assert code == 0
     assert "poll 2 failed" in err
@@ -394,7 +395,7 @@ def test_watch_stops_on_ctrl_c_with_exit_0(
     def interrupted(seconds: float) -> None:
         raise KeyboardInterrupt
 
-    monkeypatch.setattr(explain_module, "_sleep", interrupted)
+    monkeypatch.setattr(watch_module, "sleep", interrupted)
     code, out, _ = explain(capsys, "--dump", str(path), "--watch", "5")
     assert code == 0
     assert "DUPLICATE_ASSIGNMENT" in out
@@ -416,12 +417,11 @@ def test_watch_on_a_terminal_redraws_and_marks_changes(
     _rewrite_between_polls(monkeypatch, path, [SETTLED])
     buffer = io.StringIO()
     console = Console(file=buffer, width=120, force_terminal=True, color_system="truecolor")
-    code = explain_module._watch(
-        lambda: load_snapshot(path),
-        diagnose,
-        Output.table,
+    code = watch_module.watch(
+        lambda: diagnose(load_snapshot(path)),
+        explain_module.ExplainWatch(Output.table, RenderOptions()),
         console,
-        RenderOptions(),
+        json_output=False,
         interval=1.0,
         count=2,
         redraw=True,

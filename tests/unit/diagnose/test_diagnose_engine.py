@@ -9,7 +9,7 @@ from diagnose_builders import codes, consumer, group, queues, route, run, snapsh
 
 import rmqlb.diagnose.context as context_module
 from rmqlb.diagnose import QueueStatus, diagnose
-from rmqlb.errors import InputError
+from rmqlb.errors import GroupNotFound, InputError
 from rmqlb.model.strategy import AvgByCircle
 
 T = "TopicA"
@@ -118,8 +118,13 @@ def test_strategy_precedence(
 
 def test_unknown_group_and_unsubscribed_topic_are_input_errors() -> None:
     snap = snapshot({T: {"queues": 1}}, {"A": group(consumer("c1", T)), "B": group()})
-    with pytest.raises(InputError, match=r"group 'Nope' not in the snapshot \(groups: A, B\)"):
+    with pytest.raises(
+        InputError, match=r"group 'Nope' does not exist in the snapshot \(2 groups known\)$"
+    ):
         diagnose(snap, groups=["Nope"])
+    with pytest.raises(GroupNotFound, match=r"\(2 groups known\); did you mean 'A'\?$") as caught:
+        diagnose(snap, groups=["a"])
+    assert (caught.value.group, caught.value.suggestion) == ("a", "A")
     with pytest.raises(InputError, match="topic 'Other' is not subscribed"):
         diagnose(snap, topic="Other")
 

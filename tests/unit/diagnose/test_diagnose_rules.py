@@ -281,10 +281,46 @@ def test_no_route_is_a_finding_not_a_crash() -> None:
 # -- NO_CONSUMERS ---------------------------------------------------------------------------------
 
 
+def _offset(topic: str, qid: int, behind: int, broker: str = "broker-a") -> dict[str, object]:
+    return {
+        "topic": topic,
+        "brokerName": broker,
+        "queueId": qid,
+        "brokerOffset": 1000 + behind,
+        "consumerOffset": 1000,
+    }
+
+
 def test_no_consumers_for_an_empty_group() -> None:
     report = run({T: {"queues": 2}}, {"G": {"consumers": []}})
     f = only(report, Code.NO_CONSUMERS)
     assert f.topic is None
+    assert f.message == "group G has no online consumer and no committed offsets"
+    assert "deleteSubGroup" in f.hint and "start the consumers of G" in f.hint
+
+
+def test_no_consumers_says_what_the_group_leaves_unconsumed() -> None:
+    offsets = [_offset(T, 0, 1200), _offset(T, 1, 0), _offset("%RETRY%G", 0, 34)]
+    brokers = {"broker-a": {"cluster": "ProdCluster", "addrs": {"0": "10.0.0.1:10911"}}}
+    report = run({T: {"queues": 2}}, {"G": group(offsets=offsets)}, extra={"brokers": brokers})
+    f = only(report, Code.NO_CONSUMERS)
+    assert f.message == (
+        "group G has no online consumer: it leaves 1,234 messages unconsumed on 2 topics: "
+        f"{T} (1,200), %RETRY%G (34)"
+    )
+    assert labels(f) == ["broker-a:0", "broker-a:0"]  # T's and the retry topic's, not T:1
+    # deleting is named as the last resort, with what it does not undo
+    assert f.hint.startswith("start the consumers of G: nobody else reads those messages")
+    assert "mqadmin deleteSubGroup -c ProdCluster -g G" in f.hint
+    assert "committed offsets stay unless -r true" in f.hint
+
+
+def test_no_consumers_with_caught_up_offsets_says_they_remain() -> None:
+    report = run({T: {"queues": 1}}, {"G": group(offsets=[_offset(T, 0, 0)])})
+    f = only(report, Code.NO_CONSUMERS)
+    assert f"committed offsets on 1 topic ({T}) are all caught up" in f.message
+    assert f"still has committed offsets on {T}: add -r true" in f.hint
+    assert "-c <cluster>" in f.hint  # no broker table: the cluster is not known
 
 
 def test_no_consumers_for_a_topic_with_offsets_nobody_subscribes() -> None:

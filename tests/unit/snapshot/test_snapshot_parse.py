@@ -95,6 +95,8 @@ def full_doc() -> dict[str, Any]:
                 "target": "10.0.0.2:10911",
                 "request": "GET_CONSUME_STATS",
                 "message": "timed out after 3.0 s",
+                "group": "GroupA",
+                "topic": "TopicA",
             }
         ],
     }
@@ -110,6 +112,7 @@ def test_full_document_round_trip() -> None:
     assert c.assigned == (MessageQueue("TopicA", "broker-a", 0),)
     assert snap.groups["GroupA"].offsets[0].lag == 20
     assert snap.brokers["broker-a"].master_addr() == "10.0.0.1:10911"
+    assert (snap.errors[0].group, snap.errors[0].topic) == ("GroupA", "TopicA")
 
 
 @pytest.mark.parametrize("path", sorted(EXAMPLES.glob("*.json")), ids=lambda p: p.name)
@@ -278,6 +281,7 @@ CASES: list[tuple[list[Any], Any, str]] = [
         "groups.GroupA.consumers[0].version: expected an integer, got a number",
     ),
     ([*C0, "properties", "x"], [1], "groups.GroupA.consumers[0].properties.x: expected a string"),
+    (["errors", 0, "group"], 7, "errors[0].group: expected a string, got an integer"),
     (
         ["groups", "GroupA", "offsets", 0, "brokerOffset"],
         None,

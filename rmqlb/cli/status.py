@@ -1,0 +1,293 @@
+"""``rmqlb status``: every consumer group of the cluster on one screen, worst first.
+
+Thin, like explain: acquire a snapshot (``--dump`` or a live cluster, where the collector
+discovers every group the brokers know), hand it to :func:`rmqlb.diagnose.status.status`
+(which runs explain's diagnosis), render with :mod:`rmqlb.render.status`, return explain's
+exit code. ``--watch`` runs the loop of :mod:`rmqlb.cli.watch`.
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+from typing import TYPE_CHECKING, Annotated, Any
+
+import typer
+
+from rmqlb.cli.app import app
+from rmqlb.cli.options import (
+    DEFAULT_MAX_IN_FLIGHT,
+    DEFAULT_TIMEOUT,
+    AccessKeyOption,
+    ColorOption,
+    DeadlineOption,
+    FailOn,
+    FailOnOption,
+    GroupOption,
+    MaxInFlightOption,
+    NamesrvOption,
+    Output,
+    OutputOption,
+    SecretKeyOption,
+    TimeoutOption,
+    TlsCaOption,
+    TlsCertOption,
+    TlsInsecureOption,
+    TlsKeyOption,
+    TlsOption,
+    make_console,
+    resolve_output,
+)
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
+    from rich.console import Console, RenderableType
+
+    from rmqlb.diagnose.status import StatusReport
+    from rmqlb.model.snapshot import Snapshot
+    from rmqlb.render.changes import StatusChanges
+    from rmqlb.render.status import StatusOptions
+
+
+@app.command()
+def status(  # noqa: PLR0917  (typer maps every option to a parameter)
+    ctx: typer.Context,
+    groups: Annotated[
+        list[str] | None,
+        typer.Argument(
+            metavar="[GROUP|GLOB]...",
+            help="Groups, or glob patterns such as 'order-*' (default: every group).",
+            show_default=False,
+        ),
+    ] = None,
+    group: GroupOption = None,
+    dump: Annotated[
+        str | None,
+        typer.Option(
+            "--dump",
+            "-d",
+            metavar="FILE",
+            help="Snapshot file (rmqlb.snapshot/1) to sum up; '-' reads stdin.",
+            show_default=False,
+        ),
+    ] = None,
+    namesrv: NamesrvOption = None,
+    topic: Annotated[
+        str | None,
+        typer.Option(
+            "--topic",
+            "-t",
+            help="Only groups that consume this topic (online subscribers or offsets).",
+            show_default=False,
+        ),
+    ] = None,
+    problems: Annotated[
+        bool,
+        typer.Option(
+            "--problems", help="Only groups with a warning or an error, or with partial data."
+        ),
+    ] = False,
+    system: Annotated[
+        bool,
+        typer.Option("--system", help="Show RocketMQ's built-in groups too (TOOLS_CONSUMER ...)."),
+    ] = False,
+    output: OutputOption = None,
+    color: ColorOption = None,
+    fail_on: FailOnOption = FailOn.error,
+    watch: Annotated[
+        float | None,
+        typer.Option(
+            "--watch",
+            min=0.1,
+            metavar="SECONDS",
+            help="Poll again every SECONDS and mark what changed; Ctrl-C stops (exit 0).",
+            show_default=False,
+        ),
+    ] = None,
+    count: Annotated[
+        int | None,
+        typer.Option(
+            "--count", min=1, help="With --watch: stop after N polls.", show_default=False
+        ),
+    ] = None,
+    timeout: TimeoutOption = DEFAULT_TIMEOUT,
+    deadline: DeadlineOption = None,
+    max_in_flight: MaxInFlightOption = DEFAULT_MAX_IN_FLIGHT,
+    tls: TlsOption = False,
+    tls_insecure: TlsInsecureOption = False,
+    tls_ca: TlsCaOption = None,
+    tls_cert: TlsCertOption = None,
+    tls_key: TlsKeyOption = None,
+    access_key: AccessKeyOption = None,
+    secret_key: SecretKeyOption = None,
+) -> int:
+    """Every consumer group on one line, worst first: consumers, lag, stranded messages,
+    the worst finding.
+
+    Reads a live cluster (-n ADDR, default $NAMESRV_ADDR) or a snapshot (--dump FILE). A
+    group name that exists nowhere is exit 2 with the closest known name.
+
+    Exit codes: 0 nothing at or above --fail-on, 1 findings at or above it,
+    2 bad input, 3 cluster unreachable, 4 partial data.
+    """
+    from typer._click.exceptions import UsageError
+
+    from rmqlb.cli.explain import _load_dump, _namesrv_from_env
+    from rmqlb.diagnose.status import is_pattern
+    from rmqlb.render.status import StatusOptions
+
+    names = [*(groups or ()), *(group or ())]
+    if dump is not None and namesrv is not None and not _namesrv_from_env(ctx):
+        raise UsageError("give either --dump FILE or -n/--namesrv ADDR, not both", ctx)
+    if dump is None and not namesrv:
+        raise UsageError("give --dump FILE or -n/--namesrv ADDR (or set NAMESRV_ADDR)", ctx)
+    if count is not None and watch is None:
+        raise UsageError("--count only makes sense with --watch", ctx)
+    if watch is not None and dump == "-":
+        raise UsageError("--watch cannot re-read stdin: give --dump a file", ctx)
+
+    acquire: Callable[[], Snapshot]
+    live = dump is None
+    if dump is not None:
+        source = dump
+
+        def acquire() -> Snapshot:
+            return _load_dump(source)
+
+    else:
+        from rmqlb.cli.live import LiveOptions
+
+        options = LiveOptions(
+            namesrv=namesrv or (),
+            groups=tuple(n for n in names if not is_pattern(n)),
+            patterns=tuple(n for n in names if is_pattern(n)),
+            topic=topic,
+            system=system,
+            timeout=timeout,
+            deadline=deadline,
+            max_in_flight=max_in_flight,
+            tls=tls,
+            tls_insecure=tls_insecure,
+            tls_ca=tls_ca,
+            tls_cert=tls_cert,
+            tls_key=tls_key,
+            access_key=access_key,
+            secret_key=secret_key,
+            progress=watch is None,
+        )
+
+        def acquire() -> Snapshot:
+            from rmqlb.cli.live import snapshot_from_cluster
+
+            return snapshot_from_cluster(options)
+
+    def poll() -> StatusReport:
+        from rmqlb.diagnose.status import status as summarize
+
+        start = time.perf_counter()
+        snapshot = acquire()
+        took = time.perf_counter() - start if live else None
+        return summarize(
+            snapshot, names=names, topic=topic, system=system, problems=problems, seconds=took
+        )
+
+    fmt = resolve_output(output)
+    render_options = StatusOptions(fail_on=fail_on.value, pretty_json=sys.stdout.isatty())
+    view = StatusWatch(fmt, render_options)
+    console = make_console(color)
+    if watch is not None:
+        from rmqlb.cli.watch import watch as watch_loop
+
+        return watch_loop(
+            poll,
+            view,
+            console,
+            json_output=fmt is Output.json,
+            interval=watch,
+            count=count,
+            redraw=sys.stdout.isatty(),
+        )
+    report = poll()
+    view.show(report, None, console)
+    return view.exit_code(report)
+
+
+class StatusWatch:
+    """``status`` for ``--watch`` (and a single run): lines compared group by group."""
+
+    def __init__(self, fmt: Output, options: StatusOptions) -> None:
+        self.fmt = fmt
+        self.options = options
+
+    def _options(self, changes: StatusChanges | None) -> StatusOptions:
+        import dataclasses
+
+        return dataclasses.replace(self.options, changes=changes)
+
+    def diff(self, before: StatusReport, after: StatusReport) -> StatusChanges:
+        """Groups new, gone or changed."""
+        from rmqlb.render.changes import diff_status
+
+        return diff_status(before, after)
+
+    def empty(self, changes: StatusChanges) -> bool:
+        """Whether nothing changed."""
+        return changes.empty
+
+    def summary(self, changes: StatusChanges | None, marked: bool) -> str:
+        """``2 groups changed (marked *), 1 new, 0 gone``."""
+        if changes is None:
+            return "first poll"
+        changed = sum(1 for c in changes.lines if c.kind == "changed")
+        added = sum(1 for c in changes.lines if c.kind == "added")
+        mark = " (marked *)" if marked and changed + added else ""
+        return (
+            f"{changed} group{'s' if changed != 1 else ''} changed{mark}, {added} new, "
+            f"{len(changes.removed)} gone"
+        )
+
+    def renderable(
+        self, result: StatusReport, changes: StatusChanges | None, console: Console
+    ) -> RenderableType:
+        """The overview as one Rich renderable, for the redraw."""
+        import io
+
+        from rich.text import Text
+
+        from rmqlb.render.status import build, render_status
+
+        if self.fmt is Output.table:
+            return build(result, self._options(changes), console.width)
+        buffer = io.StringIO()
+        render_status(result, self.fmt, buffer, self._options(changes))
+        return Text(buffer.getvalue().rstrip("\n"))
+
+    def show(self, result: StatusReport, changes: StatusChanges | None, console: Console) -> None:
+        """The whole overview on stdout (text formats straight to the stream)."""
+        from rmqlb.render.status import render_status
+
+        target = console if self.fmt is Output.table else console.file
+        render_status(result, self.fmt, target, self._options(changes))
+
+    def lines(self, changes: StatusChanges) -> list[str]:
+        """One line per changed group."""
+        from rmqlb.render.changes import describe_status_changes
+
+        return describe_status_changes(changes)
+
+    def to_json(self, changes: StatusChanges, poll: int) -> dict[str, Any]:
+        """An ``rmqlb.status-changes/1`` object."""
+        return {
+            "format": "rmqlb.status-changes/1",
+            "poll": poll,
+            "groups": [
+                {"group": c.group, "kind": c.kind, "what": list(c.what)} for c in changes.lines
+            ],
+        }
+
+    def exit_code(self, result: StatusReport) -> int:
+        """Explain's exit code over every selected group."""
+        from rmqlb.diagnose.report import exit_code
+
+        return int(exit_code(result.report, self.options.fail_on))

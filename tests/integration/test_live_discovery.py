@@ -1,0 +1,212 @@
+"""Which groups a live capture finds, and what a name that exists nowhere does, over TCP.
+
+The fake cluster answers like a broker: subscription group configs (GET_ALL_SUBSCRIPTIONGROUP
+_CONFIG), who consumes a topic (QUERY_TOPIC_CONSUME_BY_WHO: online subscribers and groups
+with offsets), connection lists and consume stats. ``no-config=GROUP`` removes a group's
+config, as ``mqadmin deleteSubGroup`` does, leaving only its clients and offsets.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from livehelpers import ROOT
+
+from rmqlb.cli import run
+from rmqlb.client.admin import ClientOptions
+from rmqlb.client.collector import CollectOptions, collect
+from rmqlb.errors import GroupNotFound
+from rmqlb.fake import FakeCluster, FakeClusterThread
+from rmqlb.model import Snapshot
+from rmqlb.snapshot import load_snapshot, parse_snapshot
+
+pytestmark = pytest.mark.timeout(60)
+
+DEMO = ROOT / "rmqlb" / "data" / "demo-snapshot.json"
+
+
+def _consumer(cid: str, topic: str) -> dict[str, Any]:
+    return {
+        "clientId": cid,
+        "subscriptions": [topic],
+        "assigned": [{"topic": topic, "brokerName": "broker-a", "queueId": 0}],
+    }
+
+
+def _offset(topic: str, behind: int) -> dict[str, Any]:
+    return {
+        "topic": topic,
+        "brokerName": "broker-a",
+        "queueId": 0,
+        "brokerOffset": 100 + behind,
+        "consumerOffset": 100,
+    }
+
+
+def cluster() -> Snapshot:
+    """order-consumer (online), legacy-consumer (offsets only, its config deleted),
+    ghost-consumer (online, no config), idle-consumer (a config and nothing else)."""
+    return parse_snapshot(
+        {
+            "format": "rmqlb.snapshot/1",
+            "topics": {"OrderTopic": {"queues": 1}, "LegacyTopic": {"queues": 1}},
+            "groups": {
+                "order-consumer": {
+                    "consumers": [_consumer("10.0.0.1@1", "OrderTopic")],
+                    "offsets": [_offset("OrderTopic", 5)],
+                },
+                "legacy-consumer": {"consumers": [], "offsets": [_offset("LegacyTopic", 70)]},
+                "ghost-consumer": {"consumers": [_consumer("10.0.0.2@1", "OrderTopic")]},
+                "idle-consumer": {"consumers": []},
+            },
+        }
+    )
+
+
+async def _collect(snapshot: Snapshot, faults: list[str], **options: Any) -> Snapshot:
+    async with FakeCluster(snapshot, faults=faults) as fake:
+        return await collect(
+            CollectOptions(
+                namesrv=(fake.namesrv_addr,), client=ClientOptions(timeout=2.0), **options
+            )
+        )
+
+
+FAULTS = ["no-config=legacy-consumer", "no-config=ghost-consumer"]
+
+
+def test_every_group_the_brokers_know_is_found() -> None:
+    got = asyncio.run(_collect(cluster(), FAULTS))
+    # configs, plus what QUERY_TOPIC_CONSUME_BY_WHO finds: offsets only, online without config
+    assert list(got.groups) == [
+        "ghost-consumer",
+        "idle-consumer",
+        "legacy-consumer",
+        "order-consumer",
+    ]
+    assert got.groups["legacy-consumer"].offsets[0].lag == 70
+    assert [c.client_id for c in got.groups["ghost-consumer"].consumers] == ["10.0.0.2@1"]
+    assert got.errors == ()
+
+
+def test_system_groups_only_when_asked() -> None:
+    got = asyncio.run(_collect(cluster(), [], system=True))
+    assert {"TOOLS_CONSUMER", "CID_RMQ_SYS_TRANS"} <= set(got.groups)
+    assert "TOOLS_CONSUMER" not in asyncio.run(_collect(cluster(), [])).groups
+
+
+def test_patterns_and_a_topic_narrow_the_discovery() -> None:
+    got = asyncio.run(_collect(cluster(), FAULTS, patterns=("*-consumer",), topic="OrderTopic"))
+    assert list(got.groups) == ["ghost-consumer", "order-consumer"]
+    got = asyncio.run(_collect(cluster(), FAULTS, topic="LegacyTopic"))
+    assert list(got.groups) == ["legacy-consumer"]  # found by its offsets alone
+    got = asyncio.run(_collect(cluster(), FAULTS, patterns=("l*", "i*")))
+    assert list(got.groups) == ["idle-consumer", "legacy-consumer"]
+
+
+@pytest.mark.parametrize(
+    "name", ["order-consumer", "legacy-consumer", "ghost-consumer", "idle-consumer"]
+)
+def test_a_named_group_exists_by_config_clients_or_offsets(name: str) -> None:
+    got = asyncio.run(_collect(cluster(), FAULTS, groups=(name,)))
+    assert list(got.groups) == [name]
+
+
+def test_a_name_that_exists_nowhere_is_group_not_found_with_the_closest_name() -> None:
+    with pytest.raises(GroupNotFound) as caught:
+        asyncio.run(_collect(cluster(), FAULTS, groups=("order-consumr",)))
+    assert str(caught.value) == (
+        "group 'order-consumr' does not exist on this cluster (2 groups known); "
+        "did you mean 'order-consumer'?"
+    )
+
+
+def test_a_missing_name_is_not_declared_missing_when_a_broker_did_not_answer() -> None:
+    snapshot = load_snapshot(DEMO)
+    got = asyncio.run(_collect(snapshot, ["broker-down=broker-b"], groups=("NoSuchGroup",)))
+    # broker-b could hold its config: partial data, not "does not exist"
+    assert list(got.groups) == ["NoSuchGroup"]
+    assert got.errors and all(e.group in ("NoSuchGroup", None) for e in got.errors)
+
+
+def test_capture_errors_name_the_group_they_were_about() -> None:
+    snapshot = load_snapshot(DEMO)
+    got = asyncio.run(_collect(snapshot, ["broker-down=broker-b"]))
+    stats = [e for e in got.errors if e.request == "GET_CONSUME_STATS"]
+    assert {e.group for e in stats} == set(snapshot.groups)
+    assert all("broker-b" in e.target for e in stats)
+
+
+# ----- the CLI: exit 2 and one line, nothing written -----------------------------------------
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["explain", "OrderGroupp"],
+        ["explain", "-g", "OrderGroupp"],
+        ["dump", "-g", "OrderGroupp"],
+        ["status", "-g", "OrderGroupp"],
+        ["status", "OrderGroupp"],
+    ],
+    ids=" ".join,
+)
+def test_a_typo_is_exit_2_with_did_you_mean(
+    argv: list[str], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = tmp_path / "snap.json"
+    with FakeClusterThread(load_snapshot(DEMO)) as fake:
+        extra = ["-o", str(out)] if argv[0] == "dump" else []
+        code = run([argv[0], "-n", fake.namesrv_addr, *argv[1:], *extra])
+    captured = capsys.readouterr()
+    assert code == 2
+    assert captured.err == (
+        "rmqlb: error: group 'OrderGroupp' does not exist on this cluster (5 groups known); "
+        "did you mean 'OrderGroup'?\n"
+    )
+    assert captured.out == ""
+    assert not out.exists()
+
+
+def test_mqadmin_style_flags_select_groups_and_topics(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = tmp_path / "snap.json"
+    with FakeClusterThread(load_snapshot(DEMO)) as fake:
+        assert run(["dump", "-n", fake.namesrv_addr, "-t", "ShipmentTopic", "-o", str(out)]) == 0
+        assert list(load_snapshot(out).groups) == ["ShipmentGroup"]
+        assert run(["dump", "-n", fake.namesrv_addr, "-g", "AuditGroup", "-o", str(out)]) == 0
+        assert list(load_snapshot(out).groups) == ["AuditGroup"]
+        code = run(
+            [
+                "explain",
+                "-n",
+                fake.namesrv_addr,
+                "-g",
+                "OrderGroup",
+                "-t",
+                "RefundTopic",
+                "-o",
+                "json",
+            ]
+        )
+        report = json.loads(capsys.readouterr().out)
+        assert code == 1
+        assert [t["topic"] for g in report["groups"] for t in g["topics"]] == ["RefundTopic"]
+        assert run(["dump", "-n", fake.namesrv_addr, "-t", "NoSuchTopic", "-o", str(out)]) == 2
+    assert "no consumer group consumes topic 'NoSuchTopic'" in capsys.readouterr().err
+
+
+def test_a_group_without_consumers_stays_no_consumers(capsys: pytest.CaptureFixture[str]) -> None:
+    with FakeClusterThread(load_snapshot(DEMO)) as fake:
+        code = run(["explain", "-n", fake.namesrv_addr, "AuditGroup", "-o", "json"])
+    report = json.loads(capsys.readouterr().out)
+    assert code == 0  # a warning
+    (finding,) = report["findings"]
+    assert finding["code"] == "NO_CONSUMERS"
+    assert "leaves 4,210 messages unconsumed" in finding["message"]
+    assert "committed offsets stay unless -r true" in finding["hint"]

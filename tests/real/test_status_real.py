@@ -1,0 +1,122 @@
+"""``rmqlb status`` and group lookup against a real RocketMQ 4.9.8 cluster.
+
+The cluster is shared by every test of the session: each test asserts on its own groups
+only (``status`` is narrowed to them with a glob), and on counts of other groups never.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+from conftest import Names
+from realkit import Kit
+
+
+def status(kit: Kit, *args: str, expect: tuple[int, ...] = (0, 1, 4)) -> dict[str, Any]:
+    """``rmqlb status -n <kit> ... -o json``, parsed, with its exit code."""
+    done = kit.rmqlb("status", "-n", kit.namesrv, *args, "-o", "json", expect=expect)
+    doc: dict[str, Any] = json.loads(done.stdout)
+    doc["_exit"] = done.returncode
+    doc["_stderr"] = done.stderr
+    return doc
+
+
+def lines(doc: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    return {g["group"]: g for g in doc["groups"]}
+
+
+def test_status_lists_the_groups_with_their_worst_finding_and_lag(kit: Kit, names: Names) -> None:
+    base, t = names.group, names.topic
+    healthy, retired, split = f"{base}-healthy", f"{base}-retired", f"{base}-split"
+    t_old = names.topic_n(2)
+    kit.topic(t, read=4)
+    kit.topic(t_old, read=2)
+
+    # a healthy group of two consumers that keeps up
+    spec = f"group={healthy};sub={t}:*"
+    ok = kit.consumer("st-healthy", f"{spec};instance=h1", f"{spec};instance=h2")
+    # a group that consumed t_old, then went away: what arrives afterwards waits for nobody
+    old = kit.consumer("st-retired", f"group={retired};sub={t_old}:*;instance=r1")
+    # a group whose second consumer does not subscribe the topic its first one does
+    both = f"group={split};sub={t}:*;sub={t_old}:*;instance=s1"
+    only = f"group={split};sub={t}:*;instance=s2"
+    kit.consumer("st-split", both, only)
+    kit.wait(healthy, ok, consumers=2, queues={t: 8})
+    kit.wait(retired, old, consumers=1, queues={t_old: 4})
+    kit.produce(t_old, 40)
+    kit.produce(t, 80)
+
+    def caught_up() -> dict[str, Any] | None:
+        doc = status(kit, f"{base}-*")
+        got = lines(doc)
+        done = got.get(retired, {}).get("lag") == 0 and got.get(healthy, {}).get("lag") == 0
+        return doc if done else None
+
+    kit.wait_for("both groups to consume what was sent", caught_up, timeout=60, every=1.0)
+    kit.halt("st-retired")  # a clean shutdown: its offsets are committed, its channel closed
+    kit.produce(t_old, 30)
+
+    def settled() -> dict[str, Any] | None:
+        doc = status(kit, f"{base}-*")
+        got = lines(doc)
+        if got.get(retired, {}).get("consumers") != 0 or got[retired]["lag"] != 30:
+            return None
+        if got.get(split, {}).get("worst") is None:
+            return None
+        return doc
+
+    doc = kit.wait_for("the retired group to show 30 waiting messages", settled, timeout=60)
+    got = lines(doc)
+    assert set(got) == {healthy, retired, split}  # the glob: this test's groups only
+
+    line = got[retired]
+    assert line["worst"]["code"] == "NO_CONSUMERS" and line["worst"]["severity"] == "warning"
+    assert "leaves 30 messages unconsumed" in line["worst"]["message"]
+    # t_old's 4 queues, and its retry topic's queue on each broker: nobody reads any of them
+    assert line["stranded"] == {"queues": 6, "messages": 30, "unknownQueues": 0}
+    assert line["strategy"] == "-" and line["partial"] == []
+
+    line = got[split]
+    assert line["worst"]["code"] == "SUBSCRIPTION_INCONSISTENT"
+    assert line["worst"]["severity"] == "error"
+    assert line["strategy"] == "AVG" and line["consumers"] == 2
+
+    line = got[healthy]
+    assert line["worst"] is None and line["lag"] == 0 and line["consumers"] == 2
+    assert (line["topics"], line["queues"], line["stranded"]["queues"]) == (1, 8, 0)
+    assert isinstance(line["consumeTps"], float)  # the real clients report their rate
+
+    # worst first: the error, then the warning, then the healthy group
+    assert [g["group"] for g in doc["groups"]] == [split, retired, healthy]
+    assert doc["_exit"] == 1 and doc["exitCode"] == 1
+    # -t asks the brokers who consumes the topic: the retired group is known by its offsets
+    by_topic = lines(status(kit, f"{base}-*", "-t", t_old))
+    assert set(by_topic) == {retired, split}
+
+
+def test_a_typo_is_exit_2_with_did_you_mean(kit: Kit, names: Names, tmp_path: Path) -> None:
+    group, t = f"{names.group}-order", names.topic
+    kit.topic(t, read=2)
+    jvm = kit.consumer("typo", f"group={group};sub={t}:*")
+    kit.wait(group, jvm, consumers=1, queues={t: 4})
+    typo = group[:-1] + "rr"  # ...-orderr: one letter off
+    message = re.compile(
+        rf"rmqlb: error: group '{re.escape(typo)}' does not exist on this cluster "
+        rf"\(\d+ groups? known\); did you mean '{re.escape(group)}'\?\n"
+    )
+    out = tmp_path / "dump.json"
+    for argv in (
+        ["explain", "-n", kit.namesrv, typo],
+        ["explain", "-n", kit.namesrv, "-g", typo],
+        ["dump", "-n", kit.namesrv, "-g", typo, "-o", str(out)],
+        ["status", "-n", kit.namesrv, "-g", typo],
+    ):
+        done = kit.rmqlb(*argv, expect=(2,))
+        assert message.fullmatch(done.stderr), (argv, done.stderr)
+        assert done.stdout == ""
+    assert not out.exists()
+    # the real name works, and a group without consumers is not a typo
+    assert kit.explain(group)["_exit"] == 0

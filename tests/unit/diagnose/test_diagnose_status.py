@@ -1,0 +1,237 @@
+"""The cluster overview: selection, the numbers of each line, worst first, exit codes."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+from diagnose_builders import consumer, group, queues, snapshot
+
+from rmqlb.diagnose.report import exit_code
+from rmqlb.diagnose.status import (
+    MIXED,
+    GroupStatus,
+    StatusReport,
+    consumes,
+    is_pattern,
+    select_groups,
+    status,
+    status_to_json,
+    worst_first,
+)
+from rmqlb.errors import ExitCode, GroupNotFound
+from rmqlb.snapshot import load_snapshot
+
+DEMO = Path(__file__).resolve().parents[3] / "rmqlb" / "data" / "demo-snapshot.json"
+T = "OrderTopic"
+
+
+def offset(topic: str, qid: int, behind: int, broker: str = "broker-a") -> dict[str, Any]:
+    return {
+        "topic": topic,
+        "brokerName": broker,
+        "queueId": qid,
+        "brokerOffset": 500 + behind,
+        "consumerOffset": 500,
+    }
+
+
+def line(report: StatusReport, name: str) -> GroupStatus:
+    (found,) = [s for s in report.lines if s.group == name]
+    return found
+
+
+def test_demo_lines_worst_first_with_their_numbers() -> None:
+    report = status(load_snapshot(DEMO))
+    assert [s.group for s in report.lines] == [
+        "OrderGroup",
+        "ShipmentGroup",
+        "AuditGroup",
+        "NotifyGroup",
+        "InventoryGroup",
+    ]
+    order = line(report, "OrderGroup")
+    assert (order.message_model, order.strategy, order.consumers) == ("CLUSTERING", "AVG", 3)
+    assert (order.topics, order.queues) == (2, 6)  # PaymentTopic 2 + RefundTopic 4
+    assert order.lag == 3 + 3 + 0 + 1000 + 1037 + 1500 + 3
+    # the 3 RefundTopic queues AVG gives to clients that do not subscribe it
+    assert (order.stranded.queues, order.stranded.messages, order.stranded.unknown) == (3, 3537, 0)
+    assert order.consume_tps == pytest.approx(84.2 + 79.6 + 12.3)
+    assert order.worst is not None and order.worst.code.value == "SUBSCRIPTION_INCONSISTENT"
+    ship = line(report, "ShipmentGroup")
+    assert ship.strategy == MIXED
+    # the cause on the ordinary topic, not the same finding on the retry topic
+    assert ship.worst is not None and (ship.worst.code.value, ship.worst.topic) == (
+        "STRATEGY_INCONSISTENT",
+        "ShipmentTopic",
+    )
+    audit = line(report, "AuditGroup")
+    assert (audit.consumers, audit.strategy, audit.consume_tps) == (0, "-", None)
+    assert (audit.topics, audit.queues, audit.lag) == (1, 4, 4210)
+    assert audit.stranded.queues == 4 and audit.stranded.messages == 4210  # nobody reads them
+    notify = line(report, "NotifyGroup")
+    assert (notify.message_model, notify.strategy, notify.lag) == ("BROADCASTING", "-", None)
+    healthy = line(report, "InventoryGroup")
+    assert healthy.worst is None and healthy.stranded.queues == 0 and healthy.rank == -1
+    assert exit_code(report.report) is ExitCode.FINDINGS
+
+
+def test_problems_hides_lines_but_not_the_exit_code_or_totals() -> None:
+    report = status(load_snapshot(DEMO), problems=True)
+    assert [s.group for s in report.shown] == ["OrderGroup", "ShipmentGroup", "AuditGroup"]
+    assert report.hidden == 2 and len(report.lines) == 5
+    doc = status_to_json(report)
+    assert [g["group"] for g in doc["groups"]] == ["OrderGroup", "ShipmentGroup", "AuditGroup"]
+    assert doc["totals"]["groups"] == 5 and doc["totals"]["hidden"] == 2
+    assert doc["exitCode"] == 1
+    assert status_to_json(report, "never")["exitCode"] == 0
+
+
+def test_lines_with_equal_severity_sort_by_lag() -> None:
+    snap = snapshot(
+        {T: {"queues": 1}},
+        {
+            "small": group(offsets=[offset(T, 0, 10)]),
+            "big": group(offsets=[offset(T, 0, 900)]),
+            "none": group(),
+        },
+    )
+    assert [s.group for s in status(snap).lines] == ["big", "small", "none"]
+
+
+def test_selection_names_patterns_topics_and_system_groups() -> None:
+    snap = snapshot(
+        {T: {"queues": 1}, "Other": {"queues": 1}},
+        {
+            "order-a": group(consumer("c1", T)),
+            "order-b": group(offsets=[offset("Other", 0, 1)]),
+            "pay": group(consumer("c2", "Other")),
+            "TOOLS_CONSUMER": group(),
+        },
+    )
+    assert select_groups(snap) == ["order-a", "order-b", "pay"]
+    assert select_groups(snap, system=True)[0] == "TOOLS_CONSUMER"
+    assert select_groups(snap, names=["TOOLS_CONSUMER"]) == ["TOOLS_CONSUMER"]  # named: shown
+    assert select_groups(snap, names=["order-*"]) == ["order-a", "order-b"]
+    assert select_groups(snap, names=["x*"]) == []  # a pattern may match nothing
+    assert select_groups(snap, topic="Other") == ["order-b", "pay"]  # offsets count
+    assert select_groups(snap, names=["order-*"], topic=T) == ["order-a"]
+    with pytest.raises(GroupNotFound, match=r"did you mean 'order-a'\?$"):
+        select_groups(snap, names=["order-x", "order-*"])
+    assert consumes(snap.groups["order-b"], "Other") and not consumes(snap.groups["pay"], T)
+    assert is_pattern("a*") and is_pattern("a?") and is_pattern("[ab]") and not is_pattern("a-b")
+
+
+def test_an_empty_selection_is_an_empty_overview() -> None:
+    snap = snapshot({T: {"queues": 1}}, {"G": group(consumer("c1", T))})
+    report = status(snap, names=["nothing-*"])
+    assert report.lines == () and exit_code(report.report) is ExitCode.OK
+
+
+def test_stranded_counts_unreadable_brokers_and_unknown_lags() -> None:
+    route = {
+        "queueDatas": [
+            {"brokerName": "broker-a", "readQueueNums": 2, "writeQueueNums": 2, "perm": 6},
+            {"brokerName": "broker-b", "readQueueNums": 2, "writeQueueNums": 2, "perm": 2},
+        ]
+    }
+    held = queues(T, "broker-a", 0)
+    snap = snapshot(
+        {T: route},
+        {
+            "G": group(
+                consumer("c1", T, assigned=held),
+                offsets=[
+                    offset(T, 0, 5),
+                    # broker-a:1 is held by nobody and has no offset: unknown lag
+                    offset(T, 0, 40, broker="broker-b"),  # not readable: nobody reads it
+                    offset(T, 1, 2, broker="broker-b"),
+                ],
+            )
+        },
+    )
+    s = line(status(snap), "G")
+    assert (s.stranded.queues, s.stranded.messages, s.stranded.unknown) == (3, 42, 1)
+    assert s.queues == 2  # the readable ones
+
+
+def test_partial_data_is_marked_on_the_line_it_concerns() -> None:
+    errors = [
+        {"target": "broker-b", "request": "GET_CONSUME_STATS", "message": "down", "group": "A"},
+        {"target": "ns", "request": "GET_ROUTEINFO_BY_TOPIC", "message": "t", "topic": "Other"},
+        # the group list is in doubt, no line is
+        {"target": "b", "request": "QUERY_TOPIC_CONSUME_BY_WHO", "message": "x", "topic": T},
+        # an older snapshot's error names no group: its target is a client of C
+        {"target": "10.0.0.9@1", "request": "GET_CONSUMER_RUNNING_INFO", "message": "silent"},
+        {"target": "broker-b", "request": "GET_ALL_SUBSCRIPTIONGROUP_CONFIG", "message": "down"},
+    ]
+    snap = snapshot(
+        {T: {"queues": 1}},
+        {
+            "A": group(consumer("c1", T)),
+            "B": group(consumer("c2", "Other")),
+            "C": group(consumer("10.0.0.9@1", T)),
+            "D": group(consumer("c4", T)),
+        },
+        errors=errors,
+    )
+    report = status(snap)
+    assert {s.group for s in report.lines if s.partial} == {"A", "B", "C"}
+    # D's own data is complete, but the group list may not be: partial all the same
+    only_d = status(snap, names=["D"])
+    assert [e.request for e in only_d.errors] == [
+        "QUERY_TOPIC_CONSUME_BY_WHO",
+        "GET_ALL_SUBSCRIPTIONGROUP_CONFIG",
+    ]
+    assert exit_code(only_d.report) is ExitCode.PARTIAL and not line(only_d, "D").partial
+    only_a = status(snap, names=["A"])
+    assert [e.group for e in only_a.errors] == ["A", None, None]  # A's, and the group list
+    assert line(only_a, "A").problem  # partial data is a problem for --problems
+
+
+def test_worst_first_prefers_the_cause_and_ordinary_topics() -> None:
+    report = status(load_snapshot(DEMO), names=["ShipmentGroup"])
+    codes = [(f.code.value, f.topic) for f in worst_first(report.report.findings)]
+    assert codes[0] == ("STRATEGY_INCONSISTENT", "ShipmentTopic")
+    assert codes.index(("STRATEGY_INCONSISTENT", "%RETRY%ShipmentGroup")) > codes.index(
+        ("UNCONSUMED_QUEUE", "ShipmentTopic")
+    )
+    assert codes[-1][0] == "ASSIGNMENT_MISMATCH"  # the only warning
+
+
+def test_json_contract() -> None:
+    doc = status_to_json(status(load_snapshot(DEMO)))
+    assert doc["format"] == "rmqlb.status/1"
+    assert set(doc) == {
+        "format",
+        "capturedAt",
+        "captureSeconds",
+        "groups",
+        "totals",
+        "errors",
+        "exitCode",
+    }
+    first = doc["groups"][0]
+    assert set(first) == {
+        "group", "messageModel", "strategy", "consumers", "topics", "queues", "lag",
+        "stranded", "consumeTps", "findings", "worst", "partial",
+    }  # fmt: skip
+    assert first["stranded"] == {"queues": 3, "messages": 3537, "unknownQueues": 0}
+    assert first["findings"] == {"error": 2, "warning": 1, "info": 0}
+    assert first["worst"]["code"] == "SUBSCRIPTION_INCONSISTENT"
+    assert doc["totals"]["lag"] == sum(g["lag"] or 0 for g in doc["groups"])
+
+
+def test_a_broadcasting_groups_lag_is_its_clients_not_the_brokers() -> None:
+    never = {**offset(T, 0, 0), "brokerOffset": 700, "consumerOffset": -1, "minOffset": 0}
+    snap = snapshot(
+        {T: {"queues": 1}},
+        {
+            "B": group(consumer("c1", T), messageModel="BROADCASTING", offsets=[never]),
+            "C": group(consumer("c2", T), offsets=[never]),
+        },
+    )
+    report = status(snap)
+    assert line(report, "B").lag is None  # offsets live in the clients
+    assert line(report, "C").lag == 700  # never committed: counted from the min offset
