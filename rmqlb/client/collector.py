@@ -353,7 +353,9 @@ class _Collector:
         except CALL_ERRORS as exc:
             self._error(self.namesrv[0], request, str(exc))
             return
-        skip = set(self.brokers) | {b.cluster for b in self.brokers.values() if b.cluster}
+        clusters = {b.cluster for b in self.brokers.values() if b.cluster}
+        # broker and cluster names are topics too, and so is each cluster's reply topic
+        skip = set(self.brokers) | clusters | {f"{c}_REPLY_TOPIC" for c in clusters}
         topics = [
             t
             for t in dict.fromkeys(listed)
@@ -481,8 +483,11 @@ class _Collector:
                 self._route(sub.topic)
         # Every topic the group's clients subscribe (CLUSTERING push clients include their
         # %RETRY% topic); offsets of other topics stay what consume stats say (committed).
+        # A BROADCASTING group keeps its offsets in its clients: the broker has none to add.
         topics = set(view.subscriptions)
         topics.update(sub.topic for c in consumers for sub in c.subscriptions)
+        if view.message_model is MessageModel.BROADCASTING:
+            topics.clear()
         stats = [o for per_broker in await stats_task for o in per_broker]
         offsets = await self._complete_offsets(name, sorted(topics), stats)
         configs = {}

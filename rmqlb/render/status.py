@@ -18,6 +18,7 @@ from typing import IO, TYPE_CHECKING, Any, assert_never, cast
 from rmqlb.diagnose.report import exit_code
 from rmqlb.diagnose.status import GroupStatus, StatusReport, status_to_json, totals
 from rmqlb.errors import ExitCode
+from rmqlb.humanize import duration
 from rmqlb.render.formats import Output
 from rmqlb.render.safe import escape_json_controls, safe
 
@@ -112,7 +113,7 @@ def summary_line(report: StatusReport) -> str:
         f"{t.consumers:,} consumer{'s' if t.consumers != 1 else ''}",
     ]
     if report.seconds is not None:
-        parts.append(f"captured in {report.seconds:.2f} s")
+        parts.append(f"captured in {duration(report.seconds)}")
     elif report.captured_at:
         parts.append(f"captured at {report.captured_at}")
     return "; ".join(parts)
@@ -281,7 +282,7 @@ def build(  # names are shown through safe(): control characters visible
     from rich.console import Group  # noqa: PLC0415
     from rich.text import Text  # noqa: PLC0415
 
-    from rmqlb.render.styles import SEVERITY_STYLE  # noqa: PLC0415
+    from rmqlb.render.styles import SEVERITY_BADGE  # noqa: PLC0415
 
     report = safe(report)
 
@@ -312,7 +313,7 @@ def build(  # names are shown through safe(): control characters visible
             worst = line.worst
             if worst is not None:
                 finding = Text("  ", no_wrap=True, overflow="ellipsis")
-                finding.append(f" {worst.severity.value} ", SEVERITY_STYLE[worst.severity])
+                finding.append(f" {worst.severity.value} ", SEVERITY_BADGE[worst.severity])
                 finding.append(f" {worst.code.value}", style="bold")
                 if worst.topic:
                     finding.append(f" {worst.topic}", style="cyan")

@@ -168,6 +168,8 @@ def _consume_stats(
 
 def _completed_offsets(snapshot: Snapshot, g: Group, dialect: int) -> tuple[QueueOffset, ...]:
     topics = {s.topic for c in g.consumers for s in c.subscriptions}
+    if g.message_model is MessageModel.BROADCASTING:
+        topics = set()  # its offsets live in the clients
     ranges: dict[MessageQueue, tuple[int, int]] = {}  # the fake's min/max over all groups
     for other in snapshot.groups.values():
         for o in other.offsets:

@@ -152,7 +152,7 @@ def test_explain_table_in_colour(snap: Path, capsys: pytest.CaptureFixture[str])
 def test_explain_watch_off_a_terminal(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, fmt: str
 ) -> None:
-    from rmqlb.cli import explain as explain_module
+    from rmqlb.cli import watch as watch_module
 
     path = tmp_path / "evil.json"
     first = evil_snapshot()
@@ -164,7 +164,7 @@ def test_explain_watch_off_a_terminal(
     def next_poll(_seconds: float) -> None:
         path.write_text(json.dumps(second), encoding="utf-8")
 
-    monkeypatch.setattr(explain_module, "_sleep", next_poll)
+    monkeypatch.setattr(watch_module, "sleep", next_poll)
     _, out, err = _run(
         capsys, "explain", "--dump", str(path), "--watch", "1", "--count", "2", "-o", fmt
     )
@@ -179,7 +179,8 @@ def test_explain_watch_redraw(snap: Path, fmt: str) -> None:
 
     from rich.console import Console
 
-    from rmqlb.cli import explain as explain_module
+    from rmqlb.cli import watch as watch_module
+    from rmqlb.cli.explain import ExplainWatch
     from rmqlb.diagnose import diagnose
     from rmqlb.errors import InputError
     from rmqlb.render import Output, RenderOptions
@@ -188,15 +189,14 @@ def test_explain_watch_redraw(snap: Path, fmt: str) -> None:
     def failing_poll() -> Any:
         raise InputError(f"cannot read {CID_2}")
 
-    polls = iter([lambda: load_snapshot(snap), failing_poll])
+    polls = iter([lambda: diagnose(load_snapshot(snap)), failing_poll])
     buffer = io.StringIO()
     console = Console(file=buffer, width=120, force_terminal=True, color_system=None)
-    explain_module._watch(
+    watch_module.watch(
         lambda: next(polls)(),  # noqa: PLW0108  (a fresh call per poll)
-        diagnose,
-        Output(fmt),
+        ExplainWatch(Output(fmt), RenderOptions()),
         console,
-        RenderOptions(),
+        json_output=False,
         interval=1.0,
         count=2,
         redraw=True,

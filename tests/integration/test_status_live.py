@@ -31,7 +31,7 @@ def test_live_overview_equals_the_overview_of_its_dump(
     saved = tmp_path / "snap.json"
     with FakeClusterThread(load_snapshot(DEMO)) as fake:
         code, live = _json(capsys, ["status", "-n", fake.namesrv_addr, "-o", "json"])
-        assert run(["dump", "-n", fake.namesrv_addr, "-o", str(saved)]) == 0
+        assert run(["dump", "-n", fake.namesrv_addr, "--out", str(saved)]) == 0
         capsys.readouterr()
     dump_code, offline = _json(capsys, ["status", "--dump", str(saved), "-o", "json"])
     assert code == dump_code == 1
