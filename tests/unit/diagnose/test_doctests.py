@@ -1,0 +1,19 @@
+"""The worked examples in the diagnosis modules' docstrings hold."""
+
+from __future__ import annotations
+
+import doctest
+from types import ModuleType
+
+import pytest
+
+import rmqlb.diagnose
+from rmqlb.diagnose import context
+from rmqlb.diagnose.rules import _text, allocation
+
+
+@pytest.mark.parametrize("module", [rmqlb.diagnose, context, _text, allocation])
+def test_docstring_examples(module: ModuleType) -> None:
+    failures, tried = doctest.testmod(module)
+    assert tried > 0
+    assert failures == 0
