@@ -8,11 +8,11 @@ from types import ModuleType
 import pytest
 
 import rmqlb.diagnose
-from rmqlb.diagnose import context
+from rmqlb.diagnose import context, report
 from rmqlb.diagnose.rules import _text, allocation
 
 
-@pytest.mark.parametrize("module", [rmqlb.diagnose, context, _text, allocation])
+@pytest.mark.parametrize("module", [rmqlb.diagnose, context, report, _text, allocation])
 def test_docstring_examples(module: ModuleType) -> None:
     failures, tried = doctest.testmod(module)
     assert tried > 0
