@@ -61,6 +61,12 @@ EXPECTED: dict[str, list[tuple[str, str | None, list[str]]]] = {
     ],
     "lag-skew.json": [("LAG_SKEW", "ClickTopic", [f"broker-a:{i}" for i in range(4, 8)])],
     "what-if-shorthand.json": [("IDLE_CONSUMER", "OrderTopic", [])],
+    "slow-and-stuck-consumers.json": [
+        ("CONSUMER_STALLED", "PaymentEventTopic", ["broker-a:6", "broker-a:7"]),
+        ("CONSUME_FAILING", "PaymentEventTopic", []),
+        ("FLOW_CONTROLLED", "PaymentEventTopic", [f"broker-a:{i}" for i in range(3, 6)]),
+        ("LAG_SKEW", "PaymentEventTopic", ["broker-a:6", "broker-a:7"]),
+    ],
 }
 
 
