@@ -9,8 +9,10 @@ Families: :mod:`.modes` (BROADCASTING, POP_MODE, PROXY_CLIENTS), :mod:`.membersh
 STRATEGY_INCONSISTENT), :mod:`.route` (NO_ROUTE, WRITE_EXCEEDS_READ, QUEUE_NOT_READABLE),
 :mod:`.allocation` (ALLOCATION_FAILED, IDLE_CONSUMER, IMBALANCE, UNCONSUMED_QUEUE from the
 expected side), :mod:`.actual` (UNCONSUMED_QUEUE held by nobody, DUPLICATE_ASSIGNMENT,
-ASSIGNMENT_MISMATCH), :mod:`.lag` (LAG_SKEW), :mod:`.health` (CONSUMER_STALLED,
-FLOW_CONTROLLED, CONSUME_FAILING, ORDERLY_LOCK_LOST) and :mod:`.configs` (CONSUME_DISABLED).
+ASSIGNMENT_MISMATCH), :mod:`.stale` (STALE_ALLOCATION), :mod:`.lag` (LAG_SKEW),
+:mod:`.health` (CONSUMER_STALLED, FLOW_CONTROLLED, CONSUME_FAILING, ORDERLY_LOCK_LOST) and
+:mod:`.configs` (CONSUME_DISABLED). :mod:`rmqlb.diagnose.causes` then links consequences to
+their causes.
 """
 
 from __future__ import annotations
@@ -28,6 +30,7 @@ from rmqlb.diagnose.rules import (
     membership,
     modes,
     route,
+    stale,
 )
 
 GroupRule = Callable[[GroupContext, Sequence[TopicContext], str | None], list[Finding]]
@@ -39,6 +42,7 @@ GROUP_RULES: tuple[GroupRule, ...] = (
     membership.check_duplicate_client_ids,
     membership.check_unreachable,
     configs.check_configs,
+    stale.check_stale,
 )
 
 TOPIC_RULES: tuple[TopicRule, ...] = (

@@ -19,6 +19,11 @@ EXPECTED: dict[str, list[tuple[str, str | None, list[str]]]] = {
     "16-queues-3-consumers-rebalancing.json": [
         ("DUPLICATE_ASSIGNMENT", "OrderTopic", [f"broker-a:{i}" for i in range(11, 16)]),
         (
+            "STALE_ALLOCATION",
+            "OrderTopic",
+            ["broker-a:6", "broker-a:7", *(f"broker-a:{i}" for i in range(11, 16))],
+        ),
+        (
             "ASSIGNMENT_MISMATCH",
             "OrderTopic",
             ["broker-a:6", "broker-a:7", *(f"broker-a:{i}" for i in range(11, 16))],
@@ -61,6 +66,11 @@ EXPECTED: dict[str, list[tuple[str, str | None, list[str]]]] = {
     ],
     "lag-skew.json": [("LAG_SKEW", "ClickTopic", [f"broker-a:{i}" for i in range(4, 8)])],
     "what-if-shorthand.json": [("IDLE_CONSUMER", "OrderTopic", [])],
+    "stale-client.json": [
+        ("DUPLICATE_ASSIGNMENT", "OrderEventTopic", [f"broker-b:{i}" for i in range(4)]),
+        ("STALE_ALLOCATION", "OrderEventTopic", [f"broker-b:{i}" for i in range(4)]),
+        ("ASSIGNMENT_MISMATCH", "OrderEventTopic", [f"broker-b:{i}" for i in range(4)]),
+    ],
     "slow-and-stuck-consumers.json": [
         ("CONSUMER_STALLED", "PaymentEventTopic", ["broker-a:6", "broker-a:7"]),
         ("CONSUME_FAILING", "PaymentEventTopic", []),
