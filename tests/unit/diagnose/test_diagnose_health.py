@@ -161,7 +161,8 @@ def test_a_silent_holder_with_lag_is_stalled_and_explains_unreachable() -> None:
     assert labels(stalled) == ["broker-a:0", "broker-a:1"]
     assert "did not answer (GET_CONSUMER_RUNNING_INFO: timed out)" in stalled.message
     assert "42 messages of lag" in stalled.message and "120 s" in stalled.message
-    assert "CLIENT_UNREACHABLE" in codes(report)
+    unreachable = only(report, Code.CLIENT_UNREACHABLE)
+    assert unreachable.caused_by == stalled.id
 
 
 def test_a_silent_holder_without_lag_is_only_unreachable() -> None:
@@ -222,15 +223,18 @@ def test_flow_control_thresholds_come_from_the_client() -> None:
     assert "FLOW_CONTROLLED" not in codes(two_clients(busy, first=raised))
 
 
-def test_a_stalled_consumer_is_flow_controlled_and_holds_the_lag() -> None:
+def test_flow_control_of_a_stalled_consumer_is_its_consequence() -> None:
     states = [
         pq(0, cachedMsgCount=1_100, lastConsumeTimestamp=NOW - 400_000),
         pq(1, cachedMsgCount=1_050, lastConsumeTimestamp=NOW - 400_000),
     ]
     report = two_clients(states, lags={0: 9_000, 1: 9_000, 2: 10, 3: 10})
-    assert only(report, Code.CONSUMER_STALLED).consumers == ("c1",)
-    assert only(report, Code.FLOW_CONTROLLED).consumers == ("c1",)
-    assert only(report, Code.LAG_SKEW).consumers == ("c1",)
+    stalled = only(report, Code.CONSUMER_STALLED)
+    flow = only(report, Code.FLOW_CONTROLLED)
+    skew = only(report, Code.LAG_SKEW)
+    assert flow.caused_by == stalled.id and skew.caused_by == stalled.id
+    assert [f.code for f in report.findings][:1] == [Code.CONSUMER_STALLED]
+    assert "caused by CONSUMER_STALLED" in flow.hint
 
 
 # -- CONSUME_FAILING ----------------------------------------------------------------------------
@@ -319,7 +323,7 @@ def test_no_lock_finding_for_fresh_locks_or_concurrent_consumers() -> None:
     assert "ORDERLY_LOCK_LOST" not in codes(two_clients([pq(0), pq(1)]))
 
 
-def test_a_doubled_orderly_queue_is_locked_by_one_holder_only() -> None:
+def test_lock_lost_on_a_doubled_orderly_queue_follows_from_the_duplicate() -> None:
     orderly = {"consumeOrderly": True}
     c1 = consumer(
         "c1",
@@ -343,8 +347,10 @@ def test_a_doubled_orderly_queue_is_locked_by_one_holder_only() -> None:
         **orderly,
     )
     report = run({T: {"queues": 4}}, {"G": group(c1, c2)}, extra=CAPTURED)
-    assert labels(only(report, Code.DUPLICATE_ASSIGNMENT)) == ["broker-a:1"]
-    assert labels(only(report, Code.ORDERLY_LOCK_LOST)) == ["broker-a:1"]
+    duplicate = only(report, Code.DUPLICATE_ASSIGNMENT)
+    lost = only(report, Code.ORDERLY_LOCK_LOST)
+    assert labels(lost) == ["broker-a:1"]
+    assert lost.caused_by == duplicate.id
 
 
 # -- CONSUME_DISABLED ---------------------------------------------------------------------------
@@ -382,8 +388,8 @@ def test_consume_disabled_everywhere_and_lag_skew_follows() -> None:
         {T: {"queues": 4}},
         {"G": group(c1, c2, offsets=offsets({0: 5_000, 1: 5_000, 2: 1, 3: 1}), configs=configs)},
     )
-    assert "TopicA (4 queues)" in only(report, Code.CONSUME_DISABLED).message
-    assert only(report, Code.LAG_SKEW).consumers == ("c1",)
+    disabled = only(report, Code.CONSUME_DISABLED)
+    assert only(report, Code.LAG_SKEW).caused_by == disabled.id
 
 
 def test_no_consume_disabled_when_enabled_or_unknown() -> None:

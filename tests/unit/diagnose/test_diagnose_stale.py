@@ -55,8 +55,13 @@ def test_a_client_holding_everything_allocates_as_if_it_were_alone() -> None:
     assert "4 queues held twice (broker-b:0..3)" in stale.message
     assert "notifyConsumerIdsChangedEnable=false on broker-a, broker-b" in stale.message
     assert "mqadmin updateSubGroup -b <broker-a address> -g G -a true" in stale.hint
-    assert labels(only(report, Code.DUPLICATE_ASSIGNMENT)) == labels(stale)
-    assert only(report, Code.ASSIGNMENT_MISMATCH).consumers == stale.consumers
+    duplicate = only(report, Code.DUPLICATE_ASSIGNMENT)
+    mismatch = only(report, Code.ASSIGNMENT_MISMATCH)
+    assert duplicate.caused_by == stale.id and mismatch.caused_by == stale.id
+    assert report.findings[0] == stale
+    for f in (duplicate, mismatch):
+        assert f.hint.startswith(f"caused by STALE_ALLOCATION ({stale.id}): 127.0.0.1@first")
+        assert "re-run" not in f.hint and "wait" not in f.hint
 
 
 def test_without_the_notification_setting_a_lasting_view_is_a_stuck_rebalance() -> None:
@@ -106,9 +111,9 @@ def test_clients_that_still_count_a_client_that_left_leave_holes() -> None:
     assert "a consumer list with one more client, sorting just before b" in main.message
     assert "3 queues held by nobody (broker-a:0..2)" in main.message
     holes = {f.topic: f for f in report.findings if f.code is Code.UNCONSUMED_QUEUE}
-    assert labels(holes[T]) == ["broker-a:0", "broker-a:1", "broker-a:2"]
+    assert holes[T].caused_by == main.id
     # the retry topic's one queue falls to b, which still thinks it is second of three
-    assert on_retry.consumers == ("b",) and labels(holes[retry]) == ["broker-a:0"]
+    assert holes[retry].caused_by == on_retry.id and labels(holes[retry]) == ["broker-a:0"]
 
 
 def test_a_client_the_broker_does_not_list_holds_nothing() -> None:
@@ -170,7 +175,8 @@ def test_no_stale_allocation_when_nothing_explains_the_holdings() -> None:
         {"G": group(consumer("c1", T, assigned=q(0, 2, 5)), consumer("c2", T, assigned=q(1, 3)))},
     )
     assert "STALE_ALLOCATION" not in codes(report)
-    assert "re-run in a minute" in only(report, Code.ASSIGNMENT_MISMATCH).hint
+    mismatch = only(report, Code.ASSIGNMENT_MISMATCH)
+    assert mismatch.caused_by is None and "re-run in a minute" in mismatch.hint
 
 
 def test_no_stale_allocation_for_a_rolling_deploy() -> None:
@@ -188,7 +194,8 @@ def test_no_stale_allocation_for_a_rolling_deploy() -> None:
         },
     )
     assert "STALE_ALLOCATION" not in codes(report)
-    assert "STRATEGY_INCONSISTENT" in codes(report)
+    inconsistent = only(report, Code.STRATEGY_INCONSISTENT)
+    assert only(report, Code.UNCONSUMED_QUEUE).caused_by == inconsistent.id
 
 
 def test_the_search_stays_within_its_budget() -> None:
