@@ -5,23 +5,27 @@ one broker), the topic's route and its strategy. A client whose holdings differ 
 expected allocation often holds, queue for queue, what the strategy yields for inputs that
 were true a moment ago: the consumer list before another client joined or left, the list of
 itself alone, a route with a broker that has left or without one that joined. This rule
-searches those alternatives, cheaply, only for the clients whose holdings mismatch:
+searches those alternatives, cheaply, only for the clients whose holdings mismatch, the
+most plausible first:
 
-1. the client alone (it started first and never rebalanced since); a client holding nothing
-   is tried against the list without itself (the broker it asked did not list it yet);
-2. ``cidAll`` without the clients that started after it, without the 1-3 newest clients,
-   and without each single other client (newest, then those holding what they should — a
-   fresh joiner rebalances at once — then the rest);
-3. ``cidAll`` with one more client (one that left), at each position next to it (strategies
-   that depend only on positions: AVG, AVG_BY_CIRCLE, MACHINE_ROOM);
-4. the route without each broker, or with a broker seen in holdings but not readable in the
-   route;
-5. the other parameter-free strategies.
+1. ``cidAll`` without the 1-3 newest clients (by start time), and without each of the few
+   clients that hold exactly their share (a fresh joiner rebalances at once);
+2. the client alone (it started first and never rebalanced since), or ``cidAll`` without the
+   client itself when it holds nothing (the broker it asked did not list it yet); ``cidAll``
+   without the clients that started after it;
+3. the route without each broker, or with a broker the clients still hold queues of that is
+   gone, not readable or has fewer read queues now;
+4. the other parameter-free strategies;
+5. ``cidAll`` with one more client (one that left) next to a mismatching client (strategies
+   where only positions matter: AVG, AVG_BY_CIRCLE, MACHINE_ROOM);
+6. ``cidAll`` without any one other client, newest first.
 
-Each alternative is one whole-group allocation (bit-exact, :mod:`rmqlb.allocate`), and it
-explains every mismatching client whose holdings equal its share. The alternatives that
-explain the most clients are kept (greedy cover); at most ``DiagnoseOptions.stale_budget``
-allocations per topic.
+A client that runs another strategy than expected and holds that strategy's share of the
+current inputs is left to STRATEGY_INCONSISTENT. Each alternative is one whole-group
+allocation (bit-exact, :mod:`rmqlb.allocate`), and it explains every mismatching client whose
+holdings equal its share. The alternatives that explain the most clients are kept (greedy
+cover); at most ``DiagnoseOptions.stale_budget`` allocations and ``stale_work`` queues and
+client ids per topic, so big groups try fewer.
 
 Worked example (seen on a real cluster, notifyConsumerIdsChangedEnable=false): 8 queues,
 ``first`` started alone and holds all 8; ``second`` joined and holds ``4..7``, its AVG half.
@@ -68,7 +72,7 @@ class View:
 
     ``kind``: ``alone``, ``without`` (``missing`` left out), ``with_left``
     (one more client, next to ``neighbour``), ``route_without`` / ``route_with``
-    (``broker``), ``strategy``.
+    (``broker``), ``strategy``, or ``own`` (the client's own strategy, current inputs).
     """
 
     kind: str
