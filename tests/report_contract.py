@@ -3,7 +3,9 @@
 The contract of the explain issue, plus what ``report_to_json`` documents on top of it:
 ``topics[].retry``, ``consumers[].lag`` and the top-level ``errors`` list; the lag totals
 (``groups[].lag``, ``lagByConsumer``, ``topics[].lag``), each queue's ``offsets`` and each
-consumer's address, version, consume status and process queues (``null`` when unknown).
+consumer's address, version, consume status and process queues (``null`` when unknown);
+each finding's ``id`` and ``causedBy`` (the id of an earlier finding of the same group, or
+null).
 """
 
 from __future__ import annotations
@@ -101,13 +103,22 @@ def assert_report_contract(doc: Any) -> None:
                 assert _opt_int(c["actual"]), wc
                 assert _opt_int(c["lag"]), wc
     assert isinstance(doc["findings"], list)
+    seen: dict[str, str] = {}  # finding id -> group
     for fi, f in enumerate(doc["findings"]):
         w = f"$.findings[{fi}]"
         _keys(
             f,
-            {"code", "severity", "group", "topic", "consumers", "queues", "message", "hint"},
+            {
+                "code", "severity", "group", "topic", "consumers", "queues", "message", "hint",
+                "id", "causedBy",
+            },
             w,
-        )
+        )  # fmt: skip
+        assert f["id"] is None or (isinstance(f["id"], str) and f["id"] not in seen), w
+        cause = f["causedBy"]
+        assert cause is None or seen.get(cause) == f["group"], f"{w}.causedBy: {cause!r}"
+        if f["id"] is not None:
+            seen[f["id"]] = f["group"]
         assert isinstance(f["code"], str) and f["code"].isupper(), w
         assert f["severity"] in SEVERITIES, w
         assert isinstance(f["group"], str), w

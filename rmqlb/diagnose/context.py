@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from enum import StrEnum
 from itertools import compress, repeat
 from operator import attrgetter, is_, is_not, sub
@@ -26,6 +27,7 @@ from rmqlb.model.javaorder import java_key
 from rmqlb.model.queue import MessageQueue, queue_sort_key
 from rmqlb.model.snapshot import (
     RETRY_PREFIX,
+    CaptureError,
     Consumer,
     Group,
     MessageModel,
@@ -48,12 +50,21 @@ class DiagnoseOptions:
     - ``lag_skew_share`` / ``min_lag``: LAG_SKEW when one consumer holds more than this share
       of a topic's lag, and the topic's lag is at least ``min_lag`` messages.
     - ``max_listed``: how many queues or client ids a message names before ``and N more``.
+    - ``stall_ms``: CONSUMER_STALLED when a held queue with lag was not pulled for longer
+      than the client's ``pullInterval`` plus this, or its cached messages were not consumed
+      for longer than this (the broker's long poll holds a pull at most 15 s).
+    - ``stale_budget`` / ``stale_work``: how many alternative inputs the STALE_ALLOCATION
+      search may try per topic (each is one allocation of the whole group), and how much
+      work in all (queues plus client ids per allocation): big groups try fewer.
     """
 
     max_imbalance: float = 1.5
     lag_skew_share: float = 0.5
     min_lag: int = 1000
     max_listed: int = 8
+    stall_ms: int = 60_000
+    stale_budget: int = 64
+    stale_work: int = 1_000_000
 
 
 class Mode(StrEnum):
@@ -82,6 +93,19 @@ def is_pop_client(consumer: Consumer, group: Group) -> bool:
     return POP_CONSUME_TYPE in (consumer.consume_type, group.consume_type) or bool(
         consumer.pop_assigned
     )
+
+
+def broker_addr(snapshot: Snapshot, broker: str) -> str:
+    """The master address of ``broker`` for commands, ``<broker address>`` when unknown."""
+    info = snapshot.brokers.get(broker)
+    addr = info.master_addr() if info is not None else None
+    return addr or f"<{broker} address>"
+
+
+def errors_about(snapshot: Snapshot, consumer: Consumer) -> list[CaptureError]:
+    """The capture errors that name ``consumer`` (its client id or address)."""
+    keys = [k for k in (consumer.client_id, consumer.client_addr) if k]
+    return [e for e in snapshot.errors if any(k in e.message or k in e.target for k in keys)]
 
 
 def consumers_strategy(consumers: Sequence[Consumer]) -> StrategySpec | None:
@@ -130,6 +154,7 @@ class GroupContext:
     cid_all: list[str]
     live: bool
     offsets_by_queue: dict[MessageQueue, QueueOffset] | None = None
+    now_ms: int | None = None  # the capture time (``capturedAt``), epoch ms
 
     def offset(self, mq: MessageQueue) -> QueueOffset | None:
         """The group's offset of ``mq`` (``None``: not captured)."""
@@ -154,6 +179,23 @@ class GroupContext:
         return [t for t in ordered if not t.startswith(RETRY_PREFIX)] + [
             t for t in ordered if t.startswith(RETRY_PREFIX)
         ]
+
+
+def epoch_ms(captured_at: str | None) -> int | None:
+    """``capturedAt`` (ISO 8601, UTC when no offset is given) in epoch milliseconds.
+
+    >>> epoch_ms("1970-01-01T00:01:00Z"), epoch_ms(None), epoch_ms("yesterday")
+    (60000, None, None)
+    """
+    if not captured_at:
+        return None
+    try:
+        moment = datetime.fromisoformat(captured_at)
+    except ValueError:
+        return None
+    if moment.tzinfo is None:
+        moment = moment.replace(tzinfo=UTC)
+    return int(moment.timestamp() * 1000)
 
 
 def group_context(
@@ -183,6 +225,7 @@ def group_context(
         consumers=consumers,
         cid_all=[c.client_id for c in consumers],
         live=live,
+        now_ms=epoch_ms(snapshot.captured_at),
     )
 
 
@@ -312,6 +355,26 @@ class TopicContext:
             if i is not None:
                 total += lag[i] or 0
         return total
+
+
+def holds_expected(ctx: TopicContext, cid: str, index: list[int] | None, want: int) -> bool:
+    """Whether ``cid`` holds exactly its ``want`` expected queues, from the positions of its
+    held queues in ``mq_all`` (``index``; ``None``: some are outside it).
+
+    No hashing of queues: ``owner`` says who should hold each position, and a contiguous
+    block (as AVG gives) is compared as one slice, in C.
+    """
+    if index is None or len(index) != want:
+        return False
+    if not index:
+        return True
+    owner = ctx.owner
+    lo, hi = index[0], index[-1]
+    if hi - lo + 1 == want and index == list(range(lo, hi + 1)):
+        return owner[lo : hi + 1] == [cid] * want
+    if len(set(index)) != want:
+        return False
+    return all(owner[i] == cid for i in index)
 
 
 def expected_allocation(

@@ -20,6 +20,7 @@ from operator import is_, ne
 from typing import cast
 
 from rmqlb.diagnose._fast import new_consumer_row, new_rows
+from rmqlb.diagnose.causes import arrange, link_causes
 from rmqlb.diagnose.context import (
     DiagnoseOptions,
     GroupContext,
@@ -37,7 +38,6 @@ from rmqlb.diagnose.report import (
     QueueStatus,
     Report,
     TopicReport,
-    sort_findings,
 )
 from rmqlb.diagnose.rules import GROUP_RULES, TOPIC_RULES
 from rmqlb.errors import InputError
@@ -141,7 +141,9 @@ def _consumer_rows(ctx: TopicContext) -> tuple[ConsumerRow, ...]:
     return tuple(rows)
 
 
-def _diagnose_group(g: GroupContext, topic: str | None) -> tuple[GroupReport, list[Finding]]:
+def _diagnose_group(
+    g: GroupContext, topic: str | None
+) -> tuple[GroupReport, list[Finding], list[int | None]]:
     findings: list[Finding] = []
     topics = g.subscribed_topics()
     if topic is not None:
@@ -165,7 +167,7 @@ def _diagnose_group(g: GroupContext, topic: str | None) -> tuple[GroupReport, li
     label = describe(g.strategy) if g.mode is Mode.CLUSTERING else g.mode.value
     if g.mode is Mode.BROADCASTING:
         label = "BROADCASTING"
-    return GroupReport(g.name, model, label, tuple(reports)), findings
+    return GroupReport(g.name, model, label, tuple(reports)), findings, link_causes(g, findings)
 
 
 def diagnose(
@@ -204,15 +206,18 @@ def diagnose(
             )
     group_reports: list[GroupReport] = []
     findings: list[Finding] = []
+    parents: list[int | None] = []
     with gc_paused():
         for name in names:
             g = group_context(snapshot, snapshot.groups[name], strategy, opts)
-            report, found = _diagnose_group(g, topic)
+            report, found, links = _diagnose_group(g, topic)
             group_reports.append(report)
+            offset = len(findings)
             findings.extend(found)
+            parents.extend(None if p is None else p + offset for p in links)
     return Report(
         tuple(group_reports),
-        tuple(sort_findings(findings)),
+        tuple(arrange(findings, parents)),
         snapshot.errors,
         captured_at=snapshot.captured_at,
     )

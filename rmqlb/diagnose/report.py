@@ -60,6 +60,12 @@ class Code(StrEnum):
     PROXY_CLIENTS = "PROXY_CLIENTS"
     NO_ROUTE = "NO_ROUTE"  # a subscribed topic has no route in the snapshot
     ALLOCATION_FAILED = "ALLOCATION_FAILED"  # expected cannot be computed (Java throws/custom)
+    STALE_ALLOCATION = "STALE_ALLOCATION"  # a client allocates from other inputs than the group's
+    CONSUMER_STALLED = "CONSUMER_STALLED"  # a holder neither pulls nor consumes, or is silent
+    FLOW_CONTROLLED = "FLOW_CONTROLLED"  # a holder's cache is full: it consumes too slowly
+    CONSUME_FAILING = "CONSUME_FAILING"  # a holder's listener fails: retries, then the DLQ
+    ORDERLY_LOCK_LOST = "ORDERLY_LOCK_LOST"  # an orderly holder lacks the broker lock of a queue
+    CONSUME_DISABLED = "CONSUME_DISABLED"  # consumeEnable=false in the group's config
 
 
 class QueueStatus(StrEnum):
@@ -74,7 +80,12 @@ class QueueStatus(StrEnum):
 
 @dataclass(frozen=True, slots=True)
 class Finding:
-    """One problem, with its numbers (``message``) and its fix (``hint``)."""
+    """One problem, with its numbers (``message``) and its fix (``hint``).
+
+    ``id`` names the finding inside one report (``F1``, ``F2`` ... in report order) and
+    ``caused_by`` is the id of the finding that explains it (``None`` for a root cause or
+    a finding without a known cause); :func:`rmqlb.diagnose.diagnose` sets both.
+    """
 
     code: Code
     severity: Severity
@@ -84,6 +95,8 @@ class Finding:
     topic: str | None = None
     consumers: tuple[str, ...] = ()
     queues: tuple[MessageQueue, ...] = ()
+    id: str | None = None
+    caused_by: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -176,9 +189,93 @@ class Report:
         return bool(self.errors)
 
 
+def _finding_key(f: Finding) -> tuple[int, str, str, str]:
+    return (-f.severity.rank, f.group, f.topic or "", f.code.value)
+
+
 def sort_findings(findings: Iterable[Finding]) -> list[Finding]:
     """Most severe first, then by group, topic and code: a stable, readable order."""
-    return sorted(findings, key=lambda f: (-f.severity.rank, f.group, f.topic or "", f.code.value))
+    return sorted(findings, key=_finding_key)
+
+
+def tree_order(findings: Sequence[Finding], parents: Sequence[int | None]) -> list[int]:
+    """Causes before consequences: the positions of ``findings`` in report order.
+
+    ``parents[i]`` is the position of the finding that causes ``findings[i]`` (``None``:
+    none). Each cause is followed by its consequences (depth first); trees are ordered like
+    :func:`sort_findings`, a tree ranking by its most severe finding, and so are the
+    consequences of one cause. Without links this is exactly :func:`sort_findings`.
+
+    >>> a = Finding(Code.IMBALANCE, Severity.warning, "G", "m", "h")
+    >>> b = Finding(Code.DUPLICATE_ASSIGNMENT, Severity.error, "G", "m", "h")
+    >>> tree_order([a, b], [None, 0]), tree_order([a, b], [None, None])
+    ([0, 1], [1, 0])
+    """
+    children: dict[int, list[int]] = {}
+    roots: list[int] = []
+    for i, parent in enumerate(parents):
+        if parent is None or parent == i or not 0 <= parent < len(findings):
+            roots.append(i)
+        else:
+            children.setdefault(parent, []).append(i)
+    top: dict[int, int] = {}
+
+    def rank(i: int, seen: frozenset[int]) -> int:
+        if i not in top:
+            below = [rank(k, seen | {i}) for k in children.get(i, ()) if k not in seen]
+            top[i] = max([findings[i].severity.rank, *below])
+        return top[i]
+
+    def key(i: int) -> tuple[int, str, str, str]:
+        return (-rank(i, frozenset()), *_finding_key(findings[i])[1:])
+
+    out: list[int] = []
+    placed: set[int] = set()
+
+    def walk(i: int) -> None:
+        if i in placed:
+            return
+        placed.add(i)
+        out.append(i)
+        for k in sorted(children.get(i, ()), key=key):
+            walk(k)
+
+    for i in sorted(roots, key=key):
+        walk(i)
+    for i in range(len(findings)):  # a cycle has no root: keep its members anyway
+        if i not in placed:
+            walk(i)
+    return out
+
+
+def order_findings(findings: Iterable[Finding]) -> list[Finding]:
+    """Findings in report order: causes first, each followed by its consequences (linked by
+    ``id`` / ``caused_by``); unlinked findings most severe first (:func:`sort_findings`)."""
+    items = list(findings)
+    position = {f.id: i for i, f in enumerate(items) if f.id is not None}
+    parents = [position.get(f.caused_by) if f.caused_by is not None else None for f in items]
+    return [items[i] for i in tree_order(items, parents)]
+
+
+def finding_depths(findings: Sequence[Finding]) -> list[int]:
+    """How deep each finding sits under its causes (0: a root), for indenting renderers.
+
+    >>> a = Finding(Code.STALE_ALLOCATION, Severity.error, "G", "m", "h", id="F1")
+    >>> b = Finding(Code.DUPLICATE_ASSIGNMENT, Severity.error, "G", "m", "h", id="F2",
+    ...             caused_by="F1")
+    >>> finding_depths([a, b])
+    [0, 1]
+    """
+    by_id = {f.id: f for f in findings if f.id is not None}
+    depths: list[int] = []
+    for f in findings:
+        depth, seen, parent = 0, {f.id}, f.caused_by
+        while parent is not None and parent in by_id and parent not in seen:
+            depth += 1
+            seen.add(parent)
+            parent = by_id[parent].caused_by
+        depths.append(depth)
+    return depths
 
 
 def exit_code(report: Report, fail_on: str = "error") -> ExitCode:
@@ -202,6 +299,8 @@ def finding_to_json(f: Finding) -> dict[str, Any]:
         "queues": [_queue_ref(q) for q in f.queues],
         "message": f.message,
         "hint": f.hint,
+        "id": f.id,
+        "causedBy": f.caused_by,
     }
 
 

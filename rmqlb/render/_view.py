@@ -21,7 +21,8 @@ from rmqlb.diagnose.report import (
     Severity,
     TopicReport,
     exit_code,
-    sort_findings,
+    finding_depths,
+    order_findings,
 )
 from rmqlb.errors import ExitCode
 from rmqlb.humanize import duration, plural
@@ -288,13 +289,40 @@ def topic_header(t: TopicReport, name: Callable[[str], str] = _same) -> str:
 
 
 def findings_by_group(report: Report) -> tuple[dict[str, list[Finding]], list[Finding]]:
-    """Findings per reported group (most severe first) and those of groups without tables."""
+    """Findings per reported group and those of groups without tables, in report order:
+    causes first, each followed by its consequences, otherwise most severe first."""
     names = {g.group for g in report.groups}
     per: dict[str, list[Finding]] = {name: [] for name in names}
     rest: list[Finding] = []
-    for f in sort_findings(report.findings):
+    for f in order_findings(report.findings):
         (per[f.group] if f.group in names else rest).append(f)
     return per, rest
+
+
+@dataclass(frozen=True, slots=True)
+class FindingLine:
+    """A finding as a renderer lays it out: how deep under its cause, and its link tag."""
+
+    finding: Finding
+    depth: int
+    tag: str
+
+
+def finding_lines(findings: Sequence[Finding]) -> list[FindingLine]:
+    """``findings`` (in report order) with their depth under their causes and a tag for
+    those that take part in a link: ``F1`` for a cause, ``F2, caused by F1`` for a
+    consequence; ``""`` for the others."""
+    linked = {f.caused_by for f in findings if f.caused_by is not None}
+    out: list[FindingLine] = []
+    for f, depth in zip(findings, finding_depths(findings), strict=True):
+        if f.caused_by is not None:
+            tag = f"{f.id}, caused by {f.caused_by}"
+        elif f.id is not None and f.id in linked:
+            tag = f.id
+        else:
+            tag = ""
+        out.append(FindingLine(f, depth, tag))
+    return out
 
 
 def finding_where(f: Finding) -> str:

@@ -153,27 +153,33 @@ def _consumer_rows(
     return fit_table(columns, cells, width, row_styles=styles)
 
 
-def _finding(f: Finding, o: RenderOptions) -> RenderableType:
+def _finding(line: v.FindingLine, o: RenderOptions) -> RenderableType:
+    f = line.finding
     head = Text.assemble(
+        ("↳ " if line.depth else "", "dim"),
         (f" {f.severity.value.upper()} ", SEVERITY_BADGE[f.severity]),
         " ",
         (f.code.value, "bold"),
     )
     if f.topic:
         head.append(f"  {v.finding_where(f)}", style="cyan")
+    if line.tag:
+        head.append(f"  {line.tag}", style="dim")
     if o.changes is not None and o.changes.finding_is_new(f):
         head.append("  new", style=CHANGED_STYLE)
-    lines: list[RenderableType] = [head, Padding(Text(f.message), (0, 0, 0, 2))]
+    body = 2 + (2 if line.depth else 0)
+    lines: list[RenderableType] = [head, Padding(Text(f.message), (0, 0, 0, body))]
     if f.hint:
-        lines.append(Padding(Text.assemble(("fix: ", "bold green"), f.hint), (0, 0, 0, 2)))
-    return Group(*lines)
+        lines.append(Padding(Text.assemble(("fix: ", "bold green"), f.hint), (0, 0, 0, body)))
+    group = Group(*lines)
+    return Padding(group, (0, 0, 0, 4 * line.depth - 2)) if line.depth else group
 
 
 def _findings(title: Text, findings: list[Finding], o: RenderOptions) -> list[RenderableType]:
     out: list[RenderableType] = [title]
     if not findings:
         out.append(Text("No findings.", style="green"))
-    out += [_finding(f, o) for f in findings]
+    out += [_finding(line, o) for line in v.finding_lines(findings)]
     if o.changes is not None:
         for f in o.changes.cleared_findings:
             where = f" {v.finding_where(f)}" if f.topic else ""

@@ -176,23 +176,27 @@ class _TextReport:
         lines = self._heading(2, title)
         if not findings:
             return [*lines, "No findings.", ""]
-        for f in findings:
+        for line in v.finding_lines(findings):
+            f = line.finding
             new = o.changes is not None and o.changes.finding_is_new(f)
+            tags = [t for t in (line.tag, "new" if new else "") if t]
+            tag = f" ({'; '.join(tags)})" if tags else ""
             if self.markdown:
+                pad = "  " * line.depth
                 where = f" · topic {_code(f.topic)}" if f.topic else ""
-                tag = " (new)" if new else ""
                 lines.append(
-                    f"- **{f.severity.value}** {_code(f.code.value)}{where}{tag}: {_md(f.message)}"
+                    f"{pad}- **{f.severity.value}** {_code(f.code.value)}{where}{tag}: "
+                    f"{_md(f.message)}"
                 )
                 if f.hint:
-                    lines.append(f"  - Fix: {_md(f.hint)}")
+                    lines.append(f"{pad}  - Fix: {_md(f.hint)}")
             else:
+                pad = "    " * line.depth
                 where = f" {v.finding_where(f)}" if f.topic else ""
-                tag = " (new)" if new else ""
-                lines.append(f"[{f.severity.value}] {f.code.value}{where}{tag}")
-                lines.append(f"  {f.message}")
+                lines.append(f"{pad}[{f.severity.value}] {f.code.value}{where}{tag}")
+                lines.append(f"{pad}  {f.message}")
                 if f.hint:
-                    lines.append(f"  fix: {f.hint}")
+                    lines.append(f"{pad}  fix: {f.hint}")
         if o.changes is not None and o.changes.cleared_findings:
             lines.append("")
             for f in o.changes.cleared_findings:

@@ -54,6 +54,30 @@ def test_frozen_client_costs_one_timeout_and_is_named(kit: Kit, names: Names) ->
     assert_expected_is_truth(report, before, g, t)
 
 
+def test_frozen_client_with_waiting_messages_is_stalled(kit: Kit, names: Names) -> None:
+    """Frozen while messages arrive for its queues: CONSUMER_STALLED names it and the lag
+    nobody else can take, and its CLIENT_UNREACHABLE is listed under it."""
+    g, t = names.group, names.topic
+    kit.topic(t, read=4)
+    spec = f"group={g};sub={t}:*"
+    alive = kit.consumer("stalled-alive", f"{spec};instance=alive")
+    frozen = kit.consumer("stalled-frozen", f"{spec};instance=frozen")
+    kit.wait(g, alive, frozen, consumers=2, queues={t: 8})
+    frozen_queues = truth_held(kit.truth(g, frozen), t)
+    kit.freeze(frozen)
+    kit.produce(t, 40)
+
+    report = kit.explain(g, "--timeout", "2")
+
+    assert report["_exit"] == 1
+    (stalled,) = findings(report, "CONSUMER_STALLED")
+    assert stalled["consumers"] == ["127.0.0.1@frozen"]
+    assert {qkey({**q, "topic": t}) for q in stalled["queues"]} <= set(frozen_queues)
+    assert "did not answer" in stalled["message"]
+    (unreachable,) = findings(report, "CLIENT_UNREACHABLE")
+    assert unreachable["causedBy"] == stalled["id"]
+
+
 def test_broker_outage_and_recovery(kit: Kit, names: Names) -> None:
     """broker-b stops while the topic spans both brokers, then comes back."""
     g, t = names.group, names.topic
@@ -122,6 +146,14 @@ def test_stale_allocation_when_membership_changes_are_not_notified(kit: Kit, nam
     assert doubled == {q for q, h in truth_held(states, t).items() if len(h) > 1}
     mismatched = {c for f in findings(report, "ASSIGNMENT_MISMATCH") for c in f["consumers"]}
     assert mismatched == {"127.0.0.1@first"}
+    # ... and the reason: first holds exactly AVG's share of a group of itself alone, which
+    # explains the doubled queues and the mismatch (listed under it, with its fix)
+    (stale,) = [f for f in findings(report, "STALE_ALLOCATION") if f["topic"] == t]
+    assert stale["consumers"] == ["127.0.0.1@first"]
+    assert "as if the group were [127.0.0.1@first] alone" in stale["message"]
+    assert "notifyConsumerIdsChangedEnable=false" in stale["message"]
+    for code in ("DUPLICATE_ASSIGNMENT", "ASSIGNMENT_MISMATCH"):
+        assert all(f["causedBy"] == stale["id"] for f in findings(report, code) if f["topic"] == t)
 
 
 def test_group_whose_consumers_all_stopped(kit: Kit, names: Names) -> None:

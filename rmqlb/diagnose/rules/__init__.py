@@ -9,7 +9,10 @@ Families: :mod:`.modes` (BROADCASTING, POP_MODE, PROXY_CLIENTS), :mod:`.membersh
 STRATEGY_INCONSISTENT), :mod:`.route` (NO_ROUTE, WRITE_EXCEEDS_READ, QUEUE_NOT_READABLE),
 :mod:`.allocation` (ALLOCATION_FAILED, IDLE_CONSUMER, IMBALANCE, UNCONSUMED_QUEUE from the
 expected side), :mod:`.actual` (UNCONSUMED_QUEUE held by nobody, DUPLICATE_ASSIGNMENT,
-ASSIGNMENT_MISMATCH), :mod:`.lag` (LAG_SKEW).
+ASSIGNMENT_MISMATCH), :mod:`.stale` (STALE_ALLOCATION), :mod:`.lag` (LAG_SKEW),
+:mod:`.health` (CONSUMER_STALLED, FLOW_CONTROLLED, CONSUME_FAILING, ORDERLY_LOCK_LOST) and
+:mod:`.configs` (CONSUME_DISABLED). :mod:`rmqlb.diagnose.causes` then links consequences to
+their causes.
 """
 
 from __future__ import annotations
@@ -18,7 +21,17 @@ from collections.abc import Callable, Sequence
 
 from rmqlb.diagnose.context import GroupContext, TopicContext
 from rmqlb.diagnose.report import Finding
-from rmqlb.diagnose.rules import actual, allocation, lag, membership, modes, route
+from rmqlb.diagnose.rules import (
+    actual,
+    allocation,
+    configs,
+    health,
+    lag,
+    membership,
+    modes,
+    route,
+    stale,
+)
 
 GroupRule = Callable[[GroupContext, Sequence[TopicContext], str | None], list[Finding]]
 TopicRule = Callable[[TopicContext], list[Finding]]
@@ -28,6 +41,8 @@ GROUP_RULES: tuple[GroupRule, ...] = (
     membership.check_no_consumers,
     membership.check_duplicate_client_ids,
     membership.check_unreachable,
+    configs.check_configs,
+    stale.check_stale,
 )
 
 TOPIC_RULES: tuple[TopicRule, ...] = (
@@ -37,6 +52,7 @@ TOPIC_RULES: tuple[TopicRule, ...] = (
     allocation.check_allocation,
     actual.check_actual,
     lag.check_lag,
+    health.check_health,
 )
 
 __all__ = ["GROUP_RULES", "TOPIC_RULES", "GroupRule", "TopicRule"]

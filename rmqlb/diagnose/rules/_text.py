@@ -45,3 +45,31 @@ def choices(values: Sequence[int]) -> str:
     if len(texts) <= 1:
         return "".join(texts)
     return ", ".join(texts[:-1]) + " or " + texts[-1]
+
+
+def duration_text(ms: int) -> str:
+    """A duration for people: ``45 s``, ``5 min 12 s``, ``2 h 3 min``, ``3 d 4 h``.
+
+    >>> duration_text(45_400), duration_text(312_000), duration_text(7_380_000)
+    ('45 s', '5 min 12 s', '2 h 3 min')
+    """
+    seconds = max(0, ms) // 1000
+    minutes, s = divmod(seconds, 60)
+    hours, m = divmod(minutes, 60)
+    days, h = divmod(hours, 24)
+    if days:
+        return f"{days} d {h} h" if h else f"{days} d"
+    if hours:
+        return f"{hours} h {m} min" if m else f"{hours} h"
+    if minutes:
+        return f"{minutes} min {s} s" if s else f"{minutes} min"
+    return f"{s} s"
+
+
+def rate_text(value: float) -> str:
+    """A per-second rate: ``0.4``, ``12.5``, ``1,250``.
+
+    >>> rate_text(0.42), rate_text(12.54), rate_text(1250.0)
+    ('0.4', '12.5', '1,250')
+    """
+    return f"{value:,.0f}" if value >= 100 else f"{value:.1f}"

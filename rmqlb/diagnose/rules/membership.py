@@ -16,7 +16,13 @@ from collections import Counter
 from collections.abc import Sequence
 
 from rmqlb.allocate import allocate_sorted, validate
-from rmqlb.diagnose.context import GroupContext, Mode, TopicContext, is_proxy_client
+from rmqlb.diagnose.context import (
+    GroupContext,
+    Mode,
+    TopicContext,
+    errors_about,
+    is_proxy_client,
+)
 from rmqlb.diagnose.report import Code, Finding, Severity
 from rmqlb.diagnose.rules._text import id_text, plural, queue_text
 from rmqlb.errors import InputError
@@ -190,13 +196,8 @@ def check_unreachable(
     if not g.live and len(unknown) == len(g.consumers):
         return []
     ids = list(dict.fromkeys(c.client_id for c in unknown))
-    reasons: list[str] = []
-    for err in g.snapshot.errors:
-        for c in unknown:
-            keys = [c.client_id] + ([c.client_addr] if c.client_addr else [])
-            if any(k and (k in err.message or k in err.target) for k in keys):
-                reasons.append(f"{err.request}: {err.message}")
-                break
+    named = {id(e) for c in unknown for e in errors_about(g.snapshot, c)}
+    reasons = [f"{e.request}: {e.message}" for e in g.snapshot.errors if id(e) in named]
     why = f" ({'; '.join(dict.fromkeys(reasons))})" if reasons else ""
     return [
         Finding(

@@ -13,54 +13,78 @@ from rmqlb.snapshot import load_snapshot
 
 EXAMPLES = Path(__file__).resolve().parents[3] / "examples"
 
-# file -> [(code, topic, [queue labels])], in report order (most severe first)
-EXPECTED: dict[str, list[tuple[str, str | None, list[str]]]] = {
+# file -> [(code, topic, [queue labels], position of the cause in this list or None)], in
+# report order: causes first, each followed by its consequences, otherwise most severe first
+Expected = tuple[str, str | None, list[str], int | None]
+EXPECTED: dict[str, list[Expected]] = {
     "16-queues-2-consumers.json": [],
     "16-queues-3-consumers-rebalancing.json": [
-        ("DUPLICATE_ASSIGNMENT", "OrderTopic", [f"broker-a:{i}" for i in range(11, 16)]),
+        (
+            "STALE_ALLOCATION",
+            "OrderTopic",
+            ["broker-a:6", "broker-a:7", *(f"broker-a:{i}" for i in range(11, 16))],
+            None,
+        ),
+        ("DUPLICATE_ASSIGNMENT", "OrderTopic", [f"broker-a:{i}" for i in range(11, 16)], 0),
         (
             "ASSIGNMENT_MISMATCH",
             "OrderTopic",
             ["broker-a:6", "broker-a:7", *(f"broker-a:{i}" for i in range(11, 16))],
+            0,
         ),
     ],
-    "1-queue-2-consumers.json": [("IDLE_CONSUMER", "lhy-test-topic", [])],
+    "1-queue-2-consumers.json": [("IDLE_CONSUMER", "lhy-test-topic", [], None)],
     "split-subscriptions.json": [
-        ("SUBSCRIPTION_INCONSISTENT", "topicA", ["broker-a:2", "broker-a:3"]),
-        ("UNCONSUMED_QUEUE", "topicA", ["broker-a:2", "broker-a:3"]),
-        ("SUBSCRIPTION_INCONSISTENT", "topicB", ["broker-a:0", "broker-a:1"]),
-        ("UNCONSUMED_QUEUE", "topicB", ["broker-a:0", "broker-a:1"]),
+        ("SUBSCRIPTION_INCONSISTENT", "topicA", ["broker-a:2", "broker-a:3"], None),
+        ("UNCONSUMED_QUEUE", "topicA", ["broker-a:2", "broker-a:3"], 0),
+        ("SUBSCRIPTION_INCONSISTENT", "topicB", ["broker-a:0", "broker-a:1"], None),
+        ("UNCONSUMED_QUEUE", "topicB", ["broker-a:0", "broker-a:1"], 2),
     ],
     "strategy-mid-deploy.json": [
-        ("DUPLICATE_ASSIGNMENT", "PaymentTopic", ["broker-a:1", "broker-a:2"]),
         (
             "STRATEGY_INCONSISTENT",
             "PaymentTopic",
             ["broker-a:1", "broker-a:2", "broker-a:3", "broker-b:2"],
+            None,
         ),
-        ("UNCONSUMED_QUEUE", "PaymentTopic", ["broker-a:3", "broker-b:2"]),
+        ("DUPLICATE_ASSIGNMENT", "PaymentTopic", ["broker-a:1", "broker-a:2"], 0),
+        ("UNCONSUMED_QUEUE", "PaymentTopic", ["broker-a:3", "broker-b:2"], 0),
         (
             "ASSIGNMENT_MISMATCH",
             "PaymentTopic",
             ["broker-a:1", "broker-a:2", "broker-a:3", "broker-b:2"],
+            0,
         ),
     ],
     "write-exceeds-read.json": [
-        ("WRITE_EXCEEDS_READ", "InventoryTopic", [f"broker-a:{i}" for i in range(8, 16)]),
+        ("WRITE_EXCEEDS_READ", "InventoryTopic", [f"broker-a:{i}" for i in range(8, 16)], None),
     ],
     "broker-not-readable.json": [
-        ("QUEUE_NOT_READABLE", "ShipmentTopic", [f"broker-b:{i}" for i in range(8)]),
+        ("QUEUE_NOT_READABLE", "ShipmentTopic", [f"broker-b:{i}" for i in range(8)], None),
     ],
-    "machine-room-nearby.json": [("IMBALANCE", "LogisticsTopic", [])],
-    "broadcasting.json": [("BROADCASTING", None, [])],
+    "machine-room-nearby.json": [("IMBALANCE", "LogisticsTopic", [], None)],
+    "broadcasting.json": [("BROADCASTING", None, [], None)],
     "healthy.json": [],
     "duplicate-client-id.json": [
-        ("DUPLICATE_CLIENT_ID", None, [f"broker-a:{i}" for i in range(8, 12)]),
-        ("DUPLICATE_ASSIGNMENT", "NotificationTopic", [f"broker-a:{i}" for i in range(4, 8)]),
-        ("UNCONSUMED_QUEUE", "NotificationTopic", [f"broker-a:{i}" for i in range(8, 12)]),
+        ("DUPLICATE_CLIENT_ID", None, [f"broker-a:{i}" for i in range(8, 12)], None),
+        ("DUPLICATE_ASSIGNMENT", "NotificationTopic", [f"broker-a:{i}" for i in range(4, 8)], 0),
+        ("UNCONSUMED_QUEUE", "NotificationTopic", [f"broker-a:{i}" for i in range(8, 12)], 0),
     ],
-    "lag-skew.json": [("LAG_SKEW", "ClickTopic", [f"broker-a:{i}" for i in range(4, 8)])],
-    "what-if-shorthand.json": [("IDLE_CONSUMER", "OrderTopic", [])],
+    "lag-skew.json": [
+        ("LAG_SKEW", "ClickTopic", [f"broker-a:{i}" for i in range(4, 8)], None),
+    ],
+    "what-if-shorthand.json": [("IDLE_CONSUMER", "OrderTopic", [], None)],
+    "stale-client.json": [
+        ("STALE_ALLOCATION", "OrderEventTopic", [f"broker-b:{i}" for i in range(4)], None),
+        ("DUPLICATE_ASSIGNMENT", "OrderEventTopic", [f"broker-b:{i}" for i in range(4)], 0),
+        ("ASSIGNMENT_MISMATCH", "OrderEventTopic", [f"broker-b:{i}" for i in range(4)], 0),
+    ],
+    "slow-and-stuck-consumers.json": [
+        ("CONSUMER_STALLED", "PaymentEventTopic", ["broker-a:6", "broker-a:7"], None),
+        ("LAG_SKEW", "PaymentEventTopic", ["broker-a:6", "broker-a:7"], 0),
+        ("CONSUME_FAILING", "PaymentEventTopic", [], None),
+        ("FLOW_CONTROLLED", "PaymentEventTopic", [f"broker-a:{i}" for i in range(3, 6)], None),
+    ],
 }
 
 
@@ -71,10 +95,21 @@ def test_every_example_is_covered() -> None:
 @pytest.mark.parametrize("name", sorted(EXPECTED))
 def test_example_findings(name: str) -> None:
     report = diagnose(load_snapshot(EXAMPLES / name))
-    got = [(f.code.value, f.topic, [q.label() for q in f.queues]) for f in report.findings]
+    position = {f.id: i for i, f in enumerate(report.findings)}
+    got = [
+        (
+            f.code.value,
+            f.topic,
+            [q.label() for q in f.queues],
+            None if f.caused_by is None else position[f.caused_by],
+        )
+        for f in report.findings
+    ]
     assert got == EXPECTED[name]
+    assert [f.id for f in report.findings] == [f"F{i}" for i in range(1, len(got) + 1)]
     for f in report.findings:
         assert f.message and f.hint and f.group
+        assert "re-run" not in f.hint or f.caused_by is None
 
 
 @pytest.mark.parametrize("name", sorted(EXPECTED))

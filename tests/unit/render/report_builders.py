@@ -14,6 +14,7 @@ from rmqlb.diagnose.report import (
     Report,
     Severity,
     TopicReport,
+    order_findings,
     sort_findings,
 )
 from rmqlb.model.queue import MessageQueue
@@ -227,7 +228,76 @@ def empty_report() -> Report:
     return Report((), ())
 
 
+def causes_report() -> Report:
+    """A client stale since another joined (notification off): its duplicates and its
+    mismatch are listed under it; an unrelated failing listener stands alone."""
+    topic_name, group = "OrderEventTopic", "order-event-consumer"
+    mqs = queues(topic_name, "broker-a", 4) + queues(topic_name, "broker-b", 4)
+    expected = {C1: mqs[0:4], C2: mqs[4:8]}
+    actual = {C1: mqs, C2: mqs[4:8]}
+    topic = topic_report(topic_name, mqs, expected, actual)
+    doubled = tuple(mqs[4:8])
+    findings = [
+        Finding(
+            Code.STALE_ALLOCATION,
+            Severity.error,
+            group,
+            f"1 of 2 consumers of {topic_name} allocates from other inputs than the group's: "
+            f"{C1} holds what AVG gives it as if the group were [{C1}] alone; so 4 queues held "
+            "twice (broker-b:0..3); likely cause: notifyConsumerIdsChangedEnable=false on "
+            "broker-a, broker-b",
+            "enable the notification again: mqadmin updateSubGroup -b 10.0.0.11:10911 "
+            f"-g {group} -a true",
+            topic_name,
+            (C1,),
+            doubled,
+            id="F1",
+        ),
+        Finding(
+            Code.ASSIGNMENT_MISMATCH,
+            Severity.warning,
+            group,
+            f"1 of 2 consumers of {topic_name} hold other queues than AVG predicts ({C1} holds "
+            "8, expected 4 +broker-b:0..3)",
+            f"caused by STALE_ALLOCATION (F1): {C1} allocates from outdated inputs; fixing that "
+            "clears this too",
+            topic_name,
+            (C1,),
+            doubled,
+            id="F3",
+            caused_by="F1",
+        ),
+        Finding(
+            Code.DUPLICATE_ASSIGNMENT,
+            Severity.error,
+            group,
+            f"4 queues of {topic_name} are held by more than one consumer (broker-b:0..3 by "
+            f"{C1} and {C2})",
+            f"caused by STALE_ALLOCATION (F1): {C1} allocates from outdated inputs; fixing that "
+            "clears this too",
+            topic_name,
+            (C1, C2),
+            doubled,
+            id="F2",
+            caused_by="F1",
+        ),
+        Finding(
+            Code.CONSUME_FAILING,
+            Severity.warning,
+            group,
+            f"1 of 2 consumers of {group} fails to consume {topic_name}: {C2} 1.2 failed/s",
+            "read the client's log for the exceptions its listener throws",
+            topic_name,
+            (C2,),
+            id="F4",
+        ),
+    ]
+    g = GroupReport(group, "CLUSTERING", "AVG", (topic,))
+    return Report((g,), tuple(order_findings(findings)))
+
+
 REPORTS = {
+    "causes": causes_report,
     "rebalance": rebalance_report,
     "idle": idle_report,
     "large": large_report,

@@ -1,0 +1,157 @@
+"""Causes before consequences: which finding of a group explains which other.
+
+Several findings often share one cause: a client allocating from a stale consumer list
+explains the queues held twice, its mismatch and the queue nobody holds; a rolling deploy
+(STRATEGY_INCONSISTENT) explains the doubled and orphaned queues; a stalled client explains
+its lag. The report keeps every finding (codes stay stable API) and links each consequence
+to its cause (``Finding.caused_by`` = the cause's ``id``); renderers show consequences
+indented under their cause, and a consequence's fix is its cause's fix.
+
+A link needs a known pair (cause code -> consequence code), the same group, the same topic
+(or a group-wide side), and evidence in the findings' own fields: the consequence's queues
+are among the cause's, or its consumers are. When several causes fit, the most basic one
+wins (:data:`PRIORITY`); pairs only point down that order, so links never form a cycle.
+
+Worked example (the real stale client): STALE_ALLOCATION on T names ``first`` and queues
+``0..3``; DUPLICATE_ASSIGNMENT on T holds ``0..3`` (inside), ASSIGNMENT_MISMATCH on T names
+``first`` (inside): both become consequences of the STALE_ALLOCATION finding.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import replace
+
+from rmqlb.diagnose.context import GroupContext
+from rmqlb.diagnose.report import Code, Finding, tree_order
+from rmqlb.diagnose.rules._text import id_text, queue_text
+from rmqlb.diagnose.rules.configs import disabled_brokers
+
+Evidence = Callable[[GroupContext, Finding, Finding], bool]
+
+#: How basic a cause is: the most basic fitting cause is chosen.
+PRIORITY: dict[Code, int] = {
+    Code.CONSUME_DISABLED: 10,
+    Code.DUPLICATE_CLIENT_ID: 10,
+    Code.STRATEGY_INCONSISTENT: 9,
+    Code.SUBSCRIPTION_INCONSISTENT: 9,
+    Code.STALE_ALLOCATION: 8,
+    Code.CONSUMER_STALLED: 7,
+    Code.DUPLICATE_ASSIGNMENT: 5,
+    Code.ORDERLY_LOCK_LOST: 4,
+    Code.FLOW_CONTROLLED: 3,
+}
+
+
+def queues_within(g: GroupContext, cause: Finding, effect: Finding) -> bool:
+    """Every queue of the consequence is one of the cause's."""
+    return bool(effect.queues) and set(effect.queues) <= set(cause.queues)
+
+
+def consumers_within(g: GroupContext, cause: Finding, effect: Finding) -> bool:
+    """Every consumer of the consequence is one of the cause's."""
+    return bool(effect.consumers) and set(effect.consumers) <= set(cause.consumers)
+
+
+def on_disabled_brokers(g: GroupContext, cause: Finding, effect: Finding) -> bool:
+    """Every queue of the consequence sits on a broker where the group may not consume."""
+    disabled = set(disabled_brokers(g))
+    return bool(effect.queues) and {q.broker_name for q in effect.queues} <= disabled
+
+
+#: (cause, consequence) -> the evidence that links them.
+PAIRS: dict[tuple[Code, Code], Evidence] = {
+    (Code.DUPLICATE_CLIENT_ID, Code.DUPLICATE_ASSIGNMENT): consumers_within,
+    (Code.DUPLICATE_CLIENT_ID, Code.UNCONSUMED_QUEUE): queues_within,
+    (Code.SUBSCRIPTION_INCONSISTENT, Code.UNCONSUMED_QUEUE): queues_within,
+    (Code.STRATEGY_INCONSISTENT, Code.DUPLICATE_ASSIGNMENT): queues_within,
+    (Code.STRATEGY_INCONSISTENT, Code.UNCONSUMED_QUEUE): queues_within,
+    (Code.STRATEGY_INCONSISTENT, Code.ASSIGNMENT_MISMATCH): consumers_within,
+    (Code.STALE_ALLOCATION, Code.DUPLICATE_ASSIGNMENT): queues_within,
+    (Code.STALE_ALLOCATION, Code.UNCONSUMED_QUEUE): queues_within,
+    (Code.STALE_ALLOCATION, Code.ASSIGNMENT_MISMATCH): consumers_within,
+    (Code.CONSUMER_STALLED, Code.LAG_SKEW): consumers_within,
+    (Code.CONSUMER_STALLED, Code.FLOW_CONTROLLED): consumers_within,
+    (Code.CONSUMER_STALLED, Code.CLIENT_UNREACHABLE): consumers_within,
+    (Code.CONSUME_DISABLED, Code.LAG_SKEW): on_disabled_brokers,
+    (Code.DUPLICATE_ASSIGNMENT, Code.ORDERLY_LOCK_LOST): queues_within,
+    (Code.ORDERLY_LOCK_LOST, Code.LAG_SKEW): consumers_within,
+    (Code.FLOW_CONTROLLED, Code.LAG_SKEW): consumers_within,
+}
+
+
+def _same_scope(cause: Finding, effect: Finding) -> bool:
+    return cause.topic is None or effect.topic is None or cause.topic == effect.topic
+
+
+def link_causes(g: GroupContext, findings: Sequence[Finding]) -> list[int | None]:
+    """For each finding of group ``g``, the position of the finding that causes it."""
+    parents: list[int | None] = [None] * len(findings)
+    causes = [i for i, f in enumerate(findings) if f.code in PRIORITY]
+    if not causes:
+        return parents
+    for i, effect in enumerate(findings):
+        best: int | None = None
+        for j in causes:
+            cause = findings[j]
+            evidence = PAIRS.get((cause.code, effect.code))
+            if j == i or evidence is None or not _same_scope(cause, effect):
+                continue
+            if not evidence(g, cause, effect):
+                continue
+            if best is None or PRIORITY[cause.code] > PRIORITY[findings[best].code]:
+                best = j
+        parents[i] = best
+    return parents
+
+
+def _summary(cause: Finding) -> str:
+    """What the cause is, in a few words."""
+    ids = id_text(cause.consumers, 3)
+    one = len(cause.consumers) == 1
+    match cause.code:
+        case Code.STALE_ALLOCATION:
+            return f"{ids} {'allocates' if one else 'allocate'} from outdated inputs"
+        case Code.STRATEGY_INCONSISTENT:
+            return "the consumers run different strategies (a rolling deploy)"
+        case Code.DUPLICATE_CLIENT_ID:
+            return f"several processes share the client id {ids}"
+        case Code.SUBSCRIPTION_INCONSISTENT:
+            return "the consumers of the group subscribe differently"
+        case Code.CONSUMER_STALLED:
+            return f"{ids} {'is' if one else 'are'} stalled"
+        case Code.CONSUME_DISABLED:
+            return "the group may not consume on some brokers (consumeEnable=false)"
+        case Code.DUPLICATE_ASSIGNMENT:
+            return (
+                f"{queue_text(cause.queues, 4)} {'is' if len(cause.queues) == 1 else 'are'} "
+                "held by two consumers and only one can lock an orderly queue"
+            )
+        case Code.ORDERLY_LOCK_LOST:
+            return f"{ids} {'has' if one else 'have'} no live lock on {queue_text(cause.queues, 4)}"
+        case Code.FLOW_CONTROLLED:
+            return f"{ids} {'consumes' if one else 'consume'} slower than the producers"
+        case _:
+            return cause.message
+
+
+def consequence_hint(cause: Finding) -> str:
+    """The fix of a consequence: its cause's, named."""
+    ref = f" ({cause.id})" if cause.id else ""
+    return f"caused by {cause.code.value}{ref}: {_summary(cause)}; fixing that clears this too"
+
+
+def arrange(findings: Sequence[Finding], parents: Sequence[int | None]) -> list[Finding]:
+    """``findings`` in report order (causes first, :func:`~rmqlb.diagnose.report.tree_order`),
+    numbered ``F1``, ``F2`` ..., each consequence naming its cause and taking its fix."""
+    order = tree_order(findings, parents)
+    ids = {i: f"F{n}" for n, i in enumerate(order, 1)}
+    placed: dict[int, Finding] = {}
+    for i in order:
+        parent = parents[i]
+        f = replace(findings[i], id=ids[i])
+        if parent is not None and parent in placed:
+            cause = placed[parent]
+            f = replace(f, caused_by=cause.id, hint=consequence_hint(cause))
+        placed[i] = f
+    return [placed[i] for i in order]

@@ -1,0 +1,536 @@
+"""Holder health, from the clients' running info: CONSUMER_STALLED, FLOW_CONTROLLED,
+CONSUME_FAILING and ORDERLY_LOCK_LOST.
+
+A push client reports, for every queue it holds, its process-queue state (cached messages,
+the offset it would commit, when it last pulled, consumed and locked the queue, on its own
+clock) and, per topic, its consume statistics of the last minute. One snapshot cannot show
+that an offset *stands still*; what it can show, the rules use:
+
+- the client's last pull / consume / lock times against the capture time (``capturedAt``,
+  or the client's newest timestamp when its clock runs ahead);
+- the queue's lag from the broker's offsets;
+- the client's in-memory commit offset against the broker's committed one: a client that
+  made progress since its last commit (every 5 s) holds a greater offset than the broker.
+
+Java facts behind the thresholds (4.9.x ``DefaultMQPushConsumerImpl``, ``ProcessQueue``):
+a pull is re-run every 50 ms while the queue is flow controlled and every 3 s after an
+error, each run refreshing the last pull time, so a queue with lag whose last pull is more
+than ``pullInterval`` + one minute old has a stopped pull loop; flow control starts when the
+cached count exceeds ``pullThresholdForQueue`` (default 1000) or the cached size exceeds
+``pullThresholdSizeForQueue`` (default 100 MiB); an orderly client consumes a queue only
+while it holds the broker lock and renewed it less than 30 s ago
+(``rocketmq.client.rebalance.lockMaxLiveTime``); the broker frees a lock 60 s after its last
+renewal (``rocketmq.broker.rebalance.lockMaxLiveTime``) and drops a client whose channel is
+silent for 120 s.
+
+Worked example: a client holds ``broker-a:0`` with 5,000 messages of lag, its last pull 5
+minutes before the capture and its commit offset equal to the broker's: CONSUMER_STALLED
+(pull loop stopped). Another caches 1,032 messages of ``broker-a:1`` with the default
+threshold of 1000: FLOW_CONTROLLED.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+
+from rmqlb.diagnose.context import Mode, TopicContext, errors_about
+from rmqlb.diagnose.report import Code, Finding, Severity
+from rmqlb.diagnose.rules._text import duration_text, id_text, plural, queue_text, rate_text
+from rmqlb.model.queue import MessageQueue, queue_sort_key
+from rmqlb.model.snapshot import DLQ_PREFIX, RETRY_PREFIX, Consumer, ProcessQueueState
+
+PULL_THRESHOLD_FOR_QUEUE = 1000
+PULL_THRESHOLD_SIZE_FOR_QUEUE_MIB = 100
+CLIENT_LOCK_MAX_LIVE_MS = 30_000
+BROKER_LOCK_MAX_LIVE_MS = 60_000
+DEFAULT_MAX_RECONSUME_TIMES = 16
+PROP_CONSUME_ORDERLY = "PROP_CONSUMEORDERLY"  # sic: ConsumerRunningInfo.PROP_CONSUME_ORDERLY
+PROP_THREADPOOL_CORE_SIZE = "PROP_THREADPOOL_CORE_SIZE"
+SHOWN = 3  # clients described one by one in a message
+
+
+def int_property(c: Consumer, name: str) -> int | None:
+    """An integer running-info property of ``c`` (``None``: absent or not a number)."""
+    raw = c.properties.get(name)
+    if raw is None:
+        return None
+    try:
+        return int(raw.strip())
+    except ValueError:
+        return None
+
+
+def is_orderly(c: Consumer) -> bool:
+    """Whether ``c`` consumes orderly (``consumeOrderly`` or its running-info property)."""
+    return bool(c.consume_orderly) or c.properties.get(PROP_CONSUME_ORDERLY) == "true"
+
+
+def _held_states(c: Consumer, topic: str) -> list[ProcessQueueState]:
+    """``c``'s process queues of ``topic`` that are still in use (not dropped)."""
+    return [pq for pq in c.process_queues or () if pq.queue.topic == topic and not pq.dropped]
+
+
+def _client_now(now_ms: int | None, states: Sequence[ProcessQueueState]) -> int | None:
+    """The reference time for the client's own timestamps: the capture time, or the client's
+    newest timestamp when its clock runs ahead of the capturing host's."""
+    if now_ms is None:
+        return None
+    newest = max(
+        (
+            max(pq.last_pull_timestamp, pq.last_consume_timestamp, pq.last_lock_timestamp)
+            for pq in states
+        ),
+        default=0,
+    )
+    return max(now_ms, newest)
+
+
+def _lag_of(ctx: TopicContext, mq: MessageQueue) -> int | None:
+    if ctx.lag is None:
+        return None
+    i = ctx.index(mq)
+    return None if i is None else ctx.lag[i]
+
+
+def _lock_lost(pq: ProcessQueueState, now: int | None) -> bool:
+    """The client does not consume this orderly queue: not locked, or its lock not renewed
+    for longer than the client's 30 s (``ProcessQueue.isLockExpired``)."""
+    if not pq.locked:
+        return True
+    return (
+        now is not None
+        and pq.last_lock_timestamp > 0
+        and (now - pq.last_lock_timestamp > CLIENT_LOCK_MAX_LIVE_MS)
+    )
+
+
+def _with_states(ctx: TopicContext) -> Iterator[tuple[Consumer, list[ProcessQueueState]]]:
+    """Each distinct subscribing client of the topic that reported process queues for it."""
+    seen: set[str] = set()
+    for c in ctx.g.consumers:
+        if c.process_queues is None or c.client_id in seen or c.client_id not in ctx.subscribers:
+            continue
+        seen.add(c.client_id)
+        states = _held_states(c, ctx.topic)
+        if states:
+            yield c, states
+
+
+# -- CONSUMER_STALLED ------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class _Stall:
+    client_id: str
+    text: str
+    queues: tuple[MessageQueue, ...]
+    silent: bool
+
+
+def _silent_stall(ctx: TopicContext, c: Consumer) -> _Stall | None:
+    """A client that did not answer while the queues it should hold (and nobody else does)
+    have lag."""
+    if ctx.expected is None or ctx.lag is None:
+        return None
+    errors = errors_about(ctx.g.snapshot, c)
+    if not errors:
+        return None
+    waiting: list[MessageQueue] = []
+    lag = 0
+    for mq in ctx.expected.get(c.client_id, ()):
+        i = ctx.index(mq)
+        if i is None or ctx.holder[i] is not None:
+            continue
+        queue_lag = ctx.lag[i] or 0
+        if queue_lag > 0:
+            waiting.append(mq)
+            lag += queue_lag
+    if not waiting:
+        return None
+    reason = "; ".join(dict.fromkeys(f"{e.request}: {e.message}" for e in errors))
+    return _Stall(
+        c.client_id,
+        f"{c.client_id} did not answer ({reason}) while the "
+        f"{plural(len(waiting), 'queue')} it should hold and nobody else holds "
+        f"({queue_text(waiting, 4)}) have {lag:,} messages of lag",
+        tuple(waiting),
+        True,
+    )
+
+
+def _running_stall(
+    ctx: TopicContext, c: Consumer, states: list[ProcessQueueState]
+) -> _Stall | None:
+    """A client whose pull loop or consumption stopped on queues with lag."""
+    now = _client_now(ctx.g.now_ms, states)
+    if now is None:
+        return None
+    stall = ctx.g.options.stall_ms
+    interval = max(0, int_property(c, "pullInterval") or 0)
+    orderly = is_orderly(c)
+    unpulled: list[tuple[MessageQueue, int, int]] = []
+    unconsumed: list[tuple[MessageQueue, int, int]] = []
+    for pq in states:
+        lag = _lag_of(ctx, pq.queue)
+        if not lag:
+            continue
+        offset = ctx.g.offset(pq.queue)
+        if offset is not None and max(pq.commit_offset, 0) > max(offset.consumer_offset, 0):
+            continue  # the client got further than the broker knows: it moves
+        if pq.last_pull_timestamp > 0 and now - pq.last_pull_timestamp > interval + stall:
+            unpulled.append((pq.queue, now - pq.last_pull_timestamp, lag))
+        elif (
+            pq.cached_msg_count > 0
+            and pq.last_consume_timestamp > 0
+            and now - pq.last_consume_timestamp > stall
+            and not (orderly and _lock_lost(pq, now))  # ORDERLY_LOCK_LOST says why
+        ):
+            unconsumed.append((pq.queue, now - pq.last_consume_timestamp, pq.cached_msg_count))
+    parts: list[str] = []
+    if unpulled:
+        oldest = max(age for _, age, _ in unpulled)
+        lag = sum(v for _, _, v in unpulled)
+        parts.append(
+            f"has not pulled {len(unpulled)} of its {plural(len(states), 'queue')} of "
+            f"{ctx.topic} for up to {duration_text(oldest)} "
+            f"({queue_text([q for q, _, _ in unpulled], 4)}; pullInterval {interval} ms) "
+            f"although they have {lag:,} messages of lag and its commit offsets are no further "
+            "than the broker's"
+        )
+    if unconsumed:
+        oldest = max(age for _, age, _ in unconsumed)
+        cached = sum(v for _, _, v in unconsumed)
+        parts.append(
+            f"has consumed nothing from {plural(len(unconsumed), 'queue')} for up to "
+            f"{duration_text(oldest)} although {cached:,} pulled messages wait in its cache "
+            f"({queue_text([q for q, _, _ in unconsumed], 4)})"
+        )
+    if not parts:
+        return None
+    queues = tuple(sorted({q for q, _, _ in unpulled + unconsumed}, key=queue_sort_key))
+    return _Stall(c.client_id, f"{c.client_id} {' and '.join(parts)}", queues, False)
+
+
+def _stalled(ctx: TopicContext) -> list[Finding]:
+    g = ctx.g
+    stalls: list[_Stall] = []
+    seen: set[str] = set()
+    for c in g.consumers:
+        cid = c.client_id
+        if cid in seen or cid not in ctx.subscribers:
+            continue
+        seen.add(cid)
+        if c.assigned is None:
+            found = _silent_stall(ctx, c)
+        else:
+            states = _held_states(c, ctx.topic)
+            if not states:
+                continue
+            found = _running_stall(ctx, c, states)
+        if found is not None:
+            stalls.append(found)
+    if not stalls:
+        return []
+    ids = [s.client_id for s in stalls]
+    shown = "; ".join(s.text for s in stalls[:SHOWN])
+    more = f"; and {len(stalls) - SHOWN} more" if len(stalls) > SHOWN else ""
+    silent = any(s.silent for s in stalls)
+    running = any(not s.silent for s in stalls)
+    broker = []
+    if silent:
+        broker.append(
+            "the broker keeps listing a silent client until its channel has been quiet for "
+            "about 120 s, and its queues wait for it meanwhile"
+        )
+    if running:
+        broker.append(
+            "a client that still sends heartbeats stays in the consumer list, so the broker "
+            "never hands its queues to the others"
+        )
+    basis = (
+        " (one snapshot: rmqlb compares the client's last pull and consume times, on its own "
+        "clock, with the capture time)"
+        if running
+        else ""
+    )
+    hint = (
+        "take a thread dump of the client (jstack <pid>: a listener blocked on I/O or a lock "
+        "shows in the ConsumeMessageThread_* threads, a stuck pull loop in PullMessageService) "
+        "and read its GC log for long pauses; restarting it hands its queues to the other "
+        "consumers at their next rebalance"
+    )
+    if silent:
+        hint += "; a frozen process (GC pause, SIGSTOP, a hung host) answers no request at all"
+    queues = sorted({q for s in stalls for q in s.queues}, key=queue_sort_key)
+    return [
+        Finding(
+            Code.CONSUMER_STALLED,
+            Severity.error,
+            g.name,
+            f"{len(stalls)} of {plural(len(ctx.subscribers), 'consumer')} of {ctx.topic} "
+            f"{'is' if len(stalls) == 1 else 'are'} stalled: {shown}{more}; "
+            f"{'; '.join(broker)}{basis}",
+            hint,
+            topic=ctx.topic,
+            consumers=tuple(ids),
+            queues=tuple(queues),
+        )
+    ]
+
+
+# -- FLOW_CONTROLLED -------------------------------------------------------------------------
+
+
+def _threads(c: Consumer) -> int | None:
+    return int_property(c, PROP_THREADPOOL_CORE_SIZE) or int_property(c, "consumeThreadMin")
+
+
+def _flow_controlled(ctx: TopicContext) -> list[Finding]:
+    g = ctx.g
+    parts: list[str] = []
+    ids: list[str] = []
+    queues: list[MessageQueue] = []
+    threads_seen: list[int] = []
+    for c, states in _with_states(ctx):
+        count_limit = int_property(c, "pullThresholdForQueue")
+        size_limit = int_property(c, "pullThresholdSizeForQueue")
+        count_text = f"{count_limit:,}" if count_limit is not None else "1,000 (default)"
+        size_text = f"{size_limit:,}" if size_limit is not None else "100 (default)"
+        count_limit = PULL_THRESHOLD_FOR_QUEUE if count_limit is None else count_limit
+        size_limit = PULL_THRESHOLD_SIZE_FOR_QUEUE_MIB if size_limit is None else size_limit
+        full = [
+            pq
+            for pq in states
+            if pq.cached_msg_count > count_limit or pq.cached_msg_size_mib > size_limit
+        ]
+        if not full:
+            continue
+        ids.append(c.client_id)
+        mine = [pq.queue for pq in full]
+        queues.extend(mine)
+        if len(parts) >= SHOWN:
+            continue
+        cached = sum(pq.cached_msg_count for pq in full)
+        size = sum(pq.cached_msg_size_mib for pq in full)
+        by_size = any(pq.cached_msg_size_mib > size_limit for pq in full)
+        limit = (
+            f"pullThresholdSizeForQueue {size_text} MiB"
+            if by_size and not any(pq.cached_msg_count > count_limit for pq in full)
+            else f"pullThresholdForQueue {count_text}"
+        )
+        text = (
+            f"{c.client_id} caches {cached:,} messages ({size:,} MiB) on "
+            f"{len(full)} of its {plural(len(states), 'queue')} ({queue_text(mine, 4)}), "
+            f"over {limit}"
+        )
+        lag = sum(_lag_of(ctx, mq) or 0 for mq in mine)
+        status = c.status.get(ctx.topic)
+        threads = _threads(c)
+        if threads:
+            threads_seen.append(threads)
+        if status is not None and (status.consume_ok_tps or status.pull_tps):
+            rate = (
+                f"; it pulls {rate_text(status.pull_tps)} msg/s and consumes "
+                f"{rate_text(status.consume_ok_tps)} msg/s"
+            )
+            if status.consume_rt > 0:
+                rate += f" at {status.consume_rt:,.0f} ms a message"
+                if threads:
+                    capacity = threads * 1000 / status.consume_rt
+                    rate += (
+                        f" with {threads} consume threads (at most about "
+                        f"{rate_text(capacity)} msg/s)"
+                    )
+            if lag and status.consume_ok_tps > 0:
+                rate += (
+                    f"; the {lag:,} messages of lag there take about "
+                    f"{duration_text(int(lag / status.consume_ok_tps * 1000))} at that rate "
+                    "even if producers stopped now"
+                )
+            text += rate
+        elif lag:
+            text += f"; {lag:,} messages of lag wait on those queues"
+        parts.append(text)
+    if not ids:
+        return []
+    more = f"; and {len(ids) - len(parts)} more" if len(ids) > len(parts) else ""
+    now = f"now {threads_seen[0]}" if threads_seen else "default 20"
+    return [
+        Finding(
+            Code.FLOW_CONTROLLED,
+            Severity.warning,
+            g.name,
+            f"{plural(len(ids), 'consumer')} of {ctx.topic} {'is' if len(ids) == 1 else 'are'} "
+            f"flow controlled: {'; '.join(parts)}{more}; a client stops pulling a queue whose "
+            "cache is full until it drains, so these consumers are slower than the producers",
+            f"make the consumer faster: more consume threads (consumeThreadMin, {now}; "
+            "consumeThreadMax adds none, the pool's queue is unbounded), a faster listener "
+            "(look at its consume time), or more consumers with at least as many queues as "
+            "consumers; raising pullThresholdForQueue only buys memory, not speed",
+            topic=ctx.topic,
+            consumers=tuple(ids),
+            queues=tuple(sorted(set(queues), key=queue_sort_key)),
+        )
+    ]
+
+
+# -- CONSUME_FAILING --------------------------------------------------------------------------
+
+
+def _max_reconsume(c: Consumer) -> int:
+    """How often a concurrently consuming client retries a message (-1 means 16)."""
+    times = int_property(c, "maxReconsumeTimes")
+    return DEFAULT_MAX_RECONSUME_TIMES if times is None or times == -1 else times
+
+
+def _failing(ctx: TopicContext) -> list[Finding]:
+    g = ctx.g
+    failing: list[tuple[Consumer, float, int]] = []
+    seen: set[str] = set()
+    ok = 0.0
+    for c in g.consumers:
+        status = c.status.get(ctx.topic)
+        if status is None or c.client_id in seen:
+            continue
+        seen.add(c.client_id)
+        ok += status.consume_ok_tps
+        if status.consume_failed_tps > 0 or status.consume_failed_msgs > 0:
+            failing.append((c, status.consume_failed_tps, status.consume_failed_msgs))
+    if not failing:
+        return []
+    ids = [c.client_id for c, _, _ in failing]
+    shown = "; ".join(
+        f"{c.client_id} {rate_text(tps)} failed/s, {n:,} failed in the last hour"
+        for c, tps, n in failing[:SHOWN]
+    )
+    more = f"; and {len(failing) - SHOWN} more" if len(failing) > SHOWN else ""
+    retry, dlq = RETRY_PREFIX + g.name, DLQ_PREFIX + g.name
+    orderly = [c.client_id for c, _, _ in failing if is_orderly(c)]
+    concurrent = [c for c, _, _ in failing if not is_orderly(c)]
+    effects: list[str] = []
+    if concurrent:
+        times = sorted({_max_reconsume(c) for c in concurrent})
+        limit = " or ".join(str(t) for t in times)
+        configured = sorted({cfg.retry_max_times for cfg in g.group.configs.values()})
+        note = ""
+        if configured and configured != times:
+            note = (
+                f" (the client's maxReconsumeTimes, sent with every message it returns, "
+                f"overrides the group's retryMaxTimes {' / '.join(map(str, configured))} on "
+                "the broker since 3.4.9)"
+            )
+        effects.append(
+            f"every failed message goes to {retry} and comes back after a growing delay "
+            f"(10 s, 30 s, 1 min ... 2 h), up to {limit} times{note}, then to {dlq}, which "
+            "nothing consumes"
+        )
+    if orderly:
+        effects.append(
+            f"orderly consumers ({id_text(orderly, SHOWN)}) retry a failed message in place "
+            "every second (suspendCurrentQueueTimeMillis) and consume nothing behind it on "
+            "that queue; with maxReconsumeTimes unset they retry forever"
+        )
+    retry_lag = [o.lag for o in g.group.offsets if o.queue.topic == retry]
+    if retry_lag and not ctx.retry:
+        effects.append(f"{retry} has {sum(retry_lag):,} messages of lag")
+    succeed = f" (the group consumes {rate_text(ok)} msg/s successfully)" if ok else ""
+    return [
+        Finding(
+            Code.CONSUME_FAILING,
+            Severity.warning,
+            g.name,
+            f"{len(failing)} of {plural(len(seen), 'consumer')} of {g.name} "
+            f"{'fails' if len(failing) == 1 else 'fail'} to consume {ctx.topic}: "
+            f"{shown}{more}{succeed}; {'; '.join(effects)}",
+            "read the client's log for the exceptions its listener throws or the "
+            "RECONSUME_LATER it returns; fix the listener or the data it depends on, then "
+            f"inspect and resend what reached {dlq} (mqadmin queryMsgById / "
+            "resendMsgById, or the dashboard)",
+            topic=ctx.topic,
+            consumers=tuple(ids),
+        )
+    ]
+
+
+# -- ORDERLY_LOCK_LOST ------------------------------------------------------------------------
+
+
+def _lock_lost_findings(ctx: TopicContext) -> list[Finding]:
+    g = ctx.g
+    parts: list[str] = []
+    ids: list[str] = []
+    queues: list[MessageQueue] = []
+    total_lag = 0
+    lag_known = False
+    freed = False
+    for c, states in _with_states(ctx):
+        if not is_orderly(c):
+            continue
+        now = _client_now(g.now_ms, states)
+        unlocked = [pq.queue for pq in states if not pq.locked]
+        expired = [pq for pq in states if pq.locked and _lock_lost(pq, now)]
+        if not unlocked and not expired:
+            continue
+        ids.append(c.client_id)
+        mine = unlocked + [pq.queue for pq in expired]
+        queues.extend(mine)
+        for mq in mine:
+            lag = _lag_of(ctx, mq)
+            if lag is not None:
+                lag_known = True
+                total_lag += lag
+        pieces: list[str] = []
+        if unlocked:
+            pieces.append(f"{queue_text(unlocked, 4)} not locked")
+        if expired and now is not None:
+            oldest = max(now - pq.last_lock_timestamp for pq in expired)
+            freed = freed or oldest > BROKER_LOCK_MAX_LIVE_MS
+            pieces.append(
+                f"{queue_text([pq.queue for pq in expired], 4)} locked last "
+                f"{duration_text(oldest)} before the capture"
+            )
+        if len(parts) < SHOWN:
+            parts.append(f"{c.client_id}: {', '.join(pieces)}")
+    if not ids:
+        return []
+    more = f"; and {len(ids) - len(parts)} more" if len(ids) > len(parts) else ""
+    waiting = f"; {total_lag:,} messages of lag wait on them" if lag_known else ""
+    broker = (
+        "; the broker frees a lock 60 s after its last renewal "
+        "(rocketmq.broker.rebalance.lockMaxLiveTime), so another client may take the queue"
+        if freed
+        else ""
+    )
+    return [
+        Finding(
+            Code.ORDERLY_LOCK_LOST,
+            Severity.error,
+            g.name,
+            f"{plural(len(set(queues)), 'queue')} of {ctx.topic} held by "
+            f"{'an orderly consumer' if len(ids) == 1 else 'orderly consumers'} without a live "
+            "broker lock "
+            f"({'; '.join(parts)}{more}): an orderly client consumes a queue only while it "
+            "holds its lock and renewed it within 30 s "
+            f"(rocketmq.client.rebalance.lockMaxLiveTime){waiting}{broker}",
+            "the client renews its locks every 20 s with lockBatchMQ to each queue's broker: "
+            "check it reaches that broker ('lockBatchMQ exception' in its log, an overloaded "
+            "broker); a queue held by two consumers is locked by one only (see "
+            "DUPLICATE_ASSIGNMENT)",
+            topic=ctx.topic,
+            consumers=tuple(ids),
+            queues=tuple(sorted(set(queues), key=queue_sort_key)),
+        )
+    ]
+
+
+def check_health(ctx: TopicContext) -> list[Finding]:
+    """The health of the topic's holders (CLUSTERING push clients with running info)."""
+    if ctx.g.mode is not Mode.CLUSTERING or ctx.route is None:
+        return []
+    return [
+        *_stalled(ctx),
+        *_lock_lost_findings(ctx),
+        *_flow_controlled(ctx),
+        *_failing(ctx),
+    ]

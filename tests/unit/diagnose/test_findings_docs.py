@@ -1,0 +1,90 @@
+"""The examples quoted in docs/findings.md for the "why lag grows" findings are real output:
+each quoted message and fix comes out of the engine for an example snapshot or one below."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from rmqlb.diagnose import diagnose
+from rmqlb.snapshot import load_snapshot, parse_snapshot
+
+ROOT = Path(__file__).resolve().parents[3]
+FIRST_SECTION, END = "## STALE_ALLOCATION", "## Thresholds"
+
+NOW = 1_795_348_800_000
+
+
+def _queue(broker: str, qid: int, **fields: object) -> dict[str, object]:
+    return {"brokerName": broker, "queueId": qid, **fields}
+
+
+def _offset(broker: str, qid: int, max_offset: int) -> dict[str, object]:
+    return {"topic": "OrderTopic", **_queue(broker, qid), "brokerOffset": max_offset,
+            "consumerOffset": 100}  # fmt: skip
+
+
+# An orderly client that lost two locks, in a group whose config disables broker-b.
+ORDERLY_DISABLED = {
+    "format": "rmqlb.snapshot/1",
+    "capturedAt": "2026-11-22T12:00:00Z",
+    "brokers": {
+        "broker-a": {"addrs": {"0": "10.0.0.11:10911"}},
+        "broker-b": {"addrs": {"0": "10.0.0.12:10911"}},
+    },
+    "topics": {"OrderTopic": {"queueDatas": [
+        {"brokerName": b, "readQueueNums": 4, "writeQueueNums": 4} for b in ("broker-a", "broker-b")
+    ]}},
+    "groups": {"order-consumer": {
+        "configs": {"broker-a": {"consumeEnable": True}, "broker-b": {"consumeEnable": False}},
+        "consumers": [
+            {"clientId": "10.0.0.5@1#1", "consumeOrderly": True, "subscriptions": ["OrderTopic"],
+             "assigned": [_queue("broker-a", i) for i in range(4)],
+             "processQueues": [
+                 _queue("broker-a", 0, locked=False, lastPullTimestamp=NOW - 1_000),
+                 _queue("broker-a", 1, locked=True, lastLockTimestamp=NOW - 75_000,
+                        lastPullTimestamp=NOW - 1_000),
+                 _queue("broker-a", 2, locked=True, lastLockTimestamp=NOW - 5_000),
+                 _queue("broker-a", 3, locked=True, lastLockTimestamp=NOW - 5_000),
+             ]},
+            {"clientId": "10.0.0.6@1#1", "consumeOrderly": True, "subscriptions": ["OrderTopic"],
+             "assigned": [_queue("broker-b", i) for i in range(4)]},
+        ],
+        "offsets": [_offset("broker-a", i, m) for i, m in enumerate((130, 112, 100, 100))]
+        + [_offset("broker-b", i, 800) for i in range(4)],
+    }},
+}  # fmt: skip
+
+# Clients b and c still count a client that left (it held the first third of 9 queues).
+LEFT = {
+    "format": "rmqlb.snapshot/1",
+    "topics": {"TopicA": {"queues": 9}, "%RETRY%G": {"queues": 1}},
+    "groups": {"G": {"consumers": [
+        {"clientId": cid, "subscriptions": ["TopicA", "%RETRY%G"],
+         "assigned": [{"topic": "TopicA", "brokerName": "broker-a", "queueId": i} for i in ids]}
+        for cid, ids in (("b", (3, 4, 5)), ("c", (6, 7, 8)))
+    ]}},
+}  # fmt: skip
+
+
+def _outputs() -> set[str]:
+    snapshots = [load_snapshot(p) for p in sorted((ROOT / "examples").glob("*.json"))]
+    snapshots += [parse_snapshot(json.loads(json.dumps(d))) for d in (ORDERLY_DISABLED, LEFT)]
+    out: set[str] = set()
+    for snap in snapshots:
+        for f in diagnose(snap).findings:
+            out |= {f.message, f"fix: {f.hint}"}
+    return out
+
+
+def test_every_quoted_example_is_engine_output() -> None:
+    doc = (ROOT / "docs" / "findings.md").read_text(encoding="utf-8")
+    section = doc[doc.index(FIRST_SECTION) : doc.index(END)]
+    quoted = [line[2:] for line in section.splitlines() if line.startswith("> ") and line[2:]]
+    assert len(quoted) >= 15
+    outputs = _outputs()
+    for text in quoted:
+        if text.endswith("(...)"):  # shortened on purpose: the start must match
+            assert any(o.startswith(text[: -len("(...)")]) for o in outputs), text
+        else:
+            assert text in outputs, text
