@@ -111,7 +111,7 @@ def test_a_typo_is_exit_2_with_did_you_mean(kit: Kit, names: Names, tmp_path: Pa
     for argv in (
         ["explain", "-n", kit.namesrv, typo],
         ["explain", "-n", kit.namesrv, "-g", typo],
-        ["dump", "-n", kit.namesrv, "-g", typo, "-o", str(out)],
+        ["dump", "-n", kit.namesrv, "-g", typo, "--out", str(out)],
         ["status", "-n", kit.namesrv, "-g", typo],
     ):
         done = kit.rmqlb(*argv, expect=(2,))
