@@ -35,10 +35,12 @@ def demo(
 
     from rmqlb.cli import run
     from rmqlb.fake import FakeClusterThread
+    from rmqlb.fake.clock import capture_delta_ms, shifted
     from rmqlb.snapshot import decode_json, parse_snapshot
 
     resource = files("rmqlb.data").joinpath(DEMO_SNAPSHOT)
     snapshot = parse_snapshot(decode_json(resource.read_bytes(), DEMO_SNAPSHOT), DEMO_SNAPSHOT)
+    snapshot = shifted(snapshot, capture_delta_ms(snapshot))  # its ages, as of now
     common = ["--fail-on", fail_on.value]
     if output is not None:
         common += ["--output", output.value]

@@ -62,10 +62,12 @@ def serve(  # noqa: PLR0917  (typer maps every option to a parameter)
     import signal
 
     from rmqlb.fake import FakeCluster, Faults
+    from rmqlb.fake.clock import capture_delta_ms, shifted
     from rmqlb.render.safe import escape_controls
     from rmqlb.snapshot import load_snapshot
 
     snap = load_snapshot(snapshot)
+    snap = shifted(snap, capture_delta_ms(snap))  # ages as of now, as a live capture sees them
     faults = Faults.parse(fault or [])
 
     async def main() -> None:
