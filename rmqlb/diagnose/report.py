@@ -22,6 +22,7 @@ from rmqlb.model.snapshot import (
     ProcessQueueState,
     QueueOffset,
 )
+from rmqlb.snapshot._write import consume_status_json, process_queue_json
 
 REPORT_FORMAT = "rmqlb.report/1"
 
@@ -337,38 +338,12 @@ def _offsets_json(o: QueueOffset) -> dict[str, Any]:
     }
 
 
-def _status_json(st: ConsumeStatus | None) -> dict[str, Any] | None:
-    if st is None:
-        return None
-    return {
-        "pullRT": st.pull_rt,
-        "pullTPS": st.pull_tps,
-        "consumeRT": st.consume_rt,
-        "consumeOKTPS": st.consume_ok_tps,
-        "consumeFailedTPS": st.consume_failed_tps,
-        "consumeFailedMsgs": st.consume_failed_msgs,
-    }
-
-
-def _process_queue_json(pq: ProcessQueueState) -> dict[str, Any]:
-    return {
-        **_queue_ref(pq.queue),
-        "cachedMsgCount": pq.cached_msg_count,
-        "cachedMsgSizeInMiB": pq.cached_msg_size_mib,
-        "commitOffset": pq.commit_offset,
-        "lastPullTimestamp": pq.last_pull_timestamp,
-        "lastConsumeTimestamp": pq.last_consume_timestamp,
-        "locked": pq.locked,
-        "lastLockTimestamp": pq.last_lock_timestamp,
-        "dropped": pq.dropped,
-    }
-
-
 def _consumer_rows_json(rows: tuple[ConsumerRow, ...], topic: str) -> list[dict[str, Any]]:
     out = []
     for c in rows:
         consumer = c.consumer
         states = c.process_queues(topic)
+        status = c.status(topic)
         out.append(
             {
                 "clientId": c.client_id,
@@ -379,9 +354,9 @@ def _consumer_rows_json(rows: tuple[ConsumerRow, ...], topic: str) -> list[dict[
                 "lag": c.lag,
                 "clientAddr": None if consumer is None else consumer.client_addr,
                 "version": None if consumer is None else consumer.version,
-                "status": _status_json(c.status(topic)),
+                "status": None if status is None else consume_status_json(status),
                 "processQueues": (
-                    None if states is None else [_process_queue_json(s) for s in states]
+                    None if states is None else [process_queue_json(s) for s in states]
                 ),
             }
         )

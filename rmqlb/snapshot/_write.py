@@ -83,13 +83,14 @@ def _consumer(c: Consumer) -> dict[str, Any]:
     if c.properties:
         out["properties"] = dict(c.properties)
     if c.process_queues is not None:
-        out["processQueues"] = [_process_queue(pq) for pq in c.process_queues]
+        out["processQueues"] = [process_queue_json(pq) for pq in c.process_queues]
     if c.status:
-        out["status"] = {topic: _status(st) for topic, st in c.status.items()}
+        out["status"] = {topic: consume_status_json(st) for topic, st in c.status.items()}
     return out
 
 
-def _process_queue(pq: ProcessQueueState) -> dict[str, Any]:
+def process_queue_json(pq: ProcessQueueState) -> dict[str, Any]:
+    """One held queue's state, as the snapshot (and the report) write it."""
     return {
         **_queue(pq.queue),
         "cachedMsgCount": pq.cached_msg_count,
@@ -103,7 +104,8 @@ def _process_queue(pq: ProcessQueueState) -> dict[str, Any]:
     }
 
 
-def _status(st: ConsumeStatus) -> dict[str, Any]:
+def consume_status_json(st: ConsumeStatus) -> dict[str, Any]:
+    """A client's consume statistics of one topic, as the snapshot (and the report) write them."""
     return {
         "pullRT": st.pull_rt,
         "pullTPS": st.pull_tps,
