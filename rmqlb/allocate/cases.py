@@ -14,7 +14,7 @@ from typing import Any
 from rmqlb.allocate import Assignment, allocate
 from rmqlb.errors import AllocationError, InputError
 from rmqlb.model.queue import MessageQueue
-from rmqlb.model.strategy import StrategySpec, strategy_from_json
+from rmqlb.model.strategy import Params, StrategySpec, strategy_from_json, with_params
 
 
 @dataclass(frozen=True, slots=True)
@@ -59,7 +59,10 @@ def case_from_json(raw: Any, where: str = "$") -> AllocationCase:
         raise InputError(f"{where}.consumers: expected a list of client id strings")
     if "strategy" not in raw:
         raise InputError(f"{where}.strategy: missing")
-    strategy = strategy_from_json(raw["strategy"], f"{where}.strategy", topic)
+    # A case states the strategy as constructed: a parameter left out is Java's default.
+    strategy = with_params(
+        strategy_from_json(raw["strategy"], f"{where}.strategy", topic), Params.GIVEN
+    )
     return AllocationCase(
         str(case_id) if case_id is not None else None,
         topic,

@@ -46,12 +46,14 @@ from rmqlb.model.snapshot import MessageModel
 from rmqlb.model.strategy import (
     Config,
     MachineRoomNearby,
+    Params,
     RoomPattern,
     RoomTable,
     StrategySpec,
     Unknown,
     parse_strategy_spec,
     strategy_from_json,
+    with_params,
 )
 
 MAX_QUEUES = 65536
@@ -249,7 +251,8 @@ class _Reader:
         try:
             if isinstance(node, yaml.MappingNode):
                 raw = yaml.SafeLoader("").construct_object(node, deep=True)
-                spec = strategy_from_json(raw, path)
+                # a declaration states the strategy as constructed: Java's defaults apply
+                spec = with_params(strategy_from_json(raw, path), Params.GIVEN)
             else:
                 text = self.string(node, path)
                 name = text.partition(":")[0].strip().upper().replace("-", "_")

@@ -5,17 +5,38 @@ A spec says *which* strategy and with *which* parameters; the algorithms live in
 and of the snapshot format; :func:`strategy_from_json` / :func:`strategy_to_json` are its only
 readers and writers, and :func:`parse_strategy_spec` reads the CLI form
 (``CONSISTENT_HASH:vnodes=20``).
+
+A client reports only its strategy's class, never its parameters (virtual nodes, rooms,
+CONFIG lists). Every spec with parameters therefore says where they come from
+(:class:`Params`): stated by someone (``GIVEN``), not carried so the Java default or nothing
+stands in (``UNKNOWN``), or found by rmqlb from what the clients hold (``INFERRED``). The
+provenance never takes part in equality: ``ConsistentHash(10)`` equals a reported
+``CONSISTENT_HASH`` with unknown virtual nodes.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from enum import StrEnum
 from typing import Any, TypeAlias
 
 from rmqlb.errors import InputError
 from rmqlb.model.queue import MessageQueue
+
+
+class Params(StrEnum):
+    """Where a strategy's parameters come from."""
+
+    GIVEN = "given"  # stated: --strategy with parameters, a snapshot strategy object with them
+    UNKNOWN = "unknown"  # not carried (a client reports only its class): a default stands in
+    INFERRED = "inferred"  # found from what the clients hold (``rmqlb dump`` records it)
+
+
+DEFAULT_VIRTUAL_NODES = 10
+"""``AllocateMessageQueueConsistentHash()``'s virtual node count."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -36,7 +57,8 @@ class AvgByCircle:
 class ConsistentHash:
     """``AllocateMessageQueueConsistentHash`` (``CONSISTENT_HASH``)."""
 
-    virtual_node_cnt: int = 10
+    virtual_node_cnt: int = DEFAULT_VIRTUAL_NODES
+    params: Params = field(default=Params.GIVEN, compare=False, repr=False)
     name = "CONSISTENT_HASH"
 
 
@@ -45,6 +67,7 @@ class MachineRoom:
     """``AllocateMessageQueueByMachineRoom`` (``MACHINE_ROOM``): brokers named ``room@name``."""
 
     consumeridcs: frozenset[str] = frozenset()
+    params: Params = field(default=Params.GIVEN, compare=False, repr=False)
     name = "MACHINE_ROOM"
 
 
@@ -87,6 +110,7 @@ class MachineRoomNearby:
     inner: StrategySpec
     broker_rooms: RoomRule = field(default_factory=RoomTable)
     consumer_rooms: RoomRule = field(default_factory=RoomTable)
+    params: Params = field(default=Params.GIVEN, compare=False, repr=False)
     name = "MACHINE_ROOM_NEARBY"
 
 
@@ -95,6 +119,7 @@ class Config:
     """``AllocateMessageQueueByConfig`` (``CONFIG``): every client returns its own list."""
 
     config: Mapping[str, tuple[MessageQueue, ...]] = field(default_factory=dict)
+    params: Params = field(default=Params.GIVEN, compare=False, repr=False)
     name = "CONFIG"
 
 
@@ -130,8 +155,39 @@ JAVA_CLASS_NAMES: dict[str, str] = {
 }
 
 
+ParamSpec: TypeAlias = ConsistentHash | MachineRoom | MachineRoomNearby | Config
+"""The strategies with parameters the wire does not carry."""
+
+
+def params_of(spec: StrategySpec) -> Params:
+    """Where ``spec``'s parameters come from (``GIVEN`` for strategies without any)."""
+    if isinstance(spec, ConsistentHash | MachineRoom | MachineRoomNearby | Config):
+        return spec.params
+    return Params.GIVEN
+
+
+def with_params(spec: StrategySpec, params: Params) -> StrategySpec:
+    """``spec`` with its parameters marked as coming from ``params`` (unchanged without any).
+
+    >>> with_params(ConsistentHash(5), Params.INFERRED).params
+    <Params.INFERRED: 'inferred'>
+    """
+    if isinstance(spec, ConsistentHash | MachineRoom | MachineRoomNearby | Config):
+        return dataclasses.replace(spec, params=params)
+    return spec
+
+
 def describe(spec: StrategySpec) -> str:
-    """A short label: ``AVG``, ``CONSISTENT_HASH(vnodes=20)``, ``MACHINE_ROOM_NEARBY(AVG)``."""
+    """A short label: ``AVG``, ``CONSISTENT_HASH(vnodes=20)``, ``MACHINE_ROOM_NEARBY(AVG)``.
+
+    Parameters nobody knows are left out: a client reporting only the class of
+    CONSISTENT_HASH shows as ``CONSISTENT_HASH``.
+
+    >>> describe(ConsistentHash(20)), describe(ConsistentHash(params=Params.UNKNOWN))
+    ('CONSISTENT_HASH(vnodes=20)', 'CONSISTENT_HASH')
+    """
+    if params_of(spec) is Params.UNKNOWN:
+        return spec.name
     match spec:
         case ConsistentHash(virtual_node_cnt=n):
             return f"CONSISTENT_HASH(vnodes={n})"
@@ -146,8 +202,12 @@ def describe(spec: StrategySpec) -> str:
 
 
 def same_algorithm(a: StrategySpec, b: StrategySpec) -> bool:
-    """Whether two specs allocate identically (CONFIG lists are per client, so ignored)."""
+    """Whether two specs may allocate identically: equal, or the same strategy where one's
+    parameters are unknown (a client's report cannot contradict them). CONFIG lists are per
+    client, so they are ignored."""
     if isinstance(a, Config) and isinstance(b, Config):
+        return True
+    if a.name == b.name and Params.UNKNOWN in (params_of(a), params_of(b)):
         return True
     return a == b
 
@@ -156,21 +216,29 @@ def strategy_from_class_name(value: str) -> StrategySpec:
     """Read a client's ``allocateMessageQueueStrategy`` property.
 
     Java prints the strategy object, e.g.
-    ``org.apache.rocketmq...AllocateMessageQueueAveragely@6d06d69c``; only the class matters.
+    ``org.apache.rocketmq...AllocateMessageQueueAveragely@6d06d69c``; only the class matters,
+    so the parameters of the strategies that have some are :attr:`Params.UNKNOWN`.
 
     >>> strategy_from_class_name("x.y.AllocateMessageQueueAveragelyByCircle@1f")
     AvgByCircle()
+    >>> strategy_from_class_name("x.y.AllocateMessageQueueConsistentHash@2a").params
+    <Params.UNKNOWN: 'unknown'>
     """
     simple = value.split("@", 1)[0].rsplit(".", 1)[-1].strip()
     name = JAVA_CLASS_NAMES.get(simple)
+    unknown = Params.UNKNOWN
     if name == "AVG":
         return Avg()
     if name == "AVG_BY_CIRCLE":
         return AvgByCircle()
     if name == "CONSISTENT_HASH":
-        return ConsistentHash()
+        return ConsistentHash(params=unknown)
     if name == "MACHINE_ROOM":
-        return MachineRoom()
+        return MachineRoom(params=unknown)
+    if name == "MACHINE_ROOM_NEARBY":
+        return MachineRoomNearby(Avg(), params=unknown)
+    if name == "CONFIG":
+        return Config(params=unknown)
     return Unknown(simple or value)
 
 
@@ -209,11 +277,25 @@ def _check_pattern(pattern: str, where: str) -> None:
         raise InputError(f"{where}: regex {pattern!r} needs a group that captures the room")
 
 
+def _provenance(raw: Mapping[str, Any], keys: tuple[str, ...], where: str) -> Params:
+    """``GIVEN`` when every parameter key is there, ``INFERRED`` when also marked
+    ``"inferred": true``, ``UNKNOWN`` when one is missing (a mark then has nothing to mark)."""
+    inferred = raw.get("inferred")
+    if inferred is None:
+        inferred = False
+    if not isinstance(inferred, bool):
+        raise InputError(f"{where}.inferred: expected true or false")
+    if not all(key in raw for key in keys):
+        return Params.UNKNOWN
+    return Params.INFERRED if inferred else Params.GIVEN
+
+
 def strategy_from_json(raw: Any, where: str = "strategy", topic: str = "") -> StrategySpec:
     """Read the JSON form of design §3 (``{"name": "CONSISTENT_HASH", "virtualNodeCnt": 10}``).
 
     ``where`` names the JSON path in error messages; ``topic`` is the topic of CONFIG queues
-    that do not name one.
+    that do not name one. A parameter left out is :attr:`Params.UNKNOWN` (the default stands
+    in); ``"inferred": true`` marks parameters rmqlb inferred (:attr:`Params.INFERRED`).
     """
     if not isinstance(raw, Mapping):
         raise InputError(f"{where}: expected an object with a 'name'")
@@ -223,20 +305,21 @@ def strategy_from_json(raw: Any, where: str = "strategy", topic: str = "") -> St
     if name == "AVG_BY_CIRCLE":
         return AvgByCircle()
     if name == "CONSISTENT_HASH":
-        vnodes = raw.get("virtualNodeCnt", 10)
+        vnodes = raw.get("virtualNodeCnt", DEFAULT_VIRTUAL_NODES)
         if isinstance(vnodes, bool) or not isinstance(vnodes, int):
             raise InputError(f"{where}.virtualNodeCnt: expected an integer")
-        return ConsistentHash(vnodes)
+        return ConsistentHash(vnodes, _provenance(raw, ("virtualNodeCnt",), where))
     if name == "MACHINE_ROOM":
         idcs = raw.get("consumeridcs", [])
         if not isinstance(idcs, list) or not all(isinstance(i, str) for i in idcs):
             raise InputError(f"{where}.consumeridcs: expected a list of room names")
-        return MachineRoom(frozenset(idcs))
+        return MachineRoom(frozenset(idcs), _provenance(raw, ("consumeridcs",), where))
     if name == "MACHINE_ROOM_NEARBY":
         inner = strategy_from_json(raw.get("inner", {"name": "AVG"}), f"{where}.inner", topic)
         brokers = _rooms_from_json(raw.get("brokerRooms"), f"{where}.brokerRooms")
         consumers = _rooms_from_json(raw.get("consumerRooms"), f"{where}.consumerRooms")
-        return MachineRoomNearby(inner, brokers, consumers)
+        params = _provenance(raw, ("brokerRooms", "consumerRooms"), where)
+        return MachineRoomNearby(inner, brokers, consumers, params)
     if name == "CONFIG":
         config = raw.get("config", {})
         if not isinstance(config, Mapping):
@@ -249,7 +332,7 @@ def strategy_from_json(raw: Any, where: str = "strategy", topic: str = "") -> St
                 _queue_from_json(q, f"{where}.config.{cid}[{i}]", topic)
                 for i, q in enumerate(queues)
             )
-        return Config(lists)
+        return Config(lists, _provenance(raw, ("config",), where))
     if name == "UNKNOWN":
         cls = raw.get("className", "UNKNOWN")
         return Unknown(str(cls))
@@ -263,35 +346,51 @@ def _rooms_to_json(rule: RoomRule) -> Any:
     return dict(rule.rooms)
 
 
+def queue_to_json(mq: MessageQueue) -> dict[str, Any]:
+    """A queue of a CONFIG list: ``{"topic", "brokerName", "queueId"}``."""
+    return {"topic": mq.topic, "brokerName": mq.broker_name, "queueId": mq.queue_id}
+
+
 def strategy_to_json(spec: StrategySpec) -> dict[str, Any]:
-    """The JSON form read by :func:`strategy_from_json`."""
+    """The JSON form read by :func:`strategy_from_json`.
+
+    Unknown parameters are left out; inferred ones are written with ``"inferred": true``.
+
+    >>> strategy_to_json(ConsistentHash(5, Params.INFERRED))
+    {'name': 'CONSISTENT_HASH', 'virtualNodeCnt': 5, 'inferred': True}
+    >>> strategy_to_json(ConsistentHash(params=Params.UNKNOWN))
+    {'name': 'CONSISTENT_HASH'}
+    """
+    params = params_of(spec)
+    if params is Params.UNKNOWN:
+        return {"name": spec.name}
+    out: dict[str, Any]
     match spec:
         case ConsistentHash(virtual_node_cnt=n):
-            return {"name": spec.name, "virtualNodeCnt": n}
+            out = {"name": spec.name, "virtualNodeCnt": n}
         case MachineRoom(consumeridcs=idcs):
-            return {"name": spec.name, "consumeridcs": sorted(idcs)}
+            out = {"name": spec.name, "consumeridcs": sorted(idcs)}
         case MachineRoomNearby(inner=inner, broker_rooms=b, consumer_rooms=c):
-            return {
+            out = {
                 "name": spec.name,
                 "inner": strategy_to_json(inner),
                 "brokerRooms": _rooms_to_json(b),
                 "consumerRooms": _rooms_to_json(c),
             }
         case Config(config=config):
-            return {
+            out = {
                 "name": spec.name,
                 "config": {
-                    cid: [
-                        {"topic": q.topic, "brokerName": q.broker_name, "queueId": q.queue_id}
-                        for q in queues
-                    ]
-                    for cid, queues in config.items()
+                    cid: [queue_to_json(q) for q in queues] for cid, queues in config.items()
                 },
             }
         case Unknown(class_name=cls):
-            return {"name": spec.name, "className": cls}
+            out = {"name": spec.name, "className": cls}
         case _:
-            return {"name": spec.name}
+            out = {"name": spec.name}
+    if params is Params.INFERRED:
+        out["inferred"] = True
+    return out
 
 
 _PARAM_ALIASES = {
@@ -308,13 +407,17 @@ def parse_strategy_spec(
     broker_rooms: RoomRule | None = None,
     consumer_rooms: RoomRule | None = None,
     config: Mapping[str, tuple[MessageQueue, ...]] | None = None,
+    *,
+    absent: Params = Params.GIVEN,
 ) -> StrategySpec:
     """Read the CLI form: ``NAME[:key=value[:key=value...]]``.
 
     Keys: ``vnodes`` (CONSISTENT_HASH), ``idcs`` (MACHINE_ROOM, comma list), ``inner``
     (MACHINE_ROOM_NEARBY; its other parameters go to the inner strategy, so
     ``MACHINE_ROOM_NEARBY:inner=CONSISTENT_HASH:vnodes=20`` works). Rooms and CONFIG lists
-    come from their own flags and are passed in.
+    come from their own flags and are passed in. ``absent`` is what a CONSISTENT_HASH without
+    ``vnodes`` means: the Java default constructor (``GIVEN``, for simulate and check), or a
+    count still to be found (``UNKNOWN``, for explain, which may infer it).
 
     >>> parse_strategy_spec("CONSISTENT_HASH:vnodes=20")
     ConsistentHash(virtual_node_cnt=20)
@@ -354,9 +457,9 @@ def parse_strategy_spec(
     if name == "AVG_BY_CIRCLE":
         return AvgByCircle()
     if name == "CONSISTENT_HASH":
-        raw = params.get("virtualNodeCnt", "10")
+        raw = params.get("virtualNodeCnt", str(DEFAULT_VIRTUAL_NODES))
         try:
-            return ConsistentHash(int(raw))
+            return ConsistentHash(int(raw), Params.GIVEN if "virtualNodeCnt" in params else absent)
         except ValueError:
             raise InputError(f"strategy {text!r}: vnodes must be an integer, not {raw!r}") from None
     if name == "MACHINE_ROOM":

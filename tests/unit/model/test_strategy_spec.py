@@ -2,23 +2,31 @@
 
 from __future__ import annotations
 
+import doctest
+
 import pytest
 
 from rmqlb.errors import InputError
+from rmqlb.model import strategy as strategy_module
 from rmqlb.model.strategy import (
     Avg,
     AvgByCircle,
+    Config,
     ConsistentHash,
     MachineRoom,
     MachineRoomNearby,
+    Params,
     RoomPattern,
     RoomTable,
     Unknown,
     describe,
+    params_of,
     parse_strategy_spec,
+    same_algorithm,
     strategy_from_class_name,
     strategy_from_json,
     strategy_to_json,
+    with_params,
 )
 
 ROOMS = RoomTable({"broker-a": "hz"})
@@ -88,3 +96,88 @@ def test_class_name_from_running_info() -> None:
     prefix = "org.apache.rocketmq.client.consumer.rebalance."
     assert strategy_from_class_name(prefix + "AllocateMessageQueueAveragely@6d06d69c") == Avg()
     assert strategy_from_class_name("com.acme.MyAllocator@1") == Unknown("MyAllocator")
+
+
+# --- where parameters come from ----------------------------------------------------------
+
+PREFIX = "org.apache.rocketmq.client.consumer.rebalance."
+
+
+@pytest.mark.parametrize(
+    ("simple", "name"),
+    [
+        ("AllocateMessageQueueConsistentHash", "CONSISTENT_HASH"),
+        ("AllocateMessageQueueByMachineRoom", "MACHINE_ROOM"),
+        ("AllocateMachineRoomNearby", "MACHINE_ROOM_NEARBY"),
+        ("AllocateMessageQueueByConfig", "CONFIG"),
+    ],
+)
+def test_a_reported_class_leaves_its_parameters_unknown(simple: str, name: str) -> None:
+    spec = strategy_from_class_name(f"{PREFIX}{simple}@1b6d3586")
+    assert spec.name == name
+    assert params_of(spec) is Params.UNKNOWN
+    assert describe(spec) == name  # no made-up parameters in labels
+    assert strategy_to_json(spec) == {"name": name}  # nor in snapshots
+
+
+def test_provenance_is_not_part_of_equality() -> None:
+    assert ConsistentHash(10, Params.UNKNOWN) == ConsistentHash(10)
+    assert same_algorithm(ConsistentHash(params=Params.UNKNOWN), ConsistentHash(5))
+    assert not same_algorithm(ConsistentHash(10), ConsistentHash(5))
+    assert same_algorithm(MachineRoom(params=Params.UNKNOWN), MachineRoom(frozenset({"hz"})))
+    assert not same_algorithm(ConsistentHash(params=Params.UNKNOWN), Avg())
+
+
+@pytest.mark.parametrize(
+    ("raw", "params"),
+    [
+        ({"name": "CONSISTENT_HASH"}, Params.UNKNOWN),
+        ({"name": "CONSISTENT_HASH", "virtualNodeCnt": 10}, Params.GIVEN),
+        ({"name": "CONSISTENT_HASH", "virtualNodeCnt": 5, "inferred": True}, Params.INFERRED),
+        ({"name": "CONSISTENT_HASH", "virtualNodeCnt": 5, "inferred": False}, Params.GIVEN),
+        ({"name": "CONSISTENT_HASH", "inferred": True}, Params.UNKNOWN),  # nothing to mark
+        ({"name": "MACHINE_ROOM"}, Params.UNKNOWN),
+        ({"name": "MACHINE_ROOM", "consumeridcs": []}, Params.GIVEN),
+        ({"name": "CONFIG"}, Params.UNKNOWN),
+        ({"name": "CONFIG", "config": {}, "inferred": True}, Params.INFERRED),
+        ({"name": "MACHINE_ROOM_NEARBY", "brokerRooms": "^(.+)@"}, Params.UNKNOWN),
+        ({"name": "MACHINE_ROOM_NEARBY", "brokerRooms": {}, "consumerRooms": {}}, Params.GIVEN),
+    ],
+)
+def test_json_says_where_parameters_come_from(raw: dict[str, object], params: Params) -> None:
+    spec = strategy_from_json(raw)
+    assert params_of(spec) is params
+    again = strategy_from_json(strategy_to_json(spec))
+    assert params_of(again) is params
+    if params is not Params.UNKNOWN:  # unknown parameters are not written, even half known
+        assert again == spec
+
+
+def test_inferred_parameters_are_written_with_their_mark() -> None:
+    assert strategy_to_json(ConsistentHash(5, Params.INFERRED)) == {
+        "name": "CONSISTENT_HASH",
+        "virtualNodeCnt": 5,
+        "inferred": True,
+    }
+    with pytest.raises(InputError, match=r"inferred: expected true or false"):
+        strategy_from_json({"name": "CONSISTENT_HASH", "virtualNodeCnt": 5, "inferred": "yes"})
+
+
+def test_cli_vnodes_left_out_means_default_or_unknown() -> None:
+    assert params_of(parse_strategy_spec("CONSISTENT_HASH")) is Params.GIVEN
+    unknown = parse_strategy_spec("CONSISTENT_HASH", absent=Params.UNKNOWN)
+    assert unknown == ConsistentHash(10)
+    assert params_of(unknown) is Params.UNKNOWN
+    stated = parse_strategy_spec("CONSISTENT_HASH:vnodes=10", absent=Params.UNKNOWN)
+    assert params_of(stated) is Params.GIVEN
+
+
+def test_with_params_leaves_strategies_without_parameters_alone() -> None:
+    assert with_params(Avg(), Params.INFERRED) == Avg()
+    assert params_of(with_params(Config({}), Params.INFERRED)) is Params.INFERRED
+
+
+def test_docstring_examples() -> None:
+    failures, tried = doctest.testmod(strategy_module)
+    assert tried > 0
+    assert failures == 0
