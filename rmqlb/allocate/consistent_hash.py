@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import importlib
 from bisect import bisect_left
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from functools import cache
 from hashlib import md5
 from itertools import groupby
@@ -178,3 +178,92 @@ def _route_numpy(
     lists = list(result.values())
     for mq, client in zip(mq_all, owner[slots].tolist(), strict=True):
         lists[client].append(mq)
+
+
+def sweep_virtual_nodes(
+    cid_all: Sequence[str], queue_hashes: Sequence[int], top: int
+) -> Iterator[tuple[int, list[tuple[int, int]]]]:
+    """Where every queue lands for each virtual node count from ``top`` down to 1, in one pass.
+
+    Yields ``(n, moves)``: ``moves`` lists ``(queue index, client index)`` pairs, every queue
+    for ``n = top``, then only the queues whose owner may have changed from ring(n+1) to
+    ring(n); apply them in order (a queue may move twice in one step). ``cid_all`` are
+    *distinct* client ids in Java order (a duplicated id numbers its second nodes from the
+    count it already has, which breaks the prefix structure used here); ``queue_hashes`` are
+    :func:`ring_hash` of the queues' ``toString()``.
+
+    Why it is cheap: ring(n) is ring(n+1) without one point per client (``cid-n``), so a
+    queue changes owner only when the point it lands on disappears, and then moves to the next
+    point still on the ring. Positions are hashed and sorted once, removed ones are skipped
+    with union-find links, and a queue moves about ln(top) times in the whole pass. Equal
+    positions keep the point ``TreeMap.put`` leaves there: the last inserted, i.e. the
+    greatest (client index, node index) still on the ring.
+
+    >>> from rmqlb.model.queue import MessageQueue
+    >>> mqs = [MessageQueue("T", "broker-a", i) for i in range(4)]
+    >>> steps = dict(sweep_virtual_nodes(["c1", "c2"], ring_hashes(queue_keys(mqs)), 3))
+    >>> owners = dict(steps[3])
+    >>> [["c1", "c2"][owners[q]] for q in range(4)] == [
+    ...     cid for mq in mqs for cid, qs in allocate_consistent_hash(mqs, ["c1", "c2"], 3).items()
+    ...     if mq in qs]
+    True
+    """
+    if top < 1 or not cid_all:
+        return
+    keys = [cid + "-" + str(i) for cid in cid_all for i in range(top)]
+    points = ring_hashes(keys)  # point k: client k // top, node k % top
+    order = sorted(range(len(points)), key=points.__getitem__)  # stable: equal hashes by k
+    slot_of = [0] * len(points)
+    slot_pos: list[int] = []
+    winner: list[int] = []  # per slot: the point TreeMap keeps there (greatest k on the ring)
+    shared: dict[int, list[int]] = {}  # slots holding several points, greatest k first
+    for k in order:
+        h = points[k]
+        if slot_pos and slot_pos[-1] == h:
+            s = len(slot_pos) - 1
+            shared.setdefault(s, [winner[s]]).insert(0, k)
+            winner[s] = k
+        else:
+            slot_pos.append(h)
+            winner.append(k)
+        slot_of[k] = len(slot_pos) - 1
+    slots = len(slot_pos)
+    link = list(range(slots))  # link[s] == s: s is on the ring
+
+    def live_from(s: int) -> int:
+        root = s
+        while link[root] != root:
+            root = link[root]
+        while link[s] != root:  # path compression
+            link[s], s = root, link[s]
+        return root
+
+    held: dict[int, list[int]] = {}
+    first: list[tuple[int, int]] = []
+    for q, h in enumerate(queue_hashes):
+        s = bisect_left(slot_pos, h)
+        if s == slots:  # past the largest position: wrap to the smallest
+            s = 0
+        held.setdefault(s, []).append(q)
+        first.append((q, winner[s] // top))
+    yield top, first
+    for n in range(top - 1, 0, -1):  # ring(n+1) -> ring(n): the nodes numbered n go
+        moves: list[tuple[int, int]] = []
+        for k in range(n, len(points), top):
+            s = slot_of[k]
+            group = shared.get(s)
+            if group is not None:
+                left = [p for p in group if p % top < n]
+                if left:
+                    if left[0] != winner[s]:  # an equal-hash point shows again
+                        winner[s] = left[0]
+                        moves.extend((q, left[0] // top) for q in held.get(s, ()))
+                    continue
+            link[s] = s + 1 if s + 1 < slots else 0
+            queues = held.pop(s, None)
+            if queues:
+                target = live_from(s)
+                owner = winner[target] // top
+                moves.extend((q, owner) for q in queues)
+                held.setdefault(target, []).extend(queues)
+        yield n, moves
