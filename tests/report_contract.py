@@ -5,7 +5,7 @@ The contract of the explain issue, plus what ``report_to_json`` documents on top
 (``groups[].lag``, ``lagByConsumer``, ``topics[].lag``), each queue's ``offsets`` and each
 consumer's address, version, consume status and process queues (``null`` when unknown);
 each finding's ``id`` and ``causedBy`` (the id of an earlier finding of the same group, or
-null).
+null); ``groups[].inference`` (strategy parameters the wire does not carry).
 """
 
 from __future__ import annotations
@@ -13,6 +13,7 @@ from __future__ import annotations
 from typing import Any
 
 SEVERITIES = {"error", "warning", "info"}
+INFERENCE_STATUSES = {"inferred", "confirmed", "assumed", "unexplained", "unknown"}
 STATUSES = {"ok", "moved", "unconsumed", "duplicate", "unknown"}
 
 
@@ -35,6 +36,22 @@ def _queue_ref(q: Any, where: str) -> None:
     assert _int(q["queueId"]), where
 
 
+def _inference(i: Any, where: str) -> None:
+    if i is None:
+        return
+    keys = {"status", "parameter", "value", "default", "clients", "searched", "alternatives"}
+    keys |= {"closest", "differingQueues", "strategyOption", "note"}
+    _keys(i, keys, where)
+    assert i["status"] in INFERENCE_STATUSES, where
+    assert i["parameter"] in ("virtualNodeCnt", "consumeridcs", "config", "rooms"), where
+    assert _int(i["clients"]), where
+    assert isinstance(i["searched"], str), where
+    assert isinstance(i["alternatives"], list), where
+    assert _opt_int(i["differingQueues"]), where
+    assert i["strategyOption"] is None or isinstance(i["strategyOption"], str), where
+    assert isinstance(i["note"], str) and i["note"], where
+
+
 def assert_report_contract(doc: Any) -> None:
     """Fail with the JSON path of the first deviation from the contract."""
     _keys(doc, {"format", "groups", "findings", "errors", "exitCode"}, "$")
@@ -43,10 +60,12 @@ def assert_report_contract(doc: Any) -> None:
     assert isinstance(doc["groups"], list)
     for gi, g in enumerate(doc["groups"]):
         w = f"$.groups[{gi}]"
-        _keys(g, {"group", "messageModel", "strategy", "lag", "lagByConsumer", "topics"}, w)
+        keys = {"group", "messageModel", "strategy", "lag", "lagByConsumer", "inference"}
+        _keys(g, keys | {"topics"}, w)
         assert _opt_int(g["lag"]), w
         assert all(_int(v) for v in g["lagByConsumer"].values()), w
         assert isinstance(g["group"], str), w
+        _inference(g["inference"], f"{w}.inference")
         assert g["messageModel"] in ("CLUSTERING", "BROADCASTING"), w
         assert isinstance(g["strategy"], str), w
         assert isinstance(g["topics"], list), w

@@ -9,16 +9,18 @@
 """
 
 from rmqlb.diagnose.context import DiagnoseOptions
-from rmqlb.diagnose.engine import diagnose
+from rmqlb.diagnose.engine import diagnose, record_inferred
 from rmqlb.diagnose.report import (
     Code,
     ConsumerRow,
     Finding,
     GroupReport,
+    InferenceStatus,
     QueueRow,
     QueueStatus,
     Report,
     Severity,
+    StrategyInference,
     TopicReport,
     exit_code,
     report_to_json,
@@ -32,13 +34,16 @@ __all__ = [
     "DiagnoseOptions",
     "Finding",
     "GroupReport",
+    "InferenceStatus",
     "QueueRow",
     "QueueStatus",
     "Report",
     "Severity",
+    "StrategyInference",
     "TopicReport",
     "diagnose",
     "exit_code",
+    "record_inferred",
     "report_to_json",
     "report_to_text",
     "sort_findings",

@@ -8,7 +8,9 @@ allocation exactly once, over the whole group, as every Java client would:
   order;
 - ``cid_all``: *every* consumer of the group, duplicates included, in Java order (that is what
   the broker returns, whatever each client subscribes to);
-- the strategy: ``--strategy``, else the group's, else the consumers' when they agree, else AVG.
+- the strategy: ``--strategy``, else the group's, else the consumers' when they agree, else AVG;
+  parameters nobody stated (clients report only the class) are settled by
+  :mod:`rmqlb.diagnose.infer` from what the clients hold.
 """
 
 from __future__ import annotations
@@ -22,6 +24,8 @@ from operator import attrgetter, is_, is_not, sub
 from typing import cast
 
 from rmqlb.allocate import allocate_sorted, validate
+from rmqlb.diagnose.infer import infer_strategy
+from rmqlb.diagnose.report import StrategyInference
 from rmqlb.errors import AllocationError, InputError
 from rmqlb.model.javaorder import java_key
 from rmqlb.model.queue import MessageQueue, queue_sort_key
@@ -35,7 +39,15 @@ from rmqlb.model.snapshot import (
     Snapshot,
     TopicRoute,
 )
-from rmqlb.model.strategy import Avg, Config, StrategySpec, describe, same_algorithm
+from rmqlb.model.strategy import (
+    Avg,
+    Config,
+    Params,
+    StrategySpec,
+    describe,
+    params_of,
+    same_algorithm,
+)
 from rmqlb.snapshot._fast import new_queue
 
 POP_CONSUME_TYPE = "CONSUME_POP"
@@ -111,7 +123,8 @@ def errors_about(snapshot: Snapshot, consumer: Consumer) -> list[CaptureError]:
 def consumers_strategy(consumers: Sequence[Consumer]) -> StrategySpec | None:
     """The strategy every consumer that reports one agrees on, else ``None``.
 
-    CONFIG strategies agree when all consumers use CONFIG; their lists are merged.
+    CONFIG strategies agree when all consumers use CONFIG; their lists are merged. A spec
+    with stated parameters wins over reports that carry only the class.
     """
     reported = [c.strategy for c in consumers if c.strategy is not None]
     if not reported:
@@ -121,11 +134,13 @@ def consumers_strategy(consumers: Sequence[Consumer]) -> StrategySpec | None:
         return None
     if isinstance(first, Config):
         merged: dict[str, tuple[MessageQueue, ...]] = {}
+        stated = False
         for spec in reported:
             assert isinstance(spec, Config)
             merged.update(spec.config)
-        return Config(merged)
-    return first
+            stated = stated or spec.params is not Params.UNKNOWN
+        return Config(merged, Params.GIVEN if stated else Params.UNKNOWN)
+    return next((s for s in reported if params_of(s) is not Params.UNKNOWN), first)
 
 
 def choose_strategy(override: StrategySpec | None, group: Group) -> tuple[StrategySpec, str]:
@@ -155,6 +170,8 @@ class GroupContext:
     live: bool
     offsets_by_queue: dict[MessageQueue, QueueOffset] | None = None
     now_ms: int | None = None  # the capture time (``capturedAt``), epoch ms
+    inference: StrategyInference | None = None
+    blocked: str | None = None
 
     def offset(self, mq: MessageQueue) -> QueueOffset | None:
         """The group's offset of ``mq`` (``None``: not captured)."""
@@ -171,6 +188,18 @@ class GroupContext:
     def strategy_label(self) -> str:
         """``AVG``, ``CONSISTENT_HASH(vnodes=20)`` ..."""
         return describe(self.strategy)
+
+    @property
+    def assumption(self) -> str:
+        """The clause a finding that depends on an assumed parameter appends ("" if none)."""
+        return self.inference.assumption if self.inference is not None else ""
+
+    def effective(self, spec: StrategySpec) -> StrategySpec:
+        """What a client reporting ``spec`` runs: the group's strategy when ``spec`` is the
+        same strategy with parameters the client did not report."""
+        if params_of(spec) is Params.UNKNOWN and spec.name == self.strategy.name:
+            return self.strategy
+        return spec
 
     def subscribed_topics(self) -> list[str]:
         """Every topic some consumer subscribes: ordinary topics first, then retry topics."""
@@ -215,6 +244,16 @@ def group_context(
     else:
         mode = Mode.CLUSTERING
     live = bool(snapshot.source is not None and snapshot.source.namesrv)
+    inference: StrategyInference | None = None
+    blocked: str | None = None
+    if mode is Mode.CLUSTERING:
+        found = infer_strategy(strategy, snapshot, consumers)
+        if found is not None:
+            inference = found.report
+            if found.strategy is None:
+                blocked = found.blocked or found.report.note
+            else:
+                strategy = found.strategy
     return GroupContext(
         snapshot=snapshot,
         group=group,
@@ -226,6 +265,8 @@ def group_context(
         cid_all=[c.client_id for c in consumers],
         live=live,
         now_ms=epoch_ms(snapshot.captured_at),
+        inference=inference,
+        blocked=blocked,
     )
 
 
@@ -574,8 +615,14 @@ def topic_context(g: GroupContext, topic: str) -> TopicContext:
     throws = False
     if g.mode is not Mode.CLUSTERING or route is None:
         expected = None
+    elif g.blocked is not None:  # parameters unknown and no default: nothing to compute
+        expected, error = None, g.blocked
     else:
         expected, error, throws = expected_allocation(g.strategy, mq_all, g.cid_all)
+        if expected is not None and isinstance(g.strategy, Config):
+            # a CONFIG list is returned for every topic, but only its own topic's queues
+            # stay held after that topic's rebalance
+            expected = {cid: [q for q in qs if q.topic == topic] for cid, qs in expected.items()}
     owner: list[str | None] = [None] * n
     if expected is not None:
         _set_owners(owner, expected, mq_all, base, topic)

@@ -15,6 +15,7 @@ with the hint to raise the queue count to 6 or 12.
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
+from dataclasses import replace
 from itertools import compress, repeat
 from operator import is_, ne
 from typing import cast
@@ -34,6 +35,7 @@ from rmqlb.diagnose.report import (
     ConsumerRow,
     Finding,
     GroupReport,
+    InferenceStatus,
     QueueRow,
     QueueStatus,
     Report,
@@ -43,10 +45,10 @@ from rmqlb.diagnose.rules import GROUP_RULES, TOPIC_RULES
 from rmqlb.errors import InputError
 from rmqlb.model.javaorder import java_key
 from rmqlb.model.snapshot import Snapshot
-from rmqlb.model.strategy import StrategySpec, describe
+from rmqlb.model.strategy import Params, StrategySpec, describe, params_of, with_params
 from rmqlb.snapshot._fast import gc_paused
 
-__all__ = ["DiagnoseOptions", "diagnose"]
+__all__ = ["DiagnoseOptions", "diagnose", "record_inferred"]
 
 
 def _queue_rows(ctx: TopicContext) -> tuple[QueueRow, ...]:
@@ -167,7 +169,8 @@ def _diagnose_group(
     label = describe(g.strategy) if g.mode is Mode.CLUSTERING else g.mode.value
     if g.mode is Mode.BROADCASTING:
         label = "BROADCASTING"
-    return GroupReport(g.name, model, label, tuple(reports)), findings, link_causes(g, findings)
+    report = GroupReport(g.name, model, label, tuple(reports), g.inference)
+    return report, findings, link_causes(g, findings)
 
 
 def diagnose(
@@ -221,3 +224,23 @@ def diagnose(
         snapshot.errors,
         captured_at=snapshot.captured_at,
     )
+
+
+def record_inferred(snapshot: Snapshot) -> Snapshot:
+    """``snapshot`` with the strategy parameters inferred from what the clients hold written
+    into each group's strategy, marked inferred (what ``rmqlb dump`` saves).
+
+    Only exact inferences are recorded, and never over a group strategy with stated
+    parameters. A snapshot redacted afterwards keeps them although client ids change, and
+    ``explain --dump`` reports them as inferred, like ``explain -n``.
+    """
+    groups = dict(snapshot.groups)
+    for name, group in snapshot.groups.items():
+        if group.strategy is not None and params_of(group.strategy) is not Params.UNKNOWN:
+            continue
+        g = group_context(snapshot, group, None, DiagnoseOptions())
+        if g.inference is not None and g.inference.status is InferenceStatus.inferred:
+            groups[name] = replace(group, strategy=with_params(g.strategy, Params.INFERRED))
+    if groups == snapshot.groups:
+        return snapshot
+    return replace(snapshot, groups=groups)

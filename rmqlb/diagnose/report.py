@@ -150,14 +150,55 @@ class TopicReport:
         return sum(known) if known else None
 
 
+class InferenceStatus(StrEnum):
+    """What rmqlb knows of strategy parameters the wire does not carry."""
+
+    inferred = "inferred"  # one value makes every client's holdings exact: expected uses it
+    confirmed = "confirmed"  # the Java default makes every client's holdings exact
+    assumed = "assumed"  # holdings not all known: the Java default stands in, unverified
+    unexplained = "unexplained"  # no value tried is exact: the default (or the closest) is used
+    unknown = "unknown"  # no default and nothing to infer from: expected is not computed
+
+
+@dataclass(frozen=True, slots=True)
+class StrategyInference:
+    """How the parameters of a group's strategy were settled when nobody stated them.
+
+    ``value`` is the parameter's JSON value *expected* uses (``None`` when not computed),
+    ``default`` Java's (``None`` when there is none), ``alternatives`` further values that
+    explain the holdings as well, ``closest``/``differing`` the best inexact value and how many
+    queues it gets wrong, ``option`` the ``--strategy`` text that states the value, ``note``
+    the sentence the report shows and ``assumption`` the clause findings that depend on the
+    parameter append (empty unless a value is assumed).
+    """
+
+    status: InferenceStatus
+    parameter: str
+    value: Any
+    default: Any
+    clients: int
+    searched: str
+    note: str
+    assumption: str = ""
+    alternatives: tuple[Any, ...] = ()
+    closest: Any = None
+    differing: int | None = None
+    option: str | None = None
+
+
 @dataclass(frozen=True, slots=True)
 class GroupReport:
-    """One group: its model, the strategy used for *expected*, and its topics."""
+    """One group: its model, the strategy used for *expected*, and its topics.
+
+    ``inference`` says how that strategy's parameters were settled when the clients did not
+    report them (``None``: stated, or the strategy has none).
+    """
 
     group: str
     message_model: str
     strategy: str
     topics: tuple[TopicReport, ...]
+    inference: StrategyInference | None = None
 
     @property
     def lag(self) -> int | None:
@@ -305,6 +346,25 @@ def finding_to_json(f: Finding) -> dict[str, Any]:
     }
 
 
+def inference_to_json(i: StrategyInference | None) -> dict[str, Any] | None:
+    """A group's ``inference`` in the report contract (``None`` stays ``null``)."""
+    if i is None:
+        return None
+    return {
+        "status": i.status.value,
+        "parameter": i.parameter,
+        "value": i.value,
+        "default": i.default,
+        "clients": i.clients,
+        "searched": i.searched,
+        "alternatives": list(i.alternatives),
+        "closest": i.closest,
+        "differingQueues": i.differing,
+        "strategyOption": i.option,
+        "note": i.note,
+    }
+
+
 def _queue_rows_json(
     rows: tuple[QueueRow, ...], array: Callable[[tuple[str, ...]], Sequence[str]] = list
 ) -> list[dict[str, Any]]:
@@ -394,6 +454,7 @@ def _report_to_json(
                 "strategy": g.strategy,
                 "lag": g.lag,
                 "lagByConsumer": g.lag_by_consumer(),
+                "inference": inference_to_json(g.inference),
                 "topics": [
                     {
                         "topic": t.topic,

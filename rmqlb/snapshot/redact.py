@@ -124,7 +124,7 @@ class _Redactor:
     def strategy(self, spec: StrategySpec | None, all_ids: list[str]) -> StrategySpec | None:
         match spec:
             case Config(config=config):
-                return Config({self.client(cid): qs for cid, qs in config.items()})
+                return replace(spec, config={self.client(cid): qs for cid, qs in config.items()})
             case MachineRoomNearby(inner=inner, consumer_rooms=rooms):
                 table: dict[str, str] = {}
                 for cid in all_ids:

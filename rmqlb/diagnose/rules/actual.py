@@ -142,7 +142,8 @@ def _mismatches(ctx: TopicContext) -> list[Finding]:
             Severity.warning,
             g.name,
             f"{len(differing)} of {plural(compared, 'consumer')} of {ctx.topic} hold other "
-            f"queues than {g.strategy_label} predicts ({'; '.join(details)}{more})",
+            f"queues than {g.strategy_label} predicts ({'; '.join(details)}{more})"
+            f"{g.assumption}",
             REBALANCE_HINT,
             topic=ctx.topic,
             consumers=tuple(dict.fromkeys(differing)),

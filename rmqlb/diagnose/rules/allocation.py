@@ -62,9 +62,33 @@ def _per_broker(counts: list[int], brokers: int) -> str:
     return f" ({choices([c // brokers for c in counts])} per broker on {brokers} brokers)"
 
 
+def _blocked_hint(g_strategy: str) -> str:
+    if g_strategy == "MACHINE_ROOM":
+        return (
+            "pass --strategy MACHINE_ROOM:idcs=ROOM,... with the clients' rooms, or capture "
+            "again when every client reports its queues: rmqlb then infers the rooms from them"
+        )
+    return (
+        "capture again when every client reports its queues: rmqlb then infers the "
+        "parameters from what they hold"
+    )
+
+
 def _failed(ctx: TopicContext) -> list[Finding]:
     g = ctx.g
     label = g.strategy_label
+    if g.blocked is not None:
+        return [
+            Finding(
+                Code.ALLOCATION_FAILED,
+                Severity.info,
+                g.name,
+                f"cannot compute the expected allocation of {ctx.topic} under {label}: "
+                f"{g.blocked}; only what the clients actually hold is checked",
+                _blocked_hint(g.strategy.name),
+                topic=ctx.topic,
+            )
+        ]
     if ctx.allocation_throws:
         return [
             Finding(
@@ -130,7 +154,7 @@ def _idle(ctx: TopicContext) -> list[Finding]:
         message = (
             f"topic {ctx.topic} has {plural(n, 'readable queue')} for "
             f"{plural(m, 'consumer')}{counted}: {plural(len(idle), 'consumer')} idle "
-            f"under {label} ({id_text(idle, g.options.max_listed)})"
+            f"under {label} ({id_text(idle, g.options.max_listed)}){g.assumption}"
         )
         hint = (
             f"raise readQueueNums and writeQueueNums to a multiple of {m}, such as "
@@ -141,7 +165,7 @@ def _idle(ctx: TopicContext) -> list[Finding]:
         message = (
             f"{len(idle)} of {plural(len(subscribers), 'consumer')} subscribing {ctx.topic} "
             f"get no queue under {label} although there are {plural(n, 'readable queue')} for "
-            f"{plural(m, 'consumer')} ({id_text(idle, g.options.max_listed)})"
+            f"{plural(m, 'consumer')} ({id_text(idle, g.options.max_listed)}){g.assumption}"
         )
         spec = g.strategy
         if isinstance(spec, ConsistentHash):
@@ -214,7 +238,8 @@ def _imbalance(ctx: TopicContext) -> list[Finding]:
             f"{plural(n, 'queue')} of {ctx.topic} for {plural(m, 'consumer')} under "
             f"{g.strategy_label}: {len(heavy)} {'holds' if len(heavy) == 1 else 'hold'} "
             f"{plural(hi, 'queue')} and {len(light)} {'holds' if len(light) == 1 else 'hold'} "
-            f"{plural(lo, 'queue')} (max/min {ratio:.2f} > {g.options.max_imbalance:g})",
+            f"{plural(lo, 'queue')} (max/min {ratio:.2f} > {g.options.max_imbalance:g})"
+            f"{g.assumption}",
             hint,
             topic=ctx.topic,
             consumers=tuple(heavy),
@@ -311,7 +336,7 @@ def _unconsumed(ctx: TopicContext) -> list[Finding]:
                 f"{'does' if len(ids) == 1 else 'do'} not subscribe {ctx.topic} "
                 f"({id_text(ids, limit)}): {queue_text(queues, limit)} "
                 f"{'is' if len(queues) == 1 else 'are'} never consumed"
-                f"{waiting_text(g, queues, ctx.topic)}",
+                f"{waiting_text(g, queues, ctx.topic)}{g.assumption}",
                 f"every client in cidAll takes a share of every topic of the group: give all "
                 f"consumers of {g.name} the same subscriptions, or move "
                 f"{id_text(ids, limit)} to a consumer group of their own",
@@ -329,7 +354,7 @@ def _unconsumed(ctx: TopicContext) -> list[Finding]:
                 g.name,
                 f"{len(nobody)} of {plural(total, 'queue')} of {ctx.topic} are allocated to "
                 f"no consumer under {g.strategy_label} ({cause}): "
-                f"{queue_text(nobody, limit)}{waiting_text(g, nobody, ctx.topic)}",
+                f"{queue_text(nobody, limit)}{waiting_text(g, nobody, ctx.topic)}{g.assumption}",
                 hint,
                 topic=ctx.topic,
                 queues=tuple(nobody),

@@ -29,7 +29,15 @@ from rmqlb.errors import InputError
 from rmqlb.model.javaorder import java_key
 from rmqlb.model.queue import MessageQueue, queue_sort_key
 from rmqlb.model.snapshot import Subscription
-from rmqlb.model.strategy import StrategySpec, describe, same_algorithm
+from rmqlb.model.strategy import (
+    DEFAULT_VIRTUAL_NODES,
+    ConsistentHash,
+    Params,
+    StrategySpec,
+    describe,
+    params_of,
+    same_algorithm,
+)
 
 
 def _cluster_name(g: GroupContext) -> str:
@@ -158,7 +166,7 @@ def check_duplicate_client_ids(
                 lost.append(f"{ctx.topic}: {queue_text(nobody, 4)}")
                 queues.extend(nobody)
         effect = (
-            f"; going to nobody: {'; '.join(lost)}"
+            f"; going to nobody: {'; '.join(lost)}{g.assumption}"
             if lost
             else "; no queue is lost at the moment, but both processes consume the same ones"
         )
@@ -253,7 +261,7 @@ def check_subscriptions(ctx: TopicContext) -> list[Finding]:
                 f": {they} in cidAll, so the {plural(len(lost), 'queue')} of "
                 f"{ctx.topic} that {g.strategy_label} gives "
                 f"{'it' if len(non_subs) == 1 else 'them'} ({queue_text(lost, limit)}) "
-                f"{'is' if len(lost) == 1 else 'are'} never consumed"
+                f"{'is' if len(lost) == 1 else 'are'} never consumed{g.assumption}"
             )
         elif ctx.expected is not None:
             effect = (
@@ -319,10 +327,13 @@ def check_subscriptions(ctx: TopicContext) -> list[Finding]:
 def _own_share(
     ctx: TopicContext, specs: list[StrategySpec]
 ) -> dict[str, list[MessageQueue]] | None:
-    """What each subscribing client takes when it runs its own strategy."""
+    """What each subscribing client takes when it runs its own strategy (``None`` when one
+    cannot be simulated: a custom class, or parameters unknown with no default to assume)."""
     g = ctx.g
     per_spec: list[dict[str, list[MessageQueue]]] = []
     for spec in specs:
+        if params_of(spec) is Params.UNKNOWN and not isinstance(spec, ConsistentHash):
+            return None
         try:
             validate(spec)
             per_spec.append(allocate_sorted(spec, ctx.mq_all, g.cid_all))
@@ -332,7 +343,7 @@ def _own_share(
     for c in g.consumers:
         if c.client_id not in ctx.subscribers or c.client_id in own:
             continue
-        spec = c.strategy if c.strategy is not None else g.strategy
+        spec = g.effective(c.strategy) if c.strategy is not None else g.strategy
         index = next(i for i, s in enumerate(specs) if same_algorithm(s, spec))
         own[c.client_id] = per_spec[index].get(c.client_id, [])
     return own
@@ -354,7 +365,7 @@ def check_strategies(ctx: TopicContext) -> list[Finding]:
                 members[i].append(c.client_id)
                 break
         else:
-            specs.append(c.strategy)
+            specs.append(g.effective(c.strategy))
             members.append([c.client_id])
     if len(specs) < 2:
         return []
@@ -373,6 +384,14 @@ def check_strategies(ctx: TopicContext) -> list[Finding]:
         if c.strategy is not None and not same_algorithm(c.strategy, g.strategy)
     ]
     own = _own_share(ctx, specs) if ctx.mq_all and g.cid_all else {}
+    assumed = g.assumption
+    if not assumed and any(
+        isinstance(s, ConsistentHash) and s.params is Params.UNKNOWN for s in specs
+    ):
+        assumed = (
+            f" (assuming the Java default of {DEFAULT_VIRTUAL_NODES} virtual nodes for "
+            "CONSISTENT_HASH: the clients do not report virtualNodeCnt)"
+        )
     queues: list[MessageQueue] = []
     if own is None:
         effect = "one of them cannot be simulated, so the damage cannot be computed"
@@ -409,7 +428,7 @@ def check_strategies(ctx: TopicContext) -> list[Finding]:
             Severity.error,
             g.name,
             f"consumers of {g.name} run {len(members) - members.count([])} strategies: "
-            f"{listing}; {effect}",
+            f"{listing}; {effect}{assumed if own else ''}",
             f"finish the rolling deploy so every consumer of {g.name} runs the same "
             f"allocateMessageQueueStrategy ({target}); until then doubled queues are consumed "
             "twice and orphaned ones by nobody",

@@ -1,0 +1,718 @@
+"""Strategy parameters the wire does not carry, inferred from what the clients hold.
+
+A client's running info names its strategy's class (``AllocateMessageQueueConsistentHash``)
+but not its parameters: the virtual node count of a hash ring, MACHINE_ROOM's rooms, the
+CONFIG lists, MACHINE_ROOM_NEARBY's room resolvers and inner strategy. Computing *expected*
+with a guessed value turns a healthy group into false alarms (a ring built with 5 virtual
+nodes, checked against Java's default 10, "mismatches" on every client). So when nobody
+stated the parameters (:attr:`~rmqlb.model.strategy.Params.UNKNOWN`) and every client's
+holdings are known, :func:`infer_strategy` looks for the value that makes every holding
+exactly what the strategy gives, in order of likelihood:
+
+- CONSISTENT_HASH: the Java default 10 first; then every count from 1 to 1024 in one pass
+  (:func:`~rmqlb.allocate.consistent_hash.sweep_virtual_nodes`), the smallest exact count
+  winning (neighbouring counts often give the very same shares: the report lists them); then
+  a few common large counts, the first exact one winning. A group too big for the whole range
+  within :data:`RING_POINT_BUDGET` ring points searches a shorter one and says so.
+- MACHINE_ROOM: the rooms (``room@`` prefixes) of the brokers whose queues the clients hold,
+  then those plus other brokers' rooms.
+- CONFIG: each client's list is what it holds.
+- MACHINE_ROOM_NEARBY: the naming conventions rmqlb knows (a broker's room is its name up to
+  ``@``; a client's room is its instance name up to ``-``, or its unit name) with the inner
+  strategies AVG, AVG_BY_CIRCLE and CONSISTENT_HASH.
+
+No exact value: CONSISTENT_HASH keeps Java's default 10, the others (which have no usable
+default) use the closest candidate, and the report names the closest either way. Holdings
+not all known: CONSISTENT_HASH assumes the default and every finding that depends on it says
+so; the others leave *expected* uncomputed. Stated parameters are never overridden.
+
+Worked example: three clients built with 5 virtual nodes hold their ring(5) shares. Ring(10)
+gives other shares, so the default is rejected; the sweep finds ring(5) exact, and ring(6)
+to ring(9) too (their extra points happen to take no queue); 5 is the smallest, *expected*
+uses it and the note says "virtual nodes: 5, inferred from what the 3 clients hold".
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from itertools import combinations
+from typing import Any
+
+from rmqlb.allocate import allocate_sorted
+from rmqlb.allocate._common import Assignment
+from rmqlb.allocate.consistent_hash import queue_keys, ring_hashes, sweep_virtual_nodes
+from rmqlb.diagnose.report import InferenceStatus, StrategyInference
+from rmqlb.errors import AllocationError
+from rmqlb.model.javaorder import java_key, java_split
+from rmqlb.model.queue import MessageQueue, queue_sort_key
+from rmqlb.model.snapshot import Consumer, Snapshot
+from rmqlb.model.strategy import (
+    DEFAULT_VIRTUAL_NODES,
+    Avg,
+    AvgByCircle,
+    Config,
+    ConsistentHash,
+    MachineRoom,
+    MachineRoomNearby,
+    Params,
+    RoomPattern,
+    StrategySpec,
+    describe,
+    params_of,
+    queue_to_json,
+    strategy_to_json,
+    with_params,
+)
+
+MAX_SWEPT_VNODES = 1024
+"""Every virtual node count from 1 to this one is tried (in one pass)."""
+LARGE_VNODES = (2000, 2048, 4096, 5000, 8192, 10000)
+"""Common large counts tried one by one when nothing up to :data:`MAX_SWEPT_VNODES` fits."""
+RING_POINT_BUDGET = 500_000
+"""Ring points (clients x virtual nodes) one search may hash: bounds its time (~1 s)."""
+MAX_ROOM_SETS = 256
+"""MACHINE_ROOM candidate room sets tried at most."""
+BROKER_ROOMS = RoomPattern(r"^([^@]+)")
+"""A broker's room: its name up to ``@`` (the ``room@name`` convention; no ``@``: the name)."""
+CONSUMER_ROOMS: tuple[tuple[RoomPattern, str], ...] = (
+    (RoomPattern(r"^(?:[^@]*@)?([^-]*)"), "a client's room is its instance name up to '-'"),
+    (RoomPattern(r"^[^@]*@[^@]*@(.+)$"), "a client's room is its unit name (IP@instance@unit)"),
+)
+"""Client-id conventions for a client's room, most common first."""
+_BROKER_ROOMS_TEXT = "a broker's room is its name up to '@'"
+
+
+@dataclass(frozen=True, slots=True)
+class Inferred:
+    """What :func:`infer_strategy` settled: the spec *expected* uses (``None``: expected is
+    not computed, and ``blocked`` says why) and what the report says about it."""
+
+    strategy: StrategySpec | None
+    report: StrategyInference
+    blocked: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class _Topic:
+    """One subscribed topic with a route: ``mqAll`` and every consumer's holdings of it."""
+
+    topic: str
+    mq_all: list[MessageQueue]
+    subscribers: frozenset[str]
+    held: list[frozenset[MessageQueue]]  # aligned with Holdings.cid_all
+
+
+@dataclass(frozen=True, slots=True)
+class Holdings:
+    """What every consumer of a group holds, per subscribed topic with a route.
+
+    ``cid_all`` is the group's client ids in Java order, duplicates included (one entry per
+    consumer); ``unknown`` counts the consumers whose holdings are not known.
+    """
+
+    cid_all: list[str]
+    topics: list[_Topic]
+    unknown: int
+
+    @property
+    def clients(self) -> int:
+        """Distinct client ids."""
+        return len(set(self.cid_all))
+
+    def allocate(self, spec: StrategySpec) -> list[Assignment] | None:
+        """``spec`` over every topic (``None`` where Java would throw)."""
+        out: list[Assignment] = []
+        for t in self.topics:
+            if not t.mq_all:
+                out.append({cid: [] for cid in self.cid_all})
+                continue
+            try:
+                out.append(allocate_sorted(spec, t.mq_all, self.cid_all))
+            except AllocationError:
+                return None
+        return out
+
+    def differing(self, spec: StrategySpec) -> int | None:
+        """How many queues some client holds other than ``spec`` gives it (``None``: throws).
+
+        A client gets the queues of a topic only when it subscribes it (Java rebalances only
+        its own subscriptions); CONFIG lists count for their own topic only.
+        """
+        allocation = self.allocate(spec)
+        if allocation is None:
+            return None
+        bad: set[MessageQueue] = set()
+        for t, expected in zip(self.topics, allocation, strict=True):
+            for cid, held in zip(self.cid_all, t.held, strict=True):
+                want: set[MessageQueue] = set()
+                if cid in t.subscribers:
+                    want = {q for q in expected.get(cid, ()) if q.topic == t.topic}
+                bad |= held ^ want
+        return len(bad)
+
+
+def holdings(snapshot: Snapshot, consumers: Sequence[Consumer]) -> Holdings:
+    """The holdings of ``consumers`` (already in Java order of client id)."""
+    names: dict[str, None] = {}
+    for c in consumers:
+        for s in c.subscriptions:
+            names.setdefault(s.topic)
+    topics: list[_Topic] = []
+    for name in sorted(names, key=java_key):
+        route = snapshot.topics.get(name)
+        if route is None:
+            continue
+        mq_all = sorted(route.readable_queues(), key=queue_sort_key)
+        subscribers = frozenset(c.client_id for c in consumers if c.subscribes(name))
+        held = [frozenset(q for q in c.assigned or () if q.topic == name) for c in consumers]
+        topics.append(_Topic(name, mq_all, subscribers, held))
+    unknown = sum(1 for c in consumers if c.assigned is None)
+    return Holdings([c.client_id for c in consumers], topics, unknown)
+
+
+def infer_strategy(
+    spec: StrategySpec, snapshot: Snapshot, consumers: Sequence[Consumer]
+) -> Inferred | None:
+    """Settle ``spec``'s parameters for a CLUSTERING group (``None`` when they are stated).
+
+    ``consumers`` are the group's consumers in Java order of client id. Parameters marked
+    inferred (a snapshot written by ``rmqlb dump``) are searched again, so the report is the
+    same as when they were inferred; if the search now disagrees (a redacted snapshot), the
+    recorded value is kept.
+    """
+    params = params_of(spec)
+    if params is Params.GIVEN:
+        return None
+    found = _search(spec, holdings(snapshot, consumers))
+    if params is Params.INFERRED and not (
+        found.report.status is InferenceStatus.inferred and found.strategy == spec
+    ):
+        return _recorded(spec, len({c.client_id for c in consumers}))
+    return found
+
+
+def _search(spec: StrategySpec, held: Holdings) -> Inferred:
+    match spec:
+        case ConsistentHash():
+            return _consistent_hash(held)
+        case MachineRoom():
+            return _machine_room(held)
+        case Config():
+            return _config(held)
+        case MachineRoomNearby(inner=inner):
+            return _nearby(held, inner)
+        case _:  # pragma: no cover - specs without parameters are never UNKNOWN
+            raise AssertionError(f"{spec.name} has no parameters")
+
+
+def plural(n: int, noun: str) -> str:
+    """``1 client`` / ``3 clients`` (the rules' wording helper lives above this module)."""
+    return f"{n:,} {noun}" if n == 1 else f"{n:,} {noun}s"
+
+
+def _unknown_reason(held: Holdings) -> str:
+    return (
+        f"{held.unknown} of {plural(len(held.cid_all), 'client')} did not report the queues "
+        f"{'it holds' if held.unknown == 1 else 'they hold'}"
+    )
+
+
+def _source(held: Holdings) -> str:
+    verb = "holds" if held.clients == 1 else "hold"
+    return f"inferred from what the {plural(held.clients, 'client')} {verb}"
+
+
+def count_ranges(values: Sequence[int], limit: int = 4) -> str:
+    """Sorted counts with runs folded: ``6..9, 12 and 160..163`` (at most ``limit`` runs).
+
+    >>> count_ranges([6, 7, 8, 9, 12, 160, 161])
+    '6..9, 12 and 160, 161'
+    """
+    runs: list[list[int]] = []
+    for v in values:
+        if runs and v == runs[-1][-1] + 1:
+            runs[-1].append(v)
+        else:
+            runs.append([v])
+    texts = [f"{r[0]}..{r[-1]}" if len(r) > 2 else ", ".join(map(str, r)) for r in runs[:limit]]
+    if len(runs) > limit:
+        texts.append(f"{len(runs) - limit} more")
+    if len(texts) == 1:
+        return texts[0]
+    return ", ".join(texts[:-1]) + " and " + texts[-1]
+
+
+# ----- CONSISTENT_HASH ------------------------------------------------------------------------
+
+
+def _vnode_counts(held: Holdings) -> tuple[dict[int, int], str]:
+    """Queues differing for every count of the sweep, and the range searched."""
+    cids = held.cid_all
+    top = min(MAX_SWEPT_VNODES, max(1, RING_POINT_BUDGET // max(len(cids), 1)))
+    hashes: list[int] = []
+    for t in held.topics:
+        hashes.extend(ring_hashes(queue_keys(t.mq_all)))
+    nobody, impossible = -1, -2
+    target: list[int] = []  # per queue: the client that must own it, or nobody/impossible
+    topic_of: list[int] = []
+    subscribes: list[list[bool]] = []  # per topic: whether each client subscribes it
+    outside = 0  # held queues no allocation can give (not in mqAll)
+    for ti, t in enumerate(held.topics):
+        subscribes.append([cid in t.subscribers for cid in cids])
+        holders: dict[MessageQueue, list[int]] = {}
+        for k, qs in enumerate(t.held):
+            for q in qs:
+                holders.setdefault(q, []).append(k)
+        for q in t.mq_all:
+            who = holders.pop(q, [])
+            topic_of.append(ti)
+            if not who:
+                target.append(nobody)
+            elif len(who) > 1 or not subscribes[ti][who[0]]:
+                target.append(impossible)
+            else:
+                target.append(who[0])
+        outside += len(holders)
+
+    def bad(g: int, owner: int) -> bool:
+        want = target[g]
+        if want == nobody:
+            return subscribes[topic_of[g]][owner]
+        return want != owner
+
+    owner: list[int] = [0] * len(target)
+    wrong = outside
+    counts: dict[int, int] = {}
+    for n, moves in sweep_virtual_nodes(cids, hashes, top):
+        if n == top:
+            for g, o in moves:
+                owner[g] = o
+            wrong += sum(1 for g in range(len(target)) if bad(g, owner[g]))
+        else:
+            for g, o in moves:
+                wrong += bad(g, o) - bad(g, owner[g])
+                owner[g] = o
+        counts[n] = wrong
+    return counts, f"1..{top}"
+
+
+def _consistent_hash(held: Holdings) -> Inferred:
+    default = DEFAULT_VIRTUAL_NODES
+    assumed_spec = ConsistentHash(default)
+    fix = "pass `--strategy CONSISTENT_HASH:vnodes=N` if the clients use another count"
+    if held.unknown:
+        reason = _unknown_reason(held)
+        return Inferred(
+            assumed_spec,
+            StrategyInference(
+                InferenceStatus.assumed,
+                value=default,
+                searched="",
+                note=f"virtual nodes: unknown, the Java default {default} assumed — the wire "
+                f"does not carry it and {reason}; {fix}",
+                assumption=f" (assuming the Java default of {default} virtual nodes: the "
+                "clients do not report virtualNodeCnt)",
+                parameter="virtualNodeCnt",
+                default=default,
+                clients=held.clients,
+            ),
+        )
+    if held.differing(assumed_spec) == 0:
+        return Inferred(
+            assumed_spec,
+            StrategyInference(
+                InferenceStatus.confirmed,
+                value=default,
+                searched=str(default),
+                note=f"virtual nodes: {default} (the Java default), confirmed by what the "
+                f"{plural(held.clients, 'client')} hold — the wire does not carry it",
+                parameter="virtualNodeCnt",
+                default=default,
+                clients=held.clients,
+            ),
+        )
+    if len(set(held.cid_all)) < len(held.cid_all):
+        return Inferred(
+            assumed_spec,
+            StrategyInference(
+                InferenceStatus.assumed,
+                value=default,
+                searched="",
+                note=f"virtual nodes: unknown, the Java default {default} assumed — the wire "
+                "does not carry it and a client id shared by several processes keeps it from "
+                f"being inferred; {fix}",
+                assumption=f" (assuming the Java default of {default} virtual nodes: the "
+                "clients do not report virtualNodeCnt)",
+                parameter="virtualNodeCnt",
+                default=default,
+                clients=held.clients,
+            ),
+        )
+    counts, searched = _vnode_counts(held)
+    exact = sorted(n for n, wrong in counts.items() if wrong == 0)
+    if not exact:
+        for n in LARGE_VNODES:
+            if n * held.clients > RING_POINT_BUDGET:
+                break
+            wrong = held.differing(ConsistentHash(n))
+            assert wrong is not None  # a hash ring never throws
+            counts[n] = wrong
+            searched += f", {n}"
+            if wrong == 0:
+                exact = [n]
+                break
+    if exact and held.differing(ConsistentHash(exact[0])) == 0:
+        n = exact[0]
+        alternatives = exact[1:]
+        also = ""
+        if alternatives:  # counts close together often give the very same rings' shares
+            also = (
+                f" ({count_ranges(alternatives)} would give the same queues: the smallest "
+                "count is named)"
+            )
+        return Inferred(
+            ConsistentHash(n, Params.INFERRED),
+            StrategyInference(
+                InferenceStatus.inferred,
+                value=n,
+                searched=searched,
+                note=f"virtual nodes: {n}, {_source(held)} — the wire does not carry it; "
+                f"pass `--strategy CONSISTENT_HASH:vnodes={n}` to fix it{also}",
+                alternatives=tuple(alternatives),
+                option=f"CONSISTENT_HASH:vnodes={n}",
+                parameter="virtualNodeCnt",
+                default=default,
+                clients=held.clients,
+            ),
+        )
+    # fewest queues wrong; on a tie the default, then the smallest count
+    closest = min(counts, key=lambda n: (counts[n], n != default, n))
+    differ = counts[closest]
+    wrong_text = f"the closest, {closest}, gets {plural(differ, 'queue')} wrong"
+    return Inferred(
+        assumed_spec,
+        StrategyInference(
+            InferenceStatus.unexplained,
+            value=default,
+            searched=searched,
+            note=f"virtual nodes: unknown, the Java default {default} assumed — no count in "
+            f"{searched} makes what the {plural(held.clients, 'client')} hold exact; "
+            f"{wrong_text}: a rebalance in progress, or clients built with different counts",
+            assumption=f" (assuming the Java default of {default} virtual nodes: the clients "
+            f"do not report virtualNodeCnt and no count tried fits what they hold; {wrong_text})",
+            closest=closest,
+            differing=differ,
+            parameter="virtualNodeCnt",
+            default=default,
+            clients=held.clients,
+        ),
+    )
+
+
+# ----- MACHINE_ROOM -----------------------------------------------------------------------------
+
+
+def _room(broker: str) -> str | None:
+    parts = java_split(broker, "@")
+    return parts[0] if len(parts) == 2 else None
+
+
+def _room_sets(held: Holdings) -> tuple[list[frozenset[str]], list[str]]:
+    """Candidate consumeridcs, most likely first, and every room of the brokers."""
+    rooms: set[str] = set()
+    used: set[str] = set()
+    for t in held.topics:
+        rooms.update(r for r in map(_room, {q.broker_name for q in t.mq_all}) if r is not None)
+        for qs in t.held:
+            used.update(r for r in map(_room, {q.broker_name for q in qs}) if r is not None)
+    rest = sorted(rooms - used, key=java_key)
+    sets: list[frozenset[str]] = []
+    for size in range(len(rest) + 1):
+        for extra in combinations(rest, size):
+            sets.append(frozenset(used | set(extra)))
+            if len(sets) >= MAX_ROOM_SETS:
+                return sets, sorted(rooms, key=java_key)
+    return sets, sorted(rooms, key=java_key)
+
+
+def _rooms_text(rooms: Iterable[str]) -> str:
+    return ",".join(sorted(rooms, key=java_key))
+
+
+def _machine_room(held: Holdings) -> Inferred:
+    if held.unknown:
+        return Inferred(
+            None,
+            StrategyInference(
+                InferenceStatus.unknown,
+                value=None,
+                searched="",
+                note="consumeridcs: unknown — the wire does not carry it and "
+                f"{_unknown_reason(held)}, so expected is not computed; pass "
+                "`--strategy MACHINE_ROOM:idcs=ROOM,...` with the clients' rooms",
+                parameter="consumeridcs",
+                default=None,
+                clients=held.clients,
+            ),
+            blocked="its consumeridcs is unknown (the wire does not carry it) and "
+            f"{_unknown_reason(held)}",
+        )
+    sets, rooms = _room_sets(held)
+    scored: list[tuple[int, frozenset[str]]] = []
+    for idcs in sets:
+        wrong = held.differing(MachineRoom(idcs))
+        assert wrong is not None  # MACHINE_ROOM never throws for distinct non-empty ids
+        if wrong == 0:
+            value = sorted(idcs, key=java_key)
+            fix = ""
+            if value:
+                what = f"consumeridcs: {_rooms_text(idcs)}"
+                fix = f"; pass `--strategy MACHINE_ROOM:idcs={_rooms_text(idcs)}` to fix it"
+            elif rooms:
+                what = "consumeridcs: none of the brokers' rooms"
+            else:
+                what = "consumeridcs: any (no broker is named room@name, so nothing is allocated)"
+            return Inferred(
+                MachineRoom(idcs, Params.INFERRED),
+                StrategyInference(
+                    InferenceStatus.inferred,
+                    value=value,
+                    searched=f"{plural(len(sets), 'set')} of rooms",
+                    note=f"{what}, {_source(held)} — the wire does not carry it{fix}",
+                    option=f"MACHINE_ROOM:idcs={_rooms_text(idcs)}" if value else None,
+                    parameter="consumeridcs",
+                    default=None,
+                    clients=held.clients,
+                ),
+            )
+        scored.append((wrong, idcs))
+    wrong, idcs = min(scored, key=lambda item: item[0])
+    closest = sorted(idcs, key=java_key)
+    shown = _rooms_text(idcs) or "none"
+    miss = (
+        f"no set of the brokers' rooms ({_rooms_text(rooms) or 'none'}) makes what the "
+        f"{plural(held.clients, 'client')} hold exact"
+    )
+    return Inferred(
+        MachineRoom(idcs),
+        StrategyInference(
+            InferenceStatus.unexplained,
+            value=closest,
+            searched=f"{plural(len(sets), 'set')} of rooms",
+            note=f"consumeridcs: unknown — {miss}; expected uses the closest, {shown} "
+            f"({plural(wrong, 'queue')} differ{'s' if wrong == 1 else ''})",
+            assumption=f" (assuming consumeridcs {shown}, the closest to what the clients hold: "
+            "they do not report it)",
+            closest=closest,
+            differing=wrong,
+            parameter="consumeridcs",
+            default=None,
+            clients=held.clients,
+        ),
+    )
+
+
+# ----- CONFIG ------------------------------------------------------------------------------------
+
+
+def _config(held: Holdings) -> Inferred:
+    if held.unknown:
+        return Inferred(
+            None,
+            StrategyInference(
+                InferenceStatus.unknown,
+                value=None,
+                searched="",
+                note="CONFIG lists: unknown — the wire does not carry them and "
+                f"{_unknown_reason(held)}, so expected is not computed",
+                parameter="config",
+                default=None,
+                clients=held.clients,
+            ),
+            blocked="the clients' CONFIG lists are unknown (the wire does not carry them) and "
+            f"{_unknown_reason(held)}",
+        )
+    lists: dict[str, tuple[MessageQueue, ...]] = {}
+    for k, cid in enumerate(held.cid_all):
+        if cid not in lists:
+            mine = {q for t in held.topics for q in t.held[k]}
+            lists[cid] = tuple(sorted(mine, key=queue_sort_key))
+    value = {cid: [queue_to_json(q) for q in qs] for cid, qs in lists.items()}
+    wrong = held.differing(Config(lists))
+    if wrong == 0:
+        return Inferred(
+            Config(lists, Params.INFERRED),
+            StrategyInference(
+                InferenceStatus.inferred,
+                value=value,
+                searched="each client's holdings",
+                note=f"CONFIG lists: {_source(held)} (each client's list is what it holds) — "
+                "the wire does not carry them",
+                parameter="config",
+                default=None,
+                clients=held.clients,
+            ),
+        )
+    return Inferred(
+        Config(lists),
+        StrategyInference(
+            InferenceStatus.unexplained,
+            value=value,
+            searched="each client's holdings",
+            note="CONFIG lists: unknown — processes sharing a client id hold different queues, "
+            "so no list makes them all exact; expected uses the first process's "
+            f"({plural(wrong or 0, 'queue')} differ{'s' if wrong == 1 else ''})",
+            assumption=" (assuming each client's CONFIG list is what its first process holds: "
+            "the clients do not report their lists)",
+            closest=value,
+            differing=wrong,
+            parameter="config",
+            default=None,
+            clients=held.clients,
+        ),
+    )
+
+
+# ----- MACHINE_ROOM_NEARBY ---------------------------------------------------------------------
+
+
+def _nearby_value(spec: MachineRoomNearby) -> dict[str, Any]:
+    raw = strategy_to_json(with_params(spec, Params.GIVEN))
+    return {k: raw[k] for k in ("inner", "brokerRooms", "consumerRooms")}
+
+
+def _nearby(held: Holdings, inner: StrategySpec) -> Inferred:
+    if held.unknown:
+        return Inferred(
+            None,
+            StrategyInference(
+                InferenceStatus.unknown,
+                value=None,
+                searched="",
+                note="rooms: unknown — the wire carries neither MACHINE_ROOM_NEARBY's room "
+                f"resolver nor its inner strategy and {_unknown_reason(held)}, so expected is "
+                "not computed",
+                parameter="rooms",
+                default=None,
+                clients=held.clients,
+            ),
+            blocked="its rooms and inner strategy are unknown (the wire does not carry them) "
+            f"and {_unknown_reason(held)}",
+        )
+    inners: list[StrategySpec] = []
+    for spec in (with_params(inner, Params.GIVEN), Avg(), AvgByCircle(), ConsistentHash()):
+        if spec not in inners and not isinstance(spec, MachineRoomNearby):
+            inners.append(spec)
+    tried: list[tuple[int, int, MachineRoomNearby, str]] = []
+    count = 0
+    for rule, text in CONSUMER_ROOMS:
+        for candidate in inners:
+            count += 1
+            spec = MachineRoomNearby(candidate, BROKER_ROOMS, rule)
+            wrong = held.differing(spec)
+            if wrong is None:  # some broker or client has no room under this convention
+                continue
+            how = f"{_BROKER_ROOMS_TEXT}, {text}; inner strategy {describe(candidate)}"
+            if wrong == 0:
+                return Inferred(
+                    with_params(spec, Params.INFERRED),
+                    StrategyInference(
+                        InferenceStatus.inferred,
+                        value=_nearby_value(spec),
+                        searched=f"{plural(count, 'convention')}",
+                        note=f"rooms: {how}; {_source(held)} — the wire carries neither the "
+                        "room resolver nor the inner strategy",
+                        parameter="rooms",
+                        default=None,
+                        clients=held.clients,
+                    ),
+                )
+            tried.append((wrong, count, spec, how))
+    searched = f"{plural(count, 'convention')}"
+    if not tried:
+        return Inferred(
+            None,
+            StrategyInference(
+                InferenceStatus.unknown,
+                value=None,
+                searched=searched,
+                note="rooms: unknown — the wire does not carry MACHINE_ROOM_NEARBY's room "
+                "resolver and no naming convention rmqlb knows gives every broker and client "
+                "a room, so expected is not computed",
+                parameter="rooms",
+                default=None,
+                clients=held.clients,
+            ),
+            blocked="its rooms are unknown (the wire does not carry them) and no naming "
+            "convention rmqlb knows gives every broker and client a room",
+        )
+    wrong, _, spec, how = min(tried, key=lambda item: item[:2])
+    return Inferred(
+        spec,
+        StrategyInference(
+            InferenceStatus.unexplained,
+            value=_nearby_value(spec),
+            searched=searched,
+            note=f"rooms: unknown — no room convention rmqlb knows makes what the "
+            f"{plural(held.clients, 'client')} hold exact; expected uses the closest ({how}; "
+            f"{plural(wrong, 'queue')} differ{'s' if wrong == 1 else ''})",
+            assumption=f" (assuming {how}, the closest to what the clients hold: they do not "
+            "report their rooms)",
+            closest=_nearby_value(spec),
+            differing=wrong,
+            parameter="rooms",
+            default=None,
+            clients=held.clients,
+        ),
+    )
+
+
+# ----- recorded by rmqlb dump ------------------------------------------------------------------
+
+
+def _recorded(spec: StrategySpec, clients: int) -> Inferred:
+    """Parameters a snapshot marks inferred that the clients' holdings no longer confirm."""
+    value: Any
+    option: str | None = None
+    match spec:
+        case ConsistentHash(virtual_node_cnt=n):
+            parameter, value, what = "virtualNodeCnt", n, f"virtual nodes: {n}"
+            option = f"CONSISTENT_HASH:vnodes={n}"
+        case MachineRoom(consumeridcs=idcs):
+            parameter, value = "consumeridcs", sorted(idcs, key=java_key)
+            what = f"consumeridcs: {_rooms_text(idcs) or 'none'}"
+            option = f"MACHINE_ROOM:idcs={_rooms_text(idcs)}" if idcs else None
+        case Config(config=config):
+            parameter, what = "config", "CONFIG lists"
+            value = {cid: [queue_to_json(q) for q in qs] for cid, qs in config.items()}
+        case MachineRoomNearby():
+            parameter, what, value = "rooms", f"rooms: {describe(spec)}", _nearby_value(spec)
+        case _:  # pragma: no cover - only specs with parameters are marked inferred
+            raise AssertionError(spec.name)
+    return Inferred(
+        spec,
+        StrategyInference(
+            InferenceStatus.inferred,
+            parameter=parameter,
+            value=value,
+            default=DEFAULT_VIRTUAL_NODES if isinstance(spec, ConsistentHash) else None,
+            clients=clients,
+            searched="",
+            note=f"{what}, as recorded inferred in the snapshot (what the clients hold now does "
+            "not confirm it) — the wire does not carry it",
+            option=option,
+        ),
+    )
+
+
+def recorded_strategy(inferred: Inferred | None) -> StrategySpec | None:
+    """The spec ``rmqlb dump`` records for a group: only an exact inference, marked inferred."""
+    if inferred is None or inferred.report.status is not InferenceStatus.inferred:
+        return None
+    if inferred.strategy is None:  # pragma: no cover - an inference always has a spec
+        return None
+    return with_params(inferred.strategy, Params.INFERRED)
+
+
+__all__ = ["Holdings", "Inferred", "holdings", "infer_strategy", "recorded_strategy"]

@@ -1,0 +1,452 @@
+"""Strategy parameters the wire does not carry, inferred from what the clients hold.
+
+Every case builds what real clients would hold (the bit-exact allocator with the *true*
+parameters), reports only the strategy's class name as the wire does, and checks what the
+diagnosis settles on, and what it says.
+"""
+
+from __future__ import annotations
+
+import doctest
+from collections.abc import Collection, Mapping, Sequence
+from typing import Any
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from rmqlb.allocate import allocate
+from rmqlb.diagnose import (
+    Code,
+    InferenceStatus,
+    QueueStatus,
+    Report,
+    diagnose,
+    record_inferred,
+    report_to_json,
+)
+from rmqlb.diagnose import infer as infer_module
+from rmqlb.model import MessageQueue, Snapshot
+from rmqlb.model.strategy import (
+    Avg,
+    AvgByCircle,
+    ConsistentHash,
+    MachineRoom,
+    MachineRoomNearby,
+    Params,
+    RoomPattern,
+    StrategySpec,
+    params_of,
+)
+from rmqlb.snapshot import parse_snapshot, redact, snapshot_to_json
+
+CLASSES = {
+    "CONSISTENT_HASH": "AllocateMessageQueueConsistentHash",
+    "MACHINE_ROOM": "AllocateMessageQueueByMachineRoom",
+    "MACHINE_ROOM_NEARBY": "AllocateMachineRoomNearby",
+    "CONFIG": "AllocateMessageQueueByConfig",
+    "AVG": "AllocateMessageQueueAveragely",
+}
+TOPIC = "TradeTopic"
+RETRY = "%RETRY%G"
+ID = st.builds(
+    "10.{}.{}.{}@{}#{}".format,
+    st.integers(0, 255),
+    st.integers(0, 255),
+    st.integers(1, 254),
+    st.integers(1, 99999),
+    st.integers(10**12, 10**15),
+)
+KIT_ROOMS = MachineRoomNearby(Avg(), RoomPattern(r"^([^@]+)"), RoomPattern(r"^(?:[^@]*@)?([^-]*)"))
+
+
+def mq_all(brokers: Mapping[str, int], topic: str = TOPIC) -> list[MessageQueue]:
+    return [MessageQueue(topic, b, i) for b, n in brokers.items() for i in range(n)]
+
+
+def held_by(
+    spec: StrategySpec, cids: Sequence[str], topics: Mapping[str, Mapping[str, int]]
+) -> dict[str, list[MessageQueue]]:
+    """What each client holds when every one runs ``spec`` (its own share of every topic)."""
+    held: dict[str, list[MessageQueue]] = {cid: [] for cid in cids}
+    for topic, brokers in topics.items():
+        for cid, queues in allocate(spec, mq_all(brokers, topic), cids).items():
+            held[cid] += [q for q in queues if q.topic == topic]
+    return held
+
+
+def wire_snapshot(
+    name: str,
+    cids: Sequence[str],
+    topics: Mapping[str, Mapping[str, int]],
+    held: Mapping[str, Sequence[MessageQueue]],
+    *,
+    unknown: Collection[str] = (),
+    group: Mapping[str, Any] | None = None,
+) -> Snapshot:
+    """A snapshot as ``rmqlb dump`` captures it: each client reports its strategy's class
+    (``allocateMessageQueueStrategy``) and, unless in ``unknown``, what it holds."""
+    consumers = []
+    for i, cid in enumerate(cids):
+        c: dict[str, Any] = {
+            "clientId": cid,
+            "subscriptions": list(topics),
+            "properties": {
+                "allocateMessageQueueStrategy": "org.apache.rocketmq.client.consumer.rebalance."
+                f"{CLASSES[name]}@{i + 0x1B6D3586:x}"
+            },
+        }
+        if cid not in unknown:
+            c["assigned"] = [
+                {"topic": q.topic, "brokerName": q.broker_name, "queueId": q.queue_id}
+                for q in held[cid]
+            ]
+        consumers.append(c)
+    doc = {
+        "format": "rmqlb.snapshot/1",
+        "topics": {
+            t: {
+                "queueDatas": [
+                    {"brokerName": b, "readQueueNums": n, "writeQueueNums": n}
+                    for b, n in brokers.items()
+                ]
+            }
+            for t, brokers in topics.items()
+        },
+        "groups": {"G": {"consumers": consumers, **(group or {})}},
+    }
+    return parse_snapshot(doc)
+
+
+def codes(report: Report) -> list[str]:
+    return [f.code.value for f in report.findings]
+
+
+def rows_ok(report: Report) -> bool:
+    return all(r.status is QueueStatus.ok for t in report.groups[0].topics for r in t.queues)
+
+
+THREE = ["10.0.3.21@21876#1038842201442170", "10.0.3.22@21877#1038842533990012"]
+THREE.append("10.0.3.23@21902#1038843011275544")
+TWO_BROKERS = {TOPIC: {"broker-a": 8, "broker-b": 8}, RETRY: {"broker-a": 1, "broker-b": 1}}
+
+
+def five_vnodes(**kwargs: Any) -> Snapshot:
+    """Three clients built with 5 virtual nodes (counts 6..9 happen to give the same shares)."""
+    held = held_by(ConsistentHash(5), THREE, TWO_BROKERS)
+    return wire_snapshot("CONSISTENT_HASH", THREE, TWO_BROKERS, held, **kwargs)
+
+
+# ----- CONSISTENT_HASH ----------------------------------------------------------------------
+
+
+def test_five_virtual_nodes_are_inferred_not_reported_as_mismatch() -> None:
+    snap = five_vnodes()
+    default = diagnose(snap, strategy=ConsistentHash(10))  # stated: never overridden
+    assert "ASSIGNMENT_MISMATCH" in codes(default)
+    assert default.groups[0].inference is None
+
+    report = diagnose(snap)
+
+    (group,) = report.groups
+    assert group.strategy == "CONSISTENT_HASH(vnodes=5)"
+    inference = group.inference
+    assert inference is not None
+    assert inference.status is InferenceStatus.inferred
+    assert (inference.value, inference.default, inference.clients) == (5, 10, 3)
+    assert inference.alternatives == (6, 7, 8, 9)  # two (or more) counts explain: the smallest
+    assert inference.option == "CONSISTENT_HASH:vnodes=5"
+    assert inference.note == (
+        "virtual nodes: 5, inferred from what the 3 clients hold — the wire does not carry it; "
+        "pass `--strategy CONSISTENT_HASH:vnodes=5` to fix it (6..9 would give the same "
+        "queues: the smallest count is named)"
+    )
+    assert "ASSIGNMENT_MISMATCH" not in codes(report)
+    assert rows_ok(report)
+    assert [c.strategy for c in group.topics[0].consumers] == ["CONSISTENT_HASH"] * 3
+    doc = report_to_json(report)["groups"][0]["inference"]
+    assert doc["status"] == "inferred"
+    assert doc["value"] == 5
+    assert doc["alternatives"] == [6, 7, 8, 9]
+    assert diagnose(snap).groups == report.groups  # deterministic
+
+
+@settings(max_examples=25, deadline=None)
+@given(
+    st.lists(ID, min_size=2, max_size=4, unique=True),
+    st.integers(1, 120),
+    st.integers(4, 24),
+    st.integers(1, 3),
+)
+def test_inference_finds_the_true_count(cids: list[str], vnodes: int, n: int, b: int) -> None:
+    topics = {TOPIC: {f"broker-{chr(97 + i)}": n for i in range(b)}}
+    truth = held_by(ConsistentHash(vnodes), cids, topics)
+    report = diagnose(wire_snapshot("CONSISTENT_HASH", cids, topics, truth))
+
+    inference = report.groups[0].inference
+    assert inference is not None
+    assert "ASSIGNMENT_MISMATCH" not in codes(report)
+    assert rows_ok(report)
+    if held_by(ConsistentHash(10), cids, topics) == truth:
+        assert inference.status is InferenceStatus.confirmed
+        assert inference.value == 10
+        return
+    assert inference.status is InferenceStatus.inferred
+    found = inference.value
+    assert held_by(ConsistentHash(found), cids, topics) == truth
+    assert vnodes == found or vnodes in inference.alternatives
+    for smaller in range(1, found):  # the smallest count that explains them is named
+        assert held_by(ConsistentHash(smaller), cids, topics) != truth
+
+
+def test_default_already_explains_nothing_is_inferred() -> None:
+    held = held_by(ConsistentHash(10), THREE, TWO_BROKERS)
+    report = diagnose(wire_snapshot("CONSISTENT_HASH", THREE, TWO_BROKERS, held))
+    inference = report.groups[0].inference
+    assert inference is not None
+    assert inference.status is InferenceStatus.confirmed
+    assert report.groups[0].strategy == "CONSISTENT_HASH(vnodes=10)"
+    assert inference.note.startswith("virtual nodes: 10 (the Java default), confirmed by")
+    assert inference.assumption == ""
+    assert rows_ok(report)
+
+
+def test_an_unknown_holding_stops_inference_and_findings_name_the_default() -> None:
+    report = diagnose(five_vnodes(unknown=[THREE[1]]))
+    (group,) = report.groups
+    assert group.inference is not None
+    assert group.inference.status is InferenceStatus.assumed
+    assert group.strategy == "CONSISTENT_HASH(vnodes=10)"
+    assert "1 of 3 clients did not report the queues it holds" in group.inference.note
+    depends = [f for f in report.findings if f.code in (Code.ASSIGNMENT_MISMATCH, Code.IMBALANCE)]
+    assert depends
+    for f in depends:
+        assert "assuming the Java default of 10 virtual nodes" in f.message
+    unreachable = [f for f in report.findings if f.code is Code.CLIENT_UNREACHABLE]
+    assert "assuming" not in unreachable[0].message  # it does not depend on the parameter
+
+
+def test_no_count_explains_them_the_default_stays_and_the_closest_is_named() -> None:
+    held = held_by(ConsistentHash(5), THREE, TWO_BROKERS)
+    moved = held[THREE[1]].pop(0)  # a rebalance caught half way
+    held[THREE[0]].append(moved)
+    report = diagnose(wire_snapshot("CONSISTENT_HASH", THREE, TWO_BROKERS, held))
+    inference = report.groups[0].inference
+    assert inference is not None
+    assert inference.status is InferenceStatus.unexplained
+    assert report.groups[0].strategy == "CONSISTENT_HASH(vnodes=10)"
+    assert (inference.closest, inference.differing) == (5, 1)
+    assert inference.searched.startswith("1..1024, 2000")
+    assert "the closest, 5, gets 1 queue wrong" in inference.note
+    (mismatch,) = [f for f in report.findings if f.code is Code.ASSIGNMENT_MISMATCH]
+    assert "the closest, 5, gets 1 queue wrong" in mismatch.message
+
+
+def test_stated_parameters_are_never_overridden() -> None:
+    stated = {"strategy": {"name": "CONSISTENT_HASH", "virtualNodeCnt": 10}}
+    report = diagnose(five_vnodes(group=stated))
+    assert report.groups[0].inference is None
+    assert report.groups[0].strategy == "CONSISTENT_HASH(vnodes=10)"
+    assert "ASSIGNMENT_MISMATCH" in codes(report)
+
+
+def test_a_strategy_named_without_parameters_may_be_inferred() -> None:
+    unknown = ConsistentHash(params=Params.UNKNOWN)  # explain --strategy CONSISTENT_HASH
+    report = diagnose(five_vnodes(), strategy=unknown)
+    assert report.groups[0].strategy == "CONSISTENT_HASH(vnodes=5)"
+    unstated = {"strategy": {"name": "CONSISTENT_HASH"}}  # a snapshot's group, no count
+    assert diagnose(five_vnodes(group=unstated)).groups[0].strategy == "CONSISTENT_HASH(vnodes=5)"
+
+
+def test_a_shared_client_id_keeps_the_count_from_being_inferred() -> None:
+    cids = [THREE[0], THREE[0], THREE[1]]
+    held = held_by(ConsistentHash(5), cids, TWO_BROKERS)
+    report = diagnose(wire_snapshot("CONSISTENT_HASH", cids, TWO_BROKERS, held))
+    inference = report.groups[0].inference
+    assert inference is not None
+    if inference.status is not InferenceStatus.confirmed:
+        assert inference.status is InferenceStatus.assumed
+        assert "shared by several processes" in inference.note
+
+
+def test_rolling_deploy_own_shares_say_which_count_they_assume() -> None:
+    topics = {TOPIC: {"broker-a": 8}}
+    held = held_by(Avg(), THREE, topics)
+    snap = wire_snapshot("AVG", THREE, topics, held)
+    doc = snapshot_to_json(snap)
+    doc["groups"]["G"]["consumers"][2]["strategy"] = {"name": "CONSISTENT_HASH"}  # as dumped
+    report = diagnose(parse_snapshot(doc))
+    (finding,) = [f for f in report.findings if f.code is Code.STRATEGY_INCONSISTENT]
+    assert "assuming the Java default of 10 virtual nodes for CONSISTENT_HASH" in finding.message
+    assert "AVG (" in finding.message and "CONSISTENT_HASH (" in finding.message
+
+
+# ----- MACHINE_ROOM ---------------------------------------------------------------------------
+
+ROOMED = {"hz@broker-a": 4, "sh@broker-b": 4, "bj@broker-c": 2, "plain-broker": 2}
+
+
+@settings(max_examples=30, deadline=None)
+@given(
+    st.lists(ID, min_size=1, max_size=4, unique=True),
+    st.sets(st.sampled_from(["hz", "sh", "bj", "gz"]), min_size=1),
+)
+def test_machine_room_rooms_are_inferred(cids: list[str], idcs: set[str]) -> None:
+    topics = {TOPIC: ROOMED}
+    truth = held_by(MachineRoom(frozenset(idcs)), cids, topics)
+    report = diagnose(wire_snapshot("MACHINE_ROOM", cids, topics, truth))
+    (group,) = report.groups
+    inference = group.inference
+    assert inference is not None
+    assert inference.status is InferenceStatus.inferred
+    rooms = set(inference.value)
+    assert rooms == idcs - {"gz"}  # no broker lives in gz: it changes nothing
+    assert held_by(MachineRoom(frozenset(rooms)), cids, topics) == truth
+    assert inference.option == (f"MACHINE_ROOM:idcs={','.join(sorted(rooms))}" if rooms else None)
+    assert rows_ok(report) or "UNCONSUMED_QUEUE" in codes(report)
+    assert "ASSIGNMENT_MISMATCH" not in codes(report)
+    unconsumed = {
+        q.label() for f in report.findings if f.code is Code.UNCONSUMED_QUEUE for q in f.queues
+    }
+    outside = {q.label() for q in mq_all(ROOMED) if q.broker_name.split("@")[0] not in rooms}
+    assert unconsumed == outside  # true findings: the brokers of other rooms are not consumed
+
+
+def test_machine_room_rooms_unknown_expected_is_not_computed() -> None:
+    topics = {TOPIC: ROOMED}
+    truth = held_by(MachineRoom(frozenset({"hz"})), THREE, topics)
+    report = diagnose(wire_snapshot("MACHINE_ROOM", THREE, topics, truth, unknown=[THREE[0]]))
+    (group,) = report.groups
+    assert group.inference is not None
+    assert group.inference.status is InferenceStatus.unknown
+    assert group.strategy == "MACHINE_ROOM"
+    assert "UNCONSUMED_QUEUE" not in codes(report)  # no false alarm from empty rooms
+    assert "IDLE_CONSUMER" not in codes(report)
+    (failed,) = [f for f in report.findings if f.code is Code.ALLOCATION_FAILED]
+    assert failed.severity.value == "info"
+    assert "consumeridcs is unknown" in failed.message
+    assert "--strategy MACHINE_ROOM:idcs=" in failed.hint
+
+
+# ----- CONFIG ----------------------------------------------------------------------------------
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.lists(ID, min_size=1, max_size=4, unique=True), st.data())
+def test_config_lists_are_what_each_client_holds(cids: list[str], data: st.DataObject) -> None:
+    queues = mq_all({"broker-a": 4, "broker-b": 4})
+    lists = {
+        cid: sorted(data.draw(st.sets(st.sampled_from(queues), max_size=5), label=cid))
+        for cid in cids
+    }
+    topics = {TOPIC: {"broker-a": 4, "broker-b": 4}, RETRY: {"broker-a": 1}}
+    report = diagnose(wire_snapshot("CONFIG", cids, topics, lists))
+    inference = report.groups[0].inference
+    assert inference is not None
+    assert inference.status is InferenceStatus.inferred
+    assert inference.parameter == "config"
+    assert "ASSIGNMENT_MISMATCH" not in codes(report)
+    listed = {q for qs in lists.values() for q in qs}
+    unconsumed = {
+        (f.topic, q.label())
+        for f in report.findings
+        if f.code is Code.UNCONSUMED_QUEUE
+        for q in f.queues
+    }
+    # queues in no list are never consumed, and the retry queue is in none of them
+    assert unconsumed == {(TOPIC, q.label()) for q in queues if q not in listed} | {
+        (RETRY, "broker-a:0")
+    }
+
+
+def test_config_lists_unknown_expected_is_not_computed() -> None:
+    lists = {cid: mq_all({"broker-a": 4})[i : i + 1] for i, cid in enumerate(THREE)}
+    topics = {TOPIC: {"broker-a": 4}}
+    report = diagnose(wire_snapshot("CONFIG", THREE, topics, lists, unknown=[THREE[2]]))
+    assert report.groups[0].inference is not None
+    assert report.groups[0].inference.status is InferenceStatus.unknown
+    assert "UNCONSUMED_QUEUE" not in codes(report)
+    (failed,) = [f for f in report.findings if f.code is Code.ALLOCATION_FAILED]
+    assert "CONFIG lists are unknown" in failed.message
+
+
+# ----- MACHINE_ROOM_NEARBY ------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("spec", "brokers", "cids"),
+    [
+        (KIT_ROOMS, {"broker-a": 4, "broker-b": 4}, ["127.0.0.1@c1", "127.0.0.1@c2"]),
+        (
+            MachineRoomNearby(AvgByCircle(), KIT_ROOMS.broker_rooms, KIT_ROOMS.consumer_rooms),
+            {"hz@broker-a": 6, "sh@broker-b": 4, "bj@broker-c": 3},
+            ["10.0.0.1@hz-1", "10.0.0.2@hz-2", "10.0.0.3@sh-1"],
+        ),
+        (
+            MachineRoomNearby(Avg(), KIT_ROOMS.broker_rooms, RoomPattern(r"^[^@]*@[^@]*@(.+)$")),
+            {"hz@broker-a": 4, "sh@broker-b": 4},
+            ["10.0.0.1@1#1@hz", "10.0.0.2@2#2@sh", "10.0.0.3@3#3@sh"],
+        ),
+    ],
+)
+def test_nearby_rooms_come_from_the_naming_convention(
+    spec: MachineRoomNearby, brokers: dict[str, int], cids: list[str]
+) -> None:
+    topics = {TOPIC: brokers}
+    truth = held_by(spec, cids, topics)
+    report = diagnose(wire_snapshot("MACHINE_ROOM_NEARBY", cids, topics, truth))
+    inference = report.groups[0].inference
+    assert inference is not None
+    assert inference.status is InferenceStatus.inferred
+    assert inference.value == {
+        "inner": {"name": spec.inner.name},
+        "brokerRooms": "^([^@]+)",
+        "consumerRooms": spec.consumer_rooms.pattern,  # type: ignore[union-attr]
+    }
+    assert rows_ok(report)
+    assert "ASSIGNMENT_MISMATCH" not in codes(report)
+
+
+# ----- rmqlb dump records what it inferred ----------------------------------------------------
+
+
+def test_record_inferred_marks_the_group_strategy_and_explain_agrees() -> None:
+    snap = five_vnodes()
+    recorded = record_inferred(snap)
+    strategy = recorded.groups["G"].strategy
+    assert strategy == ConsistentHash(5)
+    assert strategy is not None and params_of(strategy) is Params.INFERRED
+    doc = snapshot_to_json(recorded)
+    assert doc["groups"]["G"]["strategy"] == {
+        "name": "CONSISTENT_HASH",
+        "virtualNodeCnt": 5,
+        "inferred": True,
+    }
+    reloaded = parse_snapshot(doc)
+    assert report_to_json(diagnose(reloaded)) == report_to_json(diagnose(snap))
+    assert record_inferred(reloaded) is reloaded  # nothing left to record
+
+
+def test_record_inferred_leaves_stated_and_unsettled_groups_alone() -> None:
+    stated = five_vnodes(group={"strategy": {"name": "CONSISTENT_HASH", "virtualNodeCnt": 7}})
+    assert record_inferred(stated) is stated
+    unknown = five_vnodes(unknown=[THREE[0]])
+    assert record_inferred(unknown) is unknown
+
+
+def test_a_redacted_dump_keeps_the_inferred_count() -> None:
+    """Redaction renames client ids, so the ring can no longer be rebuilt from them: the
+    recorded count is kept and the report says it comes from the snapshot."""
+    redacted = redact(record_inferred(five_vnodes()))
+    report = diagnose(redacted)
+    inference = report.groups[0].inference
+    assert inference is not None
+    assert inference.status is InferenceStatus.inferred
+    assert report.groups[0].strategy == "CONSISTENT_HASH(vnodes=5)"
+    assert "recorded inferred in the snapshot" in inference.note
+
+
+def test_docstring_examples() -> None:
+    failures, tried = doctest.testmod(infer_module)
+    assert tried > 0
+    assert failures == 0
