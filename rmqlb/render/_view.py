@@ -15,6 +15,7 @@ from rmqlb.diagnose.report import (
     ConsumerRow,
     Finding,
     GroupReport,
+    InferenceStatus,
     QueueRow,
     QueueStatus,
     Report,
@@ -275,6 +276,21 @@ def _same(text: str) -> str:
 def group_header(g: GroupReport, name: Callable[[str], str] = _same) -> str:
     """``Group G · CLUSTERING · strategy AVG``; ``name`` formats the group and strategy."""
     return f"Group {name(g.group)} · {g.message_model} · strategy {name(g.strategy)}"
+
+
+def inference_settled(g: GroupReport) -> bool:
+    """Whether the group's strategy parameters are known (inferred or confirmed), so nothing
+    in its report rests on a guess."""
+    return g.inference is None or g.inference.status in (
+        InferenceStatus.inferred,
+        InferenceStatus.confirmed,
+    )
+
+
+def inference_line(g: GroupReport) -> str | None:
+    """The note on strategy parameters the clients do not report (``None`` when stated),
+    e.g. ``note: virtual nodes: 5, inferred from what the 3 clients hold — ...``."""
+    return None if g.inference is None else f"note: {g.inference.note}"
 
 
 def topic_header(t: TopicReport, name: Callable[[str], str] = _same) -> str:

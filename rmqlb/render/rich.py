@@ -225,6 +225,12 @@ def build(report: Report, options: RenderOptions | None = None, width: int = 100
         parts.append(Text("No consumer group matched.", style="yellow"))
     for g in report.groups:
         parts += [_group_header(g), Text("")]
+        note = v.inference_line(g)
+        if note is not None:
+            parts += [
+                Text(note, style="cyan" if v.inference_settled(g) else "yellow"),
+                Text(""),
+            ]
         if not g.topics:
             parts += [Text("No topic to allocate for this group.", style="dim"), Text("")]
         for t in g.topics:

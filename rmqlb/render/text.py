@@ -35,6 +35,14 @@ def _md(text: str) -> str:
     return text
 
 
+def _md_keep_code(text: str) -> str:
+    """:func:`_md`, except that `code spans` stay code spans."""
+    parts = text.split("`")
+    if len(parts) % 2 == 0:  # an unpaired backtick: no code span at all
+        return _md(text)
+    return "".join(_md(p) if i % 2 == 0 else f"`{p}`" for i, p in enumerate(parts))
+
+
 def _code(text: str) -> str:
     """An inline code span (pipes escaped so it survives inside a table cell)."""
     return "`" + text.replace("|", "\\|") + "`"
@@ -80,6 +88,9 @@ class _TextReport:
     def _group(self, g: GroupReport, findings: list[Finding], o: RenderOptions) -> list[str]:
         head = v.group_header(g, _code) if self.markdown else v.group_header(g)
         lines = self._heading(1, head)
+        note = v.inference_line(g)
+        if note is not None:
+            lines += [f"_{_md_keep_code(note)}_" if self.markdown else note, ""]
         if not g.topics:
             lines += ["No topic to allocate for this group.", ""]
         for t in g.topics:

@@ -20,7 +20,14 @@ from report_builders import (
 from report_contract import assert_report_contract
 from rich.console import Console
 
-from rmqlb.diagnose.report import GroupReport, QueueStatus, Report, exit_code
+from rmqlb.diagnose.report import (
+    GroupReport,
+    InferenceStatus,
+    QueueStatus,
+    Report,
+    StrategyInference,
+    exit_code,
+)
 from rmqlb.render import LARGE_TOPIC_QUEUES, Output, RenderOptions, get_renderer, render
 
 
@@ -214,3 +221,40 @@ def test_names_are_never_read_as_rich_markup() -> None:
     text = _render(report, Output.table, width=160)
     for name in (*odd, "T[b]", "broker-[i]a:0", "G[/]"):
         assert name in text
+
+
+def _inferred_report(status: InferenceStatus, note: str) -> Report:
+    inference = StrategyInference(status, "virtualNodeCnt", 5, 10, 3, "1..1024", note)
+    report = idle_report()
+    (group,) = report.groups
+    return dataclasses.replace(report, groups=(dataclasses.replace(group, inference=inference),))
+
+
+@pytest.mark.parametrize("fmt", [Output.table, Output.plain, Output.markdown])
+def test_the_inference_note_follows_the_group_header(fmt: Output) -> None:
+    note = "virtual nodes: 5, inferred * from <3> | clients; pass "
+    note += "`--strategy CONSISTENT_HASH:vnodes=5`"
+    text = _render(_inferred_report(InferenceStatus.inferred, note), fmt, width=300)
+    lines = text.splitlines()
+    (at,) = [i for i, line in enumerate(lines) if "virtual nodes: 5" in line]
+    assert "Group" in "\n".join(lines[:at]) and "Topic" not in "\n".join(lines[:at])
+    if fmt is Output.markdown:  # escaped like any text, the option kept as a code span
+        assert lines[at] == (
+            "_note: virtual nodes: 5, inferred \\* from \\<3> \\| clients; pass "
+            "`--strategy CONSISTENT_HASH:vnodes=5`_"
+        )
+    else:
+        assert lines[at].strip() == f"note: {note}"
+    assert "virtual nodes" not in _render(idle_report(), fmt)  # no note when nothing inferred
+
+
+def test_an_assumed_parameter_note_is_yellow_an_inferred_one_cyan() -> None:
+    def styles(status: InferenceStatus) -> str:
+        buffer = io.StringIO()
+        console = Console(width=200, file=buffer, color_system="truecolor", force_terminal=True)
+        render(_inferred_report(status, "virtual nodes: x"), Output.table, console)
+        line = next(li for li in buffer.getvalue().splitlines() if "virtual nodes" in li)
+        return line
+
+    assert "\x1b[33m" in styles(InferenceStatus.assumed)  # yellow
+    assert "\x1b[36m" in styles(InferenceStatus.inferred)  # cyan
