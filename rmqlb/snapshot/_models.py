@@ -59,7 +59,9 @@ class Strategy(_Model):
     """An allocation strategy: AVG, AVG_BY_CIRCLE, CONSISTENT_HASH (virtualNodeCnt),
     MACHINE_ROOM (consumeridcs), MACHINE_ROOM_NEARBY (inner, brokerRooms, consumerRooms:
     an object mapping names to rooms, or a regex whose first group is the room), CONFIG
-    (config: client id -> queues), UNKNOWN (className)."""
+    (config: client id -> queues), UNKNOWN (className). A parameter left out is unknown (the
+    Java default stands in, or rmqlb infers it); inferred: true marks parameters rmqlb dump
+    inferred from what the clients held."""
 
     name: Literal[
         "AVG",
@@ -77,6 +79,11 @@ class Strategy(_Model):
     consumer_rooms: dict[str, str] | str | None = None
     config: dict[str, list[QueueRef]] | None = None
     class_name: str | None = None
+    inferred: bool | None = Field(
+        None,
+        description="The parameters were inferred by rmqlb from what the clients held "
+        "(clients do not report them).",
+    )
 
 
 class Subscription(_Model):
