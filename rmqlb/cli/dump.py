@@ -93,12 +93,15 @@ def dump(  # noqa: PLR0917  (typer maps every option to a parameter)
 ) -> int:
     """Capture consumer groups, their clients, queues and offsets into a snapshot.
 
+    Strategy parameters the clients do not report (virtual nodes, rooms, CONFIG lists) are
+    inferred from what they hold and recorded in the group's strategy, marked inferred.
     Only read-only requests are sent. A group that exists nowhere on the cluster is an
     error (exit 2, nothing written). Exit codes: 0 complete, 2 bad input, 3 cluster
     unreachable, 4 partial (the failed requests are listed on stderr and in the snapshot's
     errors).
     """
     from rmqlb.cli.live import LiveOptions, snapshot_from_cluster
+    from rmqlb.diagnose import record_inferred
     from rmqlb.render.safe import escape_json_controls
     from rmqlb.snapshot import dumps_snapshot, save_snapshot
     from rmqlb.snapshot import redact as redact_snapshot
@@ -126,6 +129,9 @@ def dump(  # noqa: PLR0917  (typer maps every option to a parameter)
     snapshot = snapshot_from_cluster(opts)
     if topic is not None:
         snapshot = _consumers_of(snapshot, topic)
+    # strategy parameters the wire does not carry, inferred from what the clients hold
+    # (before redaction: a hash ring is built from the real client ids)
+    snapshot = record_inferred(snapshot)
     if redact:
         snapshot = redact_snapshot(snapshot)
     if output_file is None:

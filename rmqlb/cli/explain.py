@@ -83,7 +83,9 @@ def explain(  # noqa: PLR0917  (typer maps every option to a parameter)
         typer.Option(
             "--strategy",
             help="Strategy for 'expected', e.g. AVG or CONSISTENT_HASH:vnodes=20 "
-            "(default: the group's, else the one its clients report, else AVG).",
+            "(default: the group's, else the one its clients report, else AVG). Parameters "
+            "given here are never overridden; those the clients do not report are inferred "
+            "from what they hold.",
             show_default=False,
         ),
     ] = None,
@@ -245,9 +247,10 @@ def _analyser(
 ) -> Callable[[Snapshot], Report]:
     """``snapshot -> report`` with the command's filters and thresholds bound."""
     from rmqlb.diagnose import DiagnoseOptions, diagnose
-    from rmqlb.model.strategy import parse_strategy_spec
+    from rmqlb.model.strategy import Params, parse_strategy_spec
 
-    spec = parse_strategy_spec(strategy) if strategy is not None else None
+    # CONSISTENT_HASH without vnodes names the strategy, not the count: it may be inferred
+    spec = parse_strategy_spec(strategy, absent=Params.UNKNOWN) if strategy is not None else None
     options = (
         DiagnoseOptions() if max_imbalance is None else DiagnoseOptions(max_imbalance=max_imbalance)
     )

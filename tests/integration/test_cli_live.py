@@ -180,3 +180,26 @@ def test_demo_runs_status_then_explains_the_worst_group_over_tcp(
         "info": 0,
     }
     assert time.monotonic() - start < 30
+
+
+def test_dump_records_the_inferred_count_and_explain_dump_agrees(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Clients report only CONSISTENT_HASH's class over the wire; dump infers the virtual node
+    count from what they hold, records it (marked inferred), and keeps it through --redact."""
+    example = ROOT / "examples" / "consistent-hash-vnodes.json"
+    saved, redacted = tmp_path / "snap.json", tmp_path / "redacted.json"
+    with FakeClusterThread(load_snapshot(example)) as fake:
+        assert run(["explain", "-n", fake.namesrv_addr, "-o", "json"]) == 0
+        live = json.loads(capsys.readouterr().out)
+        assert run(["dump", "-n", fake.namesrv_addr, "-o", str(saved)]) == 0
+        assert run(["dump", "-n", fake.namesrv_addr, "--redact", "-o", str(redacted)]) == 0
+        capsys.readouterr()
+    group = json.loads(saved.read_text(encoding="utf-8"))["groups"]["trade-consumer"]
+    assert group["strategy"] == {"name": "CONSISTENT_HASH", "virtualNodeCnt": 5, "inferred": True}
+    assert all(c["strategy"] == {"name": "CONSISTENT_HASH"} for c in group["consumers"])
+    assert live["groups"][0]["inference"]["value"] == 5
+    assert run(["explain", "--dump", str(saved), "-o", "json"]) == 0
+    assert json.loads(capsys.readouterr().out)["groups"] == live["groups"]
+    hidden = json.loads(redacted.read_text(encoding="utf-8"))["groups"]["trade-consumer"]
+    assert hidden["strategy"]["virtualNodeCnt"] == 5

@@ -491,3 +491,50 @@ def test_watch_sees_a_third_consumer_join(
     assert "queue order-consumer OrderTopic broker-a:11..15: " in changes
     assert "new error DUPLICATE_ASSIGNMENT" in changes
     assert "broker-a:0:" not in changes  # unchanged queues are not repeated
+
+
+# --- strategy parameters the clients do not report --------------------------------------
+
+VNODES_EXAMPLE = Path(__file__).resolve().parents[3] / "examples" / "consistent-hash-vnodes.json"
+VNODES_NOTE = (
+    "virtual nodes: 5, inferred from what the 3 clients hold — the wire does not carry it; "
+    "pass `--strategy CONSISTENT_HASH:vnodes=5` to fix it"
+)
+
+
+@pytest.mark.parametrize("fmt", list(Output))
+def test_every_format_shows_the_inferred_count(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, fmt: Output
+) -> None:
+    monkeypatch.setenv("COLUMNS", "400")  # the note on one line
+    code, out, err = explain(capsys, "--dump", str(VNODES_EXAMPLE), "--output", fmt.value)
+    assert (code, err) == (0, "")
+    if fmt is Output.json:
+        doc = json.loads(out)
+        assert_report_contract(doc)
+        (group,) = doc["groups"]
+        assert group["strategy"] == "CONSISTENT_HASH(vnodes=5)"
+        assert group["inference"]["status"] == "inferred"
+        assert group["inference"]["value"] == 5
+        assert group["inference"]["strategyOption"] == "CONSISTENT_HASH:vnodes=5"
+        assert group["inference"]["note"].startswith(VNODES_NOTE)
+    elif fmt is Output.markdown:
+        assert f"_note: {VNODES_NOTE}" in out  # the option stays a code span
+    else:
+        assert f"note: {VNODES_NOTE}" in out
+    assert "ASSIGNMENT_MISMATCH" not in out
+
+
+def test_a_stated_count_is_never_overridden(capsys: pytest.CaptureFixture[str]) -> None:
+    args = ["--dump", str(VNODES_EXAMPLE), "-o", "json"]
+    code, out, _ = explain(capsys, *args, "--strategy", "CONSISTENT_HASH:vnodes=10")
+    assert code == 0  # a warning: not at or above the default --fail-on error
+    doc = json.loads(out)
+    assert doc["groups"][0]["inference"] is None
+    assert doc["groups"][0]["strategy"] == "CONSISTENT_HASH(vnodes=10)"
+    assert "ASSIGNMENT_MISMATCH" in codes(out)
+    # naming the strategy without its count leaves the count to be inferred
+    code, out, _ = explain(capsys, *args, "--strategy", "CONSISTENT_HASH")
+    assert code == 0
+    assert json.loads(out)["groups"][0]["strategy"] == "CONSISTENT_HASH(vnodes=5)"
+    assert "ASSIGNMENT_MISMATCH" not in codes(out)
