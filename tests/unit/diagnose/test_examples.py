@@ -9,6 +9,7 @@ import pytest
 
 from rmqlb.diagnose import QueueStatus, diagnose, report_to_json
 from rmqlb.diagnose.report import report_to_text
+from rmqlb.model.strategy import parse_strategy_spec
 from rmqlb.snapshot import load_snapshot
 
 EXAMPLES = Path(__file__).resolve().parents[3] / "examples"
@@ -34,6 +35,9 @@ EXPECTED: dict[str, list[Expected]] = {
         ),
     ],
     "1-queue-2-consumers.json": [("IDLE_CONSUMER", "lhy-test-topic", [], None)],
+    # 5 virtual nodes, inferred (the clients report only the class): no mismatch, and the
+    # true imbalance of a 5-node ring
+    "consistent-hash-vnodes.json": [("IMBALANCE", "TradeTopic", [], None)],
     "split-subscriptions.json": [
         ("SUBSCRIPTION_INCONSISTENT", "topicA", ["broker-a:2", "broker-a:3"], None),
         ("UNCONSUMED_QUEUE", "topicA", ["broker-a:2", "broker-a:3"], 0),
@@ -133,6 +137,20 @@ def test_healthy_example_tables() -> None:
     assert [c.expected for c in audit.consumers] == [4, 4, 4, 4]
     assert all(r.lag is not None for r in audit.queues)
     assert sum(c.lag or 0 for c in audit.consumers) == sum(r.lag or 0 for r in audit.queues)
+
+
+def test_consistent_hash_example_infers_five_virtual_nodes() -> None:
+    snap = load_snapshot(EXAMPLES / "consistent-hash-vnodes.json")
+    (group,) = diagnose(snap).groups
+    assert group.strategy == "CONSISTENT_HASH(vnodes=5)"
+    assert group.inference is not None
+    assert (group.inference.status.value, group.inference.value) == ("inferred", 5)
+    assert {r.status for t in group.topics for r in t.queues} == {QueueStatus.ok}
+    # what the report said before: the Java default, and a mismatch on two of the clients
+    stated = diagnose(snap, strategy=parse_strategy_spec("CONSISTENT_HASH:vnodes=10"))
+    mismatch = [f for f in stated.findings if f.code.value == "ASSIGNMENT_MISMATCH"]
+    assert len(mismatch) == 1
+    assert len(mismatch[0].consumers) == 2
 
 
 def test_rebalancing_example_statuses() -> None:
