@@ -1,0 +1,173 @@
+"""Strategy parameters the wire does not carry, inferred from real Java clients.
+
+A real 4.9.8 client reports its strategy only as ``allocateMessageQueueStrategy`` (a class
+name): never the virtual node count of its hash ring, nor its CONFIG list, nor the rooms of
+MACHINE_ROOM_NEARBY. Each test starts real push consumers spread over two JVMs, built with
+parameters other than the defaults, waits until the group has settled, runs
+``rmqlb explain -n ... -o json`` with no ``--strategy`` and checks: no ASSIGNMENT_MISMATCH,
+the report names the inferred parameters, ``expected`` is exactly what each client's own
+strategy allocates it, and ``actual`` exactly what it holds.
+
+(The kit's brokers are named ``broker-a``/``broker-b``, without ``room@``: MACHINE_ROOM
+allocates nothing there, whatever the rooms, so it is covered by the unit tests only.)
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from conftest import Names
+from realkit import (
+    Kit,
+    assert_actual_is_truth,
+    assert_expected_is_truth,
+    finding_codes,
+    findings,
+    qkey,
+    truth_held,
+)
+
+RETRY = "%RETRY%"
+
+
+def _inference(report: dict[str, Any], group: str) -> dict[str, Any]:
+    (found,) = [g for g in report["groups"] if g["group"] == group]
+    inference = found["inference"]
+    assert inference is not None, found
+    return dict(inference)
+
+
+@pytest.mark.parametrize(("vnodes", "per_broker"), [(5, 8), (160, 32)])
+def test_consistent_hash_virtual_nodes_are_inferred(
+    kit: Kit, names: Names, vnodes: int, per_broker: int
+) -> None:
+    g, t = names.group, names.topic
+    kit.topic(t, read=per_broker)
+    spec = f"group={g};sub={t}:*;strategy=CONSISTENT_HASH;vnodes={vnodes}"
+    one = kit.consumer(f"vn{vnodes}-1", f"{spec};instance=h1", f"{spec};instance=h2")
+    two = kit.consumer(f"vn{vnodes}-2", f"{spec};instance=h3")
+    states = kit.wait_steady(g, one, two, consumers=3, queues={t: 2 * per_broker})
+    assert {s["strategyClass"] for s in states.values()} == {"AllocateMessageQueueConsistentHash"}
+
+    report = kit.explain(g)
+
+    assert "ASSIGNMENT_MISMATCH" not in finding_codes(report), report["findings"]
+    inference = _inference(report, g)
+    assert inference["status"] == "inferred"
+    assert inference["parameter"] == "virtualNodeCnt"
+    assert inference["clients"] == 3
+    # Counts next to each other often give the very same shares: rmqlb names the smallest
+    # of those and lists the others; the clients' own count is one of them.
+    named = inference["value"]
+    assert vnodes == named or vnodes in inference["alternatives"]
+    assert named != 10
+    assert inference["strategyOption"] == f"CONSISTENT_HASH:vnodes={named}"
+    assert f"virtual nodes: {named}, inferred from what the 3 clients hold" in inference["note"]
+    (group,) = [x for x in report["groups"] if x["group"] == g]
+    assert group["strategy"] == f"CONSISTENT_HASH(vnodes={named})"
+    for topic in (t, RETRY + g):
+        assert_actual_is_truth(report, states, g, topic)
+        assert_expected_is_truth(report, states, g, topic)
+    # the premise: with the Java default the very same cluster looks broken
+    stated = kit.explain(g, "--strategy", "CONSISTENT_HASH:vnodes=10")
+    assert "ASSIGNMENT_MISMATCH" in finding_codes(stated)
+
+
+def test_config_lists_are_inferred(kit: Kit, names: Names) -> None:
+    """Each client's CONFIG list is what it holds; the queues in no list, and the retry
+    queues (the lists name only the topic's), are really never consumed."""
+    g, t = names.group, names.topic
+    kit.topic(t, read=4)
+    spec = f"group={g};sub={t}:*;strategy=CONFIG"
+    lists = {"a": [("broker-a", 0), ("broker-a", 1)], "b": [("broker-b", 0), ("broker-b", 3)]}
+    jvms = [
+        kit.consumer(
+            f"config-{name}",
+            f"{spec};instance={name};config={','.join(f'{b}:{i}' for b, i in queues)}",
+        )
+        for name, queues in lists.items()
+    ]
+    want = {f"127.0.0.1@{name}": {(t, b, i) for b, i in queues} for name, queues in lists.items()}
+
+    def settled() -> dict[str, dict[str, Any]] | None:
+        states = kit.truth(g, *jvms)
+        if set(states) != set(want):
+            return None
+        for cid, state in states.items():
+            if sorted(state["views"][t]["cidAll"] or []) != sorted(want):
+                return None
+            if {qkey(q) for q in state["held"]} != want[cid]:
+                return None
+        return states
+
+    states = kit.wait_for(f"group {g} to hold its CONFIG lists", settled)
+
+    report = kit.explain(g)
+
+    assert "ASSIGNMENT_MISMATCH" not in finding_codes(report), report["findings"]
+    inference = _inference(report, g)
+    assert inference["status"] == "inferred"
+    assert inference["parameter"] == "config"
+    inferred = {cid: {qkey(q) for q in qs} for cid, qs in inference["value"].items()}
+    assert inferred == want
+    assert_actual_is_truth(report, states, g, t)
+    assert_expected_is_truth(report, states, g, t)
+    listed = set().union(*want.values())
+    unconsumed = {
+        (f["topic"], q["brokerName"], q["queueId"])
+        for f in findings(report, "UNCONSUMED_QUEUE")
+        for q in f["queues"]
+    }
+    every = {(t, b, i) for b in ("broker-a", "broker-b") for i in range(4)}
+    assert {q for q in unconsumed if q[0] == t} == every - listed
+    assert {q for q in unconsumed if q[0] == RETRY + g} == {
+        (RETRY + g, b, 0) for b in ("broker-a", "broker-b")
+    }
+    assert set(truth_held(states, RETRY + g)) == set()  # nobody holds a retry queue
+
+
+def test_machine_room_nearby_rooms_and_inner_strategy_are_inferred(kit: Kit, names: Names) -> None:
+    """The kit's resolver: a broker's room is its name up to '@' (here the whole name), a
+    client's its instance name up to '-'. No client shares a room with a broker, so each
+    broker's queues are dealt to all clients by the inner strategy, AVG_BY_CIRCLE here."""
+    g, t = names.group, names.topic
+    kit.topic(t, read=4)
+    spec = f"group={g};sub={t}:*;strategy=MACHINE_ROOM_NEARBY;nearby=AVG_BY_CIRCLE"
+    one = kit.consumer("nearby-1", f"{spec};instance=hz-1")
+    two = kit.consumer("nearby-2", f"{spec};instance=sh-1")
+    states = kit.wait_steady(g, one, two, consumers=2, queues={t: 8})
+
+    report = kit.explain(g)
+
+    assert "ASSIGNMENT_MISMATCH" not in finding_codes(report), report["findings"]
+    inference = _inference(report, g)
+    assert inference["status"] == "inferred"
+    assert inference["value"]["inner"] == {"name": "AVG_BY_CIRCLE"}
+    assert "a client's room is its instance name up to '-'" in inference["note"]
+    for topic in (t, RETRY + g):
+        assert_actual_is_truth(report, states, g, topic)
+        assert_expected_is_truth(report, states, g, topic)
+
+
+def test_dump_records_the_inferred_count(kit: Kit, names: Names, tmp_path: Path) -> None:
+    g, t = names.group, names.topic
+    kit.topic(t, read=8)
+    spec = f"group={g};sub={t}:*;strategy=CONSISTENT_HASH;vnodes=5"
+    one = kit.consumer("dump-1", f"{spec};instance=d1", f"{spec};instance=d2")
+    two = kit.consumer("dump-2", f"{spec};instance=d3")
+    kit.wait_steady(g, one, two, consumers=3, queues={t: 16})
+    saved = tmp_path / "snap.json"
+
+    kit.rmqlb("dump", "-n", kit.namesrv, g, "-o", str(saved), expect=(0,))
+    live = kit.explain(g)
+    from_dump = kit.rmqlb("explain", "--dump", str(saved), "-o", "json")
+
+    doc = json.loads(saved.read_text(encoding="utf-8"))
+    strategy = doc["groups"][g]["strategy"]
+    assert strategy["name"] == "CONSISTENT_HASH"
+    assert strategy["inferred"] is True
+    assert strategy["virtualNodeCnt"] == _inference(live, g)["value"]
+    assert json.loads(from_dump.stdout)["groups"] == live["groups"]
