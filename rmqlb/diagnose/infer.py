@@ -184,11 +184,12 @@ def infer_strategy(
     params = params_of(spec)
     if params is Params.GIVEN:
         return None
-    found = _search(spec, holdings(snapshot, consumers))
+    held = holdings(snapshot, consumers)
+    found = _search(spec, held)
     if params is Params.INFERRED and not (
         found.report.status is InferenceStatus.inferred and found.strategy == spec
     ):
-        return _recorded(spec, len({c.client_id for c in consumers}))
+        return _recorded(spec, held)
     return found
 
 
@@ -206,21 +207,21 @@ def _search(spec: StrategySpec, held: Holdings) -> Inferred:
             raise AssertionError(f"{spec.name} has no parameters")
 
 
-def plural(n: int, noun: str) -> str:
+def _plural(n: int, noun: str) -> str:
     """``1 client`` / ``3 clients`` (the rules' wording helper lives above this module)."""
     return f"{n:,} {noun}" if n == 1 else f"{n:,} {noun}s"
 
 
 def _unknown_reason(held: Holdings) -> str:
     return (
-        f"{held.unknown} of {plural(len(held.cid_all), 'client')} did not report the queues "
+        f"{held.unknown} of {_plural(len(held.cid_all), 'client')} did not report the queues "
         f"{'it holds' if held.unknown == 1 else 'they hold'}"
     )
 
 
 def _source(held: Holdings) -> str:
     verb = "holds" if held.clients == 1 else "hold"
-    return f"inferred from what the {plural(held.clients, 'client')} {verb}"
+    return f"inferred from what the {_plural(held.clients, 'client')} {verb}"
 
 
 def count_ranges(values: Sequence[int], limit: int = 4) -> str:
@@ -326,7 +327,7 @@ def _consistent_hash(held: Holdings) -> Inferred:
                 value=default,
                 searched=str(default),
                 note=f"virtual nodes: {default} (the Java default), confirmed by what the "
-                f"{plural(held.clients, 'client')} hold — the wire does not carry it",
+                f"{_plural(held.clients, 'client')} hold — the wire does not carry it",
                 parameter="virtualNodeCnt",
                 default=default,
                 clients=held.clients,
@@ -389,7 +390,7 @@ def _consistent_hash(held: Holdings) -> Inferred:
     # fewest queues wrong; on a tie the default, then the smallest count
     closest = min(counts, key=lambda n: (counts[n], n != default, n))
     differ = counts[closest]
-    wrong_text = f"the closest, {closest}, gets {plural(differ, 'queue')} wrong"
+    wrong_text = f"the closest, {closest}, gets {_plural(differ, 'queue')} wrong"
     return Inferred(
         assumed_spec,
         StrategyInference(
@@ -397,7 +398,7 @@ def _consistent_hash(held: Holdings) -> Inferred:
             value=default,
             searched=searched,
             note=f"virtual nodes: unknown, the Java default {default} assumed — no count in "
-            f"{searched} makes what the {plural(held.clients, 'client')} hold exact; "
+            f"{searched} makes what the {_plural(held.clients, 'client')} hold exact; "
             f"{wrong_text}: a rebalance in progress, or clients built with different counts",
             assumption=f" (assuming the Java default of {default} virtual nodes: the clients "
             f"do not report virtualNodeCnt and no count tried fits what they hold; {wrong_text})",
@@ -419,18 +420,23 @@ def _room(broker: str) -> str | None:
 
 
 def _room_sets(held: Holdings) -> tuple[list[frozenset[str]], list[str]]:
-    """Candidate consumeridcs, most likely first, and every room of the brokers."""
+    """Candidate consumeridcs, most likely first, and every room of the brokers.
+
+    First the rooms of the brokers whose queues the clients hold, then the sets that differ
+    from it by one room, by two, ... (at most :data:`MAX_ROOM_SETS`): exact holdings are
+    explained by the first, inexact ones come closest with a near one.
+    """
     rooms: set[str] = set()
     used: set[str] = set()
     for t in held.topics:
         rooms.update(r for r in map(_room, {q.broker_name for q in t.mq_all}) if r is not None)
         for qs in t.held:
             used.update(r for r in map(_room, {q.broker_name for q in qs}) if r is not None)
-    rest = sorted(rooms - used, key=java_key)
+    every = sorted(rooms | used, key=java_key)
     sets: list[frozenset[str]] = []
-    for size in range(len(rest) + 1):
-        for extra in combinations(rest, size):
-            sets.append(frozenset(used | set(extra)))
+    for distance in range(len(every) + 1):
+        for flip in combinations(every, distance):
+            sets.append(frozenset(used.symmetric_difference(flip)))
             if len(sets) >= MAX_ROOM_SETS:
                 return sets, sorted(rooms, key=java_key)
     return sets, sorted(rooms, key=java_key)
@@ -478,7 +484,7 @@ def _machine_room(held: Holdings) -> Inferred:
                 StrategyInference(
                     InferenceStatus.inferred,
                     value=value,
-                    searched=f"{plural(len(sets), 'set')} of rooms",
+                    searched=f"{_plural(len(sets), 'set')} of rooms",
                     note=f"{what}, {_source(held)} — the wire does not carry it{fix}",
                     option=f"MACHINE_ROOM:idcs={_rooms_text(idcs)}" if value else None,
                     parameter="consumeridcs",
@@ -492,16 +498,16 @@ def _machine_room(held: Holdings) -> Inferred:
     shown = _rooms_text(idcs) or "none"
     miss = (
         f"no set of the brokers' rooms ({_rooms_text(rooms) or 'none'}) makes what the "
-        f"{plural(held.clients, 'client')} hold exact"
+        f"{_plural(held.clients, 'client')} hold exact"
     )
     return Inferred(
         MachineRoom(idcs),
         StrategyInference(
             InferenceStatus.unexplained,
             value=closest,
-            searched=f"{plural(len(sets), 'set')} of rooms",
+            searched=f"{_plural(len(sets), 'set')} of rooms",
             note=f"consumeridcs: unknown — {miss}; expected uses the closest, {shown} "
-            f"({plural(wrong, 'queue')} differ{'s' if wrong == 1 else ''})",
+            f"({_plural(wrong, 'queue')} differ{'s' if wrong == 1 else ''})",
             assumption=f" (assuming consumeridcs {shown}, the closest to what the clients hold: "
             "they do not report it)",
             closest=closest,
@@ -562,7 +568,7 @@ def _config(held: Holdings) -> Inferred:
             searched="each client's holdings",
             note="CONFIG lists: unknown — processes sharing a client id hold different queues, "
             "so no list makes them all exact; expected uses the first process's "
-            f"({plural(wrong or 0, 'queue')} differ{'s' if wrong == 1 else ''})",
+            f"({_plural(wrong or 0, 'queue')} differ{'s' if wrong == 1 else ''})",
             assumption=" (assuming each client's CONFIG list is what its first process holds: "
             "the clients do not report their lists)",
             closest=value,
@@ -620,7 +626,7 @@ def _nearby(held: Holdings, inner: StrategySpec) -> Inferred:
                     StrategyInference(
                         InferenceStatus.inferred,
                         value=_nearby_value(spec),
-                        searched=f"{plural(count, 'convention')}",
+                        searched=f"{_plural(count, 'convention')}",
                         note=f"rooms: {how}; {_source(held)} — the wire carries neither the "
                         "room resolver nor the inner strategy",
                         parameter="rooms",
@@ -629,7 +635,7 @@ def _nearby(held: Holdings, inner: StrategySpec) -> Inferred:
                     ),
                 )
             tried.append((wrong, count, spec, how))
-    searched = f"{plural(count, 'convention')}"
+    searched = f"{_plural(count, 'convention')}"
     if not tried:
         return Inferred(
             None,
@@ -655,8 +661,8 @@ def _nearby(held: Holdings, inner: StrategySpec) -> Inferred:
             value=_nearby_value(spec),
             searched=searched,
             note=f"rooms: unknown — no room convention rmqlb knows makes what the "
-            f"{plural(held.clients, 'client')} hold exact; expected uses the closest ({how}; "
-            f"{plural(wrong, 'queue')} differ{'s' if wrong == 1 else ''})",
+            f"{_plural(held.clients, 'client')} hold exact; expected uses the closest ({how}; "
+            f"{_plural(wrong, 'queue')} differ{'s' if wrong == 1 else ''})",
             assumption=f" (assuming {how}, the closest to what the clients hold: they do not "
             "report their rooms)",
             closest=_nearby_value(spec),
@@ -671,8 +677,9 @@ def _nearby(held: Holdings, inner: StrategySpec) -> Inferred:
 # ----- recorded by rmqlb dump ------------------------------------------------------------------
 
 
-def _recorded(spec: StrategySpec, clients: int) -> Inferred:
-    """Parameters a snapshot marks inferred that the clients' holdings no longer confirm."""
+def _recorded(spec: StrategySpec, held: Holdings) -> Inferred:
+    """Parameters a snapshot marks inferred that a search of the holdings does not settle on
+    (a redacted snapshot: a hash ring is built from the client ids, renamed since)."""
     value: Any
     option: str | None = None
     match spec:
@@ -690,6 +697,10 @@ def _recorded(spec: StrategySpec, clients: int) -> Inferred:
             parameter, what, value = "rooms", f"rooms: {describe(spec)}", _nearby_value(spec)
         case _:  # pragma: no cover - only specs with parameters are marked inferred
             raise AssertionError(spec.name)
+    wrong = None if held.unknown else held.differing(spec)
+    check = ""
+    if wrong:
+        check = f" (what the clients hold now differs in {_plural(wrong, 'queue')})"
     return Inferred(
         spec,
         StrategyInference(
@@ -697,22 +708,13 @@ def _recorded(spec: StrategySpec, clients: int) -> Inferred:
             parameter=parameter,
             value=value,
             default=DEFAULT_VIRTUAL_NODES if isinstance(spec, ConsistentHash) else None,
-            clients=clients,
+            clients=held.clients,
             searched="",
-            note=f"{what}, as recorded inferred in the snapshot (what the clients hold now does "
-            "not confirm it) — the wire does not carry it",
+            note=f"{what}, recorded as inferred in the snapshot{check} — the wire does not "
+            "carry it",
             option=option,
         ),
     )
 
 
-def recorded_strategy(inferred: Inferred | None) -> StrategySpec | None:
-    """The spec ``rmqlb dump`` records for a group: only an exact inference, marked inferred."""
-    if inferred is None or inferred.report.status is not InferenceStatus.inferred:
-        return None
-    if inferred.strategy is None:  # pragma: no cover - an inference always has a spec
-        return None
-    return with_params(inferred.strategy, Params.INFERRED)
-
-
-__all__ = ["Holdings", "Inferred", "holdings", "infer_strategy", "recorded_strategy"]
+__all__ = ["Holdings", "Inferred", "count_ranges", "holdings", "infer_strategy"]

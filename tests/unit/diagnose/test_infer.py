@@ -312,6 +312,23 @@ def test_machine_room_rooms_are_inferred(cids: list[str], idcs: set[str]) -> Non
     assert unconsumed == outside  # true findings: the brokers of other rooms are not consumed
 
 
+def test_machine_room_nothing_fits_the_closest_rooms_are_used_and_said() -> None:
+    topics = {TOPIC: ROOMED}
+    held = held_by(MachineRoom(frozenset({"hz", "sh"})), THREE, topics)
+    held[THREE[0]].append(MessageQueue(TOPIC, "bj@broker-c", 0))  # a stale extra queue
+    report = diagnose(wire_snapshot("MACHINE_ROOM", THREE, topics, held))
+    inference = report.groups[0].inference
+    assert inference is not None
+    assert inference.status is InferenceStatus.unexplained
+    assert (inference.closest, inference.differing) == (["hz", "sh"], 1)
+    assert report.groups[0].strategy == "MACHINE_ROOM(hz,sh)"
+    (mismatch,) = [f for f in report.findings if f.code is Code.ASSIGNMENT_MISMATCH]
+    assert mismatch.message.endswith(
+        "(assuming consumeridcs hz,sh, the closest to what the clients hold: they do not report it)"
+    )
+    assert [q.label() for q in mismatch.queues] == ["bj@broker-c:0"]
+
+
 def test_machine_room_rooms_unknown_expected_is_not_computed() -> None:
     topics = {TOPIC: ROOMED}
     truth = held_by(MachineRoom(frozenset({"hz"})), THREE, topics)
@@ -370,6 +387,24 @@ def test_config_lists_unknown_expected_is_not_computed() -> None:
     assert "CONFIG lists are unknown" in failed.message
 
 
+def test_config_processes_sharing_an_id_cannot_both_be_explained() -> None:
+    cids = [THREE[0], THREE[0], THREE[1]]
+    queues = mq_all({"broker-a": 4})
+    snap = wire_snapshot("CONFIG", cids, {TOPIC: {"broker-a": 4}}, {c: [] for c in cids})
+    doc = snapshot_to_json(snap)
+    for c, mine in zip(doc["groups"]["G"]["consumers"], ([0, 1], [2], [3]), strict=True):
+        c["assigned"] = [{"topic": TOPIC, "brokerName": "broker-a", "queueId": i} for i in mine]
+    report = diagnose(parse_snapshot(doc))
+    inference = report.groups[0].inference
+    assert inference is not None
+    assert inference.status is InferenceStatus.unexplained
+    assert inference.differing == 3  # the first process's list differs from the second's
+    assert inference.value[THREE[0]] == [
+        {"topic": TOPIC, "brokerName": "broker-a", "queueId": i} for i in (0, 1)
+    ]
+    assert queues[3].label() not in {q.label() for f in report.findings for q in f.queues}
+
+
 # ----- MACHINE_ROOM_NEARBY ------------------------------------------------------------------
 
 
@@ -405,6 +440,20 @@ def test_nearby_rooms_come_from_the_naming_convention(
     }
     assert rows_ok(report)
     assert "ASSIGNMENT_MISMATCH" not in codes(report)
+
+
+def test_nearby_without_a_convention_that_resolves_every_room_is_not_computed() -> None:
+    topics = {TOPIC: {"@odd": 2, "hz@broker-a": 2}}  # "@odd" has no room in any convention
+    held = {cid: [] for cid in THREE}
+    report = diagnose(wire_snapshot("MACHINE_ROOM_NEARBY", THREE, topics, held))
+    inference = report.groups[0].inference
+    assert inference is not None
+    assert inference.status is InferenceStatus.unknown
+    (failed,) = [f for f in report.findings if f.code is Code.ALLOCATION_FAILED]
+    assert "no naming convention rmqlb knows gives every broker and client a room" in (
+        failed.message
+    )
+    assert failed.severity.value == "info"
 
 
 # ----- rmqlb dump records what it inferred ----------------------------------------------------
@@ -443,7 +492,8 @@ def test_a_redacted_dump_keeps_the_inferred_count() -> None:
     assert inference is not None
     assert inference.status is InferenceStatus.inferred
     assert report.groups[0].strategy == "CONSISTENT_HASH(vnodes=5)"
-    assert "recorded inferred in the snapshot" in inference.note
+    assert inference.note.startswith("virtual nodes: 5, recorded as inferred in the snapshot")
+    assert "what the clients hold now differs in" in inference.note
 
 
 def test_docstring_examples() -> None:
