@@ -192,8 +192,8 @@ def test_dump_records_the_inferred_count_and_explain_dump_agrees(
     with FakeClusterThread(load_snapshot(example)) as fake:
         assert run(["explain", "-n", fake.namesrv_addr, "-o", "json"]) == 0
         live = json.loads(capsys.readouterr().out)
-        assert run(["dump", "-n", fake.namesrv_addr, "-o", str(saved)]) == 0
-        assert run(["dump", "-n", fake.namesrv_addr, "--redact", "-o", str(redacted)]) == 0
+        assert run(["dump", "-n", fake.namesrv_addr, "--out", str(saved)]) == 0
+        assert run(["dump", "-n", fake.namesrv_addr, "--redact", "--out", str(redacted)]) == 0
         capsys.readouterr()
     group = json.loads(saved.read_text(encoding="utf-8"))["groups"]["trade-consumer"]
     assert group["strategy"] == {"name": "CONSISTENT_HASH", "virtualNodeCnt": 5, "inferred": True}

@@ -161,7 +161,7 @@ def test_dump_records_the_inferred_count(kit: Kit, names: Names, tmp_path: Path)
     kit.wait_steady(g, one, two, consumers=3, queues={t: 16})
     saved = tmp_path / "snap.json"
 
-    kit.rmqlb("dump", "-n", kit.namesrv, g, "-o", str(saved), expect=(0,))
+    kit.rmqlb("dump", "-n", kit.namesrv, g, "--out", str(saved), expect=(0,))
     live = kit.explain(g)
     from_dump = kit.rmqlb("explain", "--dump", str(saved), "-o", "json")
 
