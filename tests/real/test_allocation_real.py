@@ -154,6 +154,10 @@ def test_rolling_deploy_avg_and_avg_by_circle(kit: Kit, names: Names) -> None:
     }
     assert dup == doubled
     assert hole == orphaned
+    # One cause, its consequences under it: the doubled and orphaned queues point to it.
+    (cause,) = [f for f in findings(report, "STRATEGY_INCONSISTENT") if f["topic"] == t]
+    for code in ("DUPLICATE_ASSIGNMENT", "UNCONSUMED_QUEUE"):
+        assert {f["causedBy"] for f in findings(report, code) if f["topic"] == t} == {cause["id"]}
     # Each client's own strategy, run by rmqlb, gives what that client allocates itself.
     strategies = {
         c.get("clientId"): c.get("strategy") for c in report_topic(report, g, t)["consumers"]

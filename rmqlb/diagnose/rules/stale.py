@@ -292,11 +292,15 @@ def mismatching(ctx: TopicContext) -> dict[str, frozenset[MessageQueue]]:
 CARRIED = frozenset({"alone", "without", "with_left", "strategy"})
 
 
-def search(ctx: TopicContext, seeds: Sequence[View] = ()) -> list[Stale]:
+def search(
+    ctx: TopicContext, seeds: Sequence[View] = (), brokers: frozenset[str] = frozenset()
+) -> list[Stale]:
     """The views that explain the mismatching clients of ``ctx`` (greedy cover).
 
     ``seeds`` (views found on the group's other topics) are tried first; on a retry topic
-    only they are: its one or few queues fit too many alternatives to mean anything alone.
+    only they are, and the route with or without one of ``brokers`` (the brokers a stale
+    route of another topic had or lacked): its one or few queues fit too many alternatives
+    to mean anything alone.
     """
     held = mismatching(ctx)
     if not held:
@@ -319,6 +323,9 @@ def search(ctx: TopicContext, seeds: Sequence[View] = ()) -> list[Stale]:
         finder.run(iter(seeds), clients)
         if not ctx.retry:
             finder.run(_views(ctx, spec, clients, held), clients)
+        elif brokers:
+            routes = _route_views(ctx, spec, tuple(ctx.g.cid_all))
+            finder.run((v for v in routes if v.broker in brokers), clients)
     chosen: list[Stale] = []
     left = set(held)
     candidates = list(finder.found)
@@ -529,13 +536,15 @@ def check_stale(
         return []
     out: list[Finding] = []
     seeds: list[View] = []
+    brokers: set[str] = set()  # a route missing or still having these: so may the others'
     for ctx in sorted(topics, key=lambda t: t.retry):
         if ctx.route is None or ctx.expected is None:
             continue
-        found = search(ctx, seeds)
+        found = search(ctx, seeds, frozenset(brokers))
         if found:
             out.append(_finding(ctx, found))
             seeds.extend(s.view for s in found if s.view.kind in CARRIED)
+            brokers.update(s.view.broker for s in found if s.view.broker is not None)
     return out
 
 

@@ -139,6 +139,26 @@ def test_a_route_without_a_new_broker() -> None:
     assert "a route not refreshed" in stale.message and "name server" in stale.hint
 
 
+def test_a_stopped_broker_still_in_the_clients_routes_explains_the_retry_topic_too() -> None:
+    # broker-b left the routes; both clients still allocate over the routes that had it,
+    # their retry topic's too (one queue per broker there)
+    retry = "%RETRY%G"
+    topics = {T: route(("broker-a", 4, 4, 6)), retry: route(("broker-a", 1, 1, 6))}
+    c1 = consumer("c1", T, retry, assigned=q(0, 1, 2, 3) + q(0, topic=retry))
+    c2 = consumer(
+        "c2",
+        T,
+        retry,
+        assigned=q(0, 1, 2, 3, broker="broker-b") + q(0, broker="broker-b", topic=retry),
+    )
+    report = run(topics, {"G": group(c1, c2)})
+    stale = {f.topic: f for f in report.findings if f.code is Code.STALE_ALLOCATION}
+    assert set(stale) == {T, retry}
+    assert "broker-b" in stale[retry].message
+    vague = [f for f in report.findings if "re-run in a minute" in f.hint]
+    assert vague == []
+
+
 def test_a_route_with_a_broker_that_lost_read_permission() -> None:
     topics = {T: route(("broker-a", 4, 4, 6), ("broker-b", 4, 4, 2))}
     report = run(
