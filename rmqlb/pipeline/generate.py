@@ -78,6 +78,7 @@ class _GroupPlan:
     consumers: int
     per_broker: int
     injection: Injection | None = None
+    versions: list[int] = field(default_factory=list)  # per step: offsets moved this often
 
 
 def _ts(moment: datetime) -> str:
@@ -95,8 +96,14 @@ def _spec_json(spec: StrategySpec) -> dict[str, Any]:
 class _Cluster:
     """One generated cluster: its groups (healthy or broken) over ``steps`` time steps."""
 
-    def __init__(
-        self, index: int, steps: int, groups: int, rng: random.Random, problems: Sequence[str]
+    def __init__(  # noqa: PLR0917
+        self,
+        index: int,
+        steps: int,
+        groups: int,
+        rng: random.Random,
+        problems: Sequence[str],
+        change_rate: float | None = None,
     ) -> None:
         self.index = index
         self.name = f"prod-{REGIONS[index % len(REGIONS)]}{index // len(REGIONS) or ''}"
@@ -136,6 +143,15 @@ class _Cluster:
                 plan.consumers, plan.per_broker = 2, 1
             if problem == "flapping":
                 plan.per_broker = 6
+        # Offsets move between two captures in every group (change_rate None) or in about
+        # that share of the groups; the others are captured exactly as before.
+        moves = random.Random(rng.random() if change_rate is not None else 0)
+        for plan in self.plans:
+            version = 0
+            for step in range(steps):
+                if step and (change_rate is None or moves.random() < change_rate):
+                    version += 1
+                plan.versions.append(version)
 
     def _feasible(self, problem: str) -> bool:
         if problem == "flapping":
@@ -239,10 +255,11 @@ class _Cluster:
         lag = 3 + g % 5
         offsets = []
         held = {mq for mqs in assigned for mq in mqs}
-        base = 10_000 + step * 1_000
+        version = plan.versions[step]
+        base = 10_000 + version * 1_000
         for topic in sorted(set(subs)):
             for mq in queues[topic]:
-                behind = lag if mq in held else 500 * (step + 1)
+                behind = lag if mq in held else 500 * (version + 1)
                 offsets.append(
                     {
                         "topic": mq.topic,
@@ -296,6 +313,7 @@ def generate_fleet(
     jsonl: bool = False,
     problems: Sequence[str] = tuple(PROBLEM_CODES),
     first_cluster: int = 0,
+    change_rate: float | None = None,
 ) -> dict[str, Any]:
     """Write ``files`` snapshots (one per cluster and time step) under ``out``; return the
     manifest (also written to ``out/_manifest.json``).
@@ -304,11 +322,17 @@ def generate_fleet(
     first clusters get one more when ``files`` does not divide. With ``jsonl`` each cluster
     is one JSON Lines file (one snapshot per line) instead of one file per snapshot.
     ``first_cluster`` numbers the clusters from there (another fleet with distinct names).
+    ``change_rate`` (0..1): the share of groups whose offsets move between two captures
+    (the others are captured byte for byte as before, as in a real fleet where most groups
+    are idle between two dumps); by default every group's offsets move every time.
+    Injected problems change their groups whatever the rate.
     """
     if files < 1:
         raise ValueError("--generate needs at least one snapshot")
     if groups < 1:
         raise ValueError("a snapshot needs at least one group")
+    if change_rate is not None and not 0 <= change_rate <= 1:
+        raise ValueError("change_rate must be between 0 and 1")
     unknown = [p for p in problems if p not in PROBLEM_CODES]
     if unknown:
         raise ValueError(f"unknown problem {unknown[0]!r}")
@@ -317,7 +341,7 @@ def generate_fleet(
     count = min(count, files)
     out.mkdir(parents=True, exist_ok=True)
     fleet = [
-        _Cluster(first_cluster + i, steps, groups, rng, problems)
+        _Cluster(first_cluster + i, steps, groups, rng, problems, change_rate)
         for i, steps in enumerate(_split(files, count))
     ]
     written = 0

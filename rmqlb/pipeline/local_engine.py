@@ -22,6 +22,7 @@ from rmqlb.pipeline.units import (
     Parser,
     Row,
     UnitRow,
+    Verdict,
     audit_record,
     diagnose_units,
     split_record,
@@ -64,15 +65,21 @@ def read_rows(
     *,
     parser: Parser | None = None,
     diagnoser: Diagnoser | None = None,
+    dedup: bool = True,
 ) -> Iterator[Row]:
     """Steps 1 and 2 over every input file: exactly ``diagnose_units(read_units(...))``,
-    one :func:`~rmqlb.pipeline.units.audit_record` per record."""
+    one :func:`~rmqlb.pipeline.units.audit_record` per record. With ``dedup`` each distinct
+    group state (unit content) is diagnosed once and its verdict reused by every
+    occurrence (same rows)."""
     pattern = re.compile(cluster_from) if cluster_from else None
+    verdicts: dict[str, list[Verdict]] | None = {} if dedup else None
     for path, record, why in _records(plan):
         if record is None:
             yield from diagnose_units([_unreadable(path, why or "cannot read")])
         else:
-            yield from audit_record(record, path, pattern, parser=parser, diagnoser=diagnoser)
+            yield from audit_record(
+                record, path, pattern, parser=parser, diagnoser=diagnoser, verdicts=verdicts
+            )
 
 
 def run_local(
@@ -81,10 +88,11 @@ def run_local(
     *,
     parser: Parser | None = None,
     diagnoser: Diagnoser | None = None,
+    dedup: bool = True,
 ) -> tuple[AuditResult, Tables]:
     """Audit ``plan`` in this process; returns the result and its Parquet tables."""
     started = time.perf_counter()
-    rows = read_rows(plan, options.cluster_from, parser=parser, diagnoser=diagnoser)
+    rows = read_rows(plan, options.cluster_from, parser=parser, diagnoser=diagnoser, dedup=dedup)
     result, tables = aggregate(rows, options)
     result.timings["audit"] = time.perf_counter() - started
     return result, tables

@@ -72,6 +72,25 @@ ROW_DDL: Final = (
     "path string, error string"
 )
 
+#: What every occurrence of one unit content shares: ``(kind, topic, code, severity,
+#: unconsumed, lag, fingerprint, error)`` — a :data:`Row` without cluster, time, group and
+#: path. An ``error`` holds the whole message with :data:`WHERE_TOKEN` for the occurrence.
+VERDICT_FIELDS: Final = (
+    "kind",
+    "topic",
+    "code",
+    "severity",
+    "unconsumed",
+    "lag",
+    "fingerprint",
+    "error",
+)
+Verdict = tuple[
+    str, str | None, str | None, str | None, int | None, int | None, str | None, str | None
+]
+#: Stands for the occurrence (path, capturedAt, group) in a shared error message.
+WHERE_TOKEN: Final = "\x00occurrence\x00"
+
 #: ``unit`` is the sub-snapshot as JSON text (to cross a Spark stage) or, inside one
 #: process, as the decoded dict itself (no encode/decode round trip).
 UnitRow = tuple[
@@ -335,6 +354,7 @@ def audit_record(
     *,
     parser: Parser | None = None,
     diagnoser: Diagnoser | None = None,
+    verdicts: dict[str, list[Verdict]] | None = None,
 ) -> list[Row]:
     """Steps 1 and 2 for one record: exactly ``diagnose_units(split_record(...))``, cheaper.
 
@@ -346,16 +366,27 @@ def audit_record(
     bad group, a bad route no group uses), the record falls back to the per-group path,
     which isolates the failing group exactly as before. With an injected ``parser`` or
     ``diagnoser`` the per-group path is always used.
+
+    With ``verdicts`` (a cache shared by the records of one audit, keyed by
+    :func:`unit_key`) a group whose unit content was diagnosed before is not diagnosed
+    again: its verdict is placed at this occurrence (same rows); only the other groups are
+    parsed and diagnosed, together.
     """
     head = _read_record(text, path, cluster_from)
     if isinstance(head, list):
         return list(diagnose_units(head))
     data, path, cluster, ts, captured_at = head
     rows: list[Row] = [_marker_row(KIND_SNAPSHOT, cluster, ts, captured_at, None, path, None)]
-    if parser is None and diagnoser is None:
-        whole = _diagnose_whole(data, cluster, ts, captured_at, path)
+    injected = parser is not None or diagnoser is not None
+    if verdicts is not None and not injected:
+        for name, verdict in _cached_verdicts(data, verdicts).items():
+            rows.extend(verdict_rows(verdict, cluster, ts, captured_at, name, path))
+        return rows
+    if not injected:
+        whole = _diagnose_whole(data, data["groups"])
         if whole is not None:
-            rows.extend(whole)
+            for name, verdict in whole.items():
+                rows.extend(verdict_rows(verdict, cluster, ts, captured_at, name, path))
             return rows
     for name in data["groups"]:
         rows.extend(
@@ -371,6 +402,41 @@ def audit_record(
             )
         )
     return rows
+
+
+def _cached_verdicts(
+    data: dict[str, Any], verdicts: dict[str, list[Verdict]]
+) -> dict[str, list[Verdict]]:
+    """Every group's verdict, from ``verdicts`` when its unit content is known, else by
+    diagnosing the unknown ones (whole, then group by group on failure) and adding them."""
+    keys: dict[str, str] = {}
+    missing: dict[str, dict[str, Any]] = {}
+    for name in data["groups"]:
+        unit = sub_snapshot(data, name)
+        key = keys[name] = unit_key(unit_text(unit))
+        if key not in verdicts:
+            missing[name] = unit
+    if missing:
+        found = _diagnose_whole(data, missing)
+        if found is None:
+            found = {name: diagnose_verdict(name, unit) for name, unit in missing.items()}
+        for name, verdict in found.items():
+            verdicts[keys[name]] = verdict
+    return {name: verdicts[key] for name, key in keys.items()}
+
+
+def unit_text(unit: dict[str, Any]) -> str:
+    """The canonical text of a work unit: its JSON without ``capturedAt``, the one part
+    of a unit that changes with every capture and plays no part in its diagnosis (the
+    occurrence carries it). Equal texts give equal verdicts."""
+    body = {k: v for k, v in unit.items() if k != "capturedAt"}
+    return json.dumps(body, separators=(",", ":"), ensure_ascii=False)
+
+
+def unit_key(text: str) -> str:
+    """Content hash of a unit's canonical text (SHA-1, hex): the dedup key."""
+    data = text.encode("utf-8", "surrogatepass")
+    return hashlib.sha1(data, usedforsecurity=False).hexdigest()
 
 
 def whole_view(data: dict[str, Any]) -> dict[str, Any]:
@@ -389,16 +455,17 @@ def whole_view(data: dict[str, Any]) -> dict[str, Any]:
     return view
 
 
-def _diagnose_whole(
-    data: dict[str, Any], cluster: str, ts: int, captured_at: str, path: str
-) -> list[Row] | None:
-    """The rows of every group of a record from one parse and one diagnosis of the whole
-    snapshot, or ``None`` when either fails (the caller then goes group by group)."""
+def _diagnose_whole(data: dict[str, Any], names: Iterable[str]) -> dict[str, list[Verdict]] | None:
+    """The verdicts of groups ``names`` of a record from one parse and one diagnosis of the
+    snapshot restricted to them, or ``None`` when either fails (the caller then goes group
+    by group)."""
     from rmqlb.diagnose import diagnose  # noqa: PLC0415
     from rmqlb.snapshot import parse_snapshot  # noqa: PLC0415
 
+    view = whole_view(data)
+    view["groups"] = {name: data["groups"][name] for name in names}
     try:
-        snapshot = parse_snapshot(whole_view(data), path)
+        snapshot = parse_snapshot(view, "<record>")
         report = diagnose(snapshot)
     except Exception:  # the per-group path reports it, group by group
         return None
@@ -406,24 +473,17 @@ def _diagnose_whole(
     findings: dict[str, list[Any]] = {}
     for f in report.findings:  # stable: each group keeps the order diagnose gives it
         findings.setdefault(f.group, []).append(f)
-    rows: list[Row] = []
-    for name in data["groups"]:
+    verdicts: dict[str, list[Verdict]] = {}
+    for name in view["groups"]:
         group_report = by_group.get(name)
         if group_report is None:  # cannot happen with diagnose(); stay exact if it does
             return None
-        rows.extend(
-            _group_rows(
-                cluster,
-                ts,
-                captured_at,
-                name,
-                path=path,
-                totals=_topic_totals((group_report,)),
-                findings=findings.get(name, []),
-                fingerprint=assignment_fingerprint(snapshot, name),
-            )
+        verdicts[name] = _group_verdict(
+            totals=_topic_totals((group_report,)),
+            findings=findings.get(name, []),
+            fingerprint=assignment_fingerprint(snapshot, name),
         )
-    return rows
+    return verdicts
 
 
 # -- step 2: units -> rows ------------------------------------------------------------------
@@ -492,58 +552,99 @@ def diagnose_unit(
     A unit that does not parse or makes the engine fail yields one ``error`` row naming
     the input and the group; the rest of the fleet is still audited.
     """
+    where = where_text(path, captured_at, group)
+    verdict = diagnose_verdict(group, unit, where=where, parser=parser, diagnoser=diagnoser)
+    return verdict_rows(verdict, cluster, ts, captured_at, group, path)
+
+
+def diagnose_verdict(
+    group: str,
+    unit: str | dict[str, Any],
+    *,
+    where: str = WHERE_TOKEN,
+    parser: Parser | None = None,
+    diagnoser: Diagnoser | None = None,
+) -> list[Verdict]:
+    """The rows of one unit without their occurrence (cluster, time, path): what every
+    occurrence of the same unit content shares. An error keeps its whole message, with
+    ``where`` in it (by default :data:`WHERE_TOKEN`, replaced per occurrence)."""
     parse = parser or _default_parser
     run = diagnoser or _default_diagnoser
-    where = f"{path or '<input>'} [{captured_at}] group {group}"
     try:
         snapshot = parse(json.loads(unit) if isinstance(unit, str) else unit, where)
         report = run(snapshot)
     except Exception as exc:  # one bad group must not stop a fleet audit
-        message = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
-        return [_marker_row(KIND_ERROR, cluster, ts, captured_at, group, path, message)]
+        message = str(exc) or type(exc).__name__
+        return [(KIND_ERROR, None, None, None, None, None, None, message)]
     findings = [f for f in report.findings if f.group == group]
-    return _group_rows(
-        cluster,
-        ts,
-        captured_at,
-        group,
-        path=path,
+    return _group_verdict(
         totals=_topic_totals(report.groups),
         findings=findings,
         fingerprint=assignment_fingerprint(snapshot, group),
     )
 
 
-def _group_rows(
+def where_text(path: str | None, captured_at: str, group: str) -> str:
+    """How an error names the occurrence of a unit: ``/d/s.json [2026-...Z] group G``."""
+    return f"{path or '<input>'} [{captured_at}] group {group}"
+
+
+def verdict_rows(  # noqa: PLR0917  (an occurrence is these five keys)
+    verdict: Iterable[Verdict],
     cluster: str,
     ts: int,
     captured_at: str,
     group: str,
-    *,
     path: str | None,
+) -> list[Row]:
+    """A verdict placed at one occurrence: full rows, an error's :data:`WHERE_TOKEN`
+    replaced by the occurrence and its message cut to the first line."""
+    rows: list[Row] = []
+    for kind, topic, code, severity, unconsumed, lag, fingerprint, shared in verdict:
+        error = None
+        if shared is not None:
+            error = shared.replace(WHERE_TOKEN, where_text(path, captured_at, group))
+            error = error.splitlines()[0]
+        rows.append(
+            (
+                kind,
+                cluster,
+                ts,
+                captured_at,
+                group,
+                topic,
+                code,
+                severity,
+                unconsumed,
+                lag,
+                fingerprint,
+                path,
+                error,
+            )
+        )
+    return rows
+
+
+def _group_verdict(
+    *,
     totals: dict[str, tuple[int, int | None]],
     findings: list[Any],
     fingerprint: str | None,
-) -> list[Row]:
-    """A diagnosed group's ``group`` row and ``finding`` rows."""
+) -> list[Verdict]:
+    """A diagnosed group's ``group`` row and ``finding`` rows, without their occurrence."""
     group_unconsumed = sum(u for u, _ in totals.values())
     lags = [lag for _, lag in totals.values() if lag is not None]
     group_lag = sum(lags) if lags else None
     worst = max((SEVERITY_RANK[f.severity.value] for f in findings), default=None)
-    rows: list[Row] = [
+    verdict: list[Verdict] = [
         (
             KIND_GROUP,
-            cluster,
-            ts,
-            captured_at,
-            group,
             None,
             None,
             RANK_SEVERITY[worst] if worst is not None else None,
             group_unconsumed,
             group_lag,
             fingerprint,
-            path,
             None,
         )
     ]
@@ -551,24 +652,10 @@ def _group_rows(
         unconsumed, lag = (
             totals.get(f.topic, (0, None)) if f.topic else (group_unconsumed, group_lag)
         )
-        rows.append(
-            (
-                KIND_FINDING,
-                cluster,
-                ts,
-                captured_at,
-                group,
-                f.topic,
-                f.code.value,
-                f.severity.value,
-                unconsumed,
-                lag,
-                None,
-                path,
-                None,
-            )
+        verdict.append(
+            (KIND_FINDING, f.topic, f.code.value, f.severity.value, unconsumed, lag, None, None)
         )
-    return rows
+    return verdict
 
 
 def diagnose_units(

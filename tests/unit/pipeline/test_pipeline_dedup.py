@@ -1,0 +1,120 @@
+"""Dedup: each distinct group state is diagnosed once and its verdict placed at every
+occurrence. Nothing the audit outputs may change: rows, summary.json, Parquet, HTML."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+import pyarrow.parquet as pq
+
+from rmqlb.pipeline import AuditOptions
+from rmqlb.pipeline.generate import generate_fleet
+from rmqlb.pipeline.inputs import plan_inputs
+from rmqlb.pipeline.local_engine import run_local
+from rmqlb.pipeline.output import write_parquet_tables, write_summary
+from rmqlb.pipeline.units import (
+    KIND_ERROR,
+    Verdict,
+    audit_record,
+    diagnose_units,
+    split_record,
+    sub_snapshot,
+    unit_key,
+    unit_text,
+)
+from rmqlb.render.html import render_html_report
+
+
+def _per_group(text: str, path: str) -> list[Any]:
+    return list(diagnose_units(split_record(text, path, encode=False)))
+
+
+def _files(root: Path) -> list[Path]:
+    return sorted(root.rglob("[!_]*.json"))
+
+
+def test_most_groups_repeat_in_a_slowly_changing_fleet(tmp_path: Path) -> None:
+    generate_fleet(tmp_path / "f", 12, seed=5, groups=30, clusters=2, change_rate=0.05)
+    keys: list[str] = []
+    for file in _files(tmp_path / "f"):
+        data = json.loads(file.read_text())
+        keys.extend(unit_key(unit_text(sub_snapshot(data, n))) for n in data["groups"])
+    assert len(set(keys)) < len(keys) / 2
+    generate_fleet(tmp_path / "all", 12, seed=5, groups=30, clusters=2)
+    keys = []
+    for file in _files(tmp_path / "all"):
+        data = json.loads(file.read_text())
+        keys.extend(unit_key(unit_text(sub_snapshot(data, n))) for n in data["groups"])
+    assert len(set(keys)) == len(keys)  # by default every group changes every capture
+
+
+def test_cached_verdicts_give_the_rows_of_the_per_group_path(tmp_path: Path) -> None:
+    generate_fleet(tmp_path / "f", 12, seed=5, groups=24, clusters=3, change_rate=0.05)
+    verdicts: dict[str, list[Verdict]] = {}
+    units = 0
+    kinds: set[str] = set()
+    for file in _files(tmp_path / "f"):
+        text = file.read_text()
+        rows = audit_record(text, str(file), verdicts=verdicts)
+        assert rows == _per_group(text, str(file))
+        units += len(json.loads(text)["groups"])
+        kinds.update(r[0] for r in rows)
+    assert len(verdicts) < units / 2  # most occurrences came from the cache
+    assert {"snapshot", "group", "finding"} <= kinds
+
+
+def test_a_repeated_bad_group_names_each_occurrence(tmp_path: Path) -> None:
+    generate_fleet(tmp_path / "one", 1, seed=3, groups=4, clusters=1)
+    [file] = _files(tmp_path / "one")
+    data = json.loads(file.read_text())
+    bad = next(iter(data["groups"]))
+    data["groups"][bad] = {"consumers": "nope"}
+    verdicts: dict[str, list[Verdict]] = {}
+    for n, path in enumerate(["/d/a.json", "/d/b.json"]):
+        data["capturedAt"] = f"2026-11-22T00:0{n}:00Z"
+        text = json.dumps(data)
+        rows = audit_record(text, path, verdicts=verdicts)
+        assert rows == _per_group(text, path)
+        [error] = [r for r in rows if r[0] == KIND_ERROR]
+        assert path in (error[12] or "") and data["capturedAt"] in (error[12] or "")
+    assert len(verdicts) == len(data["groups"])  # the second record was all cache hits
+
+
+_UUID = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
+
+
+def _outputs(root: Path, out: Path, *, dedup: bool) -> dict[str, Any]:
+    result, tables = run_local(plan_inputs([str(root)]), AuditOptions(), dedup=dedup)
+    out.mkdir()
+    write_summary(out, result)
+    write_parquet_tables(
+        out,
+        {
+            "findings": tables.findings,
+            "groups": tables.groups,
+            "flapping": tables.flapping,
+            "occurrences": tables.occurrences,
+        },
+    )
+    return {
+        "summary": (out / "summary.json").read_text(),
+        # plotly names each chart's div with a random UUID: the rest must be identical
+        "html": _UUID.sub("<uuid>", render_html_report(result)),
+        **{
+            name: pq.read_table(out / name).to_pylist()
+            for name in ("findings", "groups", "flapping", "occurrences")
+        },
+        "problems": result.problems,
+    }
+
+
+def test_dedup_changes_no_output(tmp_path: Path) -> None:
+    generate_fleet(tmp_path / "f", 16, seed=9, groups=20, clusters=2, change_rate=0.05)
+    (tmp_path / "f" / "broken.json").write_text("{ not json")
+    with_dedup = _outputs(tmp_path / "f", tmp_path / "dedup", dedup=True)
+    without = _outputs(tmp_path / "f", tmp_path / "plain", dedup=False)
+    assert with_dedup == without
+    assert json.loads(with_dedup["summary"])["findings"]  # the fleet has problems to report
