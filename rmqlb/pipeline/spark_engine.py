@@ -34,18 +34,32 @@ from rmqlb.pipeline.aggregate import (
     Tables,
     finish,
 )
-from rmqlb.pipeline.batches import audit_batches, diagnose_batches, split_batches
+from rmqlb.pipeline.batches import (
+    audit_batches,
+    diagnose_batches,
+    key_batches,
+    split_batches,
+    verdict_batches,
+)
 from rmqlb.pipeline.inputs import LINES_GLOB, WHOLE_GLOB, InputPlan
 from rmqlb.pipeline.output import TABLE_COLUMNS
 from rmqlb.pipeline.result import AuditOptions, AuditResult, InputProblem
 from rmqlb.pipeline.units import (
+    KEY_DDL,
     KIND_ERROR,
     KIND_FINDING,
     KIND_GROUP,
     KIND_SNAPSHOT,
+    KIND_UNIT,
     ROW_DDL,
+    ROW_FIELDS,
     UNIT_DDL,
+    VERDICT_DDL,
+    WHERE_TOKEN,
 )
+
+#: Python's ``str.splitlines`` breaks, as a Java regex (an error keeps its first line).
+_LINE_BREAKS = "\\r\\n|[\\n\\r\\u000B\\u000C\\u001C\\u001D\\u001E\\u0085\\u2028\\u2029]"
 
 MAX_PROBLEMS = 100
 
@@ -93,6 +107,54 @@ def diagnosed_rows(spark: Any, plan: InputPlan, options: AuditOptions) -> Any:
     return units.repartition(cores).mapInArrow(diagnose_batches, ROW_DDL)
 
 
+def deduplicated_rows(spark: Any, plan: InputPlan, options: AuditOptions) -> tuple[Any, Any]:
+    """Steps 1-2 with dedup: the same rows as :func:`diagnosed_rows`, diagnosing each
+    distinct unit content once.
+
+    The read step keys every group's unit by its content hash; the distinct units are
+    spread over the cores and diagnosed into verdicts; the verdicts are joined back to
+    every occurrence, an error's message naming its own occurrence. Returns the rows and
+    the persisted keyed frame (the caller unpersists it when done).
+    """
+    from pyspark import StorageLevel  # noqa: PLC0415
+    from pyspark.sql import functions as F  # noqa: PLC0415
+
+    cores = spark.sparkContext.defaultParallelism
+    keyed = (
+        read_records(spark, plan)
+        .mapInArrow(partial(key_batches, cluster_from=options.cluster_from), KEY_DDL)
+        .persist(StorageLevel.MEMORY_AND_DISK)
+    )
+    is_unit = F.col("kind") == KIND_UNIT
+    verdicts = (
+        keyed.filter(is_unit & F.col("unit").isNotNull())
+        .select("key", "group", "unit")
+        .dropDuplicates(["key"])
+        .repartition(cores)
+        .mapInArrow(verdict_batches, VERDICT_DDL)
+    )
+    where = F.concat(
+        F.coalesce(F.nullif(F.col("path"), F.lit("")), F.lit("<input>")),
+        F.lit(" ["),
+        F.col("captured_at"),
+        F.lit("] group "),
+        F.col("group"),
+    )
+    error = F.split(F.replace(F.col("error"), F.lit(WHERE_TOKEN), where), _LINE_BREAKS, 2)
+    occurrences = (
+        keyed.filter(is_unit)
+        .select("cluster", "ts", "captured_at", "group", "path", "key")
+        .join(verdicts, "key")
+        .withColumn("error", F.when(F.col("error").isNotNull(), error.getItem(0)))
+    )
+    markers = keyed.filter(~is_unit)
+    for name in ROW_FIELDS:
+        if name not in markers.columns:
+            markers = markers.withColumn(name, F.lit(None))
+    rows = markers.select(*ROW_FIELDS).unionByName(occurrences.select(*ROW_FIELDS))
+    return rows, keyed
+
+
 def _table(df: Any, name: str) -> Any:
     """Select and cast the columns of a Parquet table in contract order."""
     from pyspark.sql import functions as F  # noqa: PLC0415
@@ -101,15 +163,23 @@ def _table(df: Any, name: str) -> Any:
 
 
 def run_spark(
-    spark: Any, plan: InputPlan, options: AuditOptions, out: Path | None
+    spark: Any, plan: InputPlan, options: AuditOptions, out: Path | None, *, dedup: bool = True
 ) -> tuple[AuditResult, Tables]:
     """Run the audit on ``spark``; Spark writes ``occurrences/`` under ``out`` when given.
 
     The other tables are small aggregates the driver holds anyway (they make
     ``summary.json``); the caller writes them with pyarrow, exactly as the local engine does.
+    With ``dedup`` each distinct group state is diagnosed once (:func:`deduplicated_rows`).
     """
     started = time.perf_counter()
-    result, tables = aggregate_frame(diagnosed_rows(spark, plan, options), options, out)
+    if not dedup:
+        result, tables = aggregate_frame(diagnosed_rows(spark, plan, options), options, out)
+    else:
+        rows, keyed = deduplicated_rows(spark, plan, options)
+        try:
+            result, tables = aggregate_frame(rows, options, out)
+        finally:
+            keyed.unpersist()
     result.timings["audit"] = time.perf_counter() - started
     return result, tables
 

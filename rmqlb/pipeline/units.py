@@ -88,6 +88,30 @@ VERDICT_FIELDS: Final = (
 Verdict = tuple[
     str, str | None, str | None, str | None, int | None, int | None, str | None, str | None
 ]
+VERDICT_DDL: Final = (
+    "key string, kind string, topic string, code string, severity string, unconsumed long, "
+    "lag long, fingerprint string, error string"
+)
+#: The read step with dedup: a ``unit`` row per group names its content ``key``; ``unit``
+#: holds the canonical text the first time a task meets that key (else null).
+KEY_FIELDS: Final = (
+    "kind",
+    "cluster",
+    "ts",
+    "captured_at",
+    "group",
+    "path",
+    "error",
+    "key",
+    "unit",
+)
+KEY_DDL: Final = (
+    "kind string, cluster string, ts long, captured_at string, `group` string, path string, "
+    "error string, key string, unit string"
+)
+KeyRow = tuple[
+    str, str | None, int | None, str | None, str | None, str, str | None, str | None, str | None
+]
 #: Stands for the occurrence (path, capturedAt, group) in a shared error message.
 WHERE_TOKEN: Final = "\x00occurrence\x00"
 
@@ -344,6 +368,28 @@ def split_record(
         part = sub_snapshot(data, name)
         unit = json.dumps(part, separators=(",", ":"), ensure_ascii=False) if encode else part
         rows.append((KIND_UNIT, cluster, ts, captured_at, name, unit, path, None))
+    return rows
+
+
+def key_record(
+    text: str, path: str, cluster_from: re.Pattern[str] | None, seen: set[str]
+) -> list[KeyRow]:
+    """The read step of the dedup path: a ``snapshot`` marker and one ``unit`` row per
+    group keyed by :func:`unit_key` (with its text when the key is not in ``seen``, which
+    it joins), or the rows :func:`split_record` gives an unusable record."""
+    head = _read_record(text, path, cluster_from)
+    if isinstance(head, list):
+        return [(k, c, t, a, g, p, e, None, None) for k, c, t, a, g, _, p, e in head]
+    data, path, cluster, ts, captured_at = head
+    rows: list[KeyRow] = [(KIND_SNAPSHOT, cluster, ts, captured_at, None, path, None, None, None)]
+    for name in data["groups"]:
+        unit = unit_text(sub_snapshot(data, name))
+        key = unit_key(unit)
+        fresh = key not in seen
+        seen.add(key)
+        rows.append(
+            (KIND_UNIT, cluster, ts, captured_at, name, path, None, key, unit if fresh else None)
+        )
     return rows
 
 
