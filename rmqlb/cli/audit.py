@@ -29,6 +29,7 @@ if TYPE_CHECKING:
 class EngineName(StrEnum):
     """``--engine`` values (mirrors :class:`rmqlb.pipeline.Engine`, kept here to stay light)."""
 
+    auto = "auto"
     spark = "spark"
     local = "local"
 
@@ -47,11 +48,12 @@ def audit(  # noqa: PLR0917  (typer maps every option to a parameter)
         EngineName,
         typer.Option(
             "--engine",
-            help="spark: local[*], --master or the spark-submit session; local: in-process, "
-            "for small fleets.",
+            help="auto: in-process for fleets one process audits faster, Spark beyond, with "
+            "--master or inside a Spark driver (says which on stderr); spark: local[*], "
+            "--master or the spark-submit session; local: in-process.",
             case_sensitive=False,
         ),
-    ] = EngineName.spark,
+    ] = EngineName.auto,
     master: Annotated[
         str | None,
         typer.Option("--master", help="Spark master URL, e.g. local[2], spark://host:7077."),
@@ -135,7 +137,14 @@ def audit(  # noqa: PLR0917  (typer maps every option to a parameter)
         cluster_from=cluster_from,
         top=top,
     )
-    result = run_audit(paths or [], engine=chosen, options=options, out=out, master=master)
+    result = run_audit(
+        paths or [],
+        engine=chosen,
+        options=options,
+        out=out,
+        master=master,
+        on_choice=lambda e, why: say(f"engine {e.value}: {why}"),
+    )
     if result.snapshots == 0:
         first = f": {_problem_line(result)}" if result.problems else ""
         raise InputError(f"no usable snapshot found under {' '.join(paths or [])}{first}")

@@ -135,11 +135,25 @@ def test_spark_engine_without_pyspark_says_how_to_install(
 ) -> None:
     monkeypatch.setitem(sys.modules, "pyspark", None)  # import pyspark -> ImportError
     monkeypatch.setitem(sys.modules, "pyspark.sql", None)
-    assert run(["audit", str(corpus)]) == 2
+    assert run(["audit", str(corpus), "--engine", "spark"]) == 2
     err = capsys.readouterr().err.strip()
     assert err == (
         "rmqlb: error: pyspark is not installed: pip install 'rmqlb[spark]' (or use --engine local)"
     )
+
+
+def test_auto_engine_audits_a_small_fleet_in_process_and_says_so(
+    corpus: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setitem(sys.modules, "pyspark", None)  # auto must not need it here
+    monkeypatch.setitem(sys.modules, "pyspark.sql", None)
+    assert run(["audit", str(corpus), "--output", "json", "--fail-on", "never"]) == 0
+    captured = capsys.readouterr()
+    [line] = [x for x in captured.err.splitlines() if "engine" in x]
+    assert line.startswith("rmqlb: engine local: ") and "MB of snapshots" in line
+    assert json.loads(captured.out)["snapshots"] > 0
+    assert run(["audit", str(corpus), "--master", "local[1]"]) == 2  # --master: Spark
+    assert "rmqlb: engine spark: --master local[1] given" in capsys.readouterr().err
 
 
 def test_help_does_not_import_heavy_modules() -> None:
