@@ -22,6 +22,7 @@ where the Spark engine overtakes the in-process one.
 
 from __future__ import annotations
 
+import itertools
 import os
 import subprocess
 import sys
@@ -117,15 +118,15 @@ def _audit_vs_read(fleets: dict[str, Path], units: int) -> list[BenchResult]:
     with spark_session() as spark:
         start_s = time.perf_counter() - started
         cores = spark.sparkContext.defaultParallelism
-        for label, fleet in fleets.items():
+        for (label, fleet), dedup in itertools.product(fleets.items(), (False, True)):
             plan = plan_inputs([str(fleet)])
             count_records(spark, plan)  # warm-up, untimed
-            run_spark(spark, plan, options, None)
+            run_spark(spark, plan, options, None, dedup=dedup)
             best_read = best_audit = float("inf")
             best_timings: dict[str, float] = {}
             for _ in range(ROUNDS):  # alternate: a noisy neighbour slows both sides alike
                 best_read = min(best_read, _timed(partial(count_records, spark, plan)))
-                result, _ = run_spark(spark, plan, options, None)
+                result, _ = run_spark(spark, plan, options, None, dedup=dedup)
                 if result.timings["audit"] < best_audit:
                     best_audit, best_timings = result.timings["audit"], dict(result.timings)
             floor = _python_floor(fleet)
@@ -133,7 +134,8 @@ def _audit_vs_read(fleets: dict[str, Path], units: int) -> list[BenchResult]:
             aggregate_s = best_timings.get("aggregate", float("nan"))
             results.append(
                 BenchResult(
-                    f"audit/read ({units} group snapshots, {label})",
+                    f"audit/read ({units} group snapshots, {label}, "
+                    f"{'dedup' if dedup else 'no dedup'})",
                     best_audit / best_read,
                     3.0,
                     f"audit {best_audit:.2f} s = read+diagnose {diagnose_s:.2f} s + Spark SQL "

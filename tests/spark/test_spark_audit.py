@@ -129,7 +129,7 @@ def test_dedup_changes_nothing_on_spark_and_matches_local(spark: Any, tmp_path: 
         file.write_text(json.dumps(data))
     plan = plan_inputs([str(root)])
     options = AuditOptions()
-    deduped, tables = run_spark(spark, plan, options, None)
+    deduped, tables = run_spark(spark, plan, options, None, dedup=True)
     plain, plain_tables = run_spark(spark, plan, options, None, dedup=False)
     local, local_tables = run_local(plan, options)
     assert summary_json(deduped) == summary_json(plain) == summary_json(local)
