@@ -1,11 +1,10 @@
-"""Wording helpers shared by the rules: compact queue lists, counted nouns, id lists.
+"""Wording helpers shared by the rules: compact queue lists and id lists (counted nouns are
+:func:`rmqlb.humanize.plural`).
 
 >>> from rmqlb.model.queue import MessageQueue
 >>> qs = [MessageQueue("T", "broker-a", i) for i in (8, 9, 10, 11, 3)]
 >>> queue_text(qs)
 'broker-a:3, broker-a:8..11'
->>> plural(1, "queue"), plural(3, "queue"), plural(2, "consumer is", "consumers are")
-('1 queue', '3 queues', '2 consumers are')
 >>> id_text(["c1", "c2", "c3"], limit=2)
 'c1, c2 and 1 more'
 """
@@ -17,12 +16,6 @@ from collections.abc import Iterable, Sequence
 from rmqlb.model.queue import MessageQueue, queue_ranges
 
 DEFAULT_LIMIT = 8
-
-
-def plural(n: int, singular: str, plural_form: str | None = None) -> str:
-    """``1 queue`` / ``3 queues`` (numbers with thousands separators)."""
-    word = singular if n == 1 else (plural_form or singular + "s")
-    return f"{n:,} {word}"
 
 
 def queue_text(queues: Iterable[MessageQueue], limit: int = DEFAULT_LIMIT) -> str:

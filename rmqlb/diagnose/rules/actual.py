@@ -12,8 +12,9 @@ from operator import is_
 
 from rmqlb.diagnose.context import Mode, TopicContext
 from rmqlb.diagnose.report import Code, Finding, Severity
-from rmqlb.diagnose.rules._text import id_text, plural, queue_text
+from rmqlb.diagnose.rules._text import id_text, queue_text
 from rmqlb.diagnose.rules.waiting import waiting_text
+from rmqlb.humanize import plural
 from rmqlb.model.queue import MessageQueue, queue_sort_key
 
 REBALANCE_HINT = (

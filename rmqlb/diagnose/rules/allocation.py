@@ -12,8 +12,9 @@ from math import lcm
 
 from rmqlb.diagnose.context import Mode, TopicContext
 from rmqlb.diagnose.report import Code, Finding, Severity
-from rmqlb.diagnose.rules._text import choices, id_text, plural, queue_text
+from rmqlb.diagnose.rules._text import choices, id_text, queue_text
 from rmqlb.diagnose.rules.waiting import waiting_text
+from rmqlb.humanize import plural
 from rmqlb.model.javaorder import java_key
 from rmqlb.model.queue import MessageQueue
 from rmqlb.model.strategy import Config, ConsistentHash, MachineRoom, MachineRoomNearby

@@ -13,7 +13,7 @@ from collections.abc import Sequence
 
 from rmqlb.diagnose.context import GroupContext, Mode, TopicContext, broker_addr
 from rmqlb.diagnose.report import Code, Finding, Severity
-from rmqlb.diagnose.rules._text import plural
+from rmqlb.humanize import plural
 from rmqlb.model.javaorder import java_key
 
 

@@ -36,7 +36,8 @@ from dataclasses import dataclass
 
 from rmqlb.diagnose.context import Mode, TopicContext, errors_about
 from rmqlb.diagnose.report import Code, Finding, Severity
-from rmqlb.diagnose.rules._text import duration_text, id_text, plural, queue_text, rate_text
+from rmqlb.diagnose.rules._text import duration_text, id_text, queue_text, rate_text
+from rmqlb.humanize import plural
 from rmqlb.model.queue import MessageQueue, queue_sort_key
 from rmqlb.model.snapshot import DLQ_PREFIX, RETRY_PREFIX, Consumer, ProcessQueueState
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from rmqlb.diagnose.context import Mode, TopicContext
 from rmqlb.diagnose.report import Code, Finding, Severity
-from rmqlb.diagnose.rules._text import plural
+from rmqlb.humanize import plural
 from rmqlb.model.queue import MessageQueue, queue_sort_key
 
 

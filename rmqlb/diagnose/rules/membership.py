@@ -24,8 +24,9 @@ from rmqlb.diagnose.context import (
     is_proxy_client,
 )
 from rmqlb.diagnose.report import Code, Finding, Severity
-from rmqlb.diagnose.rules._text import id_text, plural, queue_text
+from rmqlb.diagnose.rules._text import id_text, queue_text
 from rmqlb.errors import InputError
+from rmqlb.humanize import plural
 from rmqlb.model.javaorder import java_key
 from rmqlb.model.queue import MessageQueue, queue_sort_key
 from rmqlb.model.snapshot import Subscription

@@ -6,7 +6,8 @@ from collections.abc import Sequence
 
 from rmqlb.diagnose.context import GroupContext, Mode, TopicContext, is_pop_client, is_proxy_client
 from rmqlb.diagnose.report import Code, Finding, Severity
-from rmqlb.diagnose.rules._text import id_text, plural
+from rmqlb.diagnose.rules._text import id_text
+from rmqlb.humanize import plural
 
 
 def check_modes(

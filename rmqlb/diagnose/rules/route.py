@@ -9,8 +9,9 @@ from __future__ import annotations
 
 from rmqlb.diagnose.context import TopicContext
 from rmqlb.diagnose.report import Code, Finding, Severity
-from rmqlb.diagnose.rules._text import plural, queue_text
+from rmqlb.diagnose.rules._text import queue_text
 from rmqlb.diagnose.rules.waiting import waiting_text
+from rmqlb.humanize import plural
 from rmqlb.model.queue import MessageQueue
 from rmqlb.model.snapshot import PERM_READ, PERM_WRITE
 

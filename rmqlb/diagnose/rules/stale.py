@@ -42,8 +42,9 @@ from dataclasses import dataclass, field
 from rmqlb.allocate import allocate_sorted, validate
 from rmqlb.diagnose.context import GroupContext, Mode, TopicContext, broker_addr, holds_expected
 from rmqlb.diagnose.report import Code, Finding, Severity
-from rmqlb.diagnose.rules._text import duration_text, id_text, plural, queue_text
+from rmqlb.diagnose.rules._text import duration_text, id_text, queue_text
 from rmqlb.errors import AllocationError, InputError
+from rmqlb.humanize import plural
 from rmqlb.model.javaorder import java_key
 from rmqlb.model.queue import MessageQueue, queue_sort_key
 from rmqlb.model.strategy import (

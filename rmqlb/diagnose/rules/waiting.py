@@ -27,7 +27,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from rmqlb.diagnose.context import GroupContext
-from rmqlb.diagnose.rules._text import plural
+from rmqlb.humanize import plural
 from rmqlb.model.queue import MessageQueue
 from rmqlb.model.snapshot import RETRY_PREFIX, QueueOffset
 
