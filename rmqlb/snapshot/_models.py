@@ -7,10 +7,11 @@ and a second opinion in tests; loading uses the faster hand-written validator of
 
 from __future__ import annotations
 
-from typing import Annotated, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 from pydantic.alias_generators import to_camel
+from pydantic.json_schema import SkipJsonSchema
 
 nonneg = Annotated[int, Field(ge=0)]
 queue_nums = Annotated[int, Field(ge=0, le=1_000_000)]
@@ -28,9 +29,18 @@ class QueueRef(_Model):
     """A queue: topic (may be left out in a consumer's lists when it subscribes exactly
     one topic), broker name and queue id."""
 
-    topic: str | None = Field(None, description="Topic; defaults to the consumer's only one.")
+    topic: str | SkipJsonSchema[None] = Field(
+        None, description="Topic; defaults to the consumer's only one."
+    )
     broker_name: str
     queue_id: nonneg
+
+
+class PopQueueRef(QueueRef):
+    """A queue a 5.x pop consumer is served from; queue id -1 means every queue of that
+    broker."""
+
+    queue_id: Annotated[int, Field(ge=-1)]
 
 
 class QueueData(_Model):
@@ -72,7 +82,7 @@ class Strategy(_Model):
         "CONFIG",
         "UNKNOWN",
     ]
-    virtual_node_cnt: Annotated[int, Field(ge=0, le=100_000)] | None = None
+    virtual_node_cnt: Annotated[int, Field(ge=0, le=100_000)] | SkipJsonSchema[None] = None
     consumeridcs: list[str] | None = None
     inner: Strategy | None = None
     broker_rooms: dict[str, str] | str | None = None
@@ -99,7 +109,9 @@ class ProcessQueue(_Model):
     """One held queue's state inside a client (Java ProcessQueueInfo); times in epoch ms of
     the client's clock, 0 = never."""
 
-    topic: str | None = Field(None, description="Topic; defaults to the consumer's only one.")
+    topic: str | SkipJsonSchema[None] = Field(
+        None, description="Topic; defaults to the consumer's only one."
+    )
     broker_name: str
     queue_id: nonneg
     cached_msg_count: int = Field(0, description="Messages pulled, not yet consumed.")
@@ -125,8 +137,29 @@ class ConsumeStatus(_Model):
     consume_failed_msgs: int = Field(0, description="Failed messages in the last hour.")
 
 
+#: A consumer's queue lists may leave ``topic`` out only when it subscribes exactly one topic.
+_TOPIC_RULE: dict[str, Any] = {
+    "if": {
+        "properties": {"subscriptions": {"minItems": 1, "maxItems": 1}},
+        "required": ["subscriptions"],
+    },
+    "else": {
+        "properties": {
+            key: {"items": {"required": ["topic"]}}
+            for key in ("assigned", "popAssigned", "processQueues")
+        }
+    },
+}
+
+
+def _topic_required_unless_one_subscription(schema: dict[str, Any]) -> None:
+    schema.update(_TOPIC_RULE)
+
+
 class Consumer(_Model):
     """One client connection of a group, as its running info reports it."""
+
+    model_config = ConfigDict(json_schema_extra=_topic_required_unless_one_subscription)
 
     client_id: Annotated[str, Field(min_length=1)] = Field(
         description="IP@instanceName[@unitName]; may repeat (two processes, one id)."
@@ -149,7 +182,7 @@ class Consumer(_Model):
     assigned: list[QueueRef] | None = Field(
         None, description="Queues the client holds; absent = unknown, [] = none."
     )
-    pop_assigned: list[QueueRef] | None = None
+    pop_assigned: list[PopQueueRef] | None = None
     start_time: int | None = None
     properties: dict[str, str | int | float | bool | None] = Field(default_factory=dict)
     process_queues: list[ProcessQueue] | None = Field(
@@ -200,7 +233,9 @@ class BrokerInfo(_Model):
     """A broker: cluster and addresses by broker id (0 = master)."""
 
     cluster: str | None = None
-    addrs: dict[Annotated[str, Field(pattern=r"^[0-9]+$")], str] = Field(default_factory=dict)
+    addrs: dict[Annotated[str, Field(pattern=r"^[0-9]+$")], str] = Field(
+        default_factory=dict, json_schema_extra={"propertyNames": {"pattern": r"^[0-9]+$"}}
+    )
 
 
 class Source(_Model):

@@ -72,6 +72,7 @@ _PLAIN_KEY = re.compile(r"^[A-Za-z0-9_%\-]+$")
 _QUEUE_REF = itemgetter("topic", "brokerName", "queueId")
 _OFFSET_REF = itemgetter("topic", "brokerName", "queueId", "brokerOffset", "consumerOffset")
 _UNSEEN = object()
+_ABSENT: Any = object()  # a key left out (as opposed to given as null)
 
 
 def _cache_key(raw: dict[str, Any]) -> Hashable | None:
@@ -199,12 +200,12 @@ class _Parser:
             name: self.group(name, value, child("groups", name))
             for name, value in groups_raw.items()
         }
-        brokers_raw = self.obj(raw.get("brokers") or {}, "brokers")
+        brokers_raw = self.obj(raw.get("brokers", {}), "brokers")
         brokers = {
             name: self.broker(name, value, child("brokers", name))
             for name, value in brokers_raw.items()
         }
-        errors_raw = self.array(raw.get("errors") or [], "errors")
+        errors_raw = self.array(raw.get("errors", []), "errors")
         errors = tuple(self.capture_error(e, f"errors[{i}]") for i, e in enumerate(errors_raw))
         return Snapshot(
             topics=topics,
@@ -219,7 +220,7 @@ class _Parser:
         if value is None:
             return None
         raw = self.obj(value, "source")
-        namesrv = raw.get("namesrv") or []
+        namesrv = raw.get("namesrv", [])
         if isinstance(namesrv, str):  # "a:9876;b:9876", as NAMESRV_ADDR spells it
             namesrv = [part for part in namesrv.split(";") if part]
         items = self.array(namesrv, "source.namesrv")
@@ -240,7 +241,7 @@ class _Parser:
 
     def broker(self, name: str, value: Any, path: str) -> BrokerInfo:
         raw = self.obj(value, path)
-        addrs_raw = self.obj(raw.get("addrs") or {}, f"{path}.addrs")
+        addrs_raw = self.obj(raw.get("addrs", {}), f"{path}.addrs")
         addrs: dict[int, str] = {}
         for key, addr in addrs_raw.items():
             where = child(f"{path}.addrs", key)
@@ -315,11 +316,11 @@ class _Parser:
             )
         strategy_raw = raw.get("strategy")
         strategy = None if strategy_raw is None else self.strategy(strategy_raw, f"{path}.strategy")
-        consumers_raw = self.array(raw.get("consumers") or [], f"{path}.consumers")
+        consumers_raw = self.array(raw.get("consumers", []), f"{path}.consumers")
         consumers = tuple(
             self.consumer(c, f"{path}.consumers[{i}]") for i, c in enumerate(consumers_raw)
         )
-        offsets_raw = self.array(raw.get("offsets") or [], f"{path}.offsets")
+        offsets_raw = self.array(raw.get("offsets", []), f"{path}.offsets")
         return Group(
             name=name,
             message_model=model,
@@ -327,14 +328,14 @@ class _Parser:
             strategy=strategy,
             consumers=consumers,
             offsets=self.offsets(offsets_raw, f"{path}.offsets"),
-            configs=self.group_configs(raw.get("configs"), f"{path}.configs"),
+            configs=self.group_configs(raw.get("configs", _ABSENT), f"{path}.configs"),
         )
 
     def group_configs(self, value: Any, path: str) -> dict[str, GroupConfig]:
         """Each broker's subscription-group config of the group (``{}`` when absent)."""
         out: dict[str, GroupConfig] = {}
         default = GroupConfig()
-        for broker, item in self.obj(value or {}, path).items():
+        for broker, item in self.obj({} if value is _ABSENT else value, path).items():
             where = child(path, broker)
             raw = self.obj(item, where)
             out[broker] = GroupConfig(
@@ -416,7 +417,7 @@ class _Parser:
             if sub is None:
                 return None
             subs.append(sub)
-        if get("properties") or get("processQueues") is not None or get("status"):
+        if "properties" in raw or "processQueues" in raw or "status" in raw:
             return None
         strategy_raw = get("strategy")
         strategy: StrategySpec | None = None
@@ -471,7 +472,7 @@ class _Parser:
             self.subscription(s, f"{path}.subscriptions[{i}]") for i, s in enumerate(subs_raw)
         )
         default_topic = subs[0].topic if len(subs) == 1 else None
-        props_raw = self.obj(raw.get("properties") or {}, f"{path}.properties")
+        props_raw = self.obj(raw.get("properties", {}), f"{path}.properties")
         props: dict[str, str] = {}
         for key, prop in props_raw.items():
             if isinstance(prop, (Mapping, list)):
@@ -503,7 +504,7 @@ class _Parser:
             process_queues=self.process_queues(
                 raw.get("processQueues"), f"{path}.processQueues", default_topic
             ),
-            status=self.status_table(raw.get("status"), f"{path}.status"),
+            status=self.status_table(raw.get("status", _ABSENT), f"{path}.status"),
         )
 
     def count(self, raw: Mapping[str, Any], key: str, where: str) -> int:
@@ -511,9 +512,13 @@ class _Parser:
         return self.integer(raw.get(key, 0), f"{where}.{key}")
 
     def flag(self, raw: Mapping[str, Any], key: str, where: str, default: bool) -> bool:
-        """An optional boolean field of ``raw``."""
-        found = self.opt_bool(raw.get(key), f"{where}.{key}")
-        return default if found is None else found
+        """An optional boolean field of ``raw`` (absent: ``default``; null is not a boolean)."""
+        if key not in raw:
+            return default
+        value = raw[key]
+        if not isinstance(value, bool):
+            self.expected(f"{where}.{key}", "a boolean", value)
+        return value
 
     def rate(self, raw: Mapping[str, Any], key: str, where: str) -> float:
         """An optional number field of ``raw`` (0.0 when absent; NaN refused)."""
@@ -551,7 +556,7 @@ class _Parser:
     def status_table(self, value: Any, path: str) -> dict[str, ConsumeStatus]:
         """A client's consume statistics by topic (``{}`` when absent)."""
         out: dict[str, ConsumeStatus] = {}
-        for topic, item in self.obj(value or {}, path).items():
+        for topic, item in self.obj({} if value is _ABSENT else value, path).items():
             where = child(path, topic)
             raw = self.obj(item, where)
             out[topic] = ConsumeStatus(
