@@ -255,10 +255,6 @@ class AdminClient:
         )
         return bodies.decode_consume_stats(resp.body).offsets
 
-    async def subscription_groups(self, broker: str, *, timeout: float | None = None) -> list[str]:
-        """GET_ALL_SUBSCRIPTIONGROUP_CONFIG (201): every group configured on this broker."""
-        return list(await self.subscription_group_configs(broker, timeout=timeout))
-
     async def subscription_group_configs(
         self, broker: str, *, timeout: float | None = None
     ) -> dict[str, bodies.SubscriptionGroupConfig]:
