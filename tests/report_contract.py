@@ -4,7 +4,7 @@ The contract of the explain issue, plus what ``report_to_json`` documents on top
 ``topics[].retry``, ``consumers[].lag`` and the top-level ``errors`` list; the lag totals
 (``groups[].lag``, ``lagByConsumer``, ``topics[].lag``), each queue's ``offsets`` and each
 consumer's address, version, consume status and process queues (``null`` when unknown);
-each finding's ``id`` and ``causedBy`` (the id of an earlier finding of the same group, or
+each finding's ``proposals``, ``id`` and ``causedBy`` (the id of an earlier finding of the same group, or
 null); ``groups[].inference`` (strategy parameters the wire does not carry).
 """
 
@@ -129,7 +129,7 @@ def assert_report_contract(doc: Any) -> None:
             f,
             {
                 "code", "severity", "group", "topic", "consumers", "queues", "message", "hint",
-                "id", "causedBy",
+                "id", "causedBy", "proposals",
             },
             w,
         )  # fmt: skip
@@ -148,6 +148,14 @@ def assert_report_contract(doc: Any) -> None:
             _queue_ref(q, f"{w}.queues[{qi}]")
         assert isinstance(f["message"], str) and f["message"], w
         assert isinstance(f["hint"], str), w
+        assert isinstance(f["proposals"], list), w
+        for pi, p in enumerate(f["proposals"]):
+            wp = f"{w}.proposals[{pi}]"
+            assert set(p) <= {"queues", "replicas", "vnodes", "strategy", "member", "proof"}, wp
+            assert set(p) & {"queues", "replicas", "vnodes", "strategy"}, wp
+            assert all(_int(p[k]) for k in ("queues", "vnodes") if k in p), wp
+            assert "replicas" not in p or _int(p["replicas"]) or isinstance(p["replicas"], str)
+            _keys(p["proof"], {"consumers", "sampled", "minQueues", "maxQueues", "idle"}, wp)
     assert isinstance(doc["errors"], list)
     for ei, e in enumerate(doc["errors"]):
         w = f"$.errors[{ei}]"

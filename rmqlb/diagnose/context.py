@@ -68,6 +68,9 @@ class DiagnoseOptions:
     - ``stale_budget`` / ``stale_work``: how many alternative inputs the STALE_ALLOCATION
       search may try per topic (each is one allocation of the whole group), and how much
       work in all (queues plus client ids per allocation): big groups try fewer.
+    - ``proposals``: search proven fixes for IDLE_CONSUMER, IMBALANCE and UNCONSUMED_QUEUE
+      (:mod:`rmqlb.diagnose.proposals`); off where nobody reads the hints (the fleet audit)
+      or where the caller proves them itself (``rmqlb check``, over replica ranges).
     """
 
     max_imbalance: float = 1.5
@@ -77,6 +80,7 @@ class DiagnoseOptions:
     stall_ms: int = 60_000
     stale_budget: int = 64
     stale_work: int = 1_000_000
+    proposals: bool = True
 
 
 class Mode(StrEnum):

@@ -80,8 +80,70 @@ class QueueStatus(StrEnum):
 
 
 @dataclass(frozen=True, slots=True)
+class Proof:
+    """What running the allocator on a proposal showed.
+
+    ``counts`` are the consumer counts it was allocated at (``every``: all counts of their
+    range, not a sample); ``low``/``high`` the fewest and most queues a busy consumer gets at
+    any of them; ``idle`` the most consumers left without a queue at any of them.
+    """
+
+    counts: tuple[int, ...]
+    every: bool
+    low: int
+    high: int
+    idle: int = 0
+
+    def consumers_text(self) -> str:
+        """``16`` or ``16..24``."""
+        lo, hi = min(self.counts), max(self.counts)
+        return str(lo) if lo == hi else f"{lo}..{hi}"
+
+
+@dataclass(frozen=True, slots=True)
+class Proposal:
+    """One proven change that removes a finding: a queue count per broker (read = write), a
+    consumer count or replica range ``(low, high)``, CONSISTENT_HASH's virtual node count, or
+    a strategy (its spec text, e.g. ``AVG``). ``member`` names the deployment whose replicas
+    change (``rmqlb check``); ``current`` is today's value of what changes."""
+
+    proof: Proof
+    queues: int | None = None
+    replicas: tuple[int, int] | None = None
+    vnodes: int | None = None
+    strategy: str | None = None
+    member: str | None = None
+    current: int | tuple[int, int] | str | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        """``{"queues": 48, "proof": {...}}``; replicas as an int or ``"A..B"``."""
+        out: dict[str, Any] = {}
+        if self.queues is not None:
+            out["queues"] = self.queues
+        if self.replicas is not None:
+            low, high = self.replicas
+            out["replicas"] = low if low == high else f"{low}..{high}"
+        if self.vnodes is not None:
+            out["vnodes"] = self.vnodes
+        if self.strategy is not None:
+            out["strategy"] = self.strategy
+        if self.member is not None:
+            out["member"] = self.member
+        p = self.proof
+        out["proof"] = {
+            "consumers": p.consumers_text(),
+            "sampled": not p.every,
+            "minQueues": p.low,
+            "maxQueues": p.high,
+            "idle": p.idle,
+        }
+        return out
+
+
+@dataclass(frozen=True, slots=True)
 class Finding:
-    """One problem, with its numbers (``message``) and its fix (``hint``).
+    """One problem, with its numbers (``message``) and its fix (``hint``); ``proposals`` are
+    the proven alternatives the hint states (see :mod:`rmqlb.diagnose.proposals`).
 
     ``id`` names the finding inside one report (``F1``, ``F2`` ... in report order) and
     ``caused_by`` is the id of the finding that explains it (``None`` for a root cause or
@@ -98,6 +160,7 @@ class Finding:
     queues: tuple[MessageQueue, ...] = ()
     id: str | None = None
     caused_by: str | None = None
+    proposals: tuple[Proposal, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -343,6 +406,7 @@ def finding_to_json(f: Finding) -> dict[str, Any]:
         "hint": f.hint,
         "id": f.id,
         "causedBy": f.caused_by,
+        "proposals": [p.to_json() for p in f.proposals],
     }
 
 

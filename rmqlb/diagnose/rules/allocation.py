@@ -1,66 +1,96 @@
 """Rules on the expected allocation: ALLOCATION_FAILED, IDLE_CONSUMER, IMBALANCE and
 UNCONSUMED_QUEUE for queues the strategy hands to a non-subscriber or to nobody.
 
+Every number a hint of these rules proposes is proven first (:mod:`..proposals`): the
+allocator runs on the changed group and must show the problem gone without adding another.
+
 Worked example of the IMBALANCE hint: 16 queues, 10 consumers, one broker. AVG gives six
-consumers 2 queues and four consumers 1 (ratio 2.0). Queue counts that divide evenly by 10
-are 10 and 20; consumer counts that divide 16 are 8 and 16. The hint suggests both.
+consumers 2 queues and four consumers 1 (ratio 2.0). Allocated again, 20 queues give each
+consumer 2 and 10 give each 1; 8 consumers get 2 each and 16 get 1 each; 11..15 consumers
+or 17..19 queues would still leave some with 2 and some with 1. The hint states the four
+that pass, each with what the allocation showed.
 """
 
 from __future__ import annotations
 
-from math import lcm
-
 from rmqlb.diagnose.context import Mode, TopicContext
-from rmqlb.diagnose.report import Code, Finding, Severity
-from rmqlb.diagnose.rules._text import choices, id_text, queue_text
+from rmqlb.diagnose.proposals import (
+    Population,
+    Problem,
+    Subject,
+    Wording,
+    find_proposals,
+    proposals_hint,
+)
+from rmqlb.diagnose.report import Code, Finding, Proposal, Severity
+from rmqlb.diagnose.rules._text import id_text, queue_text
 from rmqlb.diagnose.rules.waiting import waiting_text
 from rmqlb.humanize import plural
 from rmqlb.model.javaorder import java_key
 from rmqlb.model.queue import MessageQueue
-from rmqlb.model.strategy import Config, ConsistentHash, MachineRoom, MachineRoomNearby
+from rmqlb.model.strategy import (
+    Avg,
+    AvgByCircle,
+    Config,
+    ConsistentHash,
+    MachineRoom,
+    MachineRoomNearby,
+)
+
+SEARCHED = (Avg, AvgByCircle, ConsistentHash)
+"""Strategies whose fixes are searched: the others balance per room or per list."""
 
 
-def _brokers(ctx: TopicContext) -> int:
-    # the brokers with queues in mq_all: those with a non-empty span
-    return sum(1 for _, count in ctx.base.values() if count) or 1
+def _grown(cid_all: tuple[str, ...], count: int) -> Population:
+    """The group at ``count`` consumers: the first ones of today's, or today's plus new ids
+    (only used where every consumer subscribes and ids do not change the counts)."""
+    if count <= len(cid_all):
+        ids = cid_all[:count]
+    else:
+        extra = (f"~rmqlb-new-{i:06d}" for i in range(count - len(cid_all)))
+        ids = tuple(sorted((*cid_all, *extra), key=java_key))
+    return Population(ids, frozenset(ids))
 
 
-def even_queue_counts(n: int, m: int, brokers: int, minimum: int = 1) -> list[int]:
-    """Up to two total queue counts near ``n`` that split evenly over ``m`` consumers and
-    ``brokers`` brokers (at least ``minimum``).
+def subject_of(ctx: TopicContext) -> Subject | None:
+    """The (group, topic) as :mod:`rmqlb.diagnose.proposals` varies it; ``None`` when no
+    proposal is searched (turned off, a retry topic, or a strategy it does not vary)."""
+    g = ctx.g
+    spec = g.strategy
+    if not g.options.proposals or ctx.retry or not isinstance(spec, SEARCHED):
+        return None
+    cid_all = tuple(g.cid_all)
+    m = len(cid_all)
+    current = Population(cid_all, ctx.subscribers)
+    ids_free = (
+        isinstance(spec, Avg | AvgByCircle)
+        and len(set(cid_all)) == m
+        and all(c in ctx.subscribers for c in cid_all)
+    )
 
-    >>> even_queue_counts(16, 10, 1), even_queue_counts(4, 6, 1, minimum=6)
-    ([10, 20], [6, 12])
-    >>> even_queue_counts(16, 3, 2)
-    [12, 18]
-    """
-    step = lcm(max(m, 1), max(brokers, 1))
-    lower = (n // step) * step
-    out = [lower] if lower >= max(minimum, 1) and lower != n else []
-    upper = max(lower, step * -(-minimum // step))
-    while upper <= n or upper in out:
-        upper += step
-    out.append(upper)
-    if len(out) == 1:
-        out.append(upper + step)
-    return out[:2]
+    def populations(span: tuple[int, int], _: int) -> list[Population]:
+        return [current if k == m else _grown(cid_all, k) for k in range(span[0], span[1] + 1)]
+
+    return Subject(
+        ctx.topic,
+        tuple(ctx.base),
+        tuple(count for _, count in ctx.base.values()),
+        spec,
+        (m, m),
+        g.options.max_imbalance,
+        populations,
+        vary_replicas=ids_free,
+    )
 
 
-def nearby_divisors(n: int, m: int) -> list[int]:
-    """The consumer counts nearest ``m`` (one below, one above) that divide ``n`` evenly.
-
-    >>> nearby_divisors(16, 10), nearby_divisors(12, 5)
-    ([8, 16], [4, 6])
-    """
-    below = next((d for d in range(min(m - 1, n), 0, -1) if n % d == 0), None)
-    above = next((d for d in range(m + 1, n + 1) if n % d == 0), None)
-    return [d for d in (below, above) if d is not None]
-
-
-def _per_broker(counts: list[int], brokers: int) -> str:
-    if brokers <= 1:
-        return ""
-    return f" ({choices([c // brokers for c in counts])} per broker on {brokers} brokers)"
+def _proven(ctx: TopicContext, target: Problem) -> tuple[tuple[Proposal, ...], str]:
+    """The proven proposals removing ``target`` and the hint stating them ("" if none)."""
+    subject = subject_of(ctx)
+    if subject is None:
+        return (), ""
+    found = find_proposals(subject, target)
+    wording = Wording(ctx.topic, ctx.g.name, len(ctx.base), ctx.g.strategy)
+    return found, proposals_hint(found, wording)
 
 
 def _blocked_hint(g_strategy: str) -> str:
@@ -128,7 +158,6 @@ def _idle(ctx: TopicContext) -> list[Finding]:
         return []
     n, m = len(ctx.mq_all), len(g.cid_all)
     label = g.strategy_label
-    brokers = _brokers(ctx)
     non_subs = m - sum(1 for c in g.cid_all if c in ctx.subscribers)
     counted = (
         f" ({plural(non_subs, 'of them does', 'of them do')} not subscribe {ctx.topic} but "
@@ -136,6 +165,7 @@ def _idle(ctx: TopicContext) -> list[Finding]:
         if non_subs
         else ""
     )
+    proposals, proven = _proven(ctx, Problem.IDLE)
     if n == 0:
         readable_brokers = ctx.route is not None and any(
             qd.readable for qd in ctx.route.queue_datas
@@ -144,23 +174,21 @@ def _idle(ctx: TopicContext) -> list[Finding]:
             f"topic {ctx.topic} has no readable queue for {plural(m, 'consumer')}: all "
             f"{plural(len(idle), 'subscribing consumer is', 'subscribing consumers are')} idle"
         )
-        hint = (
+        hint = proven or (
             f"give {ctx.topic} readable queues: raise readQueueNums and writeQueueNums "
-            f"(mqadmin updateTopic -t {ctx.topic} -r {m} -w {m})"
+            f"(mqadmin updateTopic -t {ctx.topic} -r <queues> -w <queues>)"
             if readable_brokers or ctx.route is None or not ctx.route.queue_datas
             else f"restore read permission (perm 6) on the brokers of {ctx.topic}"
         )
     elif n < m:
-        counts = even_queue_counts(n, m, brokers, minimum=m)
         message = (
             f"topic {ctx.topic} has {plural(n, 'readable queue')} for "
             f"{plural(m, 'consumer')}{counted}: {plural(len(idle), 'consumer')} idle "
             f"under {label} ({id_text(idle, g.options.max_listed)}){g.assumption}"
         )
-        hint = (
-            f"raise readQueueNums and writeQueueNums to a multiple of {m}, such as "
-            f"{choices(counts)}{_per_broker(counts, brokers)}, or run at most "
-            f"{plural(n, 'consumer')} in {g.name}"
+        hint = proven or (
+            f"a consumer without a queue of its own stays idle: give {ctx.topic} at least as "
+            f"many readable queues as {g.name} has consumers, or run fewer consumers"
         )
     else:
         message = (
@@ -170,9 +198,9 @@ def _idle(ctx: TopicContext) -> list[Finding]:
         )
         spec = g.strategy
         if isinstance(spec, ConsistentHash):
-            hint = (
+            hint = proven or (
                 f"with {spec.virtual_node_cnt} virtual nodes per consumer the hash ring leaves "
-                "them no queue: raise virtualNodeCnt (for example 100) or use AVG"
+                "them no queue: raise virtualNodeCnt or use AVG"
             )
         elif isinstance(spec, MachineRoom | MachineRoomNearby):
             hint = (
@@ -182,7 +210,7 @@ def _idle(ctx: TopicContext) -> list[Finding]:
         elif isinstance(spec, Config):
             hint = "give each of them queues in its CONFIG list, or stop them"
         else:
-            hint = f"check the strategy {label}, or switch the group to AVG"
+            hint = proven or f"check the strategy {label}, or switch the group to AVG"
     return [
         Finding(
             Code.IDLE_CONSUMER,
@@ -192,6 +220,7 @@ def _idle(ctx: TopicContext) -> list[Finding]:
             hint,
             topic=ctx.topic,
             consumers=tuple(idle),
+            proposals=proposals,
         )
     ]
 
@@ -210,26 +239,23 @@ def _imbalance(ctx: TopicContext) -> list[Finding]:
     if ratio <= g.options.max_imbalance:
         return []
     n, m = len(ctx.mq_all), len(g.cid_all)
-    brokers = _brokers(ctx)
     heavy = [c for c, k in counts.items() if k == hi]
     light = [c for c, k in counts.items() if k == lo]
-    even = even_queue_counts(n, m, brokers)
-    per = [f"{c // m:,}" for c in even]
-    per_broker = _per_broker(even, brokers).strip(" ()")
-    per_broker = f"; {per_broker}" if per_broker else ""
-    hint = (
-        f"for an even split use a queue count divisible by {m}: {choices(even)} queues "
-        f"({' or '.join(per)} per consumer{per_broker})"
-    )
-    divisors = nearby_divisors(n, m)
-    if divisors:
-        hint += f", or run {choices(divisors)} consumers for {plural(n, 'queue')}"
+    proposals, proven = _proven(ctx, Problem.IMBALANCE)
     if isinstance(g.strategy, MachineRoomNearby):
         hint = _rooms_hint(ctx, g.strategy)
-    if isinstance(g.strategy, ConsistentHash):
-        hint += (
-            f"; CONSISTENT_HASH only balances statistically: more virtual nodes "
-            f"(now {g.strategy.virtual_node_cnt}) smooth it"
+    elif isinstance(g.strategy, ConsistentHash):
+        hint = proven or (
+            "CONSISTENT_HASH places queues by hash, so an even division does not balance it, "
+            "and no virtual node, queue or consumer count within rmqlb's search does for "
+            f"these client ids (virtualNodeCnt now {g.strategy.virtual_node_cnt}); AVG "
+            "splits evenly"
+        )
+    else:
+        hint = proven or (
+            f"for an even split the queue count must divide evenly among the {m} consumers; "
+            "no nearby queue or consumer count within rmqlb's search does without another "
+            "problem"
         )
     return [
         Finding(
@@ -244,6 +270,7 @@ def _imbalance(ctx: TopicContext) -> list[Finding]:
             hint,
             topic=ctx.topic,
             consumers=tuple(heavy),
+            proposals=proposals,
         )
     ]
 
@@ -294,7 +321,7 @@ def _nobody_cause(ctx: TopicContext) -> tuple[str, str]:
     if isinstance(spec, ConsistentHash) and spec.virtual_node_cnt == 0:
         return (
             "the hash ring is empty (virtualNodeCnt 0)",
-            "set virtualNodeCnt to at least 1 (the default is 10)",
+            "set virtualNodeCnt above 0 (Java's default is 10)",
         )
     if isinstance(spec, Config):
         return (
@@ -348,6 +375,10 @@ def _unconsumed(ctx: TopicContext) -> list[Finding]:
         )
     if nobody and g.cid_all:
         cause, hint = _nobody_cause(ctx)
+        proposals: tuple[Proposal, ...] = ()
+        if len(set(g.cid_all)) == len(g.cid_all):  # a duplicated id is not a count problem
+            proposals, proven = _proven(ctx, Problem.NOBODY)
+            hint = proven or hint
         out.append(
             Finding(
                 Code.UNCONSUMED_QUEUE,
@@ -359,6 +390,7 @@ def _unconsumed(ctx: TopicContext) -> list[Finding]:
                 hint,
                 topic=ctx.topic,
                 queues=tuple(nobody),
+                proposals=proposals,
             )
         )
     return out

@@ -1,0 +1,504 @@
+"""Proven fix proposals: every number a hint promises is checked by running the allocator.
+
+A :class:`~rmqlb.diagnose.report.Proposal` changes one thing of a (group, topic): the queue
+count per broker (read = write), the consumer count or replica range, CONSISTENT_HASH's
+``virtualNodeCnt``, or the strategy. It is offered only when the bit-exact allocator, run on
+the changed inputs at every consumer count the :class:`Subject` covers, shows the problem it
+fixes gone and no allocation problem that the current setting does not already have: a fix
+for idle consumers that leaves some consumers with 2 queues and others with 1 would trade
+IDLE_CONSUMER for IMBALANCE, and is rejected.
+
+The search is bounded, so it stays cheap for big groups: each dimension tries a fixed set of
+candidates in order of how small the change is (counts one by one up to :data:`STEPS` away,
+then multiples or fractions of the other side's count; a ladder of virtual node counts), each
+candidate allocates the whole group in one call per consumer count, stops at its first failing
+count (the largest first, where idleness starts), and a work budget caps the whole search.
+
+Worked example: 16 queues, replicas 16..24, AVG, IMBALANCE above max/min 1.5. 24 queues would
+keep every consumer busy, but 16 consumers would hold 2 or 1 (max/min 2.0): rejected. The
+first queue count that passes at every count is 48 (2 to 3 queues each); with 16 queues only
+16 consumers pass (1 each)::
+
+    >>> subject = uniform_subject("T", ["broker-a"], 16, Avg(), (16, 24))
+    >>> found = find_proposals(subject, Problem.IDLE)
+    >>> [p.to_json() for p in found]  # doctest: +NORMALIZE_WHITESPACE
+    [{'queues': 48, 'proof': {'consumers': '16..24', 'sampled': False, 'minQueues': 2,
+      'maxQueues': 3, 'idle': 0}},
+     {'replicas': 16, 'proof': {'consumers': '16', 'sampled': False, 'minQueues': 1,
+      'maxQueues': 1, 'idle': 0}}]
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from enum import StrEnum
+
+from rmqlb.allocate import allocate_sorted
+from rmqlb.diagnose.report import Proof, Proposal
+from rmqlb.errors import AllocationError, InputError
+from rmqlb.model.javaorder import java_key
+from rmqlb.model.queue import MessageQueue
+from rmqlb.model.strategy import Avg, AvgByCircle, ConsistentHash, StrategySpec, describe
+
+MAX_QUEUES = 65536
+"""Largest queue count per broker a proposal may name."""
+STEPS = 64
+"""Counts tried one by one on each side of today's value."""
+JUMPS = 8
+"""Multiples (queues) or fractions (consumers) of the other side's count tried beyond."""
+VNODES_ONE_BY_ONE = 256
+"""Virtual node counts tried one by one up to here; beyond, :data:`VNODE_LADDER`."""
+VNODE_LADDER = (320, 400, 512, 640, 800, 1000, 1280, 1600, 2000)
+BUDGET = 3_000_000
+"""Work units one search may spend: queues + consumers of each allocation, plus ten per
+queue and ring point of CONSISTENT_HASH (an MD5 each); about a quarter of a second."""
+HASH_COST = 10
+
+
+class Problem(StrEnum):
+    """What the allocation rules report, as a proof sees it."""
+
+    IDLE = "idle"  # IDLE_CONSUMER: a subscriber gets no queue
+    IMBALANCE = "imbalance"  # IMBALANCE: max/min queues of busy subscribers above threshold
+    NON_SUBSCRIBER = "non-subscriber"  # UNCONSUMED_QUEUE: queues fall to a non-subscriber
+    NOBODY = "nobody"  # UNCONSUMED_QUEUE: queues fall to nobody
+
+
+@dataclass(frozen=True, slots=True)
+class Population:
+    """A group at one consumer count: ``cid_all`` in Java order, and who subscribes."""
+
+    cid_all: tuple[str, ...]
+    subscribers: frozenset[str]
+
+    @property
+    def count(self) -> int:
+        """How many consumers (entries of ``cidAll``)."""
+        return len(self.cid_all)
+
+
+@dataclass(frozen=True, slots=True)
+class Outcome:
+    """The allocation problems at one population, and the busy subscribers' spread."""
+
+    problems: frozenset[Problem]
+    low: int
+    high: int
+    idle: int
+
+
+def evaluate(
+    strategy: StrategySpec,
+    mq_all: Sequence[MessageQueue],
+    population: Population,
+    threshold: float,
+) -> Outcome | None:
+    """Allocate the whole group once and judge it as the rules do (``None``: Java throws).
+
+    >>> qs = [MessageQueue("T", "b", i) for i in range(8)]
+    >>> evaluate(Avg(), qs, Population(("c1", "c2", "c3"), frozenset({"c1", "c2", "c3"})), 1.5)
+    Outcome(problems=frozenset(), low=2, high=3, idle=0)
+    """
+    cid_all = population.cid_all
+    subscribers = [c for c in dict.fromkeys(cid_all) if c in population.subscribers]
+    if not cid_all:
+        return Outcome(frozenset(), 0, 0, 0)
+    if not mq_all:
+        return Outcome(frozenset({Problem.IDLE} if subscribers else ()), 0, 0, len(subscribers))
+    try:
+        assignment = allocate_sorted(strategy, mq_all, cid_all)
+    except (AllocationError, InputError):
+        return None
+    problems: set[Problem] = set()
+    sizes = [len(assignment.get(c, ())) for c in subscribers]
+    busy = [s for s in sizes if s]
+    idle = len(sizes) - len(busy)
+    if idle:
+        problems.add(Problem.IDLE)
+    if len(busy) >= 2 and max(busy) / min(busy) > threshold:
+        problems.add(Problem.IMBALANCE)
+    held = sum(map(len, assignment.values()))
+    if held < len(mq_all):
+        problems.add(Problem.NOBODY)
+    if sum(len(qs) for c, qs in assignment.items() if c not in population.subscribers):
+        problems.add(Problem.NON_SUBSCRIBER)
+    return Outcome(frozenset(problems), min(busy, default=0), max(busy, default=0), idle)
+
+
+Populations = Callable[[tuple[int, int], int], Sequence[Population]]
+"""``(replica range, readable queues of the topic) -> the populations to allocate``."""
+
+
+@dataclass(frozen=True)
+class Subject:
+    """One (group, topic) as the search may vary it.
+
+    - ``brokers``/``reads``: the topic's readable brokers (Java order) and their
+      ``readQueueNums`` today; a queue proposal sets every one of them to the same count;
+    - ``replicas``: what a replica proposal varies, today (a count is ``(m, m)``);
+    - ``populations``: the consumer lists to allocate for a replica range, given the
+      topic's readable queue total (``rmqlb check`` samples counts around it);
+    - ``vary_replicas``: whether consumer counts can be proven (known or irrelevant ids).
+    """
+
+    topic: str
+    brokers: tuple[str, ...]
+    reads: tuple[int, ...]
+    strategy: StrategySpec
+    replicas: tuple[int, int]
+    threshold: float
+    populations: Populations
+    vary_replicas: bool = True
+    member: str | None = None
+    max_replicas: int = 10_000
+
+
+def uniform_subject(
+    topic: str,
+    brokers: Sequence[str],
+    queues: int,
+    strategy: StrategySpec,
+    replicas: tuple[int, int],
+    *,
+    threshold: float = 1.5,
+) -> Subject:
+    """A subject whose consumers all subscribe, with generated client ids (for examples)."""
+
+    def populations(span: tuple[int, int], _: int) -> list[Population]:
+        out = []
+        for count in range(span[0], span[1] + 1):
+            ids = tuple(sorted((f"10.0.0.1@c-{i:05d}" for i in range(count)), key=java_key))
+            out.append(Population(ids, frozenset(ids)))
+        return out
+
+    ordered = tuple(sorted(brokers, key=java_key))
+    return Subject(
+        topic, ordered, (queues,) * len(ordered), strategy, replicas, threshold, populations
+    )
+
+
+class _Exhausted(Exception):
+    """The search spent its budget."""
+
+
+@dataclass
+class _Search:
+    subject: Subject
+    target: Problem
+    budget: int
+    baseline: frozenset[Problem] = frozenset()
+    forbidden: frozenset[Problem] = frozenset()
+    _queues: dict[str, list[MessageQueue]] = field(default_factory=dict)
+
+    def mq_all(self, reads: Sequence[int]) -> list[MessageQueue]:
+        out: list[MessageQueue] = []
+        for broker, count in zip(self.subject.brokers, reads, strict=True):
+            have = self._queues.setdefault(broker, [])
+            if len(have) < count:
+                have.extend(
+                    MessageQueue(self.subject.topic, broker, i) for i in range(len(have), count)
+                )
+            out.extend(have[:count])
+        return out
+
+    def spend(self, strategy: StrategySpec, queues: int, consumers: int) -> None:
+        cost = queues + consumers
+        if isinstance(strategy, ConsistentHash):
+            cost += HASH_COST * (queues + consumers * strategy.virtual_node_cnt)
+        self.budget -= cost
+        if self.budget < 0:
+            raise _Exhausted
+
+    def outcomes(
+        self,
+        reads: Sequence[int],
+        replicas: tuple[int, int],
+        strategy: StrategySpec,
+        forbidden: frozenset[Problem] | None,
+    ) -> tuple[list[int], list[Outcome]] | None:
+        """Allocate at every population; ``None`` at the first forbidden problem or throw."""
+        mq_all = self.mq_all(reads)
+        populations = sorted(
+            self.subject.populations(replicas, len(mq_all)), key=lambda p: -p.count
+        )
+        counts: list[int] = []
+        outcomes: list[Outcome] = []
+        for population in populations:
+            self.spend(strategy, len(mq_all), population.count)
+            outcome = evaluate(strategy, mq_all, population, self.subject.threshold)
+            if outcome is None or (forbidden is not None and outcome.problems & forbidden):
+                return None
+            counts.append(population.count)
+            outcomes.append(outcome)
+        return (counts, outcomes) if outcomes else None
+
+    def prove(
+        self,
+        *,
+        reads: Sequence[int] | None = None,
+        replicas: tuple[int, int] | None = None,
+        strategy: StrategySpec | None = None,
+    ) -> Proof | None:
+        result = self.outcomes(
+            reads if reads is not None else self.subject.reads,
+            replicas if replicas is not None else self.subject.replicas,
+            strategy if strategy is not None else self.subject.strategy,
+            self.forbidden,
+        )
+        if result is None:
+            return None
+        counts, outcomes = result
+        busy = [o for o in outcomes if o.high]
+        ordered = tuple(sorted(set(counts)))
+        every = ordered == tuple(range(ordered[0], ordered[-1] + 1))
+        return Proof(
+            ordered,
+            every,
+            min((o.low for o in busy), default=0),
+            max((o.high for o in busy), default=0),
+            max(o.idle for o in outcomes),
+        )
+
+
+def _queue_candidates(now: int, total_consumers: int, brokers: int, up: bool) -> list[int]:
+    """Per-broker queue counts to try, nearest first (see the module docstring)."""
+    if up:
+        near = list(range(now + 1, min(now + STEPS, MAX_QUEUES) + 1))
+        far = [-(-k * total_consumers // brokers) for k in range(1, JUMPS + 1)]
+        far = [q for q in far if now + STEPS < q <= MAX_QUEUES]
+        return near + sorted(set(far))
+    return list(range(now - 1, max(now - STEPS, 0), -1))
+
+
+def _count_candidates(now: int, queues: int, limit: int, up: bool) -> list[int]:
+    """Consumer counts to try, nearest first: one by one, then ``queues // k``."""
+    if up:
+        near = list(range(now + 1, min(now + STEPS, limit) + 1))
+        far = sorted({queues // k for k in range(1, JUMPS + 1)})
+        return near + [c for c in far if now + STEPS < c <= limit]
+    near = list(range(now - 1, max(now - STEPS, 0), -1))
+    far = sorted({queues // k for k in range(1, JUMPS + 1)}, reverse=True)
+    return near + [c for c in far if 0 < c < now - STEPS]
+
+
+def find_proposals(subject: Subject, target: Problem, budget: int = BUDGET) -> tuple[Proposal, ...]:
+    """The proven proposals that remove ``target`` (see the module docstring), in the order
+    a hint states them: virtual nodes, more queues, fewer queues, consumers, strategy."""
+    if not isinstance(subject.strategy, Avg | AvgByCircle | ConsistentHash):
+        return ()
+    search = _Search(subject, target, budget)
+    try:
+        base = search.outcomes(subject.reads, subject.replicas, subject.strategy, None)
+    except _Exhausted:
+        return ()
+    if base is None:
+        return ()
+    search.baseline = frozenset().union(*(o.problems for o in base[1]))
+    if target not in search.baseline:
+        return ()
+    search.forbidden = frozenset(Problem) - (search.baseline - {target})
+    found: dict[str, list[Proposal]] = {}
+    steps: list[tuple[str, Callable[[_Search], list[Proposal]]]] = [
+        ("strategy", _strategy_proposals),
+        ("replicas", _replica_proposals),
+        ("queues", _queue_proposals),
+        ("vnodes", _vnode_proposals),
+    ]
+    for name, step in steps:
+        try:
+            found[name] = step(search)
+        except _Exhausted:
+            break
+    order = ["vnodes", "queues", "replicas", "strategy"]
+    return tuple(p for name in order for p in found.get(name, ()))
+
+
+def _strategy_proposals(search: _Search) -> list[Proposal]:
+    spec = search.subject.strategy
+    if not isinstance(spec, ConsistentHash):
+        return []
+    proof = search.prove(strategy=Avg())
+    return [] if proof is None else [Proposal(proof, strategy="AVG", current=describe(spec))]
+
+
+def _vnode_proposals(search: _Search) -> list[Proposal]:
+    spec = search.subject.strategy
+    if not isinstance(spec, ConsistentHash):
+        return []
+    now = spec.virtual_node_cnt
+    ladder = [*range(max(now + 1, 1), VNODES_ONE_BY_ONE + 1), *VNODE_LADDER]
+    for vnodes in (v for v in ladder if v > now):
+        proof = search.prove(strategy=ConsistentHash(vnodes))
+        if proof is not None:
+            return [Proposal(proof, vnodes=vnodes, current=now)]
+    return []
+
+
+def _queue_proposals(search: _Search) -> list[Proposal]:
+    subject = search.subject
+    if search.target not in (Problem.IDLE, Problem.IMBALANCE) or not subject.brokers:
+        return []
+    brokers = len(subject.brokers)
+    now = max(subject.reads)
+    out: list[Proposal] = []
+    for q in _queue_candidates(now, subject.replicas[1], brokers, up=True):
+        proof = search.prove(reads=(q,) * brokers)
+        if proof is not None:
+            out.append(Proposal(proof, queues=q, current=now))
+            break
+    uniform = len(set(subject.reads)) == 1
+    if search.target is Problem.IMBALANCE and uniform:
+        for q in _queue_candidates(now, subject.replicas[1], brokers, up=False):
+            proof = search.prove(reads=(q,) * brokers)
+            if proof is not None:
+                out.append(Proposal(proof, queues=q, current=now))
+                break
+    return out
+
+
+def _replica_proposals(search: _Search) -> list[Proposal]:
+    subject = search.subject
+    if not subject.vary_replicas or search.target not in (Problem.IDLE, Problem.IMBALANCE):
+        return []
+    low, high = subject.replicas
+    queues = sum(subject.reads)
+    member = subject.member
+    out: list[Proposal] = []
+
+    def first(candidates: Sequence[tuple[int, int]]) -> Proposal | None:
+        for span in candidates:
+            proof = search.prove(replicas=span)
+            if proof is not None:
+                return Proposal(proof, replicas=span, member=member, current=(low, high))
+        return None
+
+    if low < high:  # keep the minimum, lower the maximum: the widest range that passes
+        capped = [
+            (low, h)
+            for h in _count_candidates(high, queues, subject.max_replicas, up=False)
+            if h >= low
+        ]
+        found = first(capped)
+        if found is not None:
+            out.append(found)
+    if not out:
+        below = first([(c, c) for c in _count_candidates(low, queues, low, up=False)])
+        if below is not None:
+            out.append(below)
+    if search.target is Problem.IMBALANCE:
+        above = first(
+            [(c, c) for c in _count_candidates(high, queues, subject.max_replicas, up=True)]
+        )
+        if above is not None:
+            out.append(above)
+    return out
+
+
+# --------------------------------------------------------------------------- wording
+
+
+@dataclass(frozen=True, slots=True)
+class Wording:
+    """What a hint needs besides the proposals: names, and who the replicas belong to.
+
+    ``check``: the proposals come from ``rmqlb check`` (replicas of a declared member, client
+    ids of its model) rather than from a running group.
+    """
+
+    topic: str
+    group: str
+    brokers: int
+    strategy: StrategySpec
+    check: bool = False
+
+
+def _queues_word(n: int) -> str:
+    return f"{n:,} queue{'' if n == 1 else 's'}"
+
+
+def _amount(proof: Proof) -> str:
+    if proof.low == proof.high:
+        return _queues_word(proof.low)
+    return f"{proof.low:,} to {_queues_word(proof.high)}"
+
+
+def proof_text(proof: Proof, counted: bool = False) -> str:
+    """What the allocator showed, ``counted`` when the proposal itself names the count.
+
+    >>> proof_text(Proof((16, 17, 18), True, 2, 3))
+    'at every count from 16 to 18 each consumer gets 2 to 3 queues'
+    >>> proof_text(Proof((5,), True, 2, 2)), proof_text(Proof((5,), True, 2, 2), counted=True)
+    ('5 consumers get 2 queues each', 'each gets 2 queues')
+    """
+    counts = proof.counts
+    idle = f" ({proof.idle:,} idle)" if proof.idle else ""
+    if len(counts) == 1:
+        if counted:
+            return f"each gets {_amount(proof)}{idle}"
+        plural = "" if counts[0] == 1 else "s"
+        return f"{counts[0]:,} consumer{plural} get {_amount(proof)} each{idle}"
+    sampled = "" if proof.every else " checked"
+    return (
+        f"at every{sampled} count from {counts[0]:,} to {counts[-1]:,} each consumer gets "
+        f"{_amount(proof)}{idle}"
+    )
+
+
+def _replicas_text(span: tuple[int, int]) -> str:
+    return str(span[0]) if span[0] == span[1] else f"{span[0]}..{span[1]}"
+
+
+def proposal_text(p: Proposal, w: Wording, first_queue_clause: bool = True) -> str:
+    """One proposal as a clause of a hint, with its proof."""
+    proof = proof_text(p.proof)
+    if p.vnodes is not None:
+        return f"set virtualNodeCnt to {p.vnodes} (now {p.current}): with it {proof}"
+    if p.queues is not None:
+        q, now = p.queues, p.current if isinstance(p.current, int) else 0
+        where = f" on each of its {w.brokers} brokers" if w.brokers > 1 else ""
+        total = q * max(w.brokers, 1)
+        if q > now:
+            verb = f"raise readQueueNums and writeQueueNums of {w.topic} to {q:,}{where}"
+            return f"{verb}: with {_queues_word(total)} {proof}"
+        verb = (
+            f"lower them to {q:,}{where}"
+            if not first_queue_clause
+            else f"lower readQueueNums and writeQueueNums of {w.topic} to {q:,}{where}"
+        )
+        return (
+            f"{verb}, fewer than today's {now:,} (lower writeQueueNums first and readQueueNums "
+            f"only once queues {q}..{now - 1} are drained): with {_queues_word(total)} {proof}"
+        )
+    if p.replicas is not None:
+        span = _replicas_text(p.replicas)
+        proof = proof_text(p.proof, counted=True)
+        if w.check:
+            owner = f" of {p.member}" if p.member else ""
+            return f"set replicas{owner} to {span}: {proof}"
+        return f"run {span} consumers in {w.group}: {proof}"
+    return f"switch {w.group} to {p.strategy}: {proof}"
+
+
+def proposals_hint(proposals: Sequence[Proposal], w: Wording) -> str:
+    """The hint stating every proven proposal (empty when there is none)."""
+    if not proposals:
+        return ""
+    clauses: list[str] = []
+    seen_queue = False
+    for p in proposals:
+        clauses.append(proposal_text(p, w, first_queue_clause=not seen_queue))
+        seen_queue = seen_queue or p.queues is not None
+    text = "; or ".join(clauses)
+    if isinstance(w.strategy, ConsistentHash):
+        ids = (
+            "the client ids check models (real ids hash differently)"
+            if w.check
+            else ("these client ids")
+        )
+        text = (
+            "CONSISTENT_HASH places queues by hash, so an even division does not balance it; "
+            f"allocated on the ring of {ids}, where a consumer joining or leaving redraws it: "
+            + text
+        )
+    return text
