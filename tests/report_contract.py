@@ -155,7 +155,7 @@ def assert_report_contract(doc: Any) -> None:
             assert set(p) & {"queues", "replicas", "vnodes", "strategy"}, wp
             assert all(_int(p[k]) for k in ("queues", "vnodes") if k in p), wp
             assert "replicas" not in p or _int(p["replicas"]) or isinstance(p["replicas"], str)
-            _keys(p["proof"], {"consumers", "sampled", "minQueues", "maxQueues", "idle"}, wp)
+            _keys(p["proof"], {"consumers", "sampled", "minQueues", "maxQueues"}, wp)
     assert isinstance(doc["errors"], list)
     for ei, e in enumerate(doc["errors"]):
         w = f"$.errors[{ei}]"

@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import importlib
 from bisect import bisect_left
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from functools import cache
 from hashlib import md5
 from itertools import groupby
@@ -62,6 +62,30 @@ def ring_hashes(keys: Sequence[str]) -> list[int]:
         return [word(digest(k.encode("utf-8", "replace")).digest())[0] for k in keys]
 
 
+Hasher = Callable[[Sequence[str]], list[int]]
+"""How a list of keys becomes ring positions: :func:`ring_hashes`, or a :class:`HashMemo`."""
+
+
+class HashMemo:
+    """:func:`ring_hashes` that remembers every key it hashed.
+
+    For searches that allocate one group many times with slowly growing rings (virtual node
+    counts 11, 12, 13 ...): each key is hashed once, the answer is the same.
+    """
+
+    def __init__(self) -> None:
+        self.known: dict[str, int] = {}
+        self.hashed = 0
+
+    def __call__(self, keys: Sequence[str]) -> list[int]:
+        known = self.known
+        missing = [k for k in dict.fromkeys(keys) if k not in known]
+        if missing:
+            known.update(zip(missing, ring_hashes(missing), strict=True))
+            self.hashed += len(missing)
+        return list(map(known.__getitem__, keys))
+
+
 def check_virtual_node_cnt(virtual_node_cnt: int) -> None:
     """The constructor's check: a negative count throws before any allocation."""
     if virtual_node_cnt < 0:
@@ -73,7 +97,12 @@ def build_ring(cid_all: Sequence[str], virtual_node_cnt: int) -> dict[int, str]:
     return _ring(cid_all, virtual_node_cnt, {cid: cid for cid in cid_all})
 
 
-def _ring(cid_all: Sequence[str], virtual_node_cnt: int, value: Mapping[str, T]) -> dict[int, T]:
+def _ring(
+    cid_all: Sequence[str],
+    virtual_node_cnt: int,
+    value: Mapping[str, T],
+    hashes: Hasher = ring_hashes,
+) -> dict[int, T]:
     """The ring with ``value[client id]`` at every position of that client."""
     if virtual_node_cnt <= 0:
         return {}
@@ -82,13 +111,13 @@ def _ring(cid_all: Sequence[str], virtual_node_cnt: int, value: Mapping[str, T])
         keys = [cid + suffix for cid in cid_all for suffix in suffixes]
         values = [v for v in map(value.__getitem__, cid_all) for _ in suffixes]
         # dict() keeps the last value for an equal key: TreeMap.put's replace, in insert order.
-        return dict(zip(ring_hashes(keys), values, strict=True))
+        return dict(zip(hashes(keys), values, strict=True))
     ring: dict[int, str] = {}
     owned: dict[str, int] = {}
     for cid in cid_all:
         existing = owned.get(cid, 0)
         for i in range(virtual_node_cnt):
-            position = ring_hash(cid + "-" + str(i + existing))
+            (position,) = hashes([cid + "-" + str(i + existing)])
             previous = ring.get(position)
             if previous is not None:
                 owned[previous] -= 1
@@ -107,20 +136,27 @@ def queue_keys(mq_all: Sequence[MessageQueue]) -> list[str]:
 
 
 def allocate_consistent_hash(
-    mq_all: Sequence[MessageQueue], cid_all: Sequence[str], virtual_node_cnt: int
+    mq_all: Sequence[MessageQueue],
+    cid_all: Sequence[str],
+    virtual_node_cnt: int,
+    hashes: HashMemo | None = None,
 ) -> Assignment:
-    """Allocate a whole group at once (one ring); inputs already in Java order."""
+    """Allocate a whole group at once (one ring); inputs already in Java order.
+
+    ``hashes`` remembers ring and queue hashes across calls (same answer, no numpy path).
+    """
     check_virtual_node_cnt(virtual_node_cnt)
     java_check(mq_all, cid_all)
     result: Assignment = {cid: [] for cid in cid_all}
     if virtual_node_cnt == 0 or not cid_all:
         return result
     work = len(cid_all) * virtual_node_cnt + len(mq_all)
-    np = _numpy() if work >= NUMPY_MIN_WORK and len(result) == len(cid_all) else None
+    big = work >= NUMPY_MIN_WORK and len(result) == len(cid_all) and hashes is None
+    np = _numpy() if big else None
     if np is not None:
         _route_numpy(np, mq_all, virtual_node_cnt, result)
     else:
-        _route_python(mq_all, cid_all, virtual_node_cnt, result)
+        _route_python(mq_all, cid_all, virtual_node_cnt, result, hashes or ring_hashes)
     return result
 
 
@@ -129,14 +165,15 @@ def _route_python(
     cid_all: Sequence[str],
     virtual_node_cnt: int,
     result: Assignment,
+    hashes: Hasher = ring_hashes,
 ) -> None:
     """Build the ring and append every queue to its owner's list in ``result``."""
-    ring = _ring(cid_all, virtual_node_cnt, result)
+    ring = _ring(cid_all, virtual_node_cnt, result, hashes)
     positions = sorted(ring)
     owners = list(map(ring.__getitem__, positions))
     owners.append(owners[0])  # past the largest position: wrap to the smallest
     lookup = bisect_left
-    slots = [lookup(positions, h) for h in ring_hashes(queue_keys(mq_all))]
+    slots = [lookup(positions, h) for h in hashes(queue_keys(mq_all))]
     for mq, slot in zip(mq_all, slots, strict=True):
         owners[slot].append(mq)
 

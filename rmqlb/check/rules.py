@@ -34,9 +34,11 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 
 from rmqlb.check.decl import CheckConfig, GroupDecl, Loc, MemberDecl, TopicDecl
+from rmqlb.check.proven import range_proposals, target_of
 from rmqlb.check.synth import Scenario, build_snapshot, scenarios
 from rmqlb.diagnose import DiagnoseOptions, diagnose
-from rmqlb.diagnose.report import Code, Finding, Report, Severity, TopicReport
+from rmqlb.diagnose.proposals import Problem
+from rmqlb.diagnose.report import Code, Finding, Proposal, Report, Severity, TopicReport
 from rmqlb.errors import ExitCode
 from rmqlb.failon import gate
 from rmqlb.model.queue import MessageQueue
@@ -57,8 +59,11 @@ Diagnoser = Callable[[Snapshot, "float | None"], Report]
 
 def engine_diagnoser(snapshot: Snapshot, max_imbalance: float | None) -> Report:
     """Diagnose with :func:`rmqlb.diagnose.diagnose` (the explain engine)."""
+    # Proposals are proven over the whole replica range afterwards (rmqlb.check.proven).
     options = (
-        DiagnoseOptions() if max_imbalance is None else DiagnoseOptions(max_imbalance=max_imbalance)
+        DiagnoseOptions(proposals=False)
+        if max_imbalance is None
+        else DiagnoseOptions(max_imbalance=max_imbalance, proposals=False)
     )
     return diagnose(snapshot, options=options)
 
@@ -87,6 +92,7 @@ class CheckFinding:
     counts: tuple[int, ...] = ()
     consumers: tuple[str, ...] = ()
     queues: tuple[MessageQueue, ...] = ()
+    proposals: tuple[Proposal, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -278,6 +284,7 @@ def _merge(
     seen: dict[tuple[str, str | None, Loc], _Seen],
     considered: Sequence[int],
     group: GroupDecl,
+    prove: Callable[[str, str | None, tuple[str, ...]], tuple[tuple[Proposal, ...], str]],
 ) -> list[CheckFinding]:
     out: list[CheckFinding] = []
     for (code, topic, loc), entry in seen.items():
@@ -285,6 +292,8 @@ def _merge(
         message, hint = entry.first.message, entry.first.hint
         if code == Code.NO_ROUTE and topic is not None:
             message, hint = _not_declared(group, topic)
+        proposals, proven = prove(code, topic, entry.first.consumers)
+        hint = proven or hint
         if len(considered) > 1 and list(counts) != list(considered):
             message = f"with {_ranges(counts, considered)} consumers: {message}"
         out.append(
@@ -299,6 +308,7 @@ def _merge(
                 counts=counts if len(considered) > 1 else (),
                 consumers=entry.first.consumers,
                 queues=entry.first.queues,
+                proposals=proposals,
             )
         )
     return out
@@ -423,7 +433,21 @@ def check_group(
                         rows[topic_report.topic].append(
                             _allocation(step, group, topic_report, owners)
                         )
-    findings = _merge(seen, considered, group)
+    threshold = options.max_imbalance or DiagnoseOptions().max_imbalance
+    proven: dict[tuple[str, str | None, Problem | None], tuple[tuple[Proposal, ...], str]] = {}
+
+    def prove(
+        code: str, topic: str | None, consumers: tuple[str, ...]
+    ) -> tuple[tuple[Proposal, ...], str]:
+        target = target_of(code, consumers)
+        if topic is None or target is None:
+            return (), ""
+        key = (code, topic, target)
+        if key not in proven:
+            proven[key] = range_proposals(config, group, topic, target, threshold)
+        return proven[key]
+
+    findings = _merge(seen, considered, group, prove)
     for topic in topics:
         if topic not in config.topics and topic not in engine_topics:
             findings.extend(_topic_not_declared(group, topic))

@@ -4,9 +4,10 @@ A :class:`~rmqlb.diagnose.report.Proposal` changes one thing of a (group, topic)
 count per broker (read = write), the consumer count or replica range, CONSISTENT_HASH's
 ``virtualNodeCnt``, or the strategy. It is offered only when the bit-exact allocator, run on
 the changed inputs at every consumer count the :class:`Subject` covers, shows the problem it
-fixes gone and no allocation problem that the current setting does not already have: a fix
-for idle consumers that leaves some consumers with 2 queues and others with 1 would trade
-IDLE_CONSUMER for IMBALANCE, and is rejected.
+fixes gone, every subscribing consumer busy, and no other allocation problem that the current
+setting does not already have: a fix for idle consumers that leaves some consumers with 2
+queues and others with 1 would trade IDLE_CONSUMER for IMBALANCE, and is rejected; so is a
+"fix" for IMBALANCE that idles consumers.
 
 The search is bounded, so it stays cheap for big groups: each dimension tries a fixed set of
 candidates in order of how small the change is (counts one by one up to :data:`STEPS` away,
@@ -23,9 +24,9 @@ first queue count that passes at every count is 48 (2 to 3 queues each); with 16
     >>> found = find_proposals(subject, Problem.IDLE)
     >>> [p.to_json() for p in found]  # doctest: +NORMALIZE_WHITESPACE
     [{'queues': 48, 'proof': {'consumers': '16..24', 'sampled': False, 'minQueues': 2,
-      'maxQueues': 3, 'idle': 0}},
+      'maxQueues': 3}},
      {'replicas': 16, 'proof': {'consumers': '16', 'sampled': False, 'minQueues': 1,
-      'maxQueues': 1, 'idle': 0}}]
+      'maxQueues': 1}}]
 """
 
 from __future__ import annotations
@@ -35,6 +36,7 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 
 from rmqlb.allocate import allocate_sorted
+from rmqlb.allocate.consistent_hash import HashMemo, allocate_consistent_hash
 from rmqlb.diagnose.report import Proof, Proposal
 from rmqlb.errors import AllocationError, InputError
 from rmqlb.model.javaorder import java_key
@@ -47,12 +49,14 @@ STEPS = 64
 """Counts tried one by one on each side of today's value."""
 JUMPS = 8
 """Multiples (queues) or fractions (consumers) of the other side's count tried beyond."""
-VNODES_ONE_BY_ONE = 256
+VNODES_ONE_BY_ONE = 1024
 """Virtual node counts tried one by one up to here; beyond, :data:`VNODE_LADDER`."""
-VNODE_LADDER = (320, 400, 512, 640, 800, 1000, 1280, 1600, 2000)
+VNODE_LADDER = (1280, 1600, 2000, 2560, 3200, 4000, 5000)
 BUDGET = 3_000_000
-"""Work units one search may spend: queues + consumers of each allocation, plus ten per
-queue and ring point of CONSISTENT_HASH (an MD5 each); about a quarter of a second."""
+"""Work units (about 0.1 µs each) one search may spend: queues + consumers of each
+allocation, :data:`POINT_COST` per ring point of CONSISTENT_HASH and :data:`HASH_COST` per
+MD5 of a key it had not hashed yet; a third of a second at most."""
+POINT_COST = 6
 HASH_COST = 10
 
 
@@ -93,8 +97,10 @@ def evaluate(
     mq_all: Sequence[MessageQueue],
     population: Population,
     threshold: float,
+    hashes: HashMemo | None = None,
 ) -> Outcome | None:
     """Allocate the whole group once and judge it as the rules do (``None``: Java throws).
+    ``hashes`` keeps CONSISTENT_HASH's MD5s across calls.
 
     >>> qs = [MessageQueue("T", "b", i) for i in range(8)]
     >>> evaluate(Avg(), qs, Population(("c1", "c2", "c3"), frozenset({"c1", "c2", "c3"})), 1.5)
@@ -107,7 +113,12 @@ def evaluate(
     if not mq_all:
         return Outcome(frozenset({Problem.IDLE} if subscribers else ()), 0, 0, len(subscribers))
     try:
-        assignment = allocate_sorted(strategy, mq_all, cid_all)
+        if isinstance(strategy, ConsistentHash) and hashes is not None:
+            assignment = allocate_consistent_hash(
+                mq_all, cid_all, strategy.virtual_node_cnt, hashes
+            )
+        else:
+            assignment = allocate_sorted(strategy, mq_all, cid_all)
     except (AllocationError, InputError):
         return None
     problems: set[Problem] = set()
@@ -190,6 +201,7 @@ class _Search:
     baseline: frozenset[Problem] = frozenset()
     forbidden: frozenset[Problem] = frozenset()
     _queues: dict[str, list[MessageQueue]] = field(default_factory=dict)
+    hashes: HashMemo = field(default_factory=HashMemo)
 
     def mq_all(self, reads: Sequence[int]) -> list[MessageQueue]:
         out: list[MessageQueue] = []
@@ -202,10 +214,7 @@ class _Search:
             out.extend(have[:count])
         return out
 
-    def spend(self, strategy: StrategySpec, queues: int, consumers: int) -> None:
-        cost = queues + consumers
-        if isinstance(strategy, ConsistentHash):
-            cost += HASH_COST * (queues + consumers * strategy.virtual_node_cnt)
+    def spend(self, cost: int) -> None:
         self.budget -= cost
         if self.budget < 0:
             raise _Exhausted
@@ -225,8 +234,13 @@ class _Search:
         counts: list[int] = []
         outcomes: list[Outcome] = []
         for population in populations:
-            self.spend(strategy, len(mq_all), population.count)
-            outcome = evaluate(strategy, mq_all, population, self.subject.threshold)
+            work = len(mq_all) + population.count
+            if isinstance(strategy, ConsistentHash):
+                work += POINT_COST * population.count * strategy.virtual_node_cnt
+            self.spend(work)
+            hashed = self.hashes.hashed
+            outcome = evaluate(strategy, mq_all, population, self.subject.threshold, self.hashes)
+            self.spend(HASH_COST * (self.hashes.hashed - hashed))
             if outcome is None or (forbidden is not None and outcome.problems & forbidden):
                 return None
             counts.append(population.count)
@@ -249,16 +263,10 @@ class _Search:
         if result is None:
             return None
         counts, outcomes = result
-        busy = [o for o in outcomes if o.high]
         ordered = tuple(sorted(set(counts)))
         every = ordered == tuple(range(ordered[0], ordered[-1] + 1))
-        return Proof(
-            ordered,
-            every,
-            min((o.low for o in busy), default=0),
-            max((o.high for o in busy), default=0),
-            max(o.idle for o in outcomes),
-        )
+        worst = max(outcomes, key=lambda o: (o.high / o.low if o.low else 0.0, o.high))
+        return Proof(ordered, every, worst.low, worst.high)
 
 
 def _queue_candidates(now: int, total_consumers: int, brokers: int, up: bool) -> list[int]:
@@ -297,7 +305,8 @@ def find_proposals(subject: Subject, target: Problem, budget: int = BUDGET) -> t
     search.baseline = frozenset().union(*(o.problems for o in base[1]))
     if target not in search.baseline:
         return ()
-    search.forbidden = frozenset(Problem) - (search.baseline - {target})
+    # Counts never buy a fix with idle consumers; other problems may stay if already there.
+    search.forbidden = (frozenset(Problem) - search.baseline) | {target, Problem.IDLE}
     found: dict[str, list[Proposal]] = {}
     steps: list[tuple[str, Callable[[_Search], list[Proposal]]]] = [
         ("strategy", _strategy_proposals),
@@ -349,7 +358,9 @@ def _queue_proposals(search: _Search) -> list[Proposal]:
             break
     uniform = len(set(subject.reads)) == 1
     if search.target is Problem.IMBALANCE and uniform:
-        for q in _queue_candidates(now, subject.replicas[1], brokers, up=False):
+        # at most halve the topic: fewer queues also means less parallelism
+        fewer = _queue_candidates(now, subject.replicas[1], brokers, up=False)
+        for q in (q for q in fewer if 2 * q >= now):
             proof = search.prove(reads=(q,) * brokers)
             if proof is not None:
                 out.append(Proposal(proof, queues=q, current=now))
@@ -427,22 +438,22 @@ def proof_text(proof: Proof, counted: bool = False) -> str:
     """What the allocator showed, ``counted`` when the proposal itself names the count.
 
     >>> proof_text(Proof((16, 17, 18), True, 2, 3))
-    'at every count from 16 to 18 each consumer gets 2 to 3 queues'
+    'at every count from 16 to 18 all consumers are busy, max/min at most 3/2'
     >>> proof_text(Proof((5,), True, 2, 2)), proof_text(Proof((5,), True, 2, 2), counted=True)
     ('5 consumers get 2 queues each', 'each gets 2 queues')
     """
     counts = proof.counts
-    idle = f" ({proof.idle:,} idle)" if proof.idle else ""
     if len(counts) == 1:
+        each = " each" if proof.low == proof.high else ""
         if counted:
-            return f"each gets {_amount(proof)}{idle}"
+            return f"each gets {_amount(proof)}"
         plural = "" if counts[0] == 1 else "s"
-        return f"{counts[0]:,} consumer{plural} get {_amount(proof)} each{idle}"
+        return f"{counts[0]:,} consumer{plural} get {_amount(proof)}{each}"
     sampled = "" if proof.every else " checked"
-    return (
-        f"at every{sampled} count from {counts[0]:,} to {counts[-1]:,} each consumer gets "
-        f"{_amount(proof)}{idle}"
-    )
+    where = f"at every{sampled} count from {counts[0]:,} to {counts[-1]:,}"
+    if proof.low == proof.high:
+        return f"{where} the queues split evenly"
+    return f"{where} all consumers are busy, max/min at most {proof.high}/{proof.low}"
 
 
 def _replicas_text(span: tuple[int, int]) -> str:

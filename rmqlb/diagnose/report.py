@@ -84,15 +84,15 @@ class Proof:
     """What running the allocator on a proposal showed.
 
     ``counts`` are the consumer counts it was allocated at (``every``: all counts of their
-    range, not a sample); ``low``/``high`` the fewest and most queues a busy consumer gets at
-    any of them; ``idle`` the most consumers left without a queue at any of them.
+    range, not a sample); at each of them every subscribing consumer got a queue. ``low`` and
+    ``high`` are the fewest and most queues a consumer got at the count where that ratio is
+    worst (the busiest first on a tie).
     """
 
     counts: tuple[int, ...]
     every: bool
     low: int
     high: int
-    idle: int = 0
 
     def consumers_text(self) -> str:
         """``16`` or ``16..24``."""
@@ -135,7 +135,6 @@ class Proposal:
             "sampled": not p.every,
             "minQueues": p.low,
             "maxQueues": p.high,
-            "idle": p.idle,
         }
         return out
 

@@ -505,14 +505,14 @@ def _diagnose_whole(data: dict[str, Any], names: Iterable[str]) -> dict[str, lis
     """The verdicts of groups ``names`` of a record from one parse and one diagnosis of the
     snapshot restricted to them, or ``None`` when either fails (the caller then goes group
     by group)."""
-    from rmqlb.diagnose import diagnose  # noqa: PLC0415
+    from rmqlb.diagnose import DiagnoseOptions, diagnose  # noqa: PLC0415
     from rmqlb.snapshot import parse_snapshot  # noqa: PLC0415
 
     view = whole_view(data)
     view["groups"] = {name: data["groups"][name] for name in names}
     try:
         snapshot = parse_snapshot(view, "<record>")
-        report = diagnose(snapshot)
+        report = diagnose(snapshot, options=DiagnoseOptions(proposals=False))
     except Exception:  # the per-group path reports it, group by group
         return None
     by_group = {g.group: g for g in report.groups}
@@ -577,9 +577,10 @@ def _default_parser(data: Any, source: str) -> Snapshot:
 
 
 def _default_diagnoser(snapshot: Snapshot) -> Any:
-    from rmqlb.diagnose import diagnose  # noqa: PLC0415
+    from rmqlb.diagnose import DiagnoseOptions, diagnose  # noqa: PLC0415
 
-    return diagnose(snapshot)
+    # The audit keeps codes and counts, never hints: no proposal search.
+    return diagnose(snapshot, options=DiagnoseOptions(proposals=False))
 
 
 def diagnose_unit(

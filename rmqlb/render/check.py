@@ -118,6 +118,7 @@ def json_document(result: CheckResult, fail_on: str) -> dict[str, Any]:
             "queues": [{"brokerName": q.broker_name, "queueId": q.queue_id} for q in f.queues],
             "message": f.message,
             "hint": f.hint,
+            "proposals": [p.to_json() for p in f.proposals],
         }
 
     rule = FailOn(fail_on)

@@ -11,7 +11,12 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from rmqlb.allocate import allocate, allocate_sorted, consistent_hash
-from rmqlb.allocate.consistent_hash import build_ring, ring_hash
+from rmqlb.allocate.consistent_hash import (
+    HashMemo,
+    allocate_consistent_hash,
+    build_ring,
+    ring_hash,
+)
 from rmqlb.model.javaorder import java_key, java_sorted
 from rmqlb.model.queue import MessageQueue, queue_sort_key
 from rmqlb.model.strategy import Avg, AvgByCircle, ConsistentHash, MachineRoom, StrategySpec
@@ -270,3 +275,33 @@ def test_numpy_path_on_a_group_big_enough_to_use_it() -> None:
 def test_numpy_path_with_a_surrogate_key() -> None:
     slow, fast = _both_paths([MessageQueue("T", "b", i) for i in range(20)], ["a\ud800", "b"], 3)
     assert fast == slow
+
+
+# --------------------------------------------------------------------------- memoized hashes
+
+
+@settings(max_examples=100, deadline=None)
+@given(
+    mqs=QUEUES,
+    cids=st.one_of(DISTINCT_CIDS, CIDS_WITH_DUPLICATES),
+    vnodes=st.lists(st.integers(0, 6), min_size=1, max_size=4),
+)
+def test_memoized_hashes_give_java_answer(
+    mqs: list[MessageQueue], cids: list[str], vnodes: list[int]
+) -> None:
+    # One memo across several rings, as the proposal search uses it.
+    memo = HashMemo()
+    mq_all = sorted(mqs, key=cmp_to_key(queue_cmp))
+    cid_all = sorted(cids, key=cmp_to_key(utf16_cmp))
+    for n in vnodes:
+        got = allocate_consistent_hash(mq_all, cid_all, n, memo)
+        assert got == java_group(ConsistentHash(n), mq_all, cid_all)
+
+
+def test_memo_hashes_each_key_once() -> None:
+    memo = HashMemo()
+    mq_all = [MessageQueue("T", "b", i) for i in range(8)]
+    allocate_consistent_hash(mq_all, ["a", "b"], 10, memo)
+    first = memo.hashed
+    allocate_consistent_hash(mq_all, ["a", "b"], 12, memo)
+    assert (first, memo.hashed) == (8 + 20, 8 + 24)

@@ -54,7 +54,7 @@ def test_bad_examples_fail_with_file_and_line(
         assert set(doc) == {"format", "files", "findings", "cases", "exitCode"}
         assert set(doc["findings"][0]) == {
             "code", "severity", "file", "line", "group", "topic", "consumerCounts",
-            "consumers", "queues", "message", "hint",
+            "consumers", "queues", "message", "hint", "proposals",
         }  # fmt: skip
         assert set(doc["cases"][0]) == {
             "group", "topic", "file", "line", "consumerCounts", "status", "findings",

@@ -18,7 +18,6 @@ def proof(consumers: str, low: int, high: int) -> dict[str, object]:
         "sampled": False,
         "minQueues": low,
         "maxQueues": high,
-        "idle": 0,
     }
 
 
