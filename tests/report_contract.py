@@ -4,8 +4,8 @@ The contract of the explain issue, plus what ``report_to_json`` documents on top
 ``topics[].retry``, ``consumers[].lag`` and the top-level ``errors`` list; the lag totals
 (``groups[].lag``, ``lagByConsumer``, ``topics[].lag``), each queue's ``offsets`` and each
 consumer's address, version, consume status and process queues (``null`` when unknown);
-each finding's ``proposals``, ``id`` and ``causedBy`` (the id of an earlier finding of the same group, or
-null); ``groups[].inference`` (strategy parameters the wire does not carry).
+each finding's ``proposals``, ``id`` and ``causedBy`` (the id of an earlier finding of the
+same group, or null); ``groups[].inference`` (strategy parameters the wire does not carry).
 """
 
 from __future__ import annotations
