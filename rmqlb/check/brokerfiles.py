@@ -92,6 +92,7 @@ def read_broker_json(
     """Topics and groups of one broker file (``lines`` from :mod:`rmqlb.check.jsonlines`)."""
     topics: dict[str, TopicDecl] = {}
     groups: dict[str, GroupDecl] = {}
+    cluster: tuple[str, ...] = ()
     table = value.get("topicConfigTable")
     if table is not None:
         if not isinstance(table, Mapping):
@@ -101,6 +102,7 @@ def read_broker_json(
             broker = MERGED_BROKER
         else:
             broker = infer_broker_name(table) or fallback_broker
+            cluster = (broker,)
         for name, cfg in table.items():
             path: Path = ("topicConfigTable", name)
             loc = Loc(file, lines.get(path, 1))
@@ -121,4 +123,4 @@ def read_broker_json(
                 continue
             loc = Loc(file, lines.get(("subscriptionGroupTable", name), 1))
             groups[name] = GroupDecl(name, loc, members_declared=False)
-    return CheckConfig(topics, groups, (file,))
+    return CheckConfig(topics, groups, (file,), cluster)

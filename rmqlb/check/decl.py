@@ -113,8 +113,10 @@ class GroupDecl:
 
 @dataclass(frozen=True, slots=True)
 class CheckConfig:
-    """Everything the input files declare, merged."""
+    """Everything the input files declare, merged. ``cluster_brokers`` are the brokers whose
+    own topics.json was given: taken together as one cluster (TOPIC_NOT_ON_ALL_BROKERS)."""
 
     topics: dict[str, TopicDecl] = field(default_factory=dict)
     groups: dict[str, GroupDecl] = field(default_factory=dict)
     files: tuple[str, ...] = ()
+    cluster_brokers: tuple[str, ...] = ()

@@ -159,13 +159,15 @@ def merge(configs: Sequence[CheckConfig]) -> CheckConfig:
     topics: dict[str, TopicDecl] = {}
     groups: dict[str, GroupDecl] = {}
     files: list[str] = []
+    cluster: dict[str, None] = {}
     for config in configs:
         files.extend(config.files)
+        cluster.update(dict.fromkeys(config.cluster_brokers))
         for name, topic in config.topics.items():
             topics[name] = _merge_topic(topics[name], topic) if name in topics else topic
         for name, group in config.groups.items():
             groups[name] = _merge_group(groups[name], group) if name in groups else group
-    return CheckConfig(topics, groups, tuple(files))
+    return CheckConfig(topics, groups, tuple(files), tuple(cluster))
 
 
 def load_files(paths: Sequence[str]) -> CheckConfig:

@@ -11,8 +11,6 @@ finding                           points at
 ================================  ==========================================================
 IDLE_CONSUMER                     ``replicas`` of the member(s) whose clients are idle
 IMBALANCE                         the topic's queue count
-WRITE_EXCEEDS_READ                the broker's write count
-QUEUE_NOT_READABLE                the broker's perm
 SUBSCRIPTION_INCONSISTENT         the subscription (or ``subscriptions:``) of each member
                                   that differs from the group's majority
 UNCONSUMED_QUEUE                  ``subscriptions:`` of the members that do not subscribe
@@ -25,6 +23,21 @@ NO_ROUTE                          each subscription to a topic no input declares
 
 Findings about actual assignments (mismatch, duplicates, lag, unreachable clients) cannot
 come from a declared config and are dropped.
+
+Every declared topic is also checked on its own, whether a group consumes it or not
+(:mod:`rmqlb.diagnose.rules.topics`), as one case with no group:
+
+================================  ==========================================================
+finding                           points at
+================================  ==========================================================
+WRITE_EXCEEDS_READ                the broker's write count
+QUEUE_NOT_READABLE                the broker's perm
+QUEUE_NOT_WRITABLE                the broker's perm (its write count when that is 0)
+NO_QUEUES                         the broker's queue count
+TOPIC_NOT_ON_ALL_BROKERS          the topic
+================================  ==========================================================
+
+so the engine's per-group copies of the first two are dropped.
 """
 
 from __future__ import annotations
@@ -35,18 +48,22 @@ from dataclasses import dataclass, field
 
 from rmqlb.check.decl import CheckConfig, GroupDecl, Loc, MemberDecl, TopicDecl
 from rmqlb.check.proven import range_proposals, target_of
-from rmqlb.check.synth import Scenario, build_snapshot, scenarios
+from rmqlb.check.synth import Scenario, build_snapshot, scenarios, topic_route
 from rmqlb.diagnose import DiagnoseOptions, diagnose
 from rmqlb.diagnose.proposals import Problem
 from rmqlb.diagnose.report import Code, Finding, Proposal, Report, Severity, TopicReport
+from rmqlb.diagnose.rules.topics import TopicFinding, topic_findings
 from rmqlb.errors import ExitCode
 from rmqlb.failon import gate
 from rmqlb.model.queue import MessageQueue
-from rmqlb.model.snapshot import PERM_READ, Snapshot
+from rmqlb.model.snapshot import Snapshot
 from rmqlb.model.strategy import describe
+from rmqlb.model.system import is_system_topic
 
 DROPPED_CODES = frozenset(
     {
+        Code.WRITE_EXCEEDS_READ,  # checked per topic, once (check_topic)
+        Code.QUEUE_NOT_READABLE,
         Code.ASSIGNMENT_MISMATCH,
         Code.DUPLICATE_ASSIGNMENT,
         Code.CLIENT_UNREACHABLE,
@@ -80,12 +97,13 @@ class CheckOptions:
 @dataclass(frozen=True, slots=True)
 class CheckFinding:
     """A finding at a place in an input file. ``counts`` are the consumer counts where it
-    occurs (empty when it does not depend on them)."""
+    occurs (empty when it does not depend on them); ``group`` is ``None`` for a finding about
+    a topic itself."""
 
     code: str
     severity: Severity
     loc: Loc
-    group: str
+    group: str | None
     topic: str | None
     message: str
     hint: str
@@ -97,9 +115,10 @@ class CheckFinding:
 
 @dataclass(frozen=True, slots=True)
 class CaseResult:
-    """One group x topic (``topic`` None: the group itself), as one JUnit testcase."""
+    """One group x topic (``topic`` None: the group itself; ``group`` None: the topic itself),
+    as one JUnit testcase."""
 
-    group: str
+    group: str | None
     topic: str | None
     loc: Loc
     counts: tuple[int, ...]
@@ -145,7 +164,7 @@ class CheckResult:
 def sort_check_findings(findings: Iterable[CheckFinding]) -> list[CheckFinding]:
     """Most severe first, then by file and line."""
     return sorted(
-        findings, key=lambda f: (-f.severity.rank, f.loc.file, f.loc.line, f.code, f.group)
+        findings, key=lambda f: (-f.severity.rank, f.loc.file, f.loc.line, f.code, f.group or "")
     )
 
 
@@ -182,17 +201,6 @@ def _subscription_loc(member: MemberDecl, topic: str | None) -> Loc:
     return sub.loc if sub is not None else member.subscriptions_loc
 
 
-def _broker_locs(
-    topic: TopicDecl | None, queues: Sequence[MessageQueue], bad: Callable[[int, int, int], bool]
-) -> list[tuple[str, Loc, Loc, Loc]]:
-    if topic is None:
-        return []
-    named = {q.broker_name for q in queues}
-    brokers = [b for b in topic.brokers if bad(b.read, b.write, b.perm)]
-    chosen = [b for b in brokers if b.broker in named] or brokers
-    return [(b.broker, b.write_loc, b.perm_loc, b.loc) for b in chosen]
-
-
 def locate(
     finding: Finding,
     group: GroupDecl,
@@ -210,13 +218,6 @@ def locate(
         locs = [m.replicas_loc for m in members]
     elif code == Code.IMBALANCE:
         locs = [topic.queues_loc] if topic is not None else []
-    elif code == Code.WRITE_EXCEEDS_READ:
-        locs = [w for _, w, _, _ in _broker_locs(topic, finding.queues, lambda r, w, p: w > r)]
-    elif code == Code.QUEUE_NOT_READABLE:
-        locs = [
-            p
-            for _, _, p, _ in _broker_locs(topic, finding.queues, lambda r, w, p: not p & PERM_READ)
-        ]
     elif code == Code.SUBSCRIPTION_INCONSISTENT:
         locs = [
             _subscription_loc(m, finding.topic) for m in _differing_members(present, finding.topic)
@@ -491,15 +492,52 @@ def check_group(
     return cases, tables
 
 
+def _topic_loc(decl: TopicDecl, found: TopicFinding) -> Loc:
+    broker = next((b for b in decl.brokers if b.broker == found.broker), None)
+    if broker is None:
+        return decl.loc
+    if found.code is Code.WRITE_EXCEEDS_READ or found.about_write_count:
+        return broker.write_loc
+    if found.code in (Code.QUEUE_NOT_READABLE, Code.QUEUE_NOT_WRITABLE):
+        return broker.perm_loc
+    return broker.read_loc
+
+
+def check_topic(config: CheckConfig, decl: TopicDecl) -> CaseResult | None:
+    """The topic on its own (see the module docstring); ``None`` for a built-in topic (or
+    the topic a broker names after itself)."""
+    if is_system_topic(decl.name) or decl.name in config.cluster_brokers:
+        return None
+    found = topic_findings(topic_route(decl), cluster=config.cluster_brokers)
+    findings = [
+        CheckFinding(
+            code=f.code.value,
+            severity=f.severity,
+            loc=_topic_loc(decl, f),
+            group=None,
+            topic=decl.name,
+            message=f.message,
+            hint=f.hint,
+            queues=f.queues,
+        )
+        for f in found
+    ]
+    return CaseResult(None, decl.name, decl.loc, (), tuple(sort_check_findings(findings)))
+
+
 def run_check(
     config: CheckConfig,
     options: CheckOptions | None = None,
     diagnoser: Diagnoser | None = None,
 ) -> CheckResult:
-    """Check every declared group (see the module docstring)."""
+    """Check every declared topic and group (see the module docstring)."""
     options = options or CheckOptions()
     diagnose_fn = diagnoser or engine_diagnoser
-    cases: list[CaseResult] = []
+    cases: list[CaseResult] = [
+        case
+        for case in (check_topic(config, decl) for decl in config.topics.values())
+        if case is not None
+    ]
     tables: list[CountsTable] = []
     for group in config.groups.values():
         group_cases, group_tables = check_group(config, group, options, diagnose_fn)

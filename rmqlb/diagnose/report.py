@@ -67,6 +67,9 @@ class Code(StrEnum):
     CONSUME_FAILING = "CONSUME_FAILING"  # a holder's listener fails: retries, then the DLQ
     ORDERLY_LOCK_LOST = "ORDERLY_LOCK_LOST"  # an orderly holder lacks the broker lock of a queue
     CONSUME_DISABLED = "CONSUME_DISABLED"  # consumeEnable=false in the group's config
+    QUEUE_NOT_WRITABLE = "QUEUE_NOT_WRITABLE"  # a readable broker of a topic takes no writes
+    NO_QUEUES = "NO_QUEUES"  # a broker of a topic declares 0 read and 0 write queues
+    TOPIC_NOT_ON_ALL_BROKERS = "TOPIC_NOT_ON_ALL_BROKERS"  # on some brokers of a cluster only
 
 
 class QueueStatus(StrEnum):

@@ -47,3 +47,17 @@ def is_system_group(name: str) -> bool:
     (True, False)
     """
     return name in SYSTEM_GROUPS or name.startswith(SYSTEM_GROUP_PREFIXES)
+
+
+SYSTEM_TOPIC_PREFIXES: tuple[str, ...] = ("rmq_sys_", "RMQ_SYS_", "SCHEDULE_TOPIC_")
+
+
+def is_system_topic(name: str) -> bool:
+    """Whether ``name`` is one of RocketMQ's built-in topics.
+
+    >>> is_system_topic("TBW102"), is_system_topic("rmq_sys_SYNC_BROKER_MEMBER_b")
+    (True, True)
+    >>> is_system_topic("OrderTopic"), is_system_topic("%RETRY%OrderGroup")
+    (False, False)
+    """
+    return name in SYSTEM_TOPICS or name.startswith(SYSTEM_TOPIC_PREFIXES)

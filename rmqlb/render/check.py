@@ -44,7 +44,9 @@ def compact_queues(queues: Sequence[MessageQueue]) -> str:
 
 
 def where(f: CheckFinding) -> str:
-    """``group/topic`` or ``group``."""
+    """``group/topic``, ``group`` or, about a topic itself, ``topic``."""
+    if f.group is None:
+        return f.topic or ""
     return f"{f.group}/{f.topic}" if f.topic else f.group
 
 
@@ -52,12 +54,13 @@ def summary(result: CheckResult, fail_on: str) -> str:
     """One closing line: what was checked, what was found, the exit code."""
     counts = {s: sum(1 for f in result.findings if f.severity is s) for s in Severity}
     files = len(result.config.files)
-    groups = len({c.group for c in result.cases})
+    topics = sum(1 for c in result.cases if c.group is None)
+    groups = len({c.group for c in result.cases if c.group is not None})
     found = ", ".join(severity_count(n, s) for s, n in counts.items() if n) or "no findings"
     code = int(result.exit_code(fail_on))
     return (
-        f"rmqlb check: {plural(files, 'file')}, {plural(groups, 'group')}, "
-        f"{plural(len(result.cases), 'case')}: {found} (exit {code})"
+        f"rmqlb check: {plural(files, 'file')}, {plural(topics, 'topic')}, "
+        f"{plural(groups, 'group')}, {plural(len(result.cases), 'case')}: {found} (exit {code})"
     )
 
 

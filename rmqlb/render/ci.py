@@ -10,6 +10,8 @@ from rmqlb.diagnose.report import Severity
 from rmqlb.failon import FailOn
 from rmqlb.render.safe import safe
 
+TOPICS_CLASS = "(topics)"
+"""JUnit class of the cases about a topic's own configuration."""
 ANNOTATION_LEVEL = {Severity.error: "error", Severity.warning: "warning", Severity.info: "notice"}
 
 
@@ -18,7 +20,8 @@ def _line(f: CheckFinding) -> str:
 
 
 def junit_xml(result: CheckResult, fail_on: str = "warning") -> str:
-    """JUnit XML: a testcase per group x topic (``(group)`` for group-level findings); it
+    """JUnit XML: a testcase per group x topic (``(group)`` for group-level findings) and per
+    topic (class ``(topics)``, for the topic's own configuration); it
     fails when one of its findings is at least ``fail_on`` severe, and lists the others in
     ``system-out``. Groups no config declares members for are ``skipped``. Control
     characters in names are made visible (XML 1.0 cannot hold most of them at all)."""
@@ -32,7 +35,7 @@ def junit_xml(result: CheckResult, fail_on: str = "warning") -> str:
         element = ET.SubElement(
             suite,
             "testcase",
-            classname=case.group,
+            classname=case.group if case.group is not None else TOPICS_CLASS,
             name=name,
             file=case.loc.file,
             line=str(case.loc.line),
@@ -97,7 +100,7 @@ def github_annotations(result: CheckResult, workspace: str | None = None) -> lis
             (
                 f"file={_escape_property(_repo_path(f.loc.file, workspace))}",
                 f"line={f.loc.line}",
-                f"title={_escape_property(f'rmqlb {f.code} ({f.group})')}",
+                f"title={_escape_property(f'rmqlb {f.code} ({f.group or f.topic})')}",
             )
         )
         message = _escape_data(f"{f.message}\nfix: {f.hint}")

@@ -33,6 +33,36 @@ def _addr(ctx: TopicContext, broker: str) -> str:
     return addr or f"<{broker} address>"
 
 
+def not_readable_text(topic: str, broker: str, perm: int, count: int, addr: str) -> tuple[str, str]:
+    """QUEUE_NOT_READABLE's message (without the waiting messages) and hint."""
+    still = ", while producers still write to them" if perm & PERM_WRITE and count else ""
+    return (
+        f"{topic} on {broker} has perm {perm} ({_perm_text(perm)}): its "
+        f"{plural(count, 'queue')} are left out of mqAll and consumed by nobody{still}",
+        f"if {broker} is being drained on purpose this is expected; otherwise "
+        f"restore read permission: mqadmin updateTopicPerm -t {topic} "
+        f"-b {addr} -p 6 (or brokerPermission=6 for the whole broker)",
+    )
+
+
+def write_exceeds_read_text(
+    topic: str, broker: str, read: int, write: int, addr: str
+) -> tuple[str, str, tuple[MessageQueue, ...]]:
+    """WRITE_EXCEEDS_READ's message (without the waiting messages), hint and stranded
+    queues (ids ``read .. write-1``)."""
+    stranded = tuple(MessageQueue(topic, broker, i) for i in range(read, write))
+    return (
+        f"{topic} on {broker} has writeQueueNums {write} > readQueueNums {read}: "
+        f"producers write to {plural(write - read, 'queue')} ({queue_text(stranded)}) "
+        "that no consumer reads",
+        f"raise readQueueNums to {write}: mqadmin updateTopic -t {topic} "
+        f"-b {addr} -r {write} -w {write}; to shrink a topic, lower "
+        f"writeQueueNums first and readQueueNums only once "
+        f"{queue_text(stranded)} are drained",
+        stranded,
+    )
+
+
 def check_route(ctx: TopicContext) -> list[Finding]:
     """Problems of the route itself, whatever the consumers do."""
     g = ctx.g
@@ -60,39 +90,30 @@ def check_route(ctx: TopicContext) -> list[Finding]:
         if not qd.readable:
             count = max(qd.read_queue_nums, qd.write_queue_nums)
             queues = tuple(MessageQueue(topic, broker, i) for i in range(count))
-            still = ", while producers still write to them" if qd.writeable and count else ""
+            message, hint = not_readable_text(topic, broker, qd.perm, count, _addr(ctx, broker))
             out.append(
                 Finding(
                     Code.QUEUE_NOT_READABLE,
                     Severity.warning,
                     g.name,
-                    f"{topic} on {broker} has perm {qd.perm} ({_perm_text(qd.perm)}): its "
-                    f"{plural(count, 'queue')} are left out of mqAll and consumed by "
-                    f"nobody{still}"
-                    f"{waiting_text(g, queues, topic, 'read permission is restored')}",
-                    f"if {broker} is being drained on purpose this is expected; otherwise "
-                    f"restore read permission: mqadmin updateTopicPerm -t {topic} "
-                    f"-b {_addr(ctx, broker)} -p 6 (or brokerPermission=6 for the whole broker)",
+                    message + waiting_text(g, queues, topic, "read permission is restored"),
+                    hint,
                     topic=topic,
                     queues=queues,
                 )
             )
         elif qd.writeable and qd.write_queue_nums > qd.read_queue_nums:
             r, w = qd.read_queue_nums, qd.write_queue_nums
-            stranded = tuple(MessageQueue(topic, broker, i) for i in range(r, w))
+            message, hint, stranded = write_exceeds_read_text(
+                topic, broker, r, w, _addr(ctx, broker)
+            )
             out.append(
                 Finding(
                     Code.WRITE_EXCEEDS_READ,
                     Severity.error,
                     g.name,
-                    f"{topic} on {broker} has writeQueueNums {w} > readQueueNums {r}: "
-                    f"producers write to {plural(w - r, 'queue')} ({queue_text(stranded)}) "
-                    "that no consumer reads"
-                    f"{waiting_text(g, stranded, topic, f'readQueueNums is raised to {w}')}",
-                    f"raise readQueueNums to {w}: mqadmin updateTopic -t {topic} "
-                    f"-b {_addr(ctx, broker)} -r {w} -w {w}; to shrink a topic, lower "
-                    f"writeQueueNums first and readQueueNums only once "
-                    f"{queue_text(stranded)} are drained",
+                    message + waiting_text(g, stranded, topic, f"readQueueNums is raised to {w}"),
+                    hint,
                     topic=topic,
                     queues=stranded,
                 )
