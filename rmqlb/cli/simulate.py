@@ -17,7 +17,27 @@ import typer
 
 from rmqlb.cli.app import app
 from rmqlb.cli.messages import error
-from rmqlb.cli.options import ColorOption, Output, OutputOption, make_console, resolve_output
+from rmqlb.cli.options import (
+    DEFAULT_MAX_IN_FLIGHT,
+    DEFAULT_TIMEOUT,
+    AccessKeyOption,
+    ColorOption,
+    DeadlineOption,
+    GroupOption,
+    MaxInFlightOption,
+    NamesrvOption,
+    Output,
+    OutputOption,
+    SecretKeyOption,
+    TimeoutOption,
+    TlsCaOption,
+    TlsCertOption,
+    TlsInsecureOption,
+    TlsKeyOption,
+    TlsOption,
+    make_console,
+    resolve_output,
+)
 from rmqlb.errors import AllocationError, ExitCode, InputError
 from rmqlb.humanize import plural
 
@@ -32,10 +52,15 @@ DEFAULT_CONSUMERS = 3
 
 @app.command()
 def simulate(  # noqa: PLR0917  (one parameter per flag, as typer wants)
+    ctx: typer.Context,
     queues: Annotated[
         int | None,
         typer.Option(
-            "--queues", min=1, metavar="N", help=f"Queues per broker (default {DEFAULT_QUEUES})."
+            "--queues",
+            min=1,
+            metavar="N",
+            help=f"Queues per broker (default {DEFAULT_QUEUES}); from a running group: the "
+            "step to N queues on each of its brokers.",
         ),
     ] = None,
     brokers: Annotated[
@@ -134,11 +159,54 @@ def simulate(  # noqa: PLR0917  (one parameter per flag, as typer wants)
             ),
         ),
     ] = None,
+    dump: Annotated[
+        str | None,
+        typer.Option(
+            "--dump",
+            "-d",
+            metavar="FILE",
+            help="Start from a running group of this snapshot ('-' reads stdin).",
+            show_default=False,
+        ),
+    ] = None,
+    namesrv: NamesrvOption = None,
+    group: GroupOption = None,
+    check_config: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--check-config",
+            metavar="FILE",
+            help="Start from a group declared in rmqlb check inputs (repeatable).",
+            show_default=False,
+        ),
+    ] = None,
+    replicas: Annotated[
+        int | None,
+        typer.Option(
+            "--replicas",
+            min=0,
+            metavar="N",
+            help="With --check-config: the group at N consumers (default: its maximum).",
+            show_default=False,
+        ),
+    ] = None,
     output: OutputOption = None,
     color: ColorOption = None,
+    timeout: TimeoutOption = DEFAULT_TIMEOUT,
+    deadline: DeadlineOption = None,
+    max_in_flight: MaxInFlightOption = DEFAULT_MAX_IN_FLIGHT,
+    tls: TlsOption = False,
+    tls_insecure: TlsInsecureOption = False,
+    tls_ca: TlsCaOption = None,
+    tls_cert: TlsCertOption = None,
+    tls_key: TlsKeyOption = None,
+    access_key: AccessKeyOption = None,
+    secret_key: SecretKeyOption = None,
 ) -> int:
     """Show how a strategy splits queues among consumers, what a scale event moves, and how
-    the strategies compare.
+    the strategies compare; or, from a running group (--dump, -n with --group, or
+    --check-config), what adding consumers, changing the queue count or switching strategy
+    would do, step by step, with the queues each step moves.
 
     \b
     Examples:
@@ -146,10 +214,54 @@ def simulate(  # noqa: PLR0917  (one parameter per flag, as typer wants)
       rmqlb simulate --brokers 2 --queues 8 --consumers 4 --add 1
       rmqlb simulate --queues 16 --consumers 5 --compare
       rmqlb simulate --input cases.jsonl --output json
+      rmqlb simulate --dump snap.json --group G --add 2 --queues 24
+      rmqlb simulate -n 10.0.0.9:9876 --group G --strategy CONSISTENT_HASH
     """
     from rmqlb.render.simulate import Simulation, write_simulations
 
     fmt = resolve_output(output)
+    explicit_namesrv = bool(namesrv) and not _from_env(ctx, "namesrv")
+    if dump is not None or check_config or group or explicit_namesrv:
+        from rmqlb.cli.live import LiveOptions
+        from rmqlb.cli.whatif import Changes, Source, run_running
+
+        _reject_with_running(
+            input_file=input_file,
+            brokers=brokers,
+            broker=broker,
+            consumers=consumers,
+            consumer_id=consumer_id,
+            rooms=(broker_room, consumer_room, rooms),
+            config=config,
+        )
+        if sum((dump is not None, bool(check_config), explicit_namesrv)) > 1:
+            raise InputError("give one starting point: --dump FILE, -n ADDR or --check-config FILE")
+        live = None
+        if dump is None and not check_config:
+            if not namesrv:
+                raise InputError(
+                    "--group needs a starting point: --dump FILE, -n ADDR (or NAMESRV_ADDR) or "
+                    "--check-config FILE"
+                )
+            live = LiveOptions(
+                namesrv=namesrv,
+                groups=tuple(group or ()),
+                timeout=timeout,
+                deadline=deadline,
+                max_in_flight=max_in_flight,
+                tls=tls,
+                tls_insecure=tls_insecure,
+                tls_ca=tls_ca,
+                tls_cert=tls_cert,
+                tls_key=tls_key,
+                access_key=access_key,
+                secret_key=secret_key,
+            )
+        source = Source(dump, live, tuple(check_config or ()), replicas)
+        changes = Changes(add, tuple(add_id or ()), tuple(remove or ()), queues, strategy, compare)
+        return run_running(source, tuple(group or ()), topic, changes, fmt, color)
+    if replicas is not None:
+        raise InputError("--replicas picks a consumer count of a --check-config group")
     flags = _Flags(
         queues=queues,
         brokers=brokers,
@@ -185,6 +297,45 @@ def simulate(  # noqa: PLR0917  (one parameter per flag, as typer wants)
         error(f"{len(invalid)} of {len(outcomes)} cases invalid: {first}")
         return ExitCode.BAD_INPUT
     return ExitCode.OK
+
+
+# --------------------------------------------------------------------------- a running group
+
+
+def _from_env(ctx: typer.Context, name: str) -> bool:
+    """Whether option ``name`` came from the environment rather than the command line."""
+    from typer._click.core import ParameterSource
+
+    return ctx.get_parameter_source(name) is ParameterSource.ENVIRONMENT
+
+
+def _reject_with_running(
+    *,
+    input_file: str | None,
+    brokers: int | None,
+    broker: list[str] | None,
+    consumers: int | None,
+    consumer_id: list[str] | None,
+    rooms: tuple[str | None, ...],
+    config: str | None,
+) -> None:
+    """Flags that build a group from scratch make no sense for a running one."""
+    given = {
+        "--input": input_file is not None,
+        "--brokers": brokers is not None,
+        "--broker": bool(broker),
+        "--consumers": consumers is not None,
+        "--consumer-id": bool(consumer_id),
+        "--broker-room/--consumer-room/--rooms": any(r is not None for r in rooms),
+        "--config": config is not None,
+    }
+    for name, present in given.items():
+        if present:
+            raise InputError(
+                f"{name} cannot be combined with --dump, -n/--group or --check-config: the "
+                "running group brings its own brokers, consumers and strategy (use --add, "
+                "--add-id, --remove, --queues and --strategy for the what-if)"
+            )
 
 
 # --------------------------------------------------------------------------- flags and files

@@ -22,7 +22,8 @@ from rmqlb.render.safe import escape_json_controls
 if TYPE_CHECKING:
     from rich.console import Console
 
-    from rmqlb.allocate.whatif import Balance, Moves, WhatIf
+    from rmqlb.allocate.whatif import Balance, Moves, Step, WhatIf
+    from rmqlb.diagnose.running import Running
 
 IDLE_STYLE = "bold yellow"
 ERROR_STYLE = "bold red"
@@ -70,9 +71,19 @@ def _balance_line(b: Balance) -> str:
     return "; ".join(parts)
 
 
-def _assignment(assignment: Mapping[str, Sequence[MessageQueue]], topics: bool) -> Table:
+def _assignment(
+    assignment: Mapping[str, Sequence[MessageQueue]],
+    topics: bool,
+    subscribers: frozenset[str] | None = None,
+) -> Table:
+    """Consumer, queues, count; consumers outside ``subscribers`` (when given) are marked:
+    they take their share of the topic and consume none of it."""
+
+    def name(cid: str) -> str:
+        return cid if subscribers is None or cid in subscribers else f"{cid} (not subscribed)"
+
     rows = tuple(
-        (cid, queue_ranges(qs, with_topic=topics) if qs else "(idle)", str(len(qs)))
+        (name(cid), queue_ranges(qs, with_topic=topics) if qs else "(idle)", str(len(qs)))
         for cid, qs in assignment.items()
     )
     return Table(
@@ -80,6 +91,25 @@ def _assignment(assignment: Mapping[str, Sequence[MessageQueue]], topics: bool) 
         rows,
         tuple(None if qs else IDLE_STYLE for qs in assignment.values()),
     )
+
+
+def _moves_table(moves: Moves, topics: bool) -> Table | None:
+    groups: dict[tuple[tuple[str, ...], tuple[str, ...]], list[MessageQueue]] = {}
+    for move in moves.moved:
+        groups.setdefault((move.before, move.after), []).append(move.queue)
+    if not groups:
+        return None
+    columns = (
+        Column("queues", wrap=True),
+        Column("from", wrap=True, key=True),
+        Column("to", wrap=True, key=True),
+        Column("count", "right"),
+    )
+    rows = tuple(
+        (queue_ranges(qs, with_topic=topics), _holders(b), _holders(a), str(len(qs)))
+        for (b, a), qs in groups.items()
+    )
+    return Table(columns, rows)
 
 
 def _scale_blocks(result: WhatIf, topics: bool) -> list[Block]:
@@ -97,21 +127,9 @@ def _scale_blocks(result: WhatIf, topics: bool) -> list[Block]:
         _assignment(event.after, topics),
         Line(_balance_line(balance(dict(event.after), result.queues))),
     ]
-    groups: dict[tuple[tuple[str, ...], tuple[str, ...]], list[MessageQueue]] = {}
-    for move in event.moves.moved:
-        groups.setdefault((move.before, move.after), []).append(move.queue)
-    if groups:
-        columns = (
-            Column("queues", wrap=True),
-            Column("from", wrap=True, key=True),
-            Column("to", wrap=True, key=True),
-            Column("count", "right"),
-        )
-        rows = tuple(
-            (queue_ranges(qs, with_topic=topics), _holders(b), _holders(a), str(len(qs)))
-            for (b, a), qs in groups.items()
-        )
-        blocks += [Heading("Queues that move"), Table(columns, rows)]
+    table = _moves_table(event.moves, topics)
+    if table is not None:
+        blocks += [Heading("Queues that move"), table]
     moves = event.moves
     blocks.append(
         Line(
@@ -187,6 +205,147 @@ def simulation_blocks(sim: Simulation, multi: bool) -> list[Block]:
     if result.compare is not None:
         blocks += _compare_blocks(result, sim.joiner)
     return blocks
+
+
+# --------------------------------------------------------------------------- a running group
+
+
+@dataclass(frozen=True, slots=True)
+class RunningSimulation:
+    """A what-if started from a running group (``--dump``, ``-n``, ``--check-config``): where
+    it comes from, its steps, and the strategy comparison when asked."""
+
+    start: Running
+    source: str
+    steps: tuple[Step, ...]
+    compare: WhatIf | None = None
+    joiner: str | None = None
+
+
+def _actual_line(sim: RunningSimulation) -> Line:
+    """Whether the clients hold the start's allocation right now."""
+    actual, expected = sim.start.actual, sim.steps[0].assignment
+    if actual is None or expected is None:
+        return Line("what each client holds right now is not known: the start is what they compute")
+    held = {(mq, cid) for cid, qs in actual.items() for mq in qs}
+    want = {(mq, cid) for cid, qs in expected.items() for mq in qs}
+    differ = len({mq for mq, _ in held ^ want})
+    if not differ:
+        return Line("the clients hold exactly this right now")
+    return Line(
+        f"right now the clients hold {plural(differ, 'queue')} otherwise (a rebalance in "
+        "progress, or a problem: see rmqlb explain); the steps start from what they compute",
+        IDLE_STYLE,
+    )
+
+
+def _step_line(step: Step) -> Line:
+    moves = step.moves
+    if moves is None:
+        return Line("no comparison: an allocation fails")
+    parts = [
+        f"{moves.count} of {plural(moves.total, 'queue')} change owner "
+        f"({_share(moves.count, moves.percent)})"
+    ]
+    if step.new_queues:
+        parts.append(f"{plural(step.new_queues, 'new queue')} get a first owner")
+    if step.gone_queues:
+        parts.append(f"{plural(step.gone_queues, 'queue')} removed")
+    return Line("; ".join(parts))
+
+
+def running_blocks(sim: RunningSimulation) -> list[Block]:
+    """A running group's what-if as blocks: as it is, then every step and what it moves."""
+    from rmqlb.allocate.whatif import overall  # noqa: PLC0415
+    from rmqlb.model.strategy import describe  # noqa: PLC0415
+
+    start = sim.start
+    subs = start.subscribers
+    subscribing = sum(1 for c in dict.fromkeys(start.consumers) if c in subs)
+    who = "" if subscribing == len(set(start.consumers)) else f" ({subscribing} subscribe)"
+    blocks: list[Block] = [
+        Heading(
+            f"{start.group} / {start.topic} ({sim.source}): "
+            f"{plural(len(start.queues), 'queue')} on {plural(len(start.brokers), 'broker')}, "
+            f"{plural(len(start.consumers), 'consumer')}{who}, {describe(start.strategy)}"
+        )
+    ]
+    for n, step in enumerate(sim.steps):
+        if n:
+            blocks.append(Heading(f"Step {n}: {step.change}"))
+        if step.assignment is None or step.balance is None:
+            blocks.append(Line(f"error: {one_line(step.error or '')}", ERROR_STYLE))
+            continue
+        joined = frozenset(step.consumers) - frozenset(start.consumers)  # they subscribe too
+        held = _assignment(step.assignment, False, subs | joined)
+        blocks += [held, Line(_balance_line(step.balance))]
+        if n == 0:
+            blocks.append(_actual_line(sim))
+            continue
+        moved = None if step.moves is None else _moves_table(step.moves, False)
+        if moved is not None:
+            blocks.append(moved)
+        blocks.append(_step_line(step))
+    total = overall(sim.steps)
+    if len(sim.steps) > 2 and total is not None:
+        blocks.append(
+            Line(
+                f"In all: {total.count} of {plural(total.total, 'queue')} that exist before and "
+                f"after change owner ({_share(total.count, total.percent)})"
+            )
+        )
+    if sim.compare is not None and sim.compare.compare is not None:
+        blocks += _compare_blocks(sim.compare, sim.joiner)
+    return blocks
+
+
+def running_json(sim: RunningSimulation) -> str:
+    """One running what-if as one JSON line (see ``docs/simulate.md``)."""
+    from rmqlb.allocate.whatif import overall, plan_to_json, what_if_to_json  # noqa: PLC0415
+
+    start = sim.start
+    doc = plan_to_json(
+        f"{start.group}/{start.topic}",
+        sim.steps,
+        {
+            "group": start.group,
+            "topic": start.topic,
+            "source": sim.source,
+            "subscribers": sorted(start.subscribers),
+        },
+    )
+    total = overall(sim.steps)
+    doc["moved"] = (
+        None
+        if total is None
+        else {"count": total.count, "total": total.total, "percent": total.percent}
+    )
+    if sim.compare is not None:
+        doc["compare"] = what_if_to_json(None, sim.compare).get("compare")
+    return escape_json_controls(json.dumps(doc, ensure_ascii=False)) + "\n"
+
+
+def write_running(
+    sims: Sequence[RunningSimulation],
+    fmt: Output,
+    console: Console | None = None,
+    out: IO[str] | None = None,
+) -> None:
+    """Every running what-if in ``fmt``: Rich on ``console``, the others on ``out``."""
+    stream = out or sys.stdout
+    if fmt is Output.json:
+        stream.writelines(running_json(s) for s in sims)
+        return
+    blocks: list[Block] = []
+    for n, sim in enumerate(sims):
+        if n:
+            blocks.append(Line(""))
+        blocks += running_blocks(sim)
+    if fmt is Output.table:
+        assert console is not None
+        write_rich(blocks, console)
+    else:
+        stream.write(to_text(blocks, markdown=fmt is Output.markdown))
 
 
 def simulation_json(sim: Simulation) -> str:
