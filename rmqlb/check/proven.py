@@ -88,13 +88,21 @@ class _Walk:
             self.cache[replicas] = found
         return found
 
-    def __call__(self, span: tuple[int, int], readable: int) -> list[Population]:
+    def _ranges(self, span: tuple[int, int]) -> tuple[tuple[int, ...], tuple[int, ...]]:
         members: Sequence[MemberDecl] = self.group.members
         mins = [m.min_replicas for m in members]
         maxs = [m.max_replicas for m in members]
         mins[self.member], maxs[self.member] = span
-        totals = considered_totals(sum(mins), sum(maxs), [*self.others, readable])
-        return [self.population(distribute(tuple(mins), tuple(maxs), total)) for total in totals]
+        return tuple(mins), tuple(maxs)
+
+    def counts(self, span: tuple[int, int], readable: int) -> list[int]:
+        """The consumer counts ``rmqlb check`` considers with this member's ``span``."""
+        mins, maxs = self._ranges(span)
+        return considered_totals(sum(mins), sum(maxs), [*self.others, readable])
+
+    def __call__(self, span: tuple[int, int], readable: int) -> list[Population]:
+        mins, maxs = self._ranges(span)
+        return [self.population(distribute(mins, maxs, t)) for t in self.counts(span, readable)]
 
 
 def range_proposals(
@@ -116,6 +124,7 @@ def range_proposals(
         key=lambda item: java_key(item[0]),
     )
     varied = group.members[member]
+    walk = _Walk(config, group, topic, member)
     subject = Subject(
         topic,
         tuple(b for b, _ in readable),
@@ -123,9 +132,10 @@ def range_proposals(
         spec,
         (varied.min_replicas, varied.max_replicas),
         threshold,
-        _Walk(config, group, topic, member),
+        walk,
         member=varied.name,
         max_replicas=MAX_REPLICAS,
+        counts=walk.counts,
     )
     found = find_proposals(subject, target)
     # one member: its replicas are the group's, no member to name in the text

@@ -150,7 +150,14 @@ class Subject:
     - ``replicas``: what a replica proposal varies, today (a count is ``(m, m)``);
     - ``populations``: the consumer lists to allocate for a replica range, given the
       topic's readable queue total (``rmqlb check`` samples counts around it);
-    - ``vary_replicas``: whether consumer counts can be proven (known or irrelevant ids).
+    - ``vary_replicas``: whether consumer counts can be proven (known or irrelevant ids);
+    - ``counts``: the consumer counts ``populations`` would give, without building them (for
+      the screen below; ``None``: build the populations).
+
+    AVG and AVG_BY_CIRCLE give every consumer ``n // m`` or ``n // m + 1`` queues, so a
+    candidate whose counts cannot pass (fewer queues than consumers, or an uneven split above
+    the threshold) is screened out by arithmetic before any allocation: only candidates that
+    pass the screen are allocated, and only the allocation proves them.
     """
 
     topic: str
@@ -163,6 +170,7 @@ class Subject:
     vary_replicas: bool = True
     member: str | None = None
     max_replicas: int = 10_000
+    counts: Callable[[tuple[int, int], int], Sequence[int]] | None = None
 
 
 def uniform_subject(
@@ -247,6 +255,28 @@ class _Search:
             outcomes.append(outcome)
         return (counts, outcomes) if outcomes else None
 
+    def screened_out(
+        self, reads: Sequence[int], replicas: tuple[int, int], strategy: StrategySpec
+    ) -> bool:
+        """Whether arithmetic already rules the candidate out (AVG and AVG_BY_CIRCLE only)."""
+        if not isinstance(strategy, Avg | AvgByCircle):
+            return False
+        n = sum(reads)
+        if self.subject.counts is not None:
+            counts: Sequence[int] = self.subject.counts(replicas, n)
+        else:
+            counts = [p.count for p in self.subject.populations(replicas, n)]
+        self.spend(len(counts))
+        for m in counts:
+            if m == 0:
+                continue
+            if n < m:
+                return True  # some consumer idles
+            low, high = n // m, -(-n // m)
+            if Problem.IMBALANCE in self.forbidden and high / low > self.subject.threshold:
+                return True
+        return False
+
     def prove(
         self,
         *,
@@ -254,12 +284,12 @@ class _Search:
         replicas: tuple[int, int] | None = None,
         strategy: StrategySpec | None = None,
     ) -> Proof | None:
-        result = self.outcomes(
-            reads if reads is not None else self.subject.reads,
-            replicas if replicas is not None else self.subject.replicas,
-            strategy if strategy is not None else self.subject.strategy,
-            self.forbidden,
-        )
+        reads = reads if reads is not None else self.subject.reads
+        replicas = replicas if replicas is not None else self.subject.replicas
+        strategy = strategy if strategy is not None else self.subject.strategy
+        if self.screened_out(reads, replicas, strategy):
+            return None
+        result = self.outcomes(reads, replicas, strategy, self.forbidden)
         if result is None:
             return None
         counts, outcomes = result
@@ -290,12 +320,18 @@ def _count_candidates(now: int, queues: int, limit: int, up: bool) -> list[int]:
     return near + [c for c in far if 0 < c < now - STEPS]
 
 
-def find_proposals(subject: Subject, target: Problem, budget: int = BUDGET) -> tuple[Proposal, ...]:
+def find_proposals(
+    subject: Subject,
+    target: Problem,
+    budget: int = BUDGET,
+    hashes: HashMemo | None = None,
+) -> tuple[Proposal, ...]:
     """The proven proposals that remove ``target`` (see the module docstring), in the order
-    a hint states them: virtual nodes, more queues, fewer queues, consumers, strategy."""
+    a hint states them: virtual nodes, more queues, fewer queues, consumers, strategy.
+    ``hashes`` shares CONSISTENT_HASH's MD5s with other searches of the same group."""
     if not isinstance(subject.strategy, Avg | AvgByCircle | ConsistentHash):
         return ()
-    search = _Search(subject, target, budget)
+    search = _Search(subject, target, budget, hashes=hashes or HashMemo())
     try:
         base = search.outcomes(subject.reads, subject.replicas, subject.strategy, None)
     except _Exhausted:

@@ -13,6 +13,7 @@ that pass, each with what the allocation showed.
 
 from __future__ import annotations
 
+from rmqlb.allocate.consistent_hash import HashMemo
 from rmqlb.diagnose.context import Mode, TopicContext
 from rmqlb.diagnose.proposals import (
     Population,
@@ -80,17 +81,30 @@ def subject_of(ctx: TopicContext) -> Subject | None:
         g.options.max_imbalance,
         populations,
         vary_replicas=ids_free,
+        counts=lambda span, _: range(span[0], span[1] + 1),
     )
 
 
-def _proven(ctx: TopicContext, target: Problem) -> tuple[tuple[Proposal, ...], str]:
-    """The proven proposals removing ``target`` and the hint stating them ("" if none)."""
-    subject = subject_of(ctx)
-    if subject is None:
-        return (), ""
-    found = find_proposals(subject, target)
-    wording = Wording(ctx.topic, ctx.g.name, len(ctx.base), ctx.g.strategy)
-    return found, proposals_hint(found, wording)
+class _Prover:
+    """The proposal search of one (group, topic): the subject built once, and CONSISTENT_HASH's
+    MD5s shared by the searches of its findings."""
+
+    def __init__(self, ctx: TopicContext) -> None:
+        self.ctx = ctx
+        self.subject: Subject | None = None
+        self.built = False
+        self.hashes = HashMemo()
+
+    def __call__(self, target: Problem) -> tuple[tuple[Proposal, ...], str]:
+        """The proven proposals removing ``target`` and the hint stating them ("" if none)."""
+        ctx = self.ctx
+        if not self.built:
+            self.subject, self.built = subject_of(ctx), True
+        if self.subject is None:
+            return (), ""
+        found = find_proposals(self.subject, target, hashes=self.hashes)
+        wording = Wording(ctx.topic, ctx.g.name, len(ctx.base), ctx.g.strategy)
+        return found, proposals_hint(found, wording)
 
 
 def _blocked_hint(g_strategy: str) -> str:
@@ -150,7 +164,7 @@ def _failed(ctx: TopicContext) -> list[Finding]:
     ]
 
 
-def _idle(ctx: TopicContext) -> list[Finding]:
+def _idle(ctx: TopicContext, prove: _Prover) -> list[Finding]:
     g = ctx.g
     subscribers = [c for c in dict.fromkeys(g.cid_all) if c in ctx.subscribers]
     idle = [c for c in subscribers if ctx.expected_count(c) == 0]
@@ -165,7 +179,7 @@ def _idle(ctx: TopicContext) -> list[Finding]:
         if non_subs
         else ""
     )
-    proposals, proven = _proven(ctx, Problem.IDLE)
+    proposals, proven = prove(Problem.IDLE)
     if n == 0:
         readable_brokers = ctx.route is not None and any(
             qd.readable for qd in ctx.route.queue_datas
@@ -225,7 +239,7 @@ def _idle(ctx: TopicContext) -> list[Finding]:
     ]
 
 
-def _imbalance(ctx: TopicContext) -> list[Finding]:
+def _imbalance(ctx: TopicContext, prove: _Prover) -> list[Finding]:
     g = ctx.g
     counts = {
         c: ctx.expected_count(c)
@@ -241,7 +255,7 @@ def _imbalance(ctx: TopicContext) -> list[Finding]:
     n, m = len(ctx.mq_all), len(g.cid_all)
     heavy = [c for c, k in counts.items() if k == hi]
     light = [c for c, k in counts.items() if k == lo]
-    proposals, proven = _proven(ctx, Problem.IMBALANCE)
+    proposals, proven = prove(Problem.IMBALANCE)
     if isinstance(g.strategy, MachineRoomNearby):
         hint = _rooms_hint(ctx, g.strategy)
     elif isinstance(g.strategy, ConsistentHash):
@@ -334,7 +348,7 @@ def _nobody_cause(ctx: TopicContext) -> tuple[str, str]:
     )
 
 
-def _unconsumed(ctx: TopicContext) -> list[Finding]:
+def _unconsumed(ctx: TopicContext, prove: _Prover) -> list[Finding]:
     g = ctx.g
     out: list[Finding] = []
     total = len(ctx.mq_all)
@@ -377,7 +391,7 @@ def _unconsumed(ctx: TopicContext) -> list[Finding]:
         cause, hint = _nobody_cause(ctx)
         proposals: tuple[Proposal, ...] = ()
         if len(set(g.cid_all)) == len(g.cid_all):  # a duplicated id is not a count problem
-            proposals, proven = _proven(ctx, Problem.NOBODY)
+            proposals, proven = prove(Problem.NOBODY)
             hint = proven or hint
         out.append(
             Finding(
@@ -403,8 +417,9 @@ def check_allocation(ctx: TopicContext) -> list[Finding]:
     if ctx.expected is None:
         return _failed(ctx)
     out: list[Finding] = []
+    prove = _Prover(ctx)
     if not ctx.retry:  # one retry queue for many consumers is normal
-        out.extend(_idle(ctx))
-        out.extend(_imbalance(ctx))
-    out.extend(_unconsumed(ctx))
+        out.extend(_idle(ctx, prove))
+        out.extend(_imbalance(ctx, prove))
+    out.extend(_unconsumed(ctx, prove))
     return out
