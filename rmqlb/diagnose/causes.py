@@ -152,6 +152,7 @@ def arrange(findings: Sequence[Finding], parents: Sequence[int | None]) -> list[
         f = replace(findings[i], id=ids[i])
         if parent is not None and parent in placed:
             cause = placed[parent]
-            f = replace(f, caused_by=cause.id, hint=consequence_hint(cause))
+            # the fix is the cause's: no proposal of its own (a hint states every proposal)
+            f = replace(f, caused_by=cause.id, hint=consequence_hint(cause), proposals=())
         placed[i] = f
     return [placed[i] for i in order]

@@ -482,7 +482,7 @@ def proof_text(proof: Proof, counted: bool = False) -> str:
     if len(counts) == 1:
         each = " each" if proof.low == proof.high else ""
         if counted:
-            return f"each gets {_amount(proof)}"
+            return f"{'it' if counts[0] == 1 else 'each'} gets {_amount(proof)}"
         plural = "" if counts[0] == 1 else "s"
         return f"{counts[0]:,} consumer{plural} get {_amount(proof)}{each}"
     sampled = "" if proof.every else " checked"
@@ -523,7 +523,8 @@ def proposal_text(p: Proposal, w: Wording, first_queue_clause: bool = True) -> s
         if w.check:
             owner = f" of {p.member}" if p.member else ""
             return f"set replicas{owner} to {span}: {proof}"
-        return f"run {span} consumers in {w.group}: {proof}"
+        noun = "consumer" if p.replicas == (1, 1) else "consumers"
+        return f"run {span} {noun} in {w.group}: {proof}"
     return f"switch {w.group} to {p.strategy}: {proof}"
 
 

@@ -67,6 +67,7 @@ EXPECTED: dict[str, list[Expected]] = {
         ("QUEUE_NOT_READABLE", "ShipmentTopic", [f"broker-b:{i}" for i in range(8)], None),
     ],
     "machine-room-nearby.json": [("IMBALANCE", "LogisticsTopic", [], None)],
+    "consistent-hash-imbalance.json": [("IMBALANCE", "ClickTopic", [], None)],
     "broadcasting.json": [("BROADCASTING", None, [], None)],
     "healthy.json": [],
     "duplicate-client-id.json": [
@@ -121,6 +122,15 @@ def test_example_report_is_json(name: str) -> None:
     doc = report_to_json(diagnose(load_snapshot(EXAMPLES / name)))
     assert json.loads(json.dumps(doc)) == doc
     assert doc["format"] == "rmqlb.report/1"
+
+
+def test_consistent_hash_example_proposes_what_its_ring_needs() -> None:
+    report = diagnose(load_snapshot(EXAMPLES / "consistent-hash-imbalance.json"))
+    (imbalance,) = report.findings
+    shown = [{k: v for k, v in p.to_json().items() if k != "proof"} for p in imbalance.proposals]
+    assert shown == [{"vnodes": 146}, {"queues": 40}, {"strategy": "AVG"}]
+    # 40 queues for 4 consumers: an even division, yet 8 to 12 each under the hash ring
+    assert (imbalance.proposals[1].proof.low, imbalance.proposals[1].proof.high) == (8, 12)
 
 
 def test_healthy_example_tables() -> None:
