@@ -140,5 +140,5 @@ def range_proposals(
     found = find_proposals(subject, target)
     # one member: its replicas are the group's, no member to name in the text
     found_text = tuple(replace(p, member=None) for p in found) if len(group.members) == 1 else found
-    wording = Wording(topic, group.name, len(readable), spec, check=True)
+    wording = Wording(topic, group.name, len(readable), spec, check=True, target=target)
     return found, proposals_hint(found_text, wording)

@@ -450,7 +450,7 @@ class Wording:
     """What a hint needs besides the proposals: names, and who the replicas belong to.
 
     ``check``: the proposals come from ``rmqlb check`` (replicas of a declared member, client
-    ids of its model) rather than from a running group.
+    ids of its model) rather than from a running group; ``target``: the problem they fix.
     """
 
     topic: str
@@ -458,6 +458,7 @@ class Wording:
     brokers: int
     strategy: StrategySpec
     check: bool = False
+    target: Problem | None = None
 
 
 def _queues_word(n: int) -> str:
@@ -539,14 +540,14 @@ def proposals_hint(proposals: Sequence[Proposal], w: Wording) -> str:
         seen_queue = seen_queue or p.queues is not None
     text = "; or ".join(clauses)
     if isinstance(w.strategy, ConsistentHash):
-        ids = (
-            "the client ids check models (real ids hash differently)"
-            if w.check
-            else ("these client ids")
-        )
-        text = (
+        ids = "these client ids"
+        if w.check:
+            ids = "the client ids check models (real ids hash differently)"
+        why = (
             "CONSISTENT_HASH places queues by hash, so an even division does not balance it; "
-            f"allocated on the ring of {ids}, where a consumer joining or leaving redraws it: "
-            + text
+            if w.target is Problem.IMBALANCE
+            else ""
         )
+        text = f"{why}computed on the ring of {ids}, which a consumer joining or leaving "
+        text += "redraws: " + "; or ".join(clauses)
     return text

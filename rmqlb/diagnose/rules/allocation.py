@@ -103,7 +103,7 @@ class _Prover:
         if self.subject is None:
             return (), ""
         found = find_proposals(self.subject, target, hashes=self.hashes)
-        wording = Wording(ctx.topic, ctx.g.name, len(ctx.base), ctx.g.strategy)
+        wording = Wording(ctx.topic, ctx.g.name, len(ctx.base), ctx.g.strategy, target=target)
         return found, proposals_hint(found, wording)
 
 
