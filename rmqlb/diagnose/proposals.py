@@ -36,7 +36,12 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 
 from rmqlb.allocate import allocate_sorted
-from rmqlb.allocate.consistent_hash import HashMemo, allocate_consistent_hash
+from rmqlb.allocate.consistent_hash import (
+    HashMemo,
+    allocate_consistent_hash,
+    queue_keys,
+    sweep_virtual_nodes,
+)
 from rmqlb.diagnose.report import Proof, Proposal
 from rmqlb.errors import AllocationError, InputError
 from rmqlb.model.javaorder import java_key
@@ -50,7 +55,8 @@ STEPS = 64
 JUMPS = 8
 """Multiples (queues) or fractions (consumers) of the other side's count tried beyond."""
 VNODES_ONE_BY_ONE = 1024
-"""Virtual node counts tried one by one up to here; beyond, :data:`VNODE_LADDER`."""
+"""Virtual node counts screened up to here in one pass per consumer count (distinct client
+ids), or tried one by one; beyond, :data:`VNODE_LADDER`."""
 VNODE_LADDER = (1280, 1600, 2000, 2560, 3200, 4000, 5000)
 BUDGET = 3_000_000
 """Work units (about 0.1 µs each) one search may spend: queues + consumers of each
@@ -372,12 +378,72 @@ def _vnode_proposals(search: _Search) -> list[Proposal]:
     if not isinstance(spec, ConsistentHash):
         return []
     now = spec.virtual_node_cnt
-    ladder = [*range(max(now + 1, 1), VNODES_ONE_BY_ONE + 1), *VNODE_LADDER]
-    for vnodes in (v for v in ladder if v > now):
+    screened = _vnode_screen(search, now)
+    near = range(max(now + 1, 1), VNODES_ONE_BY_ONE + 1) if screened is None else screened
+    for vnodes in (v for v in [*near, *VNODE_LADDER] if v > now):
         proof = search.prove(strategy=ConsistentHash(vnodes))
         if proof is not None:
             return [Proposal(proof, vnodes=vnodes, current=now)]
     return []
+
+
+def _vnode_screen(search: _Search, now: int) -> list[int] | None:
+    """The virtual node counts above ``now`` (up to :data:`VNODES_ONE_BY_ONE`, less when the
+    budget is short) that pass at every population, from one sweep of the ring per population
+    (:func:`~rmqlb.allocate.consistent_hash.sweep_virtual_nodes`); ``None`` when a population
+    repeats a client id, which the sweep does not model. The allocator still proves them."""
+    subject = search.subject
+    mq_all = search.mq_all(subject.reads)
+    populations = subject.populations(subject.replicas, len(mq_all))
+    if any(len(set(p.cid_all)) != p.count for p in populations):
+        return None
+    points = sum(p.count for p in populations) * (POINT_COST + HASH_COST)
+    top = min(VNODES_ONE_BY_ONE, search.budget // max(points, 1))
+    if top <= now:
+        return []
+    search.spend(points * top)
+    queue_hashes = search.hashes(queue_keys(mq_all))
+    passing: set[int] | None = None
+    for population in sorted(populations, key=lambda p: -p.count):
+        ok = _sweep_passing(population, queue_hashes, top, now, search)
+        passing = ok if passing is None else passing & ok
+        if not passing:
+            return []
+    return sorted(passing or ())
+
+
+def _sweep_passing(
+    population: Population, queue_hashes: Sequence[int], top: int, now: int, search: _Search
+) -> set[int]:
+    """The counts in ``now+1 .. top`` at which ``population`` has no forbidden problem."""
+    cids = population.cid_all
+    subscribing = [c in population.subscribers for c in cids]
+    subs = [i for i, s in enumerate(subscribing) if s]
+    others = [i for i, s in enumerate(subscribing) if not s]
+    forbidden, threshold = search.forbidden, search.subject.threshold
+    owner = [0] * len(queue_hashes)
+    counts = [0] * len(cids)
+    out: set[int] = set()
+    for n, moves in sweep_virtual_nodes(cids, queue_hashes, top):
+        for q, o in moves:
+            if n != top:
+                counts[owner[q]] -= 1
+            owner[q] = o
+            counts[o] += 1
+        if n <= now:
+            break
+        held = [counts[i] for i in subs]
+        busy = [k for k in held if k]
+        problems = set()
+        if len(busy) < len(held):
+            problems.add(Problem.IDLE)
+        if len(busy) >= 2 and max(busy) / min(busy) > threshold:
+            problems.add(Problem.IMBALANCE)
+        if any(counts[i] for i in others):
+            problems.add(Problem.NON_SUBSCRIBER)
+        if not problems & forbidden:
+            out.add(n)
+    return out
 
 
 def _queue_proposals(search: _Search) -> list[Proposal]:
