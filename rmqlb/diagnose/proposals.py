@@ -46,7 +46,15 @@ from rmqlb.diagnose.report import Proof, Proposal
 from rmqlb.errors import AllocationError, InputError
 from rmqlb.model.javaorder import java_key
 from rmqlb.model.queue import MessageQueue
-from rmqlb.model.strategy import Avg, AvgByCircle, ConsistentHash, StrategySpec, describe
+from rmqlb.model.strategy import (
+    Avg,
+    AvgByCircle,
+    ConsistentHash,
+    Params,
+    StrategySpec,
+    describe,
+    params_of,
+)
 
 MAX_QUEUES = 65536
 """Largest queue count per broker a proposal may name."""
@@ -158,7 +166,9 @@ class Subject:
       topic's readable queue total (``rmqlb check`` samples counts around it);
     - ``vary_replicas``: whether consumer counts can be proven (known or irrelevant ids);
     - ``counts``: the consumer counts ``populations`` would give, without building them (for
-      the screen below; ``None``: build the populations).
+      the screen below; ``None``: build the populations);
+    - ``assumed``: the strategy's parameter is a guess (clients that do not report it): only
+      changes that set it are proven whatever it is (a virtual node count, a strategy).
 
     AVG and AVG_BY_CIRCLE give every consumer ``n // m`` or ``n // m + 1`` queues, so a
     candidate whose counts cannot pass (fewer queues than consumers, or an uneven split above
@@ -177,6 +187,7 @@ class Subject:
     member: str | None = None
     max_replicas: int = 10_000
     counts: Callable[[tuple[int, int], int], Sequence[int]] | None = None
+    assumed: bool = False
 
 
 def uniform_subject(
@@ -356,6 +367,9 @@ def find_proposals(
         ("queues", _queue_proposals),
         ("vnodes", _vnode_proposals),
     ]
+    if subject.assumed or params_of(subject.strategy) is Params.UNKNOWN:
+        # today's parameter is a guess: only changes that set it are proven whatever it is
+        steps = [(name, step) for name, step in steps if name in ("strategy", "vnodes")]
     for name, step in steps:
         try:
             found[name] = step(search)
@@ -383,7 +397,8 @@ def _vnode_proposals(search: _Search) -> list[Proposal]:
     for vnodes in (v for v in [*near, *VNODE_LADDER] if v > now):
         proof = search.prove(strategy=ConsistentHash(vnodes))
         if proof is not None:
-            return [Proposal(proof, vnodes=vnodes, current=now)]
+            known = not search.subject.assumed and params_of(spec) is not Params.UNKNOWN
+            return [Proposal(proof, vnodes=vnodes, current=now if known else None)]
     return []
 
 
@@ -567,7 +582,8 @@ def proposal_text(p: Proposal, w: Wording, first_queue_clause: bool = True) -> s
     """One proposal as a clause of a hint, with its proof."""
     proof = proof_text(p.proof)
     if p.vnodes is not None:
-        return f"set virtualNodeCnt to {p.vnodes} (now {p.current}): with it {proof}"
+        now = "unknown" if p.current is None else p.current
+        return f"set virtualNodeCnt to {p.vnodes} (now {now}): with it {proof}"
     if p.queues is not None:
         q, now = p.queues, p.current if isinstance(p.current, int) else 0
         where = f" on each of its {w.brokers} brokers" if w.brokers > 1 else ""

@@ -206,3 +206,18 @@ def test_every_proposal_of_random_groups_holds(
     per_broker: int, brokers: list[str], consumers: int, strategy: dict[str, Any] | None
 ) -> None:
     assert_proposals_hold(document("T", brokers, per_broker, consumers, strategy=strategy))
+
+
+def test_an_assumed_virtual_node_count_only_gets_changes_that_set_it() -> None:
+    # the clients report CONSISTENT_HASH without virtualNodeCnt and hold nothing known:
+    # expected assumes Java's 10, so a queue count proven under 10 would prove nothing
+    doc = document("ClickTopic", ["broker-a"], 16, 4, ids="10.0.4.2{i}@1#1")
+    for c in doc["groups"]["G"]["consumers"]:
+        c["strategy"] = {"name": "CONSISTENT_HASH"}
+    report = diagnosed(doc)
+    (f,) = [f for f in report.findings if f.code.value == "IMBALANCE"]
+    assert "assuming the Java default" in f.message
+    kinds = {k for p in f.proposals for k in p.to_json() if k != "proof"}
+    assert kinds <= {"vnodes", "strategy"} and "strategy" in kinds
+    assert "(now unknown)" in f.hint or "vnodes" not in kinds
+    assert assert_proposals_hold(doc) == len(f.proposals)
