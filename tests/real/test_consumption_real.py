@@ -52,3 +52,55 @@ def test_write_queues_beyond_read_queues_hold_messages_nobody_reads(kit: Kit, na
     (finding,) = [f for f in findings(report, "WRITE_EXCEEDS_READ") if f["topic"] == t]
     assert {q["queueId"] for q in finding["queues"]} == {4, 5, 6, 7}
     assert "80 messages wait there: once readQueueNums is raised to 8" in finding["message"]
+
+
+def test_consume_disabled_on_a_broker(kit: Kit, names: Names) -> None:
+    g, t = names.group, names.topic
+    kit.topic(t, read=2)
+    kit.group_config(g, "-s", "false")  # consumeEnable=false on both brokers
+    jvm = kit.consumer("disabled", f"group={g};sub={t}:*;instance=a")
+    kit.wait_for("the client to hold its queues", lambda: kit.truth(g, jvm))
+    kit.produce(t, 20)
+
+    report = kit.explain(g)
+
+    (finding,) = findings(report, "CONSUME_DISABLED")
+    assert "consumeEnable=false" in finding["message"]
+    assert report["_exit"] == 1
+
+
+def test_consume_failing_sends_messages_to_the_retry_topic(kit: Kit, names: Names) -> None:
+    g, t = names.group, names.topic
+    kit.topic(t, read=2)
+    jvm = kit.consumer("failing", f"group={g};sub={t}:*;instance=a;fail=true")
+    kit.wait_steady(g, jvm, consumers=1, queues={t: 4})
+    kit.produce(t, 20)
+
+    def failing() -> dict[str, object] | None:
+        report = kit.explain(g)
+        return report if findings(report, "CONSUME_FAILING") else None
+
+    report = kit.wait_for("the client to report failed consumption", failing, every=1.0)
+
+    (finding,) = [f for f in findings(report, "CONSUME_FAILING") if f["topic"] == t]
+    assert "%RETRY%" + g in finding["message"]
+    assert finding["consumers"] == ["127.0.0.1@a"]
+
+
+def test_a_slow_consumer_is_flow_controlled(kit: Kit, names: Names) -> None:
+    g, t = names.group, names.topic
+    kit.topic(t, read=1, brokers=("broker-a",))
+    spec = f"group={g};sub={t}:*;instance=slow;sleepms=200;threads=1;pullthreshold=5"
+    jvm = kit.consumer("slow", spec)
+    kit.wait_steady(g, jvm, consumers=1, queues={t: 1})
+    kit.produce(t, 200)
+
+    def flow_controlled() -> dict[str, object] | None:
+        report = kit.explain(g)
+        return report if findings(report, "FLOW_CONTROLLED") else None
+
+    report = kit.wait_for("the client to stop pulling at its threshold", flow_controlled, every=1.0)
+
+    (finding,) = [f for f in findings(report, "FLOW_CONTROLLED") if f["topic"] == t]
+    assert finding["consumers"] == ["127.0.0.1@slow"]
+    assert "pullThresholdForQueue" in finding["message"]
