@@ -1,10 +1,11 @@
 """Explain on a big snapshot: one group, 100,000 queues, 5,000 consumers (explain issue, item 7).
 
 Measures the core of ``explain --output json`` (``load_snapshot`` + ``diagnose`` +
-``report_to_text``, the serializer ``--output json`` uses), and the whole command run
-in-process (rendering included), against the floor they cannot beat: ``json.load`` of the
-same file plus ``allocate`` alone. Targets: ratio <= 2; peak RSS of the core path,
-measured in a fresh subprocess, under 300 MB.
+``report_to_text``, the serializer ``--output json`` uses) against the floor it cannot beat,
+``json.load`` of the same file plus ``allocate`` alone (target <= 2); the whole command as a
+process (``rmqlb explain --dump FILE --output json``: interpreter start, imports, writing)
+against that core (target <= 2: the CLI adds at most as much again); and the peak RSS of
+the core path, measured in a fresh subprocess (under 300 MB).
 
 Run alone with ``python -m bench.bench_explain``.
 """
@@ -12,6 +13,7 @@ Run alone with ``python -m bench.bench_explain``.
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 import tempfile
@@ -35,7 +37,7 @@ RSS_TARGET_MB = 300.0
 # CPU time (process_time), not wall time: on a shared machine other processes' load moved the
 # wall-clock ratio between 1.7 and 3.4 for the same code.
 _CHILD = """
-import contextlib, io, json, sys, time
+import json, sys, time
 mode, path = sys.argv[1], sys.argv[2]
 if mode == "floor":
     from rmqlb.allocate import allocate
@@ -64,12 +66,6 @@ elif mode == "core":
     with open("/proc/self/status") as status:  # VmHWM: ru_maxrss keeps the parent's peak
         hwm = next(line for line in status if line.startswith("VmHWM:"))
     print(elapsed, int(hwm.split()[1]) * 1024)
-else:
-    from rmqlb.cli import run
-    start = time.process_time()
-    with contextlib.redirect_stdout(io.StringIO()):
-        run(["explain", "--dump", path, "--output", "json"])
-    print(time.process_time() - start)
 """
 
 
@@ -82,6 +78,21 @@ def _child(mode: str, path: Path) -> list[float]:
         timeout=600,
     )
     return [float(v) for v in out.stdout.split()]
+
+
+def _cli_process(path: Path) -> float:
+    """CPU seconds (user + system) of ``rmqlb explain --dump FILE --output json`` as a whole
+    process: interpreter start, imports, load, diagnose and writing the JSON to a pipe."""
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "rmqlb", "explain", "--dump", str(path), "--output", "json"],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    _, status, usage = os.wait4(proc.pid, 0)
+    proc.returncode = os.waitstatus_to_exitcode(status)
+    if proc.returncode not in {0, 1}:  # 1: the report has findings
+        raise RuntimeError(f"rmqlb explain exited {proc.returncode}")
+    return usage.ru_utime + usage.ru_stime
 
 
 def _client_id(i: int) -> str:
@@ -162,7 +173,7 @@ def run() -> list[BenchResult]:
         size_mb = path.stat().st_size / 1e6
         floors = [_child("floor", path) for _ in range(3)]
         cores = [_child("core", path) for _ in range(3)]
-        clis = [_child("cli", path)[0] for _ in range(2)]
+        clis = [_cli_process(path) for _ in range(3)]
     t_json = min(f[0] for f in floors)
     t_alloc = min(f[1] for f in floors)
     t_core = min(c[0] for c in cores)
@@ -177,10 +188,11 @@ def run() -> list[BenchResult]:
     return [
         BenchResult("explain 100k queues / 5k consumers (time)", t_core / floor, 2.0, detail),
         BenchResult(
-            "explain --output json CLI, 100k queues (time)",
-            t_cli / floor,
+            "explain --output json CLI process / core",
+            t_cli / t_core,
             2.0,
-            f"rmqlb explain --dump FILE --output json {ms(t_cli)} (rendering included)",
+            f"rmqlb explain --dump FILE --output json as a process {ms(t_cli)} (interpreter "
+            f"start, imports and writing included; CPU time, best of 3) vs the core {ms(t_core)}",
         ),
         BenchResult(
             "explain 100k queues / 5k consumers (peak RSS)",

@@ -24,6 +24,7 @@ from rmqlb.errors import InputError
 if TYPE_CHECKING:
     from rmqlb.pipeline import AuditResult
     from rmqlb.pipeline.result import InputProblem
+    from rmqlb.render.progress import ProgressLine
 
 
 class EngineName(StrEnum):
@@ -111,6 +112,15 @@ def audit(  # noqa: PLR0917  (typer maps every option to a parameter)
     jsonl: Annotated[
         bool, typer.Option("--jsonl", help="--generate: one JSON Lines file per cluster.")
     ] = False,
+    progress: Annotated[
+        bool | None,
+        typer.Option(
+            "--progress/--no-progress",
+            help="A progress line on stderr (files read, snapshots audited, ETA); "
+            "default: when stderr is a terminal.",
+            show_default=False,
+        ),
+    ] = None,
     output: OutputOption = None,
     color: ColorOption = None,
     fail_on: FailOnOption = FailOn.error,
@@ -137,14 +147,20 @@ def audit(  # noqa: PLR0917  (typer maps every option to a parameter)
         cluster_from=cluster_from,
         top=top,
     )
-    result = run_audit(
-        paths or [],
-        engine=chosen,
-        options=options,
-        out=out,
-        master=master,
-        on_choice=lambda e, why: say(f"engine {e.value}: {why}"),
-    )
+    line = _progress_line(progress)
+    try:
+        result = run_audit(
+            paths or [],
+            engine=chosen,
+            options=options,
+            out=out,
+            master=master,
+            on_choice=lambda e, why: say(f"engine {e.value}: {why}"),
+            progress=line,
+        )
+    finally:
+        if line is not None:
+            line.close()
     if result.snapshots == 0:
         first = f": {_problem_line(result)}" if result.problems else ""
         raise InputError(f"no usable snapshot found under {' '.join(paths or [])}{first}")
@@ -161,6 +177,17 @@ def audit(  # noqa: PLR0917  (typer maps every option to a parameter)
     fmt = resolve_output(output)
     write_summary(result, fmt, make_console(color), top)
     return int(exit_code(result, fail_on.value))
+
+
+def _progress_line(wanted: bool | None) -> ProgressLine | None:
+    """The stderr progress line: on a terminal unless ``--no-progress``, or ``--progress``."""
+    import sys
+
+    if wanted is False or (wanted is None and not sys.stderr.isatty()):
+        return None
+    from rmqlb.render.progress import ProgressLine
+
+    return ProgressLine(sys.stderr)
 
 
 def _problem_text(problem: InputProblem) -> str:

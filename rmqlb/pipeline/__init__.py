@@ -13,13 +13,16 @@ from enum import StrEnum
 from pathlib import Path
 
 from rmqlb.pipeline.inputs import InputPlan, plan_inputs
+from rmqlb.pipeline.progress import AuditProgress, ProgressSink
 from rmqlb.pipeline.result import AUDIT_FORMAT, AuditOptions, AuditResult, summary_json
 
 __all__ = [
     "AUDIT_FORMAT",
     "AuditOptions",
+    "AuditProgress",
     "AuditResult",
     "Engine",
+    "ProgressSink",
     "choose_engine",
     "run_audit",
     "summary_json",
@@ -80,12 +83,14 @@ def run_audit(
     out: Path | None = None,
     master: str | None = None,
     on_choice: Callable[[Engine, str], None] | None = None,
+    progress: ProgressSink | None = None,
 ) -> AuditResult:
     """Audit the snapshots under ``paths``; write ``summary.json`` and Parquet under ``out``.
 
     ``Engine.auto`` picks one with :func:`choose_engine` and tells ``on_choice`` which and
-    why. Raises :class:`~rmqlb.errors.InputError` for missing paths, a bad ``--cluster-from``
-    pattern, or (spark engine) when pyspark is not installed.
+    why; ``progress`` hears how far the engine got (files, snapshots, tasks). Raises
+    :class:`~rmqlb.errors.InputError` for missing paths, a bad ``--cluster-from`` pattern,
+    or (spark engine) when pyspark is not installed.
     """
     import re  # noqa: PLC0415
 
@@ -116,7 +121,7 @@ def run_audit(
     if engine is Engine.local:
         from rmqlb.pipeline.local_engine import run_local  # noqa: PLC0415
 
-        result, tables = run_local(plan, options)
+        result, tables = run_local(plan, options, progress=progress)
     else:
         from rmqlb.pipeline.session import require_pyspark, spark_session  # noqa: PLC0415
 
@@ -124,7 +129,7 @@ def run_audit(
         from rmqlb.pipeline.spark_engine import run_spark  # noqa: PLC0415
 
         with spark_session(master) as spark:
-            result, tables = run_spark(spark, plan, options, out)
+            result, tables = run_spark(spark, plan, options, out, progress=progress)
     if out is not None:
         written = {
             "findings": tables.findings,

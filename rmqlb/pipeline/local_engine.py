@@ -8,6 +8,7 @@ twin of the Spark SQL plan).
 
 from __future__ import annotations
 
+import os
 import re
 import time
 from collections.abc import Iterator
@@ -15,9 +16,12 @@ from pathlib import Path
 
 from rmqlb.pipeline.aggregate import Tables, aggregate
 from rmqlb.pipeline.inputs import InputPlan, Layout, local_files
+from rmqlb.pipeline.progress import AuditProgress, ProgressSink
 from rmqlb.pipeline.result import AuditOptions, AuditResult
 from rmqlb.pipeline.units import (
     KIND_ERROR,
+    KIND_GROUP,
+    KIND_SNAPSHOT,
     Diagnoser,
     Parser,
     Row,
@@ -32,10 +36,12 @@ from rmqlb.pipeline.units import (
 _LINE_BREAK = re.compile(r"\r\n|\r|\n")
 
 
-def _records(plan: InputPlan) -> Iterator[tuple[str, str | None, str | None]]:
+def _records(
+    files: list[tuple[str, Layout]],
+) -> Iterator[tuple[str, str | None, str | None]]:
     """``(path, record, None)`` per record of every input file, ``(path, None, why)`` for a
     file that cannot be read; records are split as Spark's text source splits them."""
-    for path, layout in local_files(plan):
+    for path, layout in files:
         try:
             text = Path(path).read_text(encoding="utf-8", errors="replace")
         except OSError as exc:
@@ -52,7 +58,7 @@ def _unreadable(path: str, why: str) -> UnitRow:
 def read_units(plan: InputPlan, cluster_from: str | None) -> Iterator[UnitRow]:
     """Step 1 over every input file: records -> work units (errors as ``error`` rows)."""
     pattern = re.compile(cluster_from) if cluster_from else None
-    for path, record, why in _records(plan):
+    for path, record, why in _records(local_files(plan)):
         if record is None:
             yield _unreadable(path, why or "cannot read")
         else:
@@ -66,20 +72,79 @@ def read_rows(
     parser: Parser | None = None,
     diagnoser: Diagnoser | None = None,
     dedup: bool = True,
+    progress: ProgressSink | None = None,
 ) -> Iterator[Row]:
     """Steps 1 and 2 over every input file: exactly ``diagnose_units(read_units(...))``,
     one :func:`~rmqlb.pipeline.units.audit_record` per record. With ``dedup`` each distinct
     group state (unit content) is diagnosed once and its verdict reused by every
-    occurrence (same rows)."""
+    occurrence (same rows). ``progress`` hears after every record how far the read got."""
     pattern = re.compile(cluster_from) if cluster_from else None
     verdicts: dict[str, list[Verdict]] | None = {} if dedup else None
-    for path, record, why in _records(plan):
+    files = local_files(plan)
+    counter = _Counter(files, progress) if progress is not None else None
+    for path, record, why in _records(files):
         if record is None:
-            yield from diagnose_units([_unreadable(path, why or "cannot read")])
+            rows = list(diagnose_units([_unreadable(path, why or "cannot read")]))
         else:
-            yield from audit_record(
+            rows = audit_record(
                 record, path, pattern, parser=parser, diagnoser=diagnoser, verdicts=verdicts
             )
+        if counter is not None:
+            counter.record(path, len(record or ""), rows)
+        yield from rows
+    if counter is not None:
+        counter.done()
+
+
+class _Counter:
+    """Counts files, bytes and snapshots as :func:`read_rows` goes, for a progress sink."""
+
+    def __init__(self, files: list[tuple[str, Layout]], sink: ProgressSink) -> None:
+        self.sink = sink
+        self.started = time.perf_counter()
+        self.sizes = {path: _size(path) for path, _ in files}
+        self.bytes_total = sum(self.sizes.values())
+        self.seen: set[str] = set()
+        self.bytes_read = self.snapshots = self.group_snapshots = 0
+
+    def record(self, path: str, chars: int, rows: list[Row]) -> None:
+        """One record of ``path`` read and diagnosed into ``rows``."""
+        self.seen.add(path)
+        # characters (+1 for the line break), not bytes: close enough for a share done
+        self.bytes_read += chars + 1
+        for row in rows:
+            if row[0] == KIND_SNAPSHOT:
+                self.snapshots += 1
+            elif row[0] == KIND_GROUP:
+                self.group_snapshots += 1
+        self.report("reading")
+
+    def done(self) -> None:
+        """Every file read: the reading phase is complete."""
+        self.bytes_read = self.bytes_total
+        self.report("aggregating")
+
+    def report(self, phase: str) -> None:
+        """Tell the sink where the read is."""
+        self.sink(
+            AuditProgress(
+                phase,
+                time.perf_counter() - self.started,
+                files_read=len(self.seen),
+                files_total=len(self.sizes),
+                bytes_read=min(self.bytes_read, self.bytes_total),
+                bytes_total=self.bytes_total,
+                snapshots=self.snapshots,
+                group_snapshots=self.group_snapshots,
+            )
+        )
+
+
+def _size(path: str) -> int:
+    try:
+        return os.stat(path).st_size
+    except OSError:
+        return 0
 
 
 def run_local(
@@ -89,10 +154,18 @@ def run_local(
     parser: Parser | None = None,
     diagnoser: Diagnoser | None = None,
     dedup: bool = True,
+    progress: ProgressSink | None = None,
 ) -> tuple[AuditResult, Tables]:
     """Audit ``plan`` in this process; returns the result and its Parquet tables."""
     started = time.perf_counter()
-    rows = read_rows(plan, options.cluster_from, parser=parser, diagnoser=diagnoser, dedup=dedup)
+    rows = read_rows(
+        plan,
+        options.cluster_from,
+        parser=parser,
+        diagnoser=diagnoser,
+        dedup=dedup,
+        progress=progress,
+    )
     result, tables = aggregate(rows, options)
     result.timings["audit"] = time.perf_counter() - started
     return result, tables

@@ -22,7 +22,9 @@ and orders them exactly as for the local engine.
 from __future__ import annotations
 
 import json
+import threading
 import time
+from collections.abc import Callable
 from functools import partial, reduce
 from pathlib import Path
 from typing import Any
@@ -43,6 +45,7 @@ from rmqlb.pipeline.batches import (
 )
 from rmqlb.pipeline.inputs import LINES_GLOB, WHOLE_GLOB, InputPlan
 from rmqlb.pipeline.output import TABLE_COLUMNS
+from rmqlb.pipeline.progress import AuditProgress, ProgressSink
 from rmqlb.pipeline.result import AuditOptions, AuditResult, InputProblem
 from rmqlb.pipeline.units import (
     KEY_DDL,
@@ -163,7 +166,13 @@ def _table(df: Any, name: str) -> Any:
 
 
 def run_spark(
-    spark: Any, plan: InputPlan, options: AuditOptions, out: Path | None, *, dedup: bool = False
+    spark: Any,
+    plan: InputPlan,
+    options: AuditOptions,
+    out: Path | None,
+    *,
+    dedup: bool = False,
+    progress: ProgressSink | None = None,
 ) -> tuple[AuditResult, Tables]:
     """Run the audit on ``spark``; Spark writes ``occurrences/`` under ``out`` when given.
 
@@ -171,26 +180,88 @@ def run_spark(
     ``summary.json``); the caller writes them with pyarrow, exactly as the local engine does.
     With ``dedup`` each distinct group state is diagnosed once (:func:`deduplicated_rows`):
     off by default, as on 2 cores it measured slower (the read step's hashing, the shuffle
-    and the join cost more than the diagnoses saved; docs/audit.md).
+    and the join cost more than the diagnoses saved; docs/audit.md). ``progress`` hears
+    the tasks done of the running phase a few times a second.
     """
     started = time.perf_counter()
-    if not dedup:
-        result, tables = aggregate_frame(diagnosed_rows(spark, plan, options), options, out)
-    else:
-        rows, keyed = deduplicated_rows(spark, plan, options)
-        try:
-            result, tables = aggregate_frame(rows, options, out)
-        finally:
-            keyed.unpersist()
+    with _TaskPoller(spark, progress) as poller:
+        if not dedup:
+            rows = diagnosed_rows(spark, plan, options)
+            result, tables = aggregate_frame(rows, options, out, on_phase=poller.phase)
+        else:
+            rows, keyed = deduplicated_rows(spark, plan, options)
+            try:
+                result, tables = aggregate_frame(rows, options, out, on_phase=poller.phase)
+            finally:
+                keyed.unpersist()
     result.timings["audit"] = time.perf_counter() - started
     return result, tables
 
 
+class _TaskPoller:
+    """Polls Spark's status tracker and reports the running stages' tasks to a sink.
+
+    A daemon thread asks every ``interval`` seconds; with no sink it does nothing at all.
+    """
+
+    def __init__(self, spark: Any, sink: ProgressSink | None, interval: float = 0.25) -> None:
+        self.sink = sink
+        self.tracker = spark.sparkContext.statusTracker() if sink is not None else None
+        self.interval = interval
+        self.label = "read + diagnose (Spark)"
+        self.started = time.perf_counter()
+        self.stop = threading.Event()
+        self.thread: threading.Thread | None = None
+
+    def __enter__(self) -> _TaskPoller:
+        if self.sink is not None:
+            self.thread = threading.Thread(target=self._run, name="rmqlb-progress", daemon=True)
+            self.thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop.set()
+        if self.thread is not None:
+            self.thread.join()
+
+    def phase(self, label: str) -> None:
+        """The engine moved on to ``label``."""
+        self.label = label
+        self._report()
+
+    def _run(self) -> None:
+        while not self.stop.wait(self.interval):
+            self._report()
+
+    def _report(self) -> None:
+        if self.sink is None or self.tracker is None:
+            return
+        done = total = 0
+        for stage_id in self.tracker.getActiveStageIds():
+            info = self.tracker.getStageInfo(stage_id)
+            if info is not None:
+                done += info.numCompletedTasks
+                total += info.numTasks
+        self.sink(
+            AuditProgress(
+                self.label,
+                time.perf_counter() - self.started,
+                tasks_done=done,
+                tasks_total=total or None,
+            )
+        )
+
+
 def aggregate_frame(
-    rows_df: Any, options: AuditOptions, out: Path | None
+    rows_df: Any,
+    options: AuditOptions,
+    out: Path | None,
+    *,
+    on_phase: Callable[[str], None] | None = None,
 ) -> tuple[AuditResult, Tables]:
     """Steps 3-4 on a DataFrame of rows (``ROW_DDL``): the Spark twin of
-    :func:`rmqlb.pipeline.aggregate.aggregate`, same result and same tables."""
+    :func:`rmqlb.pipeline.aggregate.aggregate`, same result and same tables. ``on_phase``
+    hears when the diagnosed rows are done and the aggregation starts."""
     from pyspark import StorageLevel  # noqa: PLC0415
     from pyspark.sql import Window  # noqa: PLC0415
     from pyspark.sql import functions as F  # noqa: PLC0415
@@ -216,6 +287,8 @@ def aggregate_frame(
     try:
         rows.count()
         timings["diagnose"] = time.perf_counter() - started
+        if on_phase is not None:
+            on_phase("aggregate (Spark SQL)")
         # step 1: group snapshots (duplicates of one snapshot merge)
         gs = (
             rows.filter(F.col("kind") == KIND_GROUP)

@@ -138,3 +138,24 @@ def test_dedup_changes_nothing_on_spark_and_matches_local(spark: Any, tmp_path: 
     assert sorted(p.message for p in deduped.problems) == sorted(p.message for p in local.problems)
     assert len({p.message for p in deduped.problems}) == 3  # one per occurrence, own path
     assert summary_json(deduped)["findings"]
+
+
+def test_progress_hears_the_phases_and_tasks_of_the_spark_job(spark: Any, tmp_path: Path) -> None:
+    """The Spark engine reports its running tasks a few times a second and says when the
+    aggregation starts; the progress line changes nothing in the result."""
+    from rmqlb.pipeline.inputs import plan_inputs
+    from rmqlb.pipeline.progress import AuditProgress
+    from rmqlb.pipeline.spark_engine import run_spark
+
+    generate_fleet(tmp_path / "f", 6, seed=5, groups=6)
+    plan = plan_inputs([str(tmp_path / "f")])
+    reports: list[AuditProgress] = []
+    heard, _ = run_spark(spark, plan, AuditOptions(), None, progress=reports.append)
+    silent, _ = run_spark(spark, plan, AuditOptions(), None)
+    assert summary_json(heard) == summary_json(silent)
+    phases = [r.phase for r in reports]
+    start = phases.index("aggregate (Spark SQL)")
+    assert set(phases[:start]) <= {"read + diagnose (Spark)"}
+    assert set(phases[start:]) == {"aggregate (Spark SQL)"}
+    assert all(r.tasks_total is None or 0 <= r.tasks_done <= r.tasks_total for r in reports)
+    assert [r.elapsed for r in reports] == sorted(r.elapsed for r in reports)
