@@ -385,9 +385,9 @@ def key_record(
     for name in data["groups"]:
         unit = sub_snapshot(data, name)
         key = unit_key(unit)
-        text = unit_text(unit) if key not in seen else None
+        fresh = unit_text(unit) if key not in seen else None
         seen.add(key)
-        rows.append((KIND_UNIT, cluster, ts, captured_at, name, path, None, key, text))
+        rows.append((KIND_UNIT, cluster, ts, captured_at, name, path, None, key, fresh))
     return rows
 
 
