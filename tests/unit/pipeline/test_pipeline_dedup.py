@@ -130,3 +130,38 @@ def test_unit_keys_tell_apart_what_json_tells_apart() -> None:
     keys = [unit_key(v) for v in variants]
     assert len(set(keys)) == len(keys)
     assert unit_key({**base, "capturedAt": "2026-01-01T00:00:00Z"}) == unit_key(base)
+
+
+def test_spark_workers_reuse_verdicts_across_tasks(tmp_path: Path, monkeypatch: Any) -> None:
+    """``audit_batches`` (Spark's fused step, called here as a Python worker would, on Arrow
+    batches) gives the per-group rows while diagnosing each group state once per worker,
+    across batches and tasks; the cache starts afresh past its bound."""
+    import pyarrow as pa
+
+    from rmqlb.pipeline import batches, units
+
+    generate_fleet(tmp_path / "f", 8, seed=6, groups=10, clusters=1, change_rate=0.05)
+    files = _files(tmp_path / "f")
+    calls: list[int] = []
+    real = units._diagnose_whole
+
+    def counted(data: dict[str, Any], names: Any) -> Any:
+        names = list(names)
+        calls.append(len(names))
+        return real(data, names)
+
+    monkeypatch.setattr(units, "_diagnose_whole", counted)
+    monkeypatch.setattr(batches, "_worker_verdicts", {})
+
+    def task(paths: list[Path]) -> list[Any]:
+        batch = pa.RecordBatch.from_pydict(
+            {"path": [str(p) for p in paths], "text": [p.read_text() for p in paths]}
+        )
+        return [row for out in batches.audit_batches(iter([batch])) for row in out.to_pylist()]
+
+    rows = task(files[:4]) + task(files[4:])  # two tasks of one worker
+    expected = [r for f in files for r in _per_group(f.read_text(), str(f))]
+    assert [tuple(r.values()) for r in rows] == expected
+    assert sum(calls) < 8 * 10 / 2  # most group states were diagnosed once only
+    monkeypatch.setattr(batches, "MAX_CACHED_VERDICTS", 3)
+    assert len(batches.worker_verdicts()) == 0
