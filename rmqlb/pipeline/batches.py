@@ -28,26 +28,6 @@ from rmqlb.pipeline.units import (
     split_record,
 )
 
-#: Verdicts a Python worker keeps between its tasks (each a few hundred bytes); the cache
-#: starts afresh when it holds more (a rough bound on a worker's memory).
-MAX_CACHED_VERDICTS = 50_000
-
-_worker_verdicts: dict[str, list[Verdict]] = {}
-
-
-def worker_verdicts() -> dict[str, list[Verdict]]:
-    """This worker process's verdict cache (:func:`~rmqlb.pipeline.units.audit_record`'s
-    ``verdicts``), emptied when it grew past :data:`MAX_CACHED_VERDICTS`.
-
-    A verdict is a function of the unit's content alone (the key hashes all of it but
-    ``capturedAt``, which the diagnosis never reads), so reusing one across tasks, and
-    across audits run by the same worker, gives the rows a fresh diagnosis would.
-    """
-    if len(_worker_verdicts) > MAX_CACHED_VERDICTS:
-        _worker_verdicts.clear()
-    return _worker_verdicts
-
-
 _TYPES = {
     "ts": "int64",
     "unconsumed": "int64",
@@ -112,15 +92,16 @@ def diagnose_batches(batches: Iterator[Any]) -> Iterator[Any]:
 def audit_batches(batches: Iterator[Any], cluster_from: str | None = None) -> Iterator[Any]:
     """Steps 1 and 2 fused in one ``mapInArrow`` (:func:`~rmqlb.pipeline.units.audit_record`:
     each snapshot decoded, parsed and diagnosed once, no JSON re-encoding of units). A
-    group state this worker diagnosed before is not diagnosed again
-    (:func:`worker_verdicts`): in a slowly changing fleet most are, with no shuffle."""
+    group state this task diagnosed before is not diagnosed again (the verdicts of the
+    task's records are kept while it runs): in a slowly changing fleet most are, with no
+    shuffle. The cache lives and dies with the task, so one audit never sees another's."""
     schema = row_schema()
     pattern = re.compile(cluster_from) if cluster_from else None
+    verdicts: dict[str, list[Verdict]] = {}
     for batch in batches:
         paths = batch.column("path").to_pylist()
         texts = batch.column("text").to_pylist()
         out: list[Row] = []
-        verdicts = worker_verdicts()
         for path, text in zip(paths, texts, strict=True):
             out.extend(audit_record(text or "", path or "<input>", pattern, verdicts=verdicts))
         if out:

@@ -132,10 +132,10 @@ def test_unit_keys_tell_apart_what_json_tells_apart() -> None:
     assert unit_key({**base, "capturedAt": "2026-01-01T00:00:00Z"}) == unit_key(base)
 
 
-def test_spark_workers_reuse_verdicts_across_tasks(tmp_path: Path, monkeypatch: Any) -> None:
+def test_a_spark_task_reuses_verdicts_across_its_batches(tmp_path: Path, monkeypatch: Any) -> None:
     """``audit_batches`` (Spark's fused step, called here as a Python worker would, on Arrow
-    batches) gives the per-group rows while diagnosing each group state once per worker,
-    across batches and tasks; the cache starts afresh past its bound."""
+    batches) gives the per-group rows while diagnosing each group state once per task,
+    across its batches; the next task (another audit, say) starts with no verdicts."""
     import pyarrow as pa
 
     from rmqlb.pipeline import batches, units
@@ -151,17 +151,18 @@ def test_spark_workers_reuse_verdicts_across_tasks(tmp_path: Path, monkeypatch: 
         return real(data, names)
 
     monkeypatch.setattr(units, "_diagnose_whole", counted)
-    monkeypatch.setattr(batches, "_worker_verdicts", {})
 
     def task(paths: list[Path]) -> list[Any]:
-        batch = pa.RecordBatch.from_pydict(
-            {"path": [str(p) for p in paths], "text": [p.read_text() for p in paths]}
-        )
-        return [row for out in batches.audit_batches(iter([batch])) for row in out.to_pylist()]
+        arrow = [
+            pa.RecordBatch.from_pydict({"path": [str(p)], "text": [p.read_text()]}) for p in paths
+        ]
+        return [row for out in batches.audit_batches(iter(arrow)) for row in out.to_pylist()]
 
-    rows = task(files[:4]) + task(files[4:])  # two tasks of one worker
+    rows = task(files)  # one task, one batch per file
     expected = [r for f in files for r in _per_group(f.read_text(), str(f))]
     assert [tuple(r.values()) for r in rows] == expected
+    assert calls[0] == 10
     assert sum(calls) < 8 * 10 / 2  # most group states were diagnosed once only
-    monkeypatch.setattr(batches, "MAX_CACHED_VERDICTS", 3)
-    assert len(batches.worker_verdicts()) == 0
+    calls.clear()
+    task(files[:1])
+    assert calls == [10]  # a new task diagnoses afresh
