@@ -2,8 +2,9 @@
 
 A hand-written validator rather than pydantic models: on a snapshot of 100,000 queues and
 5,000 consumers pydantic took about three times as long as decoding the JSON, while these
-loops stay well under it (``bench/bench_explain.py``). The JSON Schema is still generated from
-pydantic models (:mod:`rmqlb.snapshot.schema`), and tests keep the two in agreement.
+loops stay well under it (``bench/bench_explain.py``). The format itself is defined in
+:mod:`rmqlb.snapshot.spec`, which the JSON Schema is generated from, and tests keep the
+loader in agreement with both.
 
 Every problem raises :class:`~rmqlb.errors.InputError` with one line naming the JSON path::
 
