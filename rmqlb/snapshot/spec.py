@@ -22,7 +22,7 @@ written by :mod:`rmqlb.model.strategy` (the same JSON is ``simulate``'s input); 
 the two in agreement.
 
 >>> QueueData.read_queue_nums.key, QueueData.read_queue_nums.type
-('readQueueNums', Int(minimum=0, maximum=1000000))
+('readQueueNums', Int(minimum=0, maximum=1000000, unit='queues'))
 >>> [f.key for f in QueueOffset.fields][:3], QueueOffset.topic.attr
 (['topic', 'brokerName', 'queueId'], 'queue.topic')
 """
@@ -64,10 +64,12 @@ class Str:
 
 @dataclass(frozen=True)
 class Int:
-    """An integer (never a boolean) within ``minimum``..``maximum`` where given."""
+    """An integer (never a boolean) within ``minimum``..``maximum`` where given; ``unit``
+    names what it counts, for messages."""
 
     minimum: int | None = None
     maximum: int | None = None
+    unit: str = ""
 
 
 @dataclass(frozen=True)
@@ -227,7 +229,7 @@ def record(ref: Ref) -> type[Record]:
 # -- the records, innermost first ---------------------------------------------------------
 
 _TOPIC_DOC = "Topic; defaults to the consumer's only one."
-_QUEUE_NUMS = Int(minimum=0, maximum=MAX_QUEUE_NUMS)
+_QUEUE_NUMS = Int(minimum=0, maximum=MAX_QUEUE_NUMS, unit="queues")
 _NONNEG = Int(minimum=0)
 
 
