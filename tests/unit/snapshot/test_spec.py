@@ -2,18 +2,20 @@
 
 The spec (:mod:`rmqlb.snapshot.spec`) is the one definition of ``rmqlb.snapshot/1``; these
 tests check that nothing drifted from it: every field of every record is in the shipped
-schema with its key, type and requiredness, reaches a model attribute with the same
-default, is read (and checked) by the loader and written by the writer. The property test's
-document (``BASE``) carries every field, so the schema/loader property test exercises them
-all.
+schema (in order, with its requiredness and description), reaches a model attribute with the
+same default, is checked by the loader (naming its JSON path), is written by the writer in
+order, and is named in ``docs/snapshot.md``. The property test's document (``BASE``)
+carries every field, so the schema/loader property test exercises them all.
 """
 
 from __future__ import annotations
 
 import copy
 import dataclasses
+import re
 import typing
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -24,6 +26,7 @@ from rmqlb.model.strategy import ConsistentHash, Params, strategy_to_json
 from rmqlb.snapshot import parse_snapshot, snapshot_schema, snapshot_to_json, spec
 from rmqlb.snapshot._parse import child
 
+DOCS = Path(__file__).resolve().parents[3] / "docs" / "snapshot.md"
 Where = tuple[type[spec.Record], spec.Field, tuple[Any, ...]]
 
 
@@ -157,6 +160,17 @@ def test_the_writer_writes_every_field_in_spec_order() -> None:
         keys = [f.key for f in rec.fields if f.key in node]
         assert list(node) == keys, (rec, path)
     assert parse_snapshot(written) == parse_snapshot(BASE)
+
+
+def test_every_field_is_documented() -> None:
+    text = DOCS.read_text(encoding="utf-8")
+    missing = [
+        (rec.__name__, f.key)
+        for rec in spec.RECORDS.values()
+        for f in rec.fields
+        if not re.search(rf"\b{re.escape(f.key)}\b", text)
+    ]
+    assert missing == [], "document them in docs/snapshot.md"
 
 
 def test_strategy_objects_use_the_spec_keys() -> None:
