@@ -1,5 +1,8 @@
 """The ``rmqlb.snapshot/1`` file format: load (validated at the boundary), save, redact, schema.
 
+The format is defined once, in :mod:`rmqlb.snapshot.spec`; the loader, the writer and the
+schema derive from it.
+
 >>> snap = parse_snapshot({"format": "rmqlb.snapshot/1", "topics": {"T": {"queues": 4}},
 ...                        "groups": {"G": {"consumers": [{"clientId": "c1",
 ...                                                        "subscriptions": ["T"]}]}}})

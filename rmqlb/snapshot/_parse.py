@@ -149,6 +149,7 @@ _PQ_TOPIC, _PQ_BROKER_NAME, _PQ_QUEUE_ID = (
     spec.ProcessQueue.broker_name.key,
     spec.ProcessQueue.queue_id.key,
 )
+_MIN_PQ_QUEUE_ID = _minimum(spec.ProcessQueue.queue_id)
 _PQ_STATE_FIELDS = _state_fields()
 #: Per state field of a held queue: key, default, the one Python type of a valid value.
 _PQ_STATE = tuple(
@@ -658,7 +659,7 @@ class _Parser:
         qid = get(_PQ_QUEUE_ID)
         if type(topic) is not str or type(broker) is not str or type(qid) is not int:
             return None
-        if qid < _MIN_QUEUE_ID:
+        if qid < _MIN_PQ_QUEUE_ID:
             return None
         values = [get(key, default) for key, default, _ in _PQ_STATE]
         for value, (_, _, kind) in zip(values, _PQ_STATE, strict=True):
