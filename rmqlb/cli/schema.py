@@ -15,8 +15,8 @@ def schema(
         bool,
         typer.Option(
             "--generate",
-            help="Build the schema from the format's models instead of printing the shipped "
-            "file (for maintainers: the two must be equal).",
+            help="Build the schema from the format's definition (rmqlb.snapshot.spec) instead "
+            "of printing the shipped file (for maintainers: the two must be equal).",
         ),
     ] = False,
 ) -> int:

@@ -34,6 +34,23 @@ from datetime import UTC, datetime, timedelta
 from typing import Any, Final
 
 from rmqlb.model.snapshot import RETRY_PREFIX, Snapshot
+from rmqlb.snapshot import spec
+
+# -- the snapshot keys the audit slices raw documents by (named by the format's spec) ------
+
+_S = spec.Snapshot
+_FORMAT, _CAPTURED_AT, _SOURCE, _BROKERS, _TOPICS, _GROUPS = (
+    f.key for f in (_S.format, _S.captured_at, _S.source, _S.brokers, _S.topics, _S.groups)
+)
+_NAMESRV = spec.Source.namesrv.key
+_CONSUMERS, _OFFSETS = spec.Group.consumers.key, spec.Group.offsets.key
+#: A consumer's lists naming topics: subscriptions (objects, or plain topic names) and queues.
+_TOPIC_LISTS = tuple(
+    f.key for f in (spec.Consumer.subscriptions, spec.Consumer.assigned, spec.Consumer.pop_assigned)
+)
+# subscriptions, queues and offsets name their topic under one key
+(_TOPIC,) = {spec.Subscription.topic.key, spec.QueueRef.topic.key, spec.QueueOffset.topic.key}
+_QUEUE_DATAS, _BROKER_NAME = spec.TopicRoute.queue_datas.key, spec.QueueData.broker_name.key
 
 # -- row layouts -------------------------------------------------------------------------
 
@@ -239,9 +256,9 @@ def cluster_key(data: dict[str, Any], path: str, cluster_from: re.Pattern[str] |
         match = cluster_from.search(path)
         if match is not None and match.group(1):
             return match.group(1)
-    source = data.get("source")
+    source = data.get(_SOURCE)
     if isinstance(source, dict):
-        namesrv = source.get("namesrv")
+        namesrv = source.get(_NAMESRV)
         if isinstance(namesrv, str) and namesrv:
             namesrv = namesrv.split(";")
         if isinstance(namesrv, list):
@@ -257,21 +274,21 @@ def cluster_key(data: dict[str, Any], path: str, cluster_from: re.Pattern[str] |
 def _group_topics(name: str, group: dict[str, Any]) -> list[str]:
     """Every topic a group touches: subscriptions, assigned queues, offsets, retry topic."""
     topics: dict[str, None] = {}
-    consumers = group.get("consumers")
+    consumers = group.get(_CONSUMERS)
     for consumer in consumers if isinstance(consumers, list) else ():
         if not isinstance(consumer, dict):
             continue
-        for key in ("subscriptions", "assigned", "popAssigned"):
+        for key in _TOPIC_LISTS:
             items = consumer.get(key)
             for item in items if isinstance(items, list) else ():
                 if isinstance(item, str):  # shorthand subscription: "TopicA"
                     topics[item] = None
-                elif isinstance(item, dict) and isinstance(item.get("topic"), str):
-                    topics[item["topic"]] = None
-    offsets = group.get("offsets")
+                elif isinstance(item, dict) and isinstance(item.get(_TOPIC), str):
+                    topics[item[_TOPIC]] = None
+    offsets = group.get(_OFFSETS)
     for item in offsets if isinstance(offsets, list) else ():
-        if isinstance(item, dict) and isinstance(item.get("topic"), str):
-            topics[item["topic"]] = None
+        if isinstance(item, dict) and isinstance(item.get(_TOPIC), str):
+            topics[item[_TOPIC]] = None
     topics[RETRY_PREFIX + name] = None
     return list(topics)
 
@@ -279,11 +296,11 @@ def _group_topics(name: str, group: dict[str, Any]) -> list[str]:
 def _route_brokers(route: object) -> set[str]:
     if not isinstance(route, dict):
         return set()
-    datas = route.get("queueDatas")
+    datas = route.get(_QUEUE_DATAS)
     return {
-        str(qd["brokerName"])
+        str(qd[_BROKER_NAME])
         for qd in (datas if isinstance(datas, list) else ())
-        if isinstance(qd, dict) and "brokerName" in qd
+        if isinstance(qd, dict) and _BROKER_NAME in qd
     }
 
 
@@ -295,17 +312,17 @@ def sub_snapshot(data: dict[str, Any], name: str) -> dict[str, Any]:
     and the brokers of those routes. Diagnosing it gives the same findings for ``name`` as
     diagnosing the whole snapshot restricted to ``name``.
     """
-    group = data["groups"][name]
-    all_topics = data.get("topics") or {}
+    group = data[_GROUPS][name]
+    all_topics = data.get(_TOPICS) or {}
     topics = {t: all_topics[t] for t in _group_topics(name, group) if t in all_topics}
-    unit: dict[str, Any] = {"format": data.get("format"), "topics": topics, "groups": {name: group}}
-    for key in ("capturedAt", "source"):
+    unit: dict[str, Any] = {_FORMAT: data.get(_FORMAT), _TOPICS: topics, _GROUPS: {name: group}}
+    for key in (_CAPTURED_AT, _SOURCE):
         if key in data:
             unit[key] = data[key]
-    brokers = data.get("brokers")
+    brokers = data.get(_BROKERS)
     if isinstance(brokers, dict):
         wanted = set().union(*(_route_brokers(r) for r in topics.values())) if topics else set()
-        unit["brokers"] = {b: v for b, v in brokers.items() if b in wanted}
+        unit[_BROKERS] = {b: v for b, v in brokers.items() if b in wanted}
     return unit
 
 
@@ -327,10 +344,10 @@ def _read_record(
         return [(KIND_ERROR, None, None, None, None, None, path, f"not JSON: {exc}")]
     if not isinstance(data, dict):
         return [(KIND_ERROR, None, None, None, None, None, path, "not a JSON object")]
-    if data.get("format") in OTHER_FORMATS:
+    if data.get(_FORMAT) in OTHER_FORMATS:
         return []  # an audit's own summary.json, a fleet manifest, an explain report
-    groups = data.get("groups")
-    if not isinstance(groups, dict) or not isinstance(data.get("topics"), dict):
+    groups = data.get(_GROUPS)
+    if not isinstance(groups, dict) or not isinstance(data.get(_TOPICS), dict):
         return [
             (
                 KIND_ERROR,
@@ -344,7 +361,7 @@ def _read_record(
             )
         ]
     try:
-        ts, captured_at = parse_captured_at(data.get("capturedAt"))
+        ts, captured_at = parse_captured_at(data.get(_CAPTURED_AT))
     except ValueError as exc:
         return [(KIND_ERROR, None, None, None, None, None, path, str(exc))]
     return data, path, cluster_key(data, path, cluster_from), ts, captured_at
@@ -364,7 +381,7 @@ def split_record(
         return head
     data, path, cluster, ts, captured_at = head
     rows: list[UnitRow] = [(KIND_SNAPSHOT, cluster, ts, captured_at, None, None, path, None)]
-    for name in data["groups"]:
+    for name in data[_GROUPS]:
         part = sub_snapshot(data, name)
         unit = json.dumps(part, separators=(",", ":"), ensure_ascii=False) if encode else part
         rows.append((KIND_UNIT, cluster, ts, captured_at, name, unit, path, None))
@@ -382,7 +399,7 @@ def key_record(
         return [(k, c, t, a, g, p, e, None, None) for k, c, t, a, g, _, p, e in head]
     data, path, cluster, ts, captured_at = head
     rows: list[KeyRow] = [(KIND_SNAPSHOT, cluster, ts, captured_at, None, path, None, None, None)]
-    for name in data["groups"]:
+    for name in data[_GROUPS]:
         unit = sub_snapshot(data, name)
         key = unit_key(unit)
         fresh = unit_text(unit) if key not in seen else None
@@ -427,12 +444,12 @@ def audit_record(
             rows.extend(verdict_rows(verdict, cluster, ts, captured_at, name, path))
         return rows
     if not injected:
-        whole = _diagnose_whole(data, data["groups"])
+        whole = _diagnose_whole(data, data[_GROUPS])
         if whole is not None:
             for name, verdict in whole.items():
                 rows.extend(verdict_rows(verdict, cluster, ts, captured_at, name, path))
             return rows
-    for name in data["groups"]:
+    for name in data[_GROUPS]:
         rows.extend(
             diagnose_unit(
                 cluster,
@@ -455,7 +472,7 @@ def _cached_verdicts(
     diagnosing the unknown ones (whole, then group by group on failure) and adding them."""
     keys: dict[str, str] = {}
     missing: dict[str, dict[str, Any]] = {}
-    for name in data["groups"]:
+    for name in data[_GROUPS]:
         unit = sub_snapshot(data, name)
         key = keys[name] = unit_key(unit)
         if key not in verdicts:
@@ -497,22 +514,22 @@ def unit_key(unit: dict[str, Any]) -> str:
 
 
 def _keyed_part(unit: dict[str, Any]) -> dict[str, Any]:
-    return {k: v for k, v in unit.items() if k != "capturedAt"}
+    return {k: v for k, v in unit.items() if k != _CAPTURED_AT}
 
 
 def whole_view(data: dict[str, Any]) -> dict[str, Any]:
     """The decoded snapshot with exactly the keys :func:`sub_snapshot` keeps (so, e.g.,
     capture ``errors`` play no part in either), none of them filtered."""
     view: dict[str, Any] = {
-        "format": data.get("format"),
-        "topics": data.get("topics") or {},
-        "groups": data["groups"],
+        _FORMAT: data.get(_FORMAT),
+        _TOPICS: data.get(_TOPICS) or {},
+        _GROUPS: data[_GROUPS],
     }
-    for key in ("capturedAt", "source"):
+    for key in (_CAPTURED_AT, _SOURCE):
         if key in data:
             view[key] = data[key]
-    if isinstance(data.get("brokers"), dict):
-        view["brokers"] = data["brokers"]
+    if isinstance(data.get(_BROKERS), dict):
+        view[_BROKERS] = data[_BROKERS]
     return view
 
 
@@ -524,7 +541,7 @@ def _diagnose_whole(data: dict[str, Any], names: Iterable[str]) -> dict[str, lis
     from rmqlb.snapshot import parse_snapshot  # noqa: PLC0415
 
     view = whole_view(data)
-    view["groups"] = {name: data["groups"][name] for name in names}
+    view[_GROUPS] = {name: data[_GROUPS][name] for name in names}
     try:
         snapshot = parse_snapshot(view, "<record>")
         report = diagnose(snapshot, options=DiagnoseOptions(proposals=False))
@@ -535,7 +552,7 @@ def _diagnose_whole(data: dict[str, Any], names: Iterable[str]) -> dict[str, lis
     for f in report.findings:  # stable: each group keeps the order diagnose gives it
         findings.setdefault(f.group, []).append(f)
     verdicts: dict[str, list[Verdict]] = {}
-    for name in view["groups"]:
+    for name in view[_GROUPS]:
         group_report = by_group.get(name)
         if group_report is None:  # cannot happen with diagnose(); stay exact if it does
             return None

@@ -1,5 +1,8 @@
 """The ``rmqlb.snapshot/1`` file format: load (validated at the boundary), save, redact, schema.
 
+The format is defined once, in :mod:`rmqlb.snapshot.spec`; the loader, the writer and the
+schema derive from it.
+
 >>> snap = parse_snapshot({"format": "rmqlb.snapshot/1", "topics": {"T": {"queues": 4}},
 ...                        "groups": {"G": {"consumers": [{"clientId": "c1",
 ...                                                        "subscriptions": ["T"]}]}}})
@@ -24,10 +27,11 @@ from pydantic_core import from_json
 from rmqlb.errors import InputError
 from rmqlb.model.snapshot import Snapshot
 from rmqlb.snapshot._fast import gc_paused
-from rmqlb.snapshot._parse import SNAPSHOT_FORMAT, parse_snapshot
+from rmqlb.snapshot._parse import parse_snapshot
 from rmqlb.snapshot._write import snapshot_to_json
 from rmqlb.snapshot.redact import redact
 from rmqlb.snapshot.schema import snapshot_schema
+from rmqlb.snapshot.spec import FORMAT as SNAPSHOT_FORMAT
 
 __all__ = [
     "SNAPSHOT_FORMAT",

@@ -1,9 +1,16 @@
 """Validate decoded ``rmqlb.snapshot/1`` JSON into :class:`~rmqlb.model.Snapshot`.
 
-A hand-written validator rather than pydantic models: on a snapshot of 100,000 queues and
-5,000 consumers pydantic took about three times as long as decoding the JSON, while these
-loops stay well under it (``bench/bench_explain.py``). The JSON Schema is still generated from
-pydantic models (:mod:`rmqlb.snapshot.schema`), and tests keep the two in agreement.
+The format is defined in :mod:`rmqlb.snapshot.spec`; the loader takes every key, limit and
+default from there and restates none. Scalar fields are checked by :meth:`_Parser.value`
+against their spec type. The hot paths (queue lists, offsets, plain consumers, held-queue
+states: one per queue of a big snapshot) are hand-written loops over keys and limits read
+from the spec once, at import; they accept only what is plainly valid and hand anything else
+to the checked path, which names the problem.
+
+Hand-written rather than pydantic models: on a snapshot of 100,000 queues and 5,000
+consumers pydantic took about three times as long as decoding the JSON, while these loops
+stay well under it (``bench/bench_explain.py``). Tests keep the loader in agreement with the
+spec and with the JSON Schema generated from it.
 
 Every problem raises :class:`~rmqlb.errors.InputError` with one line naming the JSON path::
 
@@ -25,7 +32,6 @@ from typing import Any, NoReturn
 from rmqlb.errors import InputError
 from rmqlb.model.queue import MessageQueue
 from rmqlb.model.snapshot import (
-    NEVER_COMMITTED,
     BrokerInfo,
     CaptureError,
     Consumer,
@@ -48,31 +54,110 @@ from rmqlb.model.strategy import (
     strategy_from_class_name,
     strategy_from_json,
 )
+from rmqlb.snapshot import spec
 from rmqlb.snapshot._fast import (
     OFFSET_SETTERS,
     QUEUE_SETTERS,
     gc_paused,
     new_consumer,
     new_queue,
+    setter,
 )
-
-SNAPSHOT_FORMAT = "rmqlb.snapshot/1"
-SHORTHAND_BROKER = "broker-a"
-#: Largest ``readQueueNums``/``writeQueueNums`` accepted for one broker (a typo of a few
-#: extra digits would otherwise make the diagnosis allocate billions of queues).
-MAX_QUEUE_NUMS = 1_000_000
-#: Largest ``virtualNodeCnt`` accepted (the ring costs ``consumers * vnodes``).
-MAX_VIRTUAL_NODES = 100_000
-STRATEGY_PROPERTY = "allocateMessageQueueStrategy"
 
 _PLAIN_KEY = re.compile(r"^[A-Za-z0-9_%\-]+$")
 
+
+def _minimum(field: spec.Field) -> int:
+    """The least value of an integer field with a lower limit."""
+    assert isinstance(field.type, spec.Int) and field.type.minimum is not None, field
+    return field.type.minimum
+
+
+def _maximum(field: spec.Field) -> int:
+    """The greatest value of an integer field with an upper limit."""
+    assert isinstance(field.type, spec.Int) and field.type.maximum is not None, field
+    return field.type.maximum
+
+
+# The records the loader reads, and what its hot loops take from them once.
+_Q, _POP, _OFF, _C = spec.QueueRef, spec.PopQueueRef, spec.QueueOffset, spec.Consumer
 # One C call instead of three ``dict.get`` per queue reference (KeyError/TypeError: the slow,
 # path-naming checks take over).
-_QUEUE_REF = itemgetter("topic", "brokerName", "queueId")
-_OFFSET_REF = itemgetter("topic", "brokerName", "queueId", "brokerOffset", "consumerOffset")
+_QUEUE_REF = itemgetter(_Q.topic.key, _Q.broker_name.key, _Q.queue_id.key)
+_OFFSET_REF = itemgetter(
+    _OFF.topic.key,
+    _OFF.broker_name.key,
+    _OFF.queue_id.key,
+    _OFF.broker_offset.key,
+    _OFF.consumer_offset.key,
+)
+_MIN_QUEUE_ID = _minimum(_Q.queue_id)
+_MIN_POP_QUEUE_ID = _minimum(_POP.queue_id)
+_MIN_CONSUMER_OFFSET = _minimum(_OFF.consumer_offset)
+_MIN_MIN_OFFSET = _minimum(_OFF.min_offset)
+_VNODES_RANGE = (_minimum(spec.Strategy.virtual_node_cnt), _maximum(spec.Strategy.virtual_node_cnt))
+# The keys the fast consumer path reads.
+(
+    _CLIENT_ID,
+    _SUBSCRIPTIONS,
+    _STRATEGY,
+    _CLIENT_ADDR,
+    _LANGUAGE,
+    _CONSUME_TYPE,
+    _VERSION,
+    _CONSUME_ORDERLY,
+    _START_TIME,
+    _ASSIGNED,
+    _POP_ASSIGNED,
+    _PROPERTIES,
+    _PROCESS_QUEUES,
+    _STATUS,
+) = (
+    f.key
+    for f in (
+        _C.client_id,
+        _C.subscriptions,
+        _C.strategy,
+        _C.client_addr,
+        _C.language,
+        _C.consume_type,
+        _C.version,
+        _C.consume_orderly,
+        _C.start_time,
+        _C.assigned,
+        _C.pop_assigned,
+        _C.properties,
+        _C.process_queues,
+        _C.status,
+    )
+)
+_LAST_TIMESTAMP, _MIN_OFFSET = _OFF.last_timestamp.key, _OFF.min_offset.key
+_LAST_TIMESTAMP_DEFAULT = _OFF.last_timestamp.default
+
+
+def _state_fields() -> tuple[spec.Field, ...]:
+    """A held queue's fields after its queue: unbounded integers and booleans, which the
+    fast path checks by their Python type alone."""
+    fields = tuple(f for f in spec.ProcessQueue.fields if not f.attr.startswith("queue."))
+    for f in fields:
+        assert f.type in (spec.Int(), spec.Bool()) and not f.required and not f.nullable, f
+    return fields
+
+
+_PQ_TOPIC, _PQ_BROKER_NAME, _PQ_QUEUE_ID = (
+    spec.ProcessQueue.topic.key,
+    spec.ProcessQueue.broker_name.key,
+    spec.ProcessQueue.queue_id.key,
+)
+_MIN_PQ_QUEUE_ID = _minimum(spec.ProcessQueue.queue_id)
+_PQ_STATE_FIELDS = _state_fields()
+#: Per state field of a held queue: key, default, the one Python type of a valid value.
+_PQ_STATE = tuple(
+    (f.key, f.default, bool if isinstance(f.type, spec.Bool) else int) for f in _PQ_STATE_FIELDS
+)
+_PQ_STATE_SETTERS = tuple(setter(ProcessQueueState, f.attr) for f in _PQ_STATE_FIELDS)
+_PQ_SET_QUEUE = setter(ProcessQueueState, spec.ProcessQueue.queue_id.attr.partition(".")[0])
 _UNSEEN = object()
-_ABSENT: Any = object()  # a key left out (as opposed to given as null)
 
 
 def _cache_key(raw: dict[str, Any]) -> Hashable | None:
@@ -84,6 +169,11 @@ def _cache_key(raw: dict[str, Any]) -> Hashable | None:
     except TypeError:
         return None
     return key
+
+
+def _at(path: str, key: str) -> str:
+    """The JSON path of spec key ``key`` (a plain name) under ``path``."""
+    return f"{path}.{key}" if path else key
 
 
 def child(path: str, key: str) -> str:
@@ -147,9 +237,6 @@ class _Parser:
             self.expected(path, "a string", value)
         return value
 
-    def opt_string(self, value: Any, path: str) -> str | None:
-        return None if value is None else self.string(value, path)
-
     def integer(self, value: Any, path: str, minimum: int | None = None) -> int:
         if type(value) is not int:  # bool is an int subclass: refuse it
             self.expected(path, "an integer", value)
@@ -157,20 +244,71 @@ class _Parser:
             self.fail(path, f"expected an integer >= {minimum}, got {value}")
         return value
 
-    def opt_integer(self, value: Any, path: str) -> int | None:
-        return None if value is None else self.integer(value, path)
+    def required(self, raw: Mapping[str, Any], field: spec.Field, path: str) -> Any:
+        if field.key not in raw:
+            self.fail(path, f"missing required field {field.key!r}")
+        return raw[field.key]
 
-    def opt_bool(self, value: Any, path: str) -> bool | None:
-        if value is None:
+    def value(self, raw: Mapping[str, Any], field: spec.Field, path: str) -> Any:
+        """Scalar field ``field`` of ``raw`` (the object at ``path``), checked against its
+        type in the spec: its default when absent, or null where the spec allows null."""
+        value = raw.get(field.key, _UNSEEN)
+        if value is _UNSEEN:
+            if field.required:
+                self.fail(path, f"missing required field {field.key!r}")
+            return field.default
+        t = field.type
+        if isinstance(t, spec.Int):
+            low, high = t.minimum, t.maximum
+            if (
+                type(value) is int
+                and (low is None or value >= low)
+                and (high is None or value <= high)
+            ):
+                return value
+        elif isinstance(t, spec.Str):
+            if type(value) is str and (not t.min_length or len(value) >= t.min_length):
+                return value
+        elif isinstance(t, spec.Bool):
+            if type(value) is bool:
+                return value
+        elif isinstance(t, spec.Number):
+            if type(value) in (int, float) and not math.isnan(value):
+                return float(value)
+        else:
+            raise AssertionError(f"not a scalar field: {field}")
+        if value is None and field.nullable:
             return None
-        if not isinstance(value, bool):
-            self.expected(path, "a boolean", value)
-        return value
+        self.refuse(field, value, _at(path, field.key))
 
-    def required(self, raw: Mapping[str, Any], key: str, path: str) -> Any:
-        if key not in raw:
-            self.fail(path, f"missing required field {key!r}")
-        return raw[key]
+    def refuse(self, field: spec.Field, value: Any, where: str) -> NoReturn:
+        """The error for scalar ``value`` that does not fit ``field``'s type."""
+        match field.type:
+            case spec.Int(minimum=low, maximum=high, unit=unit):
+                self.integer(value, where, low)
+                self.fail(where, f"at most {high} {unit}".rstrip() + f", got {value}")
+            case spec.Str():
+                self.string(value, where)
+                self.fail(where, "must not be empty")
+            case spec.Bool():
+                self.expected(where, "a boolean", value)
+            case _:
+                self.expected(where, "a number", value)
+
+    def scalars(
+        self, raw: Mapping[str, Any], fields: tuple[spec.Field, ...], path: str
+    ) -> dict[str, Any]:
+        """Scalar ``fields`` of ``raw`` (checked in order), by model attribute: a record made
+        of scalars is read with ``Model(**scalars)``."""
+        return {f.attr: self.value(raw, f, path) for f in fields}
+
+    def collection(self, raw: Mapping[str, Any], field: spec.Field, path: str) -> Any:
+        """Array or object field ``field`` of ``raw``, checked to be one (its default, an
+        empty one, when absent)."""
+        value = raw.get(field.key, field.default)
+        if isinstance(field.type, spec.ArrayOf):
+            return self.array(value, _at(path, field.key))
+        return self.obj(value, _at(path, field.key))
 
     def by_id(self, topic: str, broker: str) -> dict[int, MessageQueue]:
         """The intern table of one (topic, broker)."""
@@ -186,65 +324,63 @@ class _Parser:
 
     def snapshot(self, data: Any) -> Snapshot:
         raw = self.obj(data, "")
-        fmt = self.required(raw, "format", "")
-        if fmt != SNAPSHOT_FORMAT:
+        f = spec.Snapshot
+        fmt = self.required(raw, f.format, "")
+        if fmt != spec.FORMAT:
             shown = json.dumps(fmt, ensure_ascii=False)[:60]
-            self.fail("format", f"expected {SNAPSHOT_FORMAT!r}, got {shown}")
-        topics_raw = self.obj(self.required(raw, "topics", ""), "topics")
+            self.fail(f.format.key, f"expected {spec.FORMAT!r}, got {shown}")
+        topics_raw = self.obj(self.required(raw, f.topics, ""), f.topics.key)
         topics = {
-            self.string(name, "topics"): self.topic(name, value, child("topics", name))
+            self.string(name, f.topics.key): self.topic(name, value, child(f.topics.key, name))
             for name, value in topics_raw.items()
         }
-        groups_raw = self.obj(self.required(raw, "groups", ""), "groups")
+        groups_raw = self.obj(self.required(raw, f.groups, ""), f.groups.key)
         groups = {
-            name: self.group(name, value, child("groups", name))
+            name: self.group(name, value, child(f.groups.key, name))
             for name, value in groups_raw.items()
         }
-        brokers_raw = self.obj(raw.get("brokers", {}), "brokers")
         brokers = {
-            name: self.broker(name, value, child("brokers", name))
-            for name, value in brokers_raw.items()
+            name: self.broker(name, value, child(f.brokers.key, name))
+            for name, value in self.collection(raw, f.brokers, "").items()
         }
-        errors_raw = self.array(raw.get("errors", []), "errors")
-        errors = tuple(self.capture_error(e, f"errors[{i}]") for i, e in enumerate(errors_raw))
+        errors_raw = self.collection(raw, f.errors, "")
+        errors = tuple(
+            self.capture_error(e, f"{f.errors.key}[{i}]") for i, e in enumerate(errors_raw)
+        )
         return Snapshot(
             topics=topics,
             groups=groups,
             brokers=brokers,
-            captured_at=self.opt_string(raw.get("capturedAt"), "capturedAt"),
-            source=self.source_info(raw.get("source")),
+            captured_at=self.value(raw, f.captured_at, ""),
+            source=self.source_info(raw.get(f.source.key)),
             errors=errors,
         )
 
     def source_info(self, value: Any) -> Source | None:
         if value is None:
             return None
-        raw = self.obj(value, "source")
-        namesrv = raw.get("namesrv", [])
+        f, path = spec.Source, spec.Snapshot.source.key
+        raw = self.obj(value, path)
+        namesrv = raw.get(f.namesrv.key, f.namesrv.default)
         if isinstance(namesrv, str):  # "a:9876;b:9876", as NAMESRV_ADDR spells it
             namesrv = [part for part in namesrv.split(";") if part]
-        items = self.array(namesrv, "source.namesrv")
+        where = _at(path, f.namesrv.key)
+        items = self.array(namesrv, where)
         return Source(
-            namesrv=tuple(self.string(v, f"source.namesrv[{i}]") for i, v in enumerate(items)),
-            rmqlb=self.opt_string(raw.get("rmqlb"), "source.rmqlb"),
+            namesrv=tuple(self.string(v, f"{where}[{i}]") for i, v in enumerate(items)),
+            rmqlb=self.value(raw, f.rmqlb, path),
         )
 
     def capture_error(self, value: Any, path: str) -> CaptureError:
         raw = self.obj(value, path)
-        return CaptureError(
-            target=self.string(raw.get("target", ""), f"{path}.target"),
-            request=self.string(raw.get("request", ""), f"{path}.request"),
-            message=self.string(self.required(raw, "message", path), f"{path}.message"),
-            group=self.opt_string(raw.get("group"), f"{path}.group"),
-            topic=self.opt_string(raw.get("topic"), f"{path}.topic"),
-        )
+        return CaptureError(**self.scalars(raw, spec.CaptureError.fields, path))
 
     def broker(self, name: str, value: Any, path: str) -> BrokerInfo:
         raw = self.obj(value, path)
-        addrs_raw = self.obj(raw.get("addrs", {}), f"{path}.addrs")
+        f = spec.BrokerInfo
         addrs: dict[int, str] = {}
-        for key, addr in addrs_raw.items():
-            where = child(f"{path}.addrs", key)
+        for key, addr in self.collection(raw, f.addrs, path).items():
+            where = child(_at(path, f.addrs.key), key)
             try:
                 broker_id = int(key)
             except ValueError:
@@ -254,117 +390,105 @@ class _Parser:
             addrs[broker_id] = self.string(addr, where)
         return BrokerInfo(
             broker_name=name,
-            cluster=self.opt_string(raw.get("cluster"), f"{path}.cluster"),
+            cluster=self.value(raw, f.cluster, path),
             addrs=addrs,
         )
 
     def topic(self, name: str, value: Any, path: str) -> TopicRoute:
         raw = self.obj(value, path)
-        has_datas = "queueDatas" in raw
-        if "queues" in raw:
-            if has_datas:
-                self.fail(path, "give either 'queues' (shorthand) or 'queueDatas', not both")
-            count = self.integer(raw["queues"], f"{path}.queues", minimum=0)
-            if count > MAX_QUEUE_NUMS:
-                self.fail(f"{path}.queues", f"at most {MAX_QUEUE_NUMS} queues, got {count}")
-            return TopicRoute(name, (QueueData(SHORTHAND_BROKER, count, count, 6),))
-        if not has_datas:
-            self.fail(path, "missing required field 'queueDatas' (or the shorthand 'queues': N)")
-        datas = self.array(raw["queueDatas"], f"{path}.queueDatas")
+        datas_key = spec.TopicRoute.queue_datas.key
+        shorthand = spec.TopicShorthand.queues
+        if shorthand.key in raw:
+            if datas_key in raw:
+                self.fail(
+                    path,
+                    f"give either {shorthand.key!r} (shorthand) or {datas_key!r}, not both",
+                )
+            count = self.value(raw, shorthand, path)
+            perm = spec.QueueData.perm.default
+            return TopicRoute(name, (QueueData(spec.SHORTHAND_BROKER, count, count, perm),))
+        if datas_key not in raw:
+            self.fail(
+                path,
+                f"missing required field {datas_key!r} (or the shorthand {shorthand.key!r}: N)",
+            )
+        where = _at(path, datas_key)
+        datas = self.array(raw[datas_key], where)
         return TopicRoute(
-            name, tuple(self.queue_data(d, f"{path}.queueDatas[{i}]") for i, d in enumerate(datas))
+            name, tuple(self.queue_data(d, f"{where}[{i}]") for i, d in enumerate(datas))
         )
 
     def queue_data(self, value: Any, path: str) -> QueueData:
-        raw = self.obj(value, path)
-        broker = self.string(self.required(raw, "brokerName", path), f"{path}.brokerName")
-        nums = []
-        for key in ("readQueueNums", "writeQueueNums"):
-            n = self.integer(self.required(raw, key, path), f"{path}.{key}", minimum=0)
-            if n > MAX_QUEUE_NUMS:
-                self.fail(f"{path}.{key}", f"at most {MAX_QUEUE_NUMS} queues, got {n}")
-            nums.append(n)
-        perm = self.integer(raw.get("perm", 6), f"{path}.perm", minimum=0)
-        flag = self.integer(raw.get("topicSysFlag", 0), f"{path}.topicSysFlag")
-        return QueueData(broker, nums[0], nums[1], perm, flag)
+        return QueueData(**self.scalars(self.obj(value, path), spec.QueueData.fields, path))
 
     def strategy(self, value: Any, path: str) -> StrategySpec:
         spec = strategy_from_json(value, where=f"{self.source}: {path}")
         self.check_strategy(spec, path)
         return spec
 
-    def check_strategy(self, spec: StrategySpec, path: str) -> None:
-        if isinstance(spec, ConsistentHash) and not 0 <= spec.virtual_node_cnt <= MAX_VIRTUAL_NODES:
+    def check_strategy(self, strategy: StrategySpec, path: str) -> None:
+        """The limits of the spec that :func:`strategy_from_json` does not check."""
+        f = spec.Strategy
+        low, high = _VNODES_RANGE
+        if isinstance(strategy, ConsistentHash) and not low <= strategy.virtual_node_cnt <= high:
             self.fail(
-                f"{path}.virtualNodeCnt",
-                f"expected 0..{MAX_VIRTUAL_NODES}, got {spec.virtual_node_cnt}",
+                _at(path, f.virtual_node_cnt.key),
+                f"expected {low}..{high}, got {strategy.virtual_node_cnt}",
             )
-        if isinstance(spec, MachineRoomNearby):
-            if isinstance(spec.inner, MachineRoomNearby):
-                self.fail(f"{path}.inner", "the inner strategy cannot be MACHINE_ROOM_NEARBY")
-            self.check_strategy(spec.inner, f"{path}.inner")
+        if isinstance(strategy, MachineRoomNearby):
+            inner = _at(path, f.inner.key)
+            if isinstance(strategy.inner, MachineRoomNearby):
+                self.fail(inner, "the inner strategy cannot be MACHINE_ROOM_NEARBY")
+            self.check_strategy(strategy.inner, inner)
 
     def group(self, name: str, value: Any, path: str) -> Group:
         raw = self.obj(value, path)
-        model_raw = raw.get("messageModel", "CLUSTERING")
+        f = spec.Group
+        model_raw = raw.get(f.message_model.key, f.message_model.default)
         try:
             model = MessageModel(model_raw)
         except ValueError:
+            choices = " or ".join(repr(m.value) for m in MessageModel)
             self.fail(
-                f"{path}.messageModel",
-                f"expected 'CLUSTERING' or 'BROADCASTING', got {json.dumps(model_raw)[:40]}",
+                _at(path, f.message_model.key),
+                f"expected {choices}, got {json.dumps(model_raw)[:40]}",
             )
-        strategy_raw = raw.get("strategy")
-        strategy = None if strategy_raw is None else self.strategy(strategy_raw, f"{path}.strategy")
-        consumers_raw = self.array(raw.get("consumers", []), f"{path}.consumers")
-        consumers = tuple(
-            self.consumer(c, f"{path}.consumers[{i}]") for i, c in enumerate(consumers_raw)
+        strategy_raw = raw.get(f.strategy.key)
+        strategy = (
+            None if strategy_raw is None else self.strategy(strategy_raw, _at(path, f.strategy.key))
         )
-        offsets_raw = self.array(raw.get("offsets", []), f"{path}.offsets")
+        where = _at(path, f.consumers.key)
+        consumers = tuple(
+            self.consumer(c, f"{where}[{i}]")
+            for i, c in enumerate(self.collection(raw, f.consumers, path))
+        )
+        offsets_raw = self.collection(raw, f.offsets, path)
         return Group(
             name=name,
             message_model=model,
-            consume_type=self.opt_string(raw.get("consumeType"), f"{path}.consumeType"),
+            consume_type=self.value(raw, f.consume_type, path),
             strategy=strategy,
             consumers=consumers,
-            offsets=self.offsets(offsets_raw, f"{path}.offsets"),
-            configs=self.group_configs(raw.get("configs", _ABSENT), f"{path}.configs"),
+            offsets=self.offsets(offsets_raw, _at(path, f.offsets.key)),
+            configs=self.group_configs(
+                self.collection(raw, f.configs, path), _at(path, f.configs.key)
+            ),
         )
 
-    def group_configs(self, value: Any, path: str) -> dict[str, GroupConfig]:
-        """Each broker's subscription-group config of the group (``{}`` when absent)."""
+    def group_configs(self, configs: Mapping[str, Any], path: str) -> dict[str, GroupConfig]:
+        """Each broker's subscription-group config of the group."""
         out: dict[str, GroupConfig] = {}
-        default = GroupConfig()
-        for broker, item in self.obj({} if value is _ABSENT else value, path).items():
+        for broker, item in configs.items():
             where = child(path, broker)
             raw = self.obj(item, where)
-            out[broker] = GroupConfig(
-                consume_enable=self.flag(raw, "consumeEnable", where, default.consume_enable),
-                notify_consumer_ids_changed_enable=self.flag(
-                    raw,
-                    "notifyConsumerIdsChangedEnable",
-                    where,
-                    default.notify_consumer_ids_changed_enable,
-                ),
-                retry_max_times=self.integer(
-                    raw.get("retryMaxTimes", default.retry_max_times), f"{where}.retryMaxTimes"
-                ),
-                consume_message_orderly=self.flag(
-                    raw, "consumeMessageOrderly", where, default.consume_message_orderly
-                ),
-            )
+            out[broker] = GroupConfig(**self.scalars(raw, spec.GroupConfig.fields, where))
         return out
 
     def subscription(self, value: Any, path: str) -> Subscription:
         if isinstance(value, str):  # shorthand: "TopicA" subscribes every tag
             return Subscription(value)
         raw = self.obj(value, path)
-        return Subscription(
-            topic=self.string(self.required(raw, "topic", path), f"{path}.topic"),
-            expression_type=self.string(raw.get("expressionType", "TAG"), f"{path}.expressionType"),
-            sub_string=self.string(raw.get("subString", "*"), f"{path}.subString"),
-            sub_version=self.integer(raw.get("subVersion", 0), f"{path}.subVersion"),
-        )
+        return Subscription(**self.scalars(raw, spec.Subscription.fields, path))
 
     def consumer(self, value: Any, path: str) -> Consumer:
         if type(value) is dict:
@@ -407,8 +531,8 @@ class _Parser:
         sends anything unusual to :meth:`checked_consumer`, which names the problem (and
         gives the same result for whatever this path merely declines)."""
         get = raw.get
-        client_id = get("clientId")
-        subs_raw = get("subscriptions")
+        client_id = get(_CLIENT_ID)
+        subs_raw = get(_SUBSCRIPTIONS)
         if type(client_id) is not str or not client_id or type(subs_raw) is not list:
             return None
         subs: list[Subscription] = []
@@ -417,20 +541,20 @@ class _Parser:
             if sub is None:
                 return None
             subs.append(sub)
-        if "properties" in raw or "processQueues" in raw or "status" in raw:
+        if _PROPERTIES in raw or _PROCESS_QUEUES in raw or _STATUS in raw:
             return None
-        strategy_raw = get("strategy")
+        strategy_raw = get(_STRATEGY)
         strategy: StrategySpec | None = None
         if strategy_raw is not None:
             strategy = self.cached_strategy(strategy_raw)
             if strategy is None:
                 return None
-        addr = get("clientAddr")
-        language = get("language")
-        consume_type = get("consumeType")
-        version = get("version")
-        orderly = get("consumeOrderly")
-        start_time = get("startTime")
+        addr = get(_CLIENT_ADDR)
+        language = get(_LANGUAGE)
+        consume_type = get(_CONSUME_TYPE)
+        version = get(_VERSION)
+        orderly = get(_CONSUME_ORDERLY)
+        start_time = get(_START_TIME)
         if not (
             (addr is None or type(addr) is str)
             and (language is None or type(language) is str)
@@ -441,8 +565,8 @@ class _Parser:
         ):
             return None
         default_topic = subs[0].topic if len(subs) == 1 else None
-        assigned = get("assigned")
-        pop_assigned = get("popAssigned")
+        assigned = get(_ASSIGNED)
+        pop_assigned = get(_POP_ASSIGNED)
         return new_consumer(
             client_id,
             tuple(subs),
@@ -454,78 +578,60 @@ class _Parser:
             consume_type,
             None
             if assigned is None
-            else self.queue_list(assigned, f"{path}.assigned", default_topic),
+            else self.queue_list(assigned, _at(path, _ASSIGNED), default_topic),
             None
             if pop_assigned is None
-            else self.queue_list(pop_assigned, f"{path}.popAssigned", default_topic, min_id=-1),
+            else self.queue_list(
+                pop_assigned, _at(path, _POP_ASSIGNED), default_topic, _MIN_POP_QUEUE_ID
+            ),
             start_time,
             {},
         )
 
     def checked_consumer(self, value: Any, path: str) -> Consumer:
         raw = self.obj(value, path)
-        client_id = self.string(self.required(raw, "clientId", path), f"{path}.clientId")
-        if not client_id:
-            self.fail(f"{path}.clientId", "must not be empty")
-        subs_raw = self.array(self.required(raw, "subscriptions", path), f"{path}.subscriptions")
-        subs = tuple(
-            self.subscription(s, f"{path}.subscriptions[{i}]") for i, s in enumerate(subs_raw)
-        )
+        f = _C
+        client_id = self.value(raw, f.client_id, path)
+        where = _at(path, f.subscriptions.key)
+        subs_raw = self.array(self.required(raw, f.subscriptions, path), where)
+        subs = tuple(self.subscription(s, f"{where}[{i}]") for i, s in enumerate(subs_raw))
         default_topic = subs[0].topic if len(subs) == 1 else None
-        props_raw = self.obj(raw.get("properties", {}), f"{path}.properties")
         props: dict[str, str] = {}
-        for key, prop in props_raw.items():
+        for key, prop in self.collection(raw, f.properties, path).items():
             if isinstance(prop, (Mapping, list)):
-                self.expected(child(f"{path}.properties", key), "a string", prop)
+                self.expected(child(_at(path, f.properties.key), key), "a string", prop)
             props[key] = prop if isinstance(prop, str) else json.dumps(prop)
-        strategy_raw = raw.get("strategy")
+        strategy_raw = raw.get(f.strategy.key)
         strategy: StrategySpec | None
         if strategy_raw is not None:
-            strategy = self.strategy(strategy_raw, f"{path}.strategy")
-        elif props.get(STRATEGY_PROPERTY):
-            strategy = strategy_from_class_name(props[STRATEGY_PROPERTY])
+            strategy = self.strategy(strategy_raw, _at(path, f.strategy.key))
+        elif props.get(spec.STRATEGY_PROPERTY):
+            strategy = strategy_from_class_name(props[spec.STRATEGY_PROPERTY])
         else:
             strategy = None
         return Consumer(
             client_id=client_id,
             subscriptions=subs,
-            client_addr=self.opt_string(raw.get("clientAddr"), f"{path}.clientAddr"),
-            language=self.opt_string(raw.get("language"), f"{path}.language"),
-            version=self.opt_integer(raw.get("version"), f"{path}.version"),
+            client_addr=self.value(raw, f.client_addr, path),
+            language=self.value(raw, f.language, path),
+            version=self.value(raw, f.version, path),
             strategy=strategy,
-            consume_orderly=self.opt_bool(raw.get("consumeOrderly"), f"{path}.consumeOrderly"),
-            consume_type=self.opt_string(raw.get("consumeType"), f"{path}.consumeType"),
-            assigned=self.queue_list(raw.get("assigned"), f"{path}.assigned", default_topic),
+            consume_orderly=self.value(raw, f.consume_orderly, path),
+            consume_type=self.value(raw, f.consume_type, path),
+            assigned=self.queue_list(raw.get(_ASSIGNED), _at(path, _ASSIGNED), default_topic),
             pop_assigned=self.queue_list(
-                raw.get("popAssigned"), f"{path}.popAssigned", default_topic, min_id=-1
+                raw.get(_POP_ASSIGNED),
+                _at(path, _POP_ASSIGNED),
+                default_topic,
+                _MIN_POP_QUEUE_ID,
             ),
-            start_time=self.opt_integer(raw.get("startTime"), f"{path}.startTime"),
+            start_time=self.value(raw, f.start_time, path),
             properties=props,
             process_queues=self.process_queues(
-                raw.get("processQueues"), f"{path}.processQueues", default_topic
+                raw.get(_PROCESS_QUEUES), _at(path, _PROCESS_QUEUES), default_topic
             ),
-            status=self.status_table(raw.get("status", _ABSENT), f"{path}.status"),
+            status=self.status_table(self.collection(raw, f.status, path), _at(path, _STATUS)),
         )
-
-    def count(self, raw: Mapping[str, Any], key: str, where: str) -> int:
-        """An optional integer field of ``raw`` (0 when absent)."""
-        return self.integer(raw.get(key, 0), f"{where}.{key}")
-
-    def flag(self, raw: Mapping[str, Any], key: str, where: str, default: bool) -> bool:
-        """An optional boolean field of ``raw`` (absent: ``default``; null is not a boolean)."""
-        if key not in raw:
-            return default
-        value = raw[key]
-        if not isinstance(value, bool):
-            self.expected(f"{where}.{key}", "a boolean", value)
-        return value
-
-    def rate(self, raw: Mapping[str, Any], key: str, where: str) -> float:
-        """An optional number field of ``raw`` (0.0 when absent; NaN refused)."""
-        value = raw.get(key, 0)
-        if type(value) not in (int, float) or math.isnan(value):
-            self.expected(f"{where}.{key}", "a number", value)
-        return float(value)
 
     def process_queues(
         self, value: Any, path: str, default_topic: str | None
@@ -533,44 +639,62 @@ class _Parser:
         """A client's held-queue states; ``None`` when absent (not reported)."""
         if value is None:
             return None
-        out = []
+        out: list[ProcessQueueState] = []
         for i, item in enumerate(self.array(value, path)):
-            where = f"{path}[{i}]"
-            raw = self.obj(item, where)
-            topic, broker, qid = self.queue_ref(raw, where, default_topic)
-            out.append(
-                ProcessQueueState(
-                    queue=new_queue(topic, broker, qid),
-                    cached_msg_count=self.count(raw, "cachedMsgCount", where),
-                    cached_msg_size_mib=self.count(raw, "cachedMsgSizeInMiB", where),
-                    commit_offset=self.count(raw, "commitOffset", where),
-                    last_pull_timestamp=self.count(raw, "lastPullTimestamp", where),
-                    last_consume_timestamp=self.count(raw, "lastConsumeTimestamp", where),
-                    locked=self.flag(raw, "locked", where, False),
-                    last_lock_timestamp=self.count(raw, "lastLockTimestamp", where),
-                    dropped=self.flag(raw, "dropped", where, False),
-                )
-            )
+            state = self.plain_process_queue(item, default_topic) if type(item) is dict else None
+            if state is None:
+                state = self.checked_process_queue(item, f"{path}[{i}]", default_topic)
+            out.append(state)
         return tuple(out)
 
-    def status_table(self, value: Any, path: str) -> dict[str, ConsumeStatus]:
-        """A client's consume statistics by topic (``{}`` when absent)."""
+    def plain_process_queue(
+        self, raw: dict[str, Any], default_topic: str | None
+    ) -> ProcessQueueState | None:
+        """The common, valid held-queue state (one per held queue of a live capture) without
+        a JSON path per field; ``None`` sends anything unusual to
+        :meth:`checked_process_queue`, which names the problem."""
+        get = raw.get
+        topic = get(_PQ_TOPIC, default_topic)
+        broker = get(_PQ_BROKER_NAME)
+        qid = get(_PQ_QUEUE_ID)
+        if type(topic) is not str or type(broker) is not str or type(qid) is not int:
+            return None
+        if qid < _MIN_PQ_QUEUE_ID:
+            return None
+        values = [get(key, default) for key, default, _ in _PQ_STATE]
+        for value, (_, _, kind) in zip(values, _PQ_STATE, strict=True):
+            if type(value) is not kind:
+                return None
+        table = self.by_id(topic, broker)
+        mq = table.get(qid)
+        if mq is None:
+            mq = table[qid] = new_queue(topic, broker, qid)
+        state: ProcessQueueState = object.__new__(ProcessQueueState)
+        _PQ_SET_QUEUE(state, mq)
+        for set_value, value in zip(_PQ_STATE_SETTERS, values, strict=True):
+            set_value(state, value)
+        return state
+
+    def checked_process_queue(
+        self, item: Any, path: str, default_topic: str | None
+    ) -> ProcessQueueState:
+        """One held queue's state, checked field by field."""
+        raw = self.obj(item, path)
+        topic, broker, qid = self.queue_ref(raw, path, default_topic)
+        state = self.scalars(raw, _PQ_STATE_FIELDS, path)
+        return ProcessQueueState(queue=new_queue(topic, broker, qid), **state)
+
+    def status_table(self, table: Mapping[str, Any], path: str) -> dict[str, ConsumeStatus]:
+        """A client's consume statistics by topic."""
         out: dict[str, ConsumeStatus] = {}
-        for topic, item in self.obj({} if value is _ABSENT else value, path).items():
+        for topic, item in table.items():
             where = child(path, topic)
             raw = self.obj(item, where)
-            out[topic] = ConsumeStatus(
-                pull_rt=self.rate(raw, "pullRT", where),
-                pull_tps=self.rate(raw, "pullTPS", where),
-                consume_rt=self.rate(raw, "consumeRT", where),
-                consume_ok_tps=self.rate(raw, "consumeOKTPS", where),
-                consume_failed_tps=self.rate(raw, "consumeFailedTPS", where),
-                consume_failed_msgs=self.count(raw, "consumeFailedMsgs", where),
-            )
+            out[topic] = ConsumeStatus(**self.scalars(raw, spec.ConsumeStatus.fields, where))
         return out
 
     def queue_list(
-        self, value: Any, path: str, default_topic: str | None, min_id: int = 0
+        self, value: Any, path: str, default_topic: str | None, min_id: int = _MIN_QUEUE_ID
     ) -> tuple[MessageQueue, ...] | None:
         """A list of queue references; the hot path of big snapshots, so kept lean.
 
@@ -610,17 +734,18 @@ class _Parser:
         return tuple(out)
 
     def queue_ref(
-        self, value: Any, path: str, default_topic: str | None, min_id: int = 0
+        self, value: Any, path: str, default_topic: str | None, min_id: int = _MIN_QUEUE_ID
     ) -> tuple[str, str, int]:
         """A queue reference; ``popAssigned`` allows queue id -1 (5.x POP: every queue of
         that broker)."""
         raw = self.obj(value, path)
-        if "topic" in raw or default_topic is None:
-            topic = self.string(self.required(raw, "topic", path), f"{path}.topic")
+        if _Q.topic.key in raw or default_topic is None:
+            topic = self.string(self.required(raw, _Q.topic, path), _at(path, _Q.topic.key))
         else:
             topic = default_topic
-        broker = self.string(self.required(raw, "brokerName", path), f"{path}.brokerName")
-        qid = self.integer(self.required(raw, "queueId", path), f"{path}.queueId", minimum=min_id)
+        broker = self.value(raw, _Q.broker_name, path)
+        where = _at(path, _Q.queue_id.key)
+        qid = self.integer(self.required(raw, _Q.queue_id, path), where, minimum=min_id)
         return topic, broker, qid
 
     def offsets(self, items: list[Any], path: str) -> tuple[QueueOffset, ...]:
@@ -629,6 +754,8 @@ class _Parser:
         out: list[QueueOffset] = []
         append = out.append
         ref = _OFFSET_REF
+        last_key, last_default, min_key = _LAST_TIMESTAMP, _LAST_TIMESTAMP_DEFAULT, _MIN_OFFSET
+        min_id, min_consumer_offset, min_low = _MIN_QUEUE_ID, _MIN_CONSUMER_OFFSET, _MIN_MIN_OFFSET
         # new_offset() inlined: one Python call less per offset
         new = object.__new__
         set_queue, set_broker, set_consumer, set_last, set_min = OFFSET_SETTERS
@@ -638,19 +765,19 @@ class _Parser:
         for i, item in enumerate(items):
             try:
                 topic, broker, qid, broker_offset, consumer_offset = ref(item)
-                last = item.get("lastTimestamp", 0)
-                low = item.get("minOffset")
+                last = item.get(last_key, last_default)
+                low = item.get(min_key)
             except (KeyError, TypeError, AttributeError):
                 ok = False
             else:
                 ok = (
                     type(qid) is int
-                    and qid >= 0
+                    and qid >= min_id
                     and type(broker_offset) is int
                     and type(consumer_offset) is int
-                    and consumer_offset >= NEVER_COMMITTED
+                    and consumer_offset >= min_consumer_offset
                     and type(last) is int
-                    and (low is None or (type(low) is int and low >= 0))
+                    and (low is None or (type(low) is int and low >= min_low))
                 )
             if not ok:
                 (topic, broker, qid), broker_offset, consumer_offset, last, low = self.offset(
@@ -681,19 +808,13 @@ class _Parser:
         """One offset, checked field by field: ``consumerOffset`` -1 is "never committed"."""
         raw = self.obj(value, path)
         key = self.queue_ref(raw, path, None)
-        broker_offset = self.integer(
-            self.required(raw, "brokerOffset", path), f"{path}.brokerOffset"
+        return (
+            key,
+            self.value(raw, _OFF.broker_offset, path),
+            self.value(raw, _OFF.consumer_offset, path),
+            self.value(raw, _OFF.last_timestamp, path),
+            self.value(raw, _OFF.min_offset, path),
         )
-        consumer_offset = self.integer(
-            self.required(raw, "consumerOffset", path),
-            f"{path}.consumerOffset",
-            minimum=NEVER_COMMITTED,
-        )
-        last = self.integer(raw.get("lastTimestamp", 0), f"{path}.lastTimestamp")
-        low = raw.get("minOffset")
-        if low is not None:
-            low = self.integer(low, f"{path}.minOffset", minimum=0)
-        return key, broker_offset, consumer_offset, last, low
 
 
 def parse_snapshot(data: Any, source: str = "<input>") -> Snapshot:

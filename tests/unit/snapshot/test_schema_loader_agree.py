@@ -1,8 +1,9 @@
 """The shipped JSON Schema and the loader accept exactly the same documents.
 
-A valid snapshot carrying every kind of field is mutated at one place (a value replaced by
-another kind of JSON value, a key removed, an unknown key added) and both must agree: the
-schema validates it if and only if :func:`parse_snapshot` loads it.
+A valid snapshot carrying every field of the format (``test_spec`` checks it does) is
+mutated at one place (a value replaced by another kind of JSON value, a key removed, an
+unknown key added) and both must agree: the schema validates it if and only if
+:func:`parse_snapshot` loads it.
 """
 
 from __future__ import annotations
@@ -25,7 +26,13 @@ BASE: dict[str, Any] = {
     "topics": {
         "T": {
             "queueDatas": [
-                {"brokerName": "broker-a", "readQueueNums": 2, "writeQueueNums": 2, "perm": 6}
+                {
+                    "brokerName": "broker-a",
+                    "readQueueNums": 2,
+                    "writeQueueNums": 2,
+                    "perm": 6,
+                    "topicSysFlag": 1,
+                }
             ]
         },
         "S": {"queues": 2},
@@ -43,6 +50,7 @@ BASE: dict[str, Any] = {
                     "version": 401,
                     "strategy": {"name": "AVG"},
                     "consumeOrderly": False,
+                    "consumeType": "CONSUME_PASSIVELY",
                     "startTime": 1,
                     "subscriptions": [
                         {"topic": "T", "expressionType": "TAG", "subString": "*", "subVersion": 1},
@@ -99,7 +107,15 @@ BASE: dict[str, Any] = {
             },
         }
     },
-    "errors": [{"target": "x", "request": "GET_CONSUME_STATS", "message": "timed out"}],
+    "errors": [
+        {
+            "target": "x",
+            "request": "GET_CONSUME_STATS",
+            "message": "timed out",
+            "group": "G",
+            "topic": "T",
+        }
+    ],
 }
 
 

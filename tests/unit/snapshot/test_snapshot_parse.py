@@ -475,6 +475,34 @@ def test_fast_and_checked_consumers_agree() -> None:
     )
 
 
+def test_fast_and_checked_process_queues_agree() -> None:
+    from rmqlb.snapshot._parse import _Parser
+
+    full = {
+        "topic": "T",
+        "brokerName": "a",
+        "queueId": 3,
+        "cachedMsgCount": 2,
+        "cachedMsgSizeInMiB": 1,
+        "commitOffset": 9,
+        "lastPullTimestamp": 5,
+        "lastConsumeTimestamp": 6,
+        "locked": True,
+        "lastLockTimestamp": 7,
+        "dropped": True,
+    }
+    parser = _Parser("<input>")
+    for raw, default_topic in [(full, None), ({"brokerName": "a", "queueId": 0}, "T")]:
+        fast = parser.plain_process_queue(raw, default_topic)
+        assert fast is not None
+        assert fast == parser.checked_process_queue(raw, "pq", default_topic)
+    # declined: the checked path names the problem
+    for odd in ({**full, "locked": 1}, {**full, "queueId": -1}, {**full, "topic": None}):
+        assert parser.plain_process_queue(odd, "T") is None
+        with pytest.raises(InputError):
+            parser.checked_process_queue(odd, "pq", "T")
+
+
 @pytest.mark.parametrize(
     ("nulls", "field"),
     [(["topic"], "topic"), (["brokerName"], "brokerName"), (["topic", "brokerName"], "topic")],
