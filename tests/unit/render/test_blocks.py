@@ -2,7 +2,22 @@
 
 from __future__ import annotations
 
+import re
+from pathlib import Path
+
+import rmqlb
 from rmqlb.render.blocks import Cell, Column, Heading, Line, Table, to_text
+
+PACKAGE = Path(rmqlb.__file__).parent
+
+
+def test_only_the_blocks_module_lays_out_text_tables() -> None:
+    importers = sorted(
+        str(path.relative_to(PACKAGE))
+        for path in PACKAGE.rglob("*.py")
+        if re.search(r"^\s*(from|import) tabulate\b", path.read_text("utf-8"), re.MULTILINE)
+    )
+    assert importers == ["render/blocks.py"]
 
 
 def test_markdown_escapes_names_but_not_text_given_as_markdown() -> None:
