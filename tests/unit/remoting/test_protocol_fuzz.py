@@ -91,6 +91,7 @@ def call(decoder: Callable[[bytes], Any], data: bytes) -> None:
 @given(st.binary(max_size=300))
 @example(b"\x7f\xff\xff\xff")
 @example(b"\x00\x00\x00\x08\x00\xff\xff\xff\x00\x00\x00\x00")
+@example(encode_frame(RemotingCommand(code=105, ext_fields={"topic": "T"}, body=b"{}")) * 2)
 def test_frame_decoder_any_bytes(data: bytes) -> None:
     decoder = FrameDecoder(max_frame_size=4096)
     try:
