@@ -291,7 +291,7 @@ class FakeCluster:
                 except ProtocolError:
                     break  # Java closes the channel on an undecodable frame
                 for cmd in commands:
-                    if cmd.flag & 1:
+                    if cmd.is_response:
                         continue  # a response to nothing we asked
                     task = asyncio.get_running_loop().create_task(self._answer(target, cmd, writer))
                     self._tasks.add(task)
@@ -320,8 +320,8 @@ class FakeCluster:
                 reply = self._namesrv(cmd)
             else:
                 reply = self._acl_check(cmd) or await self._broker(target, cmd)
-            if cmd.flag & 2:
-                return  # oneway: no response
+            if cmd.is_oneway:
+                return  # no response
             writer.write(encode_frame(reply))
             await writer.drain()
         except (ConnectionError, OSError):
