@@ -2,7 +2,8 @@
 
 A case is ``{"id"?, "topic", "queues": [{"brokerName","queueId"}], "consumers": [cid],
 "strategy": {...}}``; its answer is ``{"id", "assignments": {cid: [queue]}}`` listing every
-consumer, or ``{"id", "error": message}`` where Java would throw.
+consumer (:func:`assignment_to_json`), or ``{"id", "error": message}`` where Java would throw
+(written by :mod:`rmqlb.render.simulate`).
 """
 
 from __future__ import annotations
@@ -11,8 +12,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from rmqlb.allocate import Assignment, allocate
-from rmqlb.errors import AllocationError, InputError
+from rmqlb.allocate import Assignment
+from rmqlb.errors import InputError
 from rmqlb.model.queue import MessageQueue
 from rmqlb.model.strategy import Params, StrategySpec, strategy_from_json, with_params
 
@@ -80,12 +81,3 @@ def queue_to_json(mq: MessageQueue) -> dict[str, Any]:
 def assignment_to_json(assignment: Assignment) -> dict[str, list[dict[str, Any]]]:
     """Every consumer with its queues in Java's order."""
     return {cid: [queue_to_json(q) for q in queues] for cid, queues in assignment.items()}
-
-
-def run_case(case: AllocationCase) -> dict[str, Any]:
-    """The case's answer: assignments, or the Java error."""
-    try:
-        assignment = allocate(case.strategy, case.queues, case.consumers)
-    except AllocationError as exc:
-        return {"id": case.id, "error": exc.message}
-    return {"id": case.id, "assignments": assignment_to_json(assignment)}

@@ -6,10 +6,11 @@ This is the engine behind ``rmqlb simulate``; it builds inputs, calls
 Worked example: 16 queues on ``broker-a`` and 3 default consumers under AVG hold 6, 5 and 5
 queues; adding a fourth consumer (4 + 4 + 4 + 4) moves 9 of the 16 queues (56.2 %)::
 
+    >>> from rmqlb.model.queue import queue_ranges
     >>> from rmqlb.model.strategy import Avg
     >>> qs = make_queues("TopicTest", broker_names(1), 16)
     >>> cids = default_consumer_ids(3)
-    >>> [compact_ranges(q) for q in allocate(Avg(), qs, cids).values()]
+    >>> [queue_ranges(q) for q in allocate(Avg(), qs, cids).values()]
     ['broker-a:0..5', 'broker-a:6..10', 'broker-a:11..15']
     >>> event = scale(Avg(), qs, cids, add=default_consumer_ids(1, start=3))
     >>> event.moves.count, event.moves.percent
@@ -26,7 +27,7 @@ from rmqlb.allocate import Assignment, allocate
 from rmqlb.allocate.cases import assignment_to_json, queue_to_json
 from rmqlb.errors import AllocationError, InputError
 from rmqlb.model.javaorder import java_key
-from rmqlb.model.queue import MessageQueue, queue_ranges, queue_sort_key
+from rmqlb.model.queue import MessageQueue, queue_sort_key
 from rmqlb.model.strategy import (
     Avg,
     AvgByCircle,
@@ -52,7 +53,6 @@ __all__ = [
     "WhatIf",
     "balance",
     "broker_names",
-    "compact_ranges",
     "compare",
     "compare_candidates",
     "default_consumer_ids",
@@ -742,18 +742,3 @@ def plan_to_json(
         out["error"] = start.error
     out["steps"] = [_step_json(s) for s in steps]
     return out
-
-
-# --------------------------------------------------------------------------- formatting
-
-
-def compact_ranges(queues: Sequence[MessageQueue], with_topic: bool | None = None) -> str:
-    """Queues as :func:`rmqlb.model.queue.queue_ranges` spells them everywhere:
-    ``broker-a:0..5, broker-b:0..2`` (``Topic/`` first when they span several topics).
-
-    >>> compact_ranges([MessageQueue("T", "broker-a", i) for i in (0, 1, 2, 5, 7, 8)])
-    'broker-a:0..2, broker-a:5, broker-a:7, broker-a:8'
-    >>> compact_ranges([])
-    ''
-    """
-    return queue_ranges(queues, with_topic=with_topic)

@@ -265,15 +265,6 @@ class FakeCluster:
             self._log.close()
             self._log = None
 
-    def request_log(self) -> str:
-        """Every request received so far, one ``code NAME target`` line each."""
-        return "".join(r.line() + "\n" for r in self.requests)
-
-    def write_request_log(self, path: str) -> None:
-        """Write :meth:`request_log` to ``path``."""
-        with open(path, "w", encoding="utf-8") as fh:
-            fh.write(self.request_log())
-
     # --- connection handling -------------------------------------------------------------
 
     async def _serve_connection(
