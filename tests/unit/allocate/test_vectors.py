@@ -9,9 +9,9 @@ from typing import Any
 import pytest
 
 from rmqlb.allocate import allocate
-from rmqlb.allocate.cases import case_from_json
 from rmqlb.errors import AllocationError
 from rmqlb.model.queue import MessageQueue
+from rmqlb.whatif.cases import case_from_json
 
 VECTORS = "vectors/allocation.jsonl"
 

@@ -5,20 +5,6 @@ from __future__ import annotations
 import pytest
 
 from rmqlb.allocate import allocate
-from rmqlb.allocate.whatif import (
-    balance,
-    broker_names,
-    compare,
-    compare_candidates,
-    default_consumer_ids,
-    diff,
-    leaver,
-    make_queues,
-    new_consumer_ids,
-    scale,
-    what_if,
-    what_if_to_json,
-)
 from rmqlb.errors import InputError
 from rmqlb.model.javaorder import java_sorted
 from rmqlb.model.queue import MessageQueue
@@ -32,6 +18,10 @@ from rmqlb.model.strategy import (
     RoomPattern,
     describe,
 )
+from rmqlb.whatif.documents import what_if_to_json
+from rmqlb.whatif.events import compare, compare_candidates, leaver, scale, what_if
+from rmqlb.whatif.inputs import broker_names, default_consumer_ids, make_queues, new_consumer_ids
+from rmqlb.whatif.measure import balance, diff
 
 T = "TopicTest"
 
