@@ -45,16 +45,10 @@ NUMPY_MIN_WORK = 50_000
 """Ring points + queues from which the numpy path pays for importing numpy."""
 
 
-def ring_hash(key: str) -> int:
-    """Java ``MD5Hash.hash``: first 4 bytes of MD5(UTF-8 key), unsigned big-endian.
-
-    Unpaired surrogates are encoded as ``?`` like ``String.getBytes(UTF_8)`` does.
-    """
-    return int(_FIRST_WORD(md5(key.encode("utf-8", "replace")).digest())[0])
-
-
 def ring_hashes(keys: Sequence[str]) -> list[int]:
-    """:func:`ring_hash` of every key, in one tight loop (the hot path of the strategy)."""
+    """Java ``MD5Hash.hash`` of every key, in one tight loop (the hot path of the strategy):
+    the first 4 bytes of MD5(UTF-8 key), unsigned big-endian. Unpaired surrogates are
+    encoded as ``?`` like ``String.getBytes(UTF_8)`` does."""
     word, digest = _FIRST_WORD, md5
     try:
         return [word(digest(k.encode()).digest())[0] for k in keys]
@@ -227,7 +221,7 @@ def sweep_virtual_nodes(
     ring(n); apply them in order (a queue may move twice in one step). ``cid_all`` are
     *distinct* client ids in Java order (a duplicated id numbers its second nodes from the
     count it already has, which breaks the prefix structure used here); ``queue_hashes`` are
-    :func:`ring_hash` of the queues' ``toString()``.
+    :func:`ring_hashes` of the queues' ``toString()``.
 
     Why it is cheap: ring(n) is ring(n+1) without one point per client (``cid-n``), so a
     queue changes owner only when the point it lands on disappears, and then moves to the next

@@ -5,7 +5,7 @@
 grammar (strings are decoded by the stdlib's ``scanstring``), recording for every key path the
 line where the key appears.
 
->>> value, lines = loads_with_lines('{\\n "a": {\\n  "b": 1\\n }\\n}')
+>>> value, lines = parse_with_lines('{\\n "a": {\\n  "b": 1\\n }\\n}')
 >>> value
 {'a': {'b': 1}}
 >>> lines[("a",)], lines[("a", "b")]
@@ -20,8 +20,6 @@ import json.decoder
 import re
 from collections.abc import Callable
 from typing import Any, cast
-
-from rmqlb.errors import InputError
 
 Path = tuple[str | int, ...]
 
@@ -162,11 +160,3 @@ def parse_with_lines(text: str) -> tuple[Any, dict[Path, int]]:
     if parser.pos != len(parser.text):
         raise parser.fail("extra data after the JSON value")
     return value, parser.lines
-
-
-def loads_with_lines(text: str, source: str = "<input>") -> tuple[Any, dict[Path, int]]:
-    """:func:`parse_with_lines`, raising ``InputError("source:line: invalid JSON: ...")``."""
-    try:
-        return parse_with_lines(text)
-    except JsonSyntaxError as exc:
-        raise InputError(f"{source}:{exc.line}: invalid JSON: {exc}") from None

@@ -21,6 +21,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from rmqlb.check.decl import CheckConfig, GroupDecl, MemberDecl, TopicDecl
+from rmqlb.errors import InputError
 from rmqlb.model.snapshot import (
     Consumer,
     Group,
@@ -182,3 +183,31 @@ def build_snapshot(
         topics=topics, groups={group.name: snapshot_group}, source=Source(rmqlb="check")
     )
     return snapshot, owners
+
+
+def declared_snapshot(config: CheckConfig, group: str | None, replicas: int | None) -> Snapshot:
+    """The group a check config declares (``group``: its name, needed when several declare
+    members) at ``replicas`` consumers (default: its maximum), as a snapshot: where
+    ``simulate --check-config`` starts."""
+    from rmqlb.diagnose.lookup import not_found  # noqa: PLC0415
+
+    declared = [g for g in config.groups.values() if g.members_declared]
+    if group is None:
+        if len(declared) != 1:
+            names = ", ".join(g.name for g in declared) or "none"
+            raise InputError(f"name the group to simulate with --group (declared: {names})")
+        chosen = declared[0]
+    else:
+        found = config.groups.get(group)
+        if found is None or not found.members_declared:
+            raise not_found(group, [g.name for g in declared], "in the check config")
+        chosen = found
+    mins = tuple(m.min_replicas for m in chosen.members)
+    maxs = tuple(m.max_replicas for m in chosen.members)
+    total = sum(maxs) if replicas is None else replicas
+    if not sum(mins) <= total <= sum(maxs):
+        raise InputError(
+            f"--replicas {total}: {chosen.name} runs {sum(mins)}..{sum(maxs)} consumers"
+        )
+    snapshot, _ = build_snapshot(config, chosen, Scenario(total, distribute(mins, maxs, total)))
+    return snapshot

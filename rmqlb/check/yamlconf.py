@@ -23,10 +23,8 @@ The format (documented in ``docs/check.md``, JSON Schema in ``rmqlb/data/check.s
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Iterator
-from importlib import resources
 from typing import Any
 
 import yaml
@@ -428,14 +426,6 @@ def compose(text: str, file: str) -> yaml.Node | None:
         raise InputError(f"{file}:1: invalid YAML: {' '.join(str(exc).split())}") from None
 
 
-def read_yaml_config(text: str, file: str) -> CheckConfig:
-    """Read an rmqlb check config (YAML text) named ``file`` in messages."""
-    root = compose(text, file)
-    if root is None:
-        raise InputError(f"{file}:1: empty file: expected top-level topics: and/or groups:")
-    return config_from_node(root, file)
-
-
 def config_from_node(root: yaml.Node, file: str) -> CheckConfig:
     """Read an already composed check config."""
     return _Reader(file).config(root)
@@ -446,10 +436,3 @@ def looks_like_check_config(root: Any) -> bool:
     return isinstance(root, yaml.MappingNode) and any(
         isinstance(k, yaml.ScalarNode) and k.value in ("topics", "groups") for k, _ in root.value
     )
-
-
-def check_schema() -> dict[str, Any]:
-    """The JSON Schema of the check config (``rmqlb/data/check.schema.json``)."""
-    text = resources.files("rmqlb").joinpath("data/check.schema.json").read_text("utf-8")
-    schema: dict[str, Any] = json.loads(text)
-    return schema

@@ -1,16 +1,15 @@
 """``rmqlb simulate``: what-if allocation from flags or from ``--input`` cases (design §3).
 
-The command is glue: it reads flags and files into cases, asks
-:mod:`rmqlb.allocate.whatif` for the numbers and hands them to :mod:`rmqlb.render.simulate`,
-which lays every format out from the same blocks.
+The command is glue: it checks the flags and reads the files, asks :mod:`rmqlb.whatif` for
+the cases and their numbers and hands them to :mod:`rmqlb.render.simulate`, which lays every
+format out from the same blocks.
 """
 
 from __future__ import annotations
 
 import json
 import sys
-from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
@@ -38,13 +37,11 @@ from rmqlb.cli.options import (
     make_console,
     resolve_output,
 )
-from rmqlb.errors import AllocationError, ExitCode, InputError
-from rmqlb.humanize import plural
+from rmqlb.errors import ExitCode, InputError
 
 if TYPE_CHECKING:
-    from rmqlb.allocate.whatif import WhatIf
-    from rmqlb.model.queue import MessageQueue
-    from rmqlb.model.strategy import RoomRule, StrategySpec
+    from rmqlb.model.strategy import RoomRule
+    from rmqlb.whatif.cases import Case
 
 DEFAULT_QUEUES = 16
 DEFAULT_CONSUMERS = 3
@@ -217,13 +214,16 @@ def simulate(  # noqa: PLR0917  (one parameter per flag, as typer wants)
       rmqlb simulate --dump snap.json --group G --add 2 --queues 24
       rmqlb simulate -n 10.0.0.9:9876 --group G --strategy CONSISTENT_HASH
     """
-    from rmqlb.render.simulate import Simulation, write_simulations
+    from rmqlb.render.simulate import one_line, write_simulations
+    from rmqlb.whatif.cases import simulate_case
 
     fmt = resolve_output(output)
     explicit_namesrv = bool(namesrv) and not _from_env(ctx, "namesrv")
     if dump is not None or check_config or group or explicit_namesrv:
         from rmqlb.cli.live import LiveOptions
-        from rmqlb.cli.whatif import Changes, Source, run_running
+        from rmqlb.cli.whatif import Source, run_running
+        from rmqlb.model.strategy import parse_strategy_spec
+        from rmqlb.whatif.running import Changes
 
         _reject_with_running(
             input_file=input_file,
@@ -258,7 +258,8 @@ def simulate(  # noqa: PLR0917  (one parameter per flag, as typer wants)
                 secret_key=secret_key,
             )
         source = Source(dump, live, tuple(check_config or ()), replicas)
-        changes = Changes(add, tuple(add_id or ()), tuple(remove or ()), queues, strategy, compare)
+        target = parse_strategy_spec(strategy) if strategy is not None else None
+        changes = Changes(add, tuple(add_id or ()), tuple(remove or ()), queues, target, compare)
         return run_running(source, tuple(group or ()), topic, changes, fmt, color)
     if replicas is not None:
         raise InputError("--replicas picks a consumer count of a --check-config group")
@@ -280,21 +281,25 @@ def simulate(  # noqa: PLR0917  (one parameter per flag, as typer wants)
         compare=compare,
     )
     if input_file is not None:
+        from rmqlb.whatif.cases import input_cases
+
         flags.reject_with_input()
-        cases, multi = _cases_from_file(input_file)
+        cases, multi = input_cases(_read_text(input_file, "--input"), f"--input {input_file}")
     else:
         cases, multi = [_case_from_flags(flags)], False
-    outcomes = [_run(case, flags) for case in cases]
-    sims = [Simulation(o.case.label, o.case.id, o.result, o.error, o.joiner) for o in outcomes]
+    sims = [
+        simulate_case(c, add=add, add_id=flags.add_id, remove=flags.remove, compare=compare)
+        for c in cases
+    ]
     write_simulations(sims, fmt, make_console(color) if fmt is Output.table else None)
-    failed = [o for o in outcomes if o.error is not None]
+    failed = [sim for sim in sims if sim.error is not None]
     if not multi and failed:
-        error(_one_line(failed[0].error or ""))
+        error(one_line(failed[0].error or ""))
         return ExitCode.BAD_INPUT
-    invalid = [o for o in outcomes if o.invalid]
+    invalid = [sim for sim in sims if sim.invalid]
     if invalid:
-        first = _one_line(invalid[0].error or "")
-        error(f"{len(invalid)} of {len(outcomes)} cases invalid: {first}")
+        first = one_line(invalid[0].error or "")
+        error(f"{len(invalid)} of {len(sims)} cases invalid: {first}")
         return ExitCode.BAD_INPUT
     return ExitCode.OK
 
@@ -382,33 +387,6 @@ class _Flags:
                 )
 
 
-@dataclass
-class _Case:
-    """One group to simulate, or the reason it cannot be read."""
-
-    id: str | None
-    label: str
-    strategy: StrategySpec | None = None
-    queues: list[MessageQueue] = field(default_factory=list)
-    consumers: list[str] = field(default_factory=list)
-    id_width: int | None = None
-    compare_with: list[StrategySpec] | None = None
-    error: str | None = None
-
-
-@dataclass
-class _Outcome:
-    case: _Case
-    result: WhatIf | None = None
-    error: str | None = None
-    invalid: bool = False  # bad input (exit 2) rather than a Java exception
-    joiner: str | None = None  # the id --compare adds for "+1"
-
-
-def _one_line(text: str) -> str:
-    return " ".join(text.split())
-
-
 def _read_text(path: str, flag: str) -> str:
     if path == "-":
         try:
@@ -443,7 +421,7 @@ def _load_data_file(path: str, flag: str) -> Any:
         where = f" at line {mark.line + 1} column {mark.column + 1}" if mark is not None else ""
         raise InputError(f"{flag} {path}: invalid YAML: {exc.problem}{where}") from exc
     except yaml.YAMLError as exc:
-        raise InputError(f"{flag} {path}: invalid YAML: {_one_line(str(exc))}") from exc
+        raise InputError(f"{flag} {path}: invalid YAML: {' '.join(str(exc).split())}") from exc
 
 
 def _room_pattern(pattern: str, flag: str) -> RoomRule:
@@ -461,78 +439,17 @@ def _room_pattern(pattern: str, flag: str) -> RoomRule:
 
 
 def _rooms_from_file(path: str) -> tuple[RoomRule | None, RoomRule | None]:
-    from rmqlb.model.strategy import RoomTable
+    from rmqlb.whatif.inputs import room_tables
 
-    raw = _load_data_file(path, "--rooms")
-    if not isinstance(raw, Mapping):
-        raise InputError(f"--rooms {path}: expected {{brokers: {{name: room}}, consumers: ...}}")
-    unknown = set(raw) - {"brokers", "consumers"}
-    if unknown:
-        raise InputError(
-            f"--rooms {path}: unknown key {sorted(map(str, unknown))[0]!r} "
-            "(expected brokers and consumers)"
-        )
-    out: list[RoomRule | None] = []
-    for key in ("brokers", "consumers"):
-        table = raw.get(key)
-        if table is None:
-            out.append(None)
-            continue
-        if not isinstance(table, Mapping) or not all(
-            isinstance(k, str) and isinstance(v, str) for k, v in table.items()
-        ):
-            raise InputError(f"--rooms {path}: {key}: expected a mapping of names to room names")
-        out.append(RoomTable(dict(table)))
-    return out[0], out[1]
+    return room_tables(_load_data_file(path, "--rooms"), f"--rooms {path}")
 
 
-def _config_from_file(path: str, topic: str) -> dict[str, tuple[MessageQueue, ...]]:
-    from rmqlb.model.queue import MessageQueue
-
-    raw = _load_data_file(path, "--config")
-    if not isinstance(raw, Mapping) or not raw:
-        raise InputError(f"--config {path}: expected a mapping of client id -> list of queues")
-    config: dict[str, tuple[MessageQueue, ...]] = {}
-    for cid, items in raw.items():
-        if not isinstance(cid, str):
-            raise InputError(f"--config {path}: client id {cid!r} is not a string")
-        if not isinstance(items, list):
-            raise InputError(f"--config {path}: {cid}: expected a list of queues")
-        queues: list[MessageQueue] = []
-        for i, item in enumerate(items):
-            where = f"--config {path}: {cid}[{i}]"
-            if isinstance(item, str):
-                name, sep, qid = item.rpartition(":")
-                if not sep or not name or not qid.strip().isdigit():
-                    raise InputError(f"{where}: expected 'broker:queueId', got {item!r}")
-                queues.append(MessageQueue(topic, name, int(qid)))
-            elif isinstance(item, Mapping):
-                broker, qid_raw = item.get("brokerName"), item.get("queueId")
-                q_topic = item.get("topic", topic)
-                if (
-                    not isinstance(broker, str)
-                    or isinstance(qid_raw, bool)
-                    or not isinstance(qid_raw, int)
-                    or not isinstance(q_topic, str)
-                ):
-                    raise InputError(f"{where}: expected {{brokerName: str, queueId: int}}")
-                queues.append(MessageQueue(q_topic, broker, qid_raw))
-            else:
-                raise InputError(f"{where}: expected 'broker:queueId' or {{brokerName, queueId}}")
-        config[cid] = tuple(queues)
-    return config
-
-
-def _case_from_flags(flags: _Flags) -> _Case:
-    from rmqlb.allocate.whatif import (
-        DEFAULT_TOPIC,
-        broker_names,
-        compare_candidates,
-        default_consumer_ids,
-        id_width,
-        make_queues,
-    )
-    from rmqlb.model.strategy import Config, MachineRoomNearby, describe, parse_strategy_spec
+def _case_from_flags(flags: _Flags) -> Case:
+    """Check the group flags against each other and read their files; the case itself
+    comes from :func:`rmqlb.whatif.cases.flag_case`."""
+    from rmqlb.model.strategy import Config, MachineRoomNearby, parse_strategy_spec
+    from rmqlb.whatif.cases import flag_case
+    from rmqlb.whatif.inputs import DEFAULT_TOPIC, broker_names, config_lists
 
     if flags.brokers is not None and flags.broker:
         raise InputError("use either --brokers N or --broker NAME, not both")
@@ -550,7 +467,10 @@ def _case_from_flags(flags: _Flags) -> _Case:
         file_brokers, file_consumers = _rooms_from_file(flags.rooms)
         broker_rule = broker_rule or file_brokers
         consumer_rule = consumer_rule or file_consumers
-    config = _config_from_file(flags.config, topic) if flags.config is not None else None
+    config = None
+    if flags.config is not None:
+        raw = _load_data_file(flags.config, "--config")
+        config = config_lists(raw, topic, f"--config {flags.config}")
 
     spec = parse_strategy_spec(flags.strategy or "AVG", broker_rule, consumer_rule, config)
     uses_rooms = flags.broker_room or flags.consumer_room or flags.rooms
@@ -562,112 +482,21 @@ def _case_from_flags(flags: _Flags) -> _Case:
     if config is not None and not flags.compare and not isinstance(spec, Config):
         raise InputError("--config is only used by --strategy CONFIG or --compare")
 
-    brokers = flags.broker or broker_names(flags.brokers or 1)
-    queues = make_queues(topic, brokers, flags.queues or DEFAULT_QUEUES)
-
-    width: int | None = None
+    consumer_ids: list[str] | None = None
     if flags.consumer_id:
-        consumers = list(flags.consumer_id)
+        consumer_ids = list(flags.consumer_id)
     elif flags.consumers is None and isinstance(spec, Config):
-        consumers = list(spec.config)
-    else:
-        count = flags.consumers or DEFAULT_CONSUMERS
-        # Wide enough for every id this run generates, so Java order stays numeric order.
-        width = id_width(count + flags.add + int(flags.compare) - 1)
-        consumers = default_consumer_ids(count, width=width)
-
-    compare_with = (
-        compare_candidates(spec, broker_rule, consumer_rule, config) if flags.compare else None
-    )
-    label = (
-        f"{topic}: {plural(len(queues), 'queue')} on {plural(len(brokers), 'broker')}, "
-        f"{plural(len(consumers), 'consumer')}, {describe(spec)}"
-    )
-    return _Case(None, label, spec, queues, consumers, width, compare_with)
-
-
-def _cases_from_file(path: str) -> tuple[list[_Case], bool]:
-    """Read a JSON object (one case), a JSON array or JSON Lines (several cases)."""
-    text = _read_text(path, "--input")
-    if not text.strip():
-        raise InputError(f"--input {path}: empty file")
-    items: list[tuple[str, Any]]
-    try:
-        doc = json.loads(text)
-    except json.JSONDecodeError:
-        items = []
-        for number, line in enumerate(text.splitlines(), 1):
-            if not line.strip():
-                continue
-            try:
-                items.append((f"line {number}: $", json.loads(line)))
-            except json.JSONDecodeError as exc:
-                raise InputError(
-                    f"--input {path}: line {number}: invalid JSON: {exc.msg} (column {exc.colno})"
-                ) from exc
-        multi = True
-    else:
-        if isinstance(doc, list):
-            items = [(f"$[{i}]", raw) for i, raw in enumerate(doc)]
-            multi = True
-        else:
-            items = [("$", doc)]
-            multi = False
-    if not items:
-        raise InputError(f"--input {path}: no cases")
-    return [_case_from_json(raw, where) for where, raw in items], multi
-
-
-def _case_from_json(raw: Any, where: str) -> _Case:
-    from rmqlb.allocate.cases import case_from_json
-    from rmqlb.allocate.whatif import compare_candidates
-    from rmqlb.model.strategy import Config, MachineRoomNearby, describe
-
-    raw_id = raw.get("id") if isinstance(raw, Mapping) else None
-    case_id = (
-        str(raw_id) if isinstance(raw_id, str | int) and not isinstance(raw_id, bool) else None
-    )
-    try:
-        case = case_from_json(raw, where)
-    except InputError as exc:
-        return _Case(case_id, f"case {case_id}" if case_id else where, error=str(exc))
-    spec = case.strategy
-    nearby = spec if isinstance(spec, MachineRoomNearby) else None
-    config = spec.config if isinstance(spec, Config) else None
-    compare_with = compare_candidates(
+        consumer_ids = list(spec.config)  # the clients the lists name
+    return flag_case(
         spec,
-        nearby.broker_rooms if nearby else None,
-        nearby.consumer_rooms if nearby else None,
-        config,
+        topic=topic,
+        brokers=flags.broker or broker_names(flags.brokers or 1),
+        per_broker=flags.queues or DEFAULT_QUEUES,
+        consumer_ids=consumer_ids,
+        consumer_count=flags.consumers or DEFAULT_CONSUMERS,
+        add=flags.add,
+        compare=flags.compare,
+        broker_rooms=broker_rule,
+        consumer_rooms=consumer_rule,
+        config=config,
     )
-    brokers = len({q.broker_name for q in case.queues})
-    label = (
-        f"{'case ' + case.id + ': ' if case.id is not None else ''}{case.topic}: "
-        f"{plural(len(case.queues), 'queue')} on {plural(brokers, 'broker')}, "
-        f"{plural(len(case.consumers), 'consumer')}, {describe(spec)}"
-    )
-    return _Case(case.id, label, spec, list(case.queues), list(case.consumers), None, compare_with)
-
-
-def _run(case: _Case, flags: _Flags) -> _Outcome:
-    from rmqlb.allocate.whatif import new_consumer_ids, what_if
-
-    if case.error is not None or case.strategy is None:
-        return _Outcome(case, error=case.error, invalid=True)
-    try:
-        joining = new_consumer_ids(case.consumers, flags.add, case.id_width) + flags.add_id
-        joiner = new_consumer_ids(case.consumers, 1, case.id_width)[0]
-        result = what_if(
-            case.strategy,
-            case.queues,
-            case.consumers,
-            add=joining,
-            remove=flags.remove,
-            compare_with=case.compare_with if flags.compare else None,
-            joiner=joiner,
-        )
-    except AllocationError as exc:
-        return _Outcome(case, error=exc.message)
-    except InputError as exc:
-        return _Outcome(case, error=str(exc), invalid=True)
-    return _Outcome(case, result, joiner=joiner)

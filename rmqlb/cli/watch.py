@@ -16,8 +16,6 @@ from typing import TYPE_CHECKING, Any, Generic, Protocol, TypeVar
 
 from rmqlb.cli.messages import say
 from rmqlb.errors import InputError, RmqlbError
-from rmqlb.humanize import duration
-from rmqlb.render.safe import escape_controls
 
 if TYPE_CHECKING:
     from rich.console import Console, RenderableType
@@ -75,7 +73,8 @@ def watch(
 
     from rich.console import Group
     from rich.live import Live
-    from rich.text import Text
+
+    from rmqlb.render.watch import poll_text, status_line
 
     previous: R | None = None
     polls = 0
@@ -100,13 +99,9 @@ def watch(
                     result = previous
                 changes = view.diff(previous, result) if previous is not None else None
                 if live is not None:
-                    status = Text(
-                        f"watching every {duration(interval)} · poll {polls} at {stamp} · "
-                        f"{view.summary(changes, True)} · Ctrl-C stops",
-                        style="dim",
+                    status = status_line(
+                        interval, polls, stamp, view.summary(changes, True), failure
                     )
-                    if failure:
-                        status.append("\n" + escape_controls(failure), style="bold red")
                     live.update(
                         Group(status, view.renderable(result, changes, console)), refresh=True
                     )
@@ -117,8 +112,8 @@ def watch(
                     if json_output:
                         out.write(json.dumps(view.to_json(changes, polls)) + "\n")
                     else:
-                        out.write(f"poll {polls} at {stamp}: {view.summary(changes, False)}\n")
-                        out.writelines(f"  {line}\n" for line in view.lines(changes))
+                        summary = view.summary(changes, False)
+                        out.write(poll_text(polls, stamp, summary, view.lines(changes)))
                     out.flush()
                 previous = result
                 if count is not None and polls >= count:

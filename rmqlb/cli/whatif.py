@@ -3,8 +3,9 @@ check config (``--check-config``) is the starting point, and ``--add/--add-id/--
 ``--queues`` and ``--strategy`` are the steps of the what-if, applied in that order.
 
 Glue only: the snapshot comes from :mod:`rmqlb.snapshot`, the live collector
-(:func:`rmqlb.cli.live.snapshot_from_cluster`) or :mod:`rmqlb.check.synth`; the group from
-:func:`rmqlb.diagnose.running.running`; the steps from :func:`rmqlb.allocate.whatif.plan`.
+(:func:`rmqlb.cli.live.snapshot_from_cluster`) or the check config
+(:func:`rmqlb.check.synth.declared_snapshot`); the what-if from
+:func:`rmqlb.whatif.running.simulate_running`; the output from :mod:`rmqlb.render.simulate`.
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ if TYPE_CHECKING:
     from rmqlb.cli.live import LiveOptions
     from rmqlb.model.snapshot import Snapshot
     from rmqlb.render.formats import Output
-    from rmqlb.render.simulate import RunningSimulation
+    from rmqlb.whatif.running import Changes
 
 
 @dataclass(frozen=True)
@@ -41,51 +42,13 @@ class Source:
         return "check config"
 
 
-@dataclass(frozen=True)
-class Changes:
-    """The what-if steps and the options that shape them."""
-
-    add: int = 0
-    add_id: tuple[str, ...] = ()
-    remove: tuple[str, ...] = ()
-    queues: int | None = None
-    strategy: str | None = None
-    compare: bool = False
-
-
-def _from_check(files: Sequence[str], group: str | None, replicas: int | None) -> Snapshot:
-    """The declared group at ``replicas`` consumers (default: its maximum) as a snapshot."""
-    from rmqlb.check import load_files
-    from rmqlb.check.synth import Scenario, build_snapshot, distribute
-    from rmqlb.diagnose.lookup import not_found
-
-    config = load_files(list(files))
-    declared = [g for g in config.groups.values() if g.members_declared]
-    if group is None:
-        if len(declared) != 1:
-            names = ", ".join(g.name for g in declared) or "none"
-            raise InputError(f"name the group to simulate with --group (declared: {names})")
-        chosen = declared[0]
-    else:
-        found = config.groups.get(group)
-        if found is None or not found.members_declared:
-            raise not_found(group, [g.name for g in declared], "in the check config")
-        chosen = found
-    mins = tuple(m.min_replicas for m in chosen.members)
-    maxs = tuple(m.max_replicas for m in chosen.members)
-    total = sum(maxs) if replicas is None else replicas
-    if not sum(mins) <= total <= sum(maxs):
-        raise InputError(
-            f"--replicas {total}: {chosen.name} runs {sum(mins)}..{sum(maxs)} consumers"
-        )
-    snapshot, _ = build_snapshot(config, chosen, Scenario(total, distribute(mins, maxs, total)))
-    return snapshot
-
-
 def acquire(source: Source, group: str | None) -> Snapshot:
     """The snapshot the what-if starts from."""
     if source.check_config:
-        return _from_check(source.check_config, group, source.replicas)
+        from rmqlb.check import load_files
+        from rmqlb.check.synth import declared_snapshot
+
+        return declared_snapshot(load_files(list(source.check_config)), group, source.replicas)
     if source.replicas is not None:
         raise InputError("--replicas picks a consumer count of a --check-config group")
     if source.dump is not None:
@@ -96,58 +59,6 @@ def acquire(source: Source, group: str | None) -> Snapshot:
     from rmqlb.cli.live import snapshot_from_cluster
 
     return snapshot_from_cluster(source.live)
-
-
-def simulate_running(
-    snapshot: Snapshot,
-    source: Source,
-    groups: Sequence[str],
-    topic: str | None,
-    changes: Changes,
-) -> list[RunningSimulation]:
-    """Every (group, topic) of the snapshot that was asked for, with its steps."""
-    from rmqlb.allocate.whatif import compare_candidates, new_consumer_ids, plan, what_if
-    from rmqlb.diagnose.running import running
-    from rmqlb.model.strategy import Config, parse_strategy_spec
-    from rmqlb.render.simulate import RunningSimulation
-
-    names = list(groups)
-    if not names:
-        if len(snapshot.groups) != 1:
-            known = ", ".join(sorted(snapshot.groups)[:10]) or "none"
-            raise InputError(f"name the group to simulate with --group (groups: {known})")
-        names = list(snapshot.groups)
-    target = None
-    if changes.strategy is not None:
-        target = parse_strategy_spec(changes.strategy)
-        if isinstance(target, Config):
-            raise InputError("CONFIG lists are per client: simulate them with --input cases")
-    out: list[RunningSimulation] = []
-    for name in names:
-        for start in running(snapshot, name, topic):
-            joining = [*new_consumer_ids(start.consumers, changes.add), *changes.add_id]
-            steps = plan(
-                start.strategy,
-                start.queues,
-                start.consumers,
-                add=joining,
-                remove=changes.remove,
-                per_broker=changes.queues,
-                brokers=start.brokers,
-                to_strategy=target,
-            )
-            compared = joiner = None
-            if changes.compare and steps[0].assignment is not None:
-                joiner = new_consumer_ids(start.consumers, 1)[0]
-                compared = what_if(
-                    start.strategy,
-                    start.queues,
-                    start.consumers,
-                    compare_with=compare_candidates(start.strategy),
-                    joiner=joiner,
-                )
-            out.append(RunningSimulation(start, source.label, tuple(steps), compared, joiner))
-    return out
 
 
 def run_running(  # noqa: PLR0917  (the command's parts, in order)
@@ -164,9 +75,10 @@ def run_running(  # noqa: PLR0917  (the command's parts, in order)
     from rmqlb.errors import ExitCode
     from rmqlb.render.formats import Output
     from rmqlb.render.simulate import write_running
+    from rmqlb.whatif.running import simulate_running
 
     snapshot = acquire(source, groups[0] if len(groups) == 1 else None)
-    sims = simulate_running(snapshot, source, groups, topic, changes)
+    sims = simulate_running(snapshot, source.label, groups, topic, changes)
     write_running(sims, fmt, make_console(color) if fmt is Output.table else None)
     if source.live is not None and snapshot.errors:
         report_failures(snapshot.errors)

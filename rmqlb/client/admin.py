@@ -210,18 +210,6 @@ class AdminClient:
 
     # --- Broker --------------------------------------------------------------------------
 
-    async def consumer_ids(
-        self, broker: str, group: str, *, timeout: float | None = None
-    ) -> list[str]:
-        """GET_CONSUMER_LIST_BY_GROUP (38): ``cidAll`` as this broker hands it out."""
-        resp = await self.call(
-            broker,
-            RequestCode.GET_CONSUMER_LIST_BY_GROUP,
-            {"consumerGroup": group},
-            timeout=timeout,
-        )
-        return bodies.decode_consumer_id_list(resp.body)
-
     async def consumer_connection(
         self, broker: str, group: str, *, timeout: float | None = None
     ) -> bodies.ConsumerConnection:
@@ -300,26 +288,6 @@ class AdminClient:
         except ValueError as exc:
             name = request_code_name(code)
             raise BodyError(f"{name}: offset {raw!r} is not a number") from exc
-
-    async def max_offset(
-        self, broker: str, queue: MessageQueue, *, timeout: float | None = None
-    ) -> int:
-        """GET_MAX_OFFSET (30): the offset the next message of ``queue`` gets here."""
-        fields = {"topic": queue.topic, "queueId": str(queue.queue_id)}
-        return await self._offset_field(broker, RequestCode.GET_MAX_OFFSET, fields, timeout)
-
-    async def min_offset(
-        self, broker: str, queue: MessageQueue, *, timeout: float | None = None
-    ) -> int:
-        """GET_MIN_OFFSET (31): the oldest offset of ``queue`` still stored here."""
-        fields = {"topic": queue.topic, "queueId": str(queue.queue_id)}
-        return await self._offset_field(broker, RequestCode.GET_MIN_OFFSET, fields, timeout)
-
-    async def runtime_info(self, broker: str, *, timeout: float | None = None) -> dict[str, str]:
-        """GET_BROKER_RUNTIME_INFO (28): the broker's runtime statistics (``brokerVersion``,
-        ``bootTimestamp``, store and thread-pool figures), as mqadmin clusterList reads them."""
-        resp = await self.call(broker, RequestCode.GET_BROKER_RUNTIME_INFO, timeout=timeout)
-        return bodies.decode_kv_table(resp.body)
 
     async def topic_consumers(
         self, broker: str, topic: str, *, timeout: float | None = None

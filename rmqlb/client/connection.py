@@ -34,8 +34,6 @@ from rmqlb.errors import FrameError, ProtocolError
 from rmqlb.humanize import duration
 from rmqlb.remoting.codes import READ_ONLY_CODES, ResponseCode, request_code_name
 from rmqlb.remoting.frame import (
-    FLAG_ONEWAY,
-    FLAG_RESPONSE,
     MAX_FRAME_SIZE,
     FrameDecoder,
     RemotingCommand,
@@ -237,12 +235,12 @@ class Connection:
         return self._decoder.buffered > 0
 
     def _dispatch(self, cmd: RemotingCommand) -> None:
-        if cmd.flag & FLAG_RESPONSE:
+        if cmd.is_response:
             waiter = self._pending.get(cmd.opaque)
             if waiter is not None and not waiter.future.done():
                 waiter.future.set_result(cmd)
             return  # a late response after a timeout is dropped, as Java does
-        if not cmd.flag & FLAG_ONEWAY:
+        if not cmd.is_oneway:
             reply = response_to(
                 cmd,
                 ResponseCode.REQUEST_CODE_NOT_SUPPORTED,

@@ -8,8 +8,6 @@ the real constructor.
 
 >>> from rmqlb.model import MessageQueue
 >>> q = MessageQueue("T", "broker-a", 3)
->>> new_row(q, "c1", ("c1",), QueueStatus.ok, 0) == QueueRow(q, "c1", ("c1",), QueueStatus.ok, 0)
-True
 >>> new_rows([q], ["c1"], [("c1",)], [QueueStatus.ok], None) == [
 ...     QueueRow(q, "c1", ("c1",), QueueStatus.ok, None)]
 True
@@ -33,25 +31,6 @@ _row_actual = setter(QueueRow, "actual")
 _row_status = setter(QueueRow, "status")
 _row_lag = setter(QueueRow, "lag")
 _row_offset = setter(QueueRow, "offset")
-
-
-def new_row(  # noqa: PLR0917  (one parameter per field, in field order)
-    queue: MessageQueue,
-    expected: str | None,
-    actual: tuple[str, ...] | None,
-    status: QueueStatus,
-    lag: int | None,
-    offset: QueueOffset | None = None,
-) -> QueueRow:
-    """``QueueRow(queue, expected, actual, status, lag, offset)``, faster."""
-    row: QueueRow = _new(QueueRow)
-    _row_queue(row, queue)
-    _row_expected(row, expected)
-    _row_actual(row, actual)
-    _row_status(row, status)
-    _row_lag(row, lag)
-    _row_offset(row, offset)
-    return row
 
 
 _sink: deque[object] = deque(maxlen=0)

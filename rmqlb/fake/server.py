@@ -265,15 +265,6 @@ class FakeCluster:
             self._log.close()
             self._log = None
 
-    def request_log(self) -> str:
-        """Every request received so far, one ``code NAME target`` line each."""
-        return "".join(r.line() + "\n" for r in self.requests)
-
-    def write_request_log(self, path: str) -> None:
-        """Write :meth:`request_log` to ``path``."""
-        with open(path, "w", encoding="utf-8") as fh:
-            fh.write(self.request_log())
-
     # --- connection handling -------------------------------------------------------------
 
     async def _serve_connection(
@@ -291,7 +282,7 @@ class FakeCluster:
                 except ProtocolError:
                     break  # Java closes the channel on an undecodable frame
                 for cmd in commands:
-                    if cmd.flag & 1:
+                    if cmd.is_response:
                         continue  # a response to nothing we asked
                     task = asyncio.get_running_loop().create_task(self._answer(target, cmd, writer))
                     self._tasks.add(task)
@@ -320,8 +311,8 @@ class FakeCluster:
                 reply = self._namesrv(cmd)
             else:
                 reply = self._acl_check(cmd) or await self._broker(target, cmd)
-            if cmd.flag & 2:
-                return  # oneway: no response
+            if cmd.is_oneway:
+                return  # no response
             writer.write(encode_frame(reply))
             await writer.drain()
         except (ConnectionError, OSError):

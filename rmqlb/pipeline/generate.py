@@ -65,10 +65,6 @@ class Injection:
     steps: list[int]
     captured_at: list[str] = field(default_factory=list)
 
-    def expected_persistence(self, last_steps: Sequence[int]) -> str:
-        """``persistent`` when present in every one of ``last_steps``."""
-        return "persistent" if all(s in self.steps for s in last_steps) else "transient"
-
 
 @dataclass(slots=True)
 class _GroupPlan:

@@ -29,7 +29,6 @@ from rmqlb.pipeline.units import (
     Verdict,
     audit_record,
     diagnose_units,
-    split_record,
 )
 
 # Spark's text source splits lines on \r\n, \r and \n only (not on U+2028 & co.).
@@ -55,16 +54,6 @@ def _unreadable(path: str, why: str) -> UnitRow:
     return (KIND_ERROR, None, None, None, None, None, path, why)
 
 
-def read_units(plan: InputPlan, cluster_from: str | None) -> Iterator[UnitRow]:
-    """Step 1 over every input file: records -> work units (errors as ``error`` rows)."""
-    pattern = re.compile(cluster_from) if cluster_from else None
-    for path, record, why in _records(local_files(plan)):
-        if record is None:
-            yield _unreadable(path, why or "cannot read")
-        else:
-            yield from split_record(record, path, pattern, encode=False)
-
-
 def read_rows(
     plan: InputPlan,
     cluster_from: str | None,
@@ -74,8 +63,9 @@ def read_rows(
     dedup: bool = True,
     progress: ProgressSink | None = None,
 ) -> Iterator[Row]:
-    """Steps 1 and 2 over every input file: exactly ``diagnose_units(read_units(...))``,
-    one :func:`~rmqlb.pipeline.units.audit_record` per record. With ``dedup`` each distinct
+    """Steps 1 and 2 over every input file: each record split into work units and
+    diagnosed, one :func:`~rmqlb.pipeline.units.audit_record` per record (an unreadable
+    file is one ``error`` row). With ``dedup`` each distinct
     group state (unit content) is diagnosed once and its verdict reused by every
     occurrence (same rows). ``progress`` hears after every record how far the read got."""
     pattern = re.compile(cluster_from) if cluster_from else None

@@ -233,34 +233,6 @@ class SubscriptionGroupWrapper:
     data_version: DataVersion | None = None
 
 
-@dataclass(frozen=True, slots=True)
-class TopicConfig:
-    """A broker's topic configuration (``attributes`` are 5.x only)."""
-
-    topic_name: str
-    read_queue_nums: int = 16
-    write_queue_nums: int = 16
-    perm: int = 6
-    topic_filter_type: str = "SINGLE_TAG"
-    topic_sys_flag: int = 0
-    order: bool = False
-    attributes: Mapping[str, str] = field(default_factory=dict)
-
-    def queue_data(self, broker_name: str) -> QueueData:
-        """This topic's share on ``broker_name`` as a route entry."""
-        return QueueData(
-            broker_name, self.read_queue_nums, self.write_queue_nums, self.perm, self.topic_sys_flag
-        )
-
-
-@dataclass(frozen=True, slots=True)
-class TopicConfigWrapper:
-    """GET_ALL_TOPIC_CONFIG body, also a broker's ``topics.json``."""
-
-    topics: Mapping[str, TopicConfig]
-    data_version: DataVersion | None = None
-
-
 # --------------------------------------------------------------------------- typed access
 
 _MISSING: Any = object()
@@ -670,13 +642,6 @@ def decode_topic_stats(body: bytes) -> dict[MessageQueue, QueueStats]:
     return out
 
 
-def decode_running_info(
-    body: bytes, client_id: str, connection: Connection | None = None
-) -> Consumer:
-    """GET_CONSUMER_RUNNING_INFO body straight to a model :class:`~rmqlb.model.Consumer`."""
-    return decode_consumer_running_info(body).to_consumer(client_id, connection)
-
-
 def decode_consume_stats(body: bytes) -> ConsumeStats:
     """GET_CONSUME_STATS body -> per-queue offsets in Java queue order, and consumeTps."""
     where = "ConsumeStats"
@@ -710,29 +675,6 @@ def decode_group_list(body: bytes) -> list[str]:
     return list(_str_list(_parse(body, "GroupList"), "groupList", "GroupList"))
 
 
-def decode_consumer_id_list(body: bytes) -> list[str]:
-    """GET_CONSUMER_LIST_BY_GROUP body -> client ids in broker order (not sorted)."""
-    top = _parse(body, "ConsumerIdList")
-    return list(_str_list(top, "consumerIdList", "ConsumerIdList"))
-
-
-def decode_kv_table(body: bytes) -> dict[str, str]:
-    """KVTable body (GET_BROKER_RUNTIME_INFO) -> string map."""
-    top = _parse(body, "KVTable")
-    return _string_map(_map(top, "table", "KVTable"), "KVTable.table")
-
-
-def decode_reset_offset_body(body: bytes) -> dict[MessageQueue, int]:
-    """ResetOffsetBody (``offsetTable`` MessageQueue -> long; fastjson or Gson form)."""
-    top = _parse(body, "ResetOffsetBody")
-    out: dict[MessageQueue, int] = {}
-    for i, (key, value) in enumerate(_map(top, "offsetTable", "ResetOffsetBody").items()):
-        if not _is_int(value):
-            raise BodyError(f"offsetTable[{i}].value: expected an integer, got {_kind(value)}")
-        out[_message_queue(key, f"offsetTable[{i}].key")] = value
-    return out
-
-
 def _attributes(obj: Mapping[Hashable, Any], where: str) -> dict[str, str]:
     return _string_map(_map(obj, "attributes", where), f"{where}.attributes")
 
@@ -762,33 +704,6 @@ def decode_subscription_group_wrapper(body: bytes) -> SubscriptionGroupWrapper:
             attributes=_attributes(o, w),
         )
     return SubscriptionGroupWrapper(groups, _data_version(top, where))
-
-
-def decode_subscription_groups(body: bytes) -> list[str]:
-    """Group names of a GET_ALL_SUBSCRIPTIONGROUP_CONFIG body, in the body's order."""
-    return list(decode_subscription_group_wrapper(body).groups)
-
-
-def decode_topic_config_wrapper(body: bytes) -> TopicConfigWrapper:
-    """GET_ALL_TOPIC_CONFIG body or a broker's ``topics.json`` -> typed topic configs."""
-    where = "TopicConfigWrapper"
-    top = _parse(body, where)
-    topics: dict[str, TopicConfig] = {}
-    for key, raw in _map(top, "topicConfigTable", where).items():
-        name = _key_str(key, "topicConfigTable")
-        w = f"topicConfigTable[{name}]"
-        o = _obj(raw, w)
-        topics[name] = TopicConfig(
-            topic_name=_str(o, "topicName", w, name),
-            read_queue_nums=_int(o, "readQueueNums", w, 16),
-            write_queue_nums=_int(o, "writeQueueNums", w, 16),
-            perm=_int(o, "perm", w, 6),
-            topic_filter_type=_str(o, "topicFilterType", w, "SINGLE_TAG"),
-            topic_sys_flag=_int(o, "topicSysFlag", w, 0),
-            order=_bool(o, "order", w, False),
-            attributes=_attributes(o, w),
-        )
-    return TopicConfigWrapper(topics, _data_version(top, where))
 
 
 # --------------------------------------------------------------------------- Java emulation
@@ -828,9 +743,8 @@ _TOPIC_SET = {Dialect.V4: HashTable(), Dialect.V5: concurrent_map()}
 # ConsumeStats.offsetTable and TopicStatsTable.offsetTable: a HashMap in 4.9.x, a
 # ConcurrentHashMap in 5.x.
 _OFFSET_TABLE = {Dialect.V4: HashTable(), Dialect.V5: concurrent_map()}
-# The broker's SubscriptionGroupManager / TopicConfigManager: ConcurrentHashMap(1024).
+# The broker's SubscriptionGroupManager: ConcurrentHashMap(1024).
 _GROUP_TABLE = concurrent_map(1024)
-_TOPIC_CONFIG_TABLE = concurrent_map(1024)
 # ConsumerRunningInfo.properties is a java.util.Properties: a ConcurrentHashMap(8) inside
 # since Java 9 (the clients' JVM), filled by MixAll.object2Properties and the PROP_* puts.
 _PROPERTIES_TABLE = concurrent_map(8)
@@ -1325,37 +1239,3 @@ def encode_topic_stats(
 
 def _queue_order(mq: MessageQueue) -> tuple[Any, Any, int]:
     return (java_key(mq.topic), java_key(mq.broker_name), mq.queue_id)
-
-
-def encode_topic_config_wrapper(
-    wrapper: TopicConfigWrapper, dialect: Dialect | int = Dialect.V4
-) -> bytes:
-    """GET_ALL_TOPIC_CONFIG as the broker writes it (5.x: the TopicConfigAndMapping form).
-
-    The topics come out in the hash order of the broker's ConcurrentHashMap(1024).
-    """
-    d = _dialect(dialect)
-    v5 = d >= Dialect.V5
-    topics = _in_order(_TOPIC_CONFIG_TABLE, wrapper.topics, java_string_hash)
-    table = {
-        name: Bean(
-            attributes=dict(cfg.attributes) if v5 else None,
-            order=cfg.order,
-            perm=cfg.perm,
-            readQueueNums=cfg.read_queue_nums,
-            topicFilterType=cfg.topic_filter_type,
-            topicName=cfg.topic_name,
-            topicSysFlag=cfg.topic_sys_flag,
-            writeQueueNums=cfg.write_queue_nums,
-        )
-        for name, cfg in topics.items()
-    }
-    return fastjson.dumps(
-        Bean(
-            dataVersion=_data_version_bean(wrapper.data_version, d),
-            mappingDataVersion=_data_version_bean(None, d) if v5 else None,
-            topicConfigTable=table,
-            topicQueueMappingDetailMap={} if v5 else None,
-            topicQueueMappingInfoMap={} if v5 else None,
-        )
-    )

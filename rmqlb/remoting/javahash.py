@@ -24,7 +24,7 @@ they fall in slots 11 and 8 of a 16-slot table (91 and 88 of 128), so a NameServ
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import TypeVar
 
@@ -130,11 +130,6 @@ def hash_map(initial_capacity: int) -> HashTable:
     return HashTable(table_size_for(initial_capacity))
 
 
-def hash_set_copy(count: int) -> HashTable:
-    """``new HashSet<>(collection)`` of ``count`` elements: ``max(count / .75 + 1, 16)``."""
-    return hash_map(max(int(count / 0.75) + 1, 16))
-
-
 def concurrent_map(initial_capacity: int | None = None) -> HashTable:
     """``new ConcurrentHashMap<>(n)`` (``None``: the no-argument constructor, 16 slots)."""
     if initial_capacity is None:
@@ -168,8 +163,3 @@ def java_hash_set_order(items: Iterable[T], hash_of: Callable[[T], int]) -> list
     [17, 3, 20]
     """
     return HashTable().order(items, hash_of)
-
-
-def string_order(table: HashTable, names: Sequence[str]) -> list[str]:
-    """String keys (``names`` in insertion order) in ``table``'s iteration order."""
-    return table.order(names, java_string_hash)

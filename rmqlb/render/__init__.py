@@ -4,18 +4,20 @@ Explain reports: one :class:`Renderer` per :class:`Output` format, chosen throug
 closed enum::
 
     Output.table    -> rmqlb.render.rich.RichRenderer      colour tables (Rich)
-    Output.plain    -> rmqlb.render.text.PlainRenderer     tabulate "simple" tables
-    Output.markdown -> rmqlb.render.text.MarkdownRenderer  GitHub Markdown
+    Output.plain    -> rmqlb.render.text.PlainRenderer     plain text (blocks.py)
+    Output.markdown -> rmqlb.render.text.MarkdownRenderer  GitHub Markdown (blocks.py)
     Output.json     -> rmqlb.render.json.JsonRenderer      the rmqlb.report/1 contract
 
 The other commands and the shared pieces::
 
     simulate.py   simulate's cases          blocks.py    headings, lines, tables -> any format
-    check.py      check's findings, counts  table.py     Rich tables that never cut an id
-    ci.py         JUnit XML, annotations    safe.py      control characters made visible
-    audit.py      audit's summary           failures.py  failed requests, listed once
-    html.py       audit's HTML report       watch.py     explain --watch between polls
-    changes.py    what changed between polls
+    status.py     status's overview         table.py     Rich tables that never cut an id
+    check.py      check's findings, counts  safe.py      control characters made visible
+    ci.py         JUnit XML, annotations    failures.py  failed requests, listed once
+    audit.py      audit's summary           watch.py     explain --watch between polls
+    html.py       audit's HTML report       changes.py   what changed between polls
+
+Every plain and Markdown table comes from :mod:`rmqlb.render.blocks`.
 
 Shared wording (counts, durations) is :mod:`rmqlb.humanize`; queue ranges are spelled by
 :func:`rmqlb.model.queue.queue_ranges`; the exit code by :mod:`rmqlb.failon`.

@@ -19,17 +19,17 @@ from typing import IO, Any
 from rich import box
 from rich.console import Console
 from rich.text import Text
-from tabulate import tabulate
 
 from rmqlb.check.rules import CheckFinding, CheckResult, CountAllocation, CountsTable
 from rmqlb.diagnose.report import Severity
 from rmqlb.failon import FailOn
 from rmqlb.humanize import plural
 from rmqlb.model.queue import MessageQueue, queue_ranges
+from rmqlb.render.blocks import Block, Column, Heading, Line, Table, md_escape, to_text, write_rich
 from rmqlb.render.formats import Output
 from rmqlb.render.safe import escape_json_controls, safe
 from rmqlb.render.styles import SEVERITY_STYLE, severity_count
-from rmqlb.render.table import Column, fit_table
+from rmqlb.render.table import fit_table
 
 CHECK_FORMAT = "rmqlb.check/1"
 
@@ -78,31 +78,32 @@ def plain_text(result: CheckResult, fail_on: str) -> str:
     return "\n".join(lines) + "\n"
 
 
-def _md(text: str) -> str:
-    return text.replace("|", "\\|").replace("\n", " ")
+FINDING_COLUMNS = (
+    Column("severity"),
+    Column("code", code=True),
+    Column("where", code=True),
+    Column("group/topic"),
+    Column("finding"),
+    Column("fix"),
+)
+
+
+def markdown_blocks(result: CheckResult, fail_on: str) -> list[Block]:
+    """The findings as a table under a heading, the summary in italics."""
+    doc: list[Block] = [Heading("rmqlb check", 1)]
+    if result.findings:
+        rows = tuple(
+            (f.severity.value, f.code, str(f.loc), where(f), f.message, f.hint)
+            for f in result.findings
+        )
+        doc.append(Table(FINDING_COLUMNS, rows))
+    line = summary(result, fail_on)
+    return [*doc, Line(line, md=f"_{md_escape(line)}_")]
 
 
 def markdown_text(result: CheckResult, fail_on: str) -> str:
     """A GitHub-flavoured Markdown report."""
-    result = safe(result)
-    out = ["## rmqlb check", ""]
-    if result.findings:
-        rows = [
-            [
-                f.severity.value,
-                f"`{f.code}`",
-                f"`{f.loc}`",
-                _md(where(f)),
-                _md(f.message),
-                _md(f.hint),
-            ]
-            for f in result.findings
-        ]
-        headers = ["severity", "code", "where", "group/topic", "finding", "fix"]
-        out.append(tabulate(rows, headers=headers, tablefmt="github"))
-        out.append("")
-    out.append(f"_{summary(result, fail_on)}_")
-    return "\n".join(out) + "\n"
+    return to_text(markdown_blocks(result, fail_on), markdown=True)
 
 
 def json_document(result: CheckResult, fail_on: str) -> dict[str, Any]:
@@ -231,70 +232,43 @@ def _counts_title(table: CountsTable) -> str:
     return f"{table.group} / {table.topic}: {queues}, strategy {table.strategy}"
 
 
-COUNT_HEADERS = ["consumers", "replicas", "queues per consumer", "idle", "max/min"]
-DETAIL_HEADERS = ["client id", "member", "queues", "which"]
+COUNT_COLUMNS = (
+    Column("consumers", "right"),
+    Column("replicas", wrap=True),
+    Column("queues per consumer"),
+    Column("idle", "right"),
+    Column("max/min", "right"),
+)
+DETAIL_COLUMNS = (
+    Column("client id", key=True),
+    Column("member"),
+    Column("queues", "right"),
+    Column("which", wrap=True),
+)
 
 
-def counts_text(result: CheckResult, markdown: bool) -> str:
-    """``--explain-counts`` as plain text or Markdown."""
-    result = safe(result)
-    fmt = "github" if markdown else "simple"
-    out: list[str] = []
+def counts_blocks(result: CheckResult) -> list[Block]:
+    """``--explain-counts``: per group and topic a row per consumer count, then each
+    count's allocation (idle rows yellow on a console)."""
+    doc: list[Block] = []
     for table in result.counts:
-        title = _counts_title(table)
-        out += [f"### {title}" if markdown else title, ""]
+        doc.append(Heading(_counts_title(table)))
         if not table.rows:
-            out += ["(no allocation: the topic is not declared or the group has no consumers)", ""]
+            doc.append(
+                Line("(no allocation: the topic is not declared or the group has no consumers)")
+            )
             continue
-        out += [
-            tabulate(
-                _count_rows(table), headers=COUNT_HEADERS, tablefmt=fmt, disable_numparse=True
-            ),
-            "",
-        ]
-        for row in table.rows:
-            label = f"{row.total} consumers"
-            out += [f"#### {label}" if markdown else f"  {label}:", ""]
-            detail = tabulate(
-                _detail_rows(row), headers=DETAIL_HEADERS, tablefmt=fmt, disable_numparse=True
-            )
-            out += [detail if markdown else "\n".join("    " + ln for ln in detail.splitlines())]
-            out.append("")
-    return "\n".join(out) + ("\n" if out else "")
-
-
-def rich_counts(result: CheckResult, console: Console) -> None:
-    """``--explain-counts`` as Rich tables."""
-    result = safe(result)
-    overview_columns = [Column(h, wrap=h == "replicas") for h in COUNT_HEADERS]
-    detail_columns = [
-        Column("client id", key=True),
-        Column("member"),
-        Column("queues", justify="right"),
-        Column("which", wrap=True),
-    ]
-    for table in result.counts:
         values = _count_rows(table)
-        console.print(
-            fit_table(
-                overview_columns,
-                [[Text(v) for v in row] for row in values],
-                console.width,
-                row_styles=["yellow" if row[3] != "0" else None for row in values],
-                title=Text(_counts_title(table), style="bold"),
-            )
-        )
+        idle = tuple("yellow" if row[3] != "0" else None for row in values)
+        doc.append(Table(COUNT_COLUMNS, tuple(map(tuple, values)), idle))
         for row in table.rows:
             details = _detail_rows(row)
-            console.print(
-                fit_table(
-                    detail_columns,
-                    [[Text(v) for v in d] for d in details],
-                    console.width,
-                    row_styles=["yellow" if d[2] == "0" else None for d in details],
-                    title=Text(f"{row.total} consumers", style="bold"),
-                )
-            )
+            empty = tuple("yellow" if d[2] == "0" else None for d in details)
+            doc += [
+                Heading(f"{row.total} consumers", 3),
+                Table(DETAIL_COLUMNS, tuple(map(tuple, details)), empty),
+            ]
+    return doc
 
 
 def write_check(
@@ -318,15 +292,12 @@ def write_check(
         emit(escape_json_controls(text) + "\n")
     elif fmt is Output.table and isinstance(target, Console):
         if result.counts:
-            rich_counts(result, target)
+            write_rich(counts_blocks(result), target)
+            target.print()
         rich_findings(result, target, fail_on)
     elif fmt is Output.markdown:
-        emit(
-            (counts_text(result, markdown=True) if result.counts else "")
-            + markdown_text(result, fail_on)
-        )
+        doc = [*counts_blocks(result), *markdown_blocks(result, fail_on)]
+        emit(to_text(doc, markdown=True))
     else:
-        emit(
-            (counts_text(result, markdown=False) if result.counts else "")
-            + plain_text(result, fail_on)
-        )
+        counts = to_text(counts_blocks(result), markdown=False, spaced=True) + "\n"
+        emit((counts if result.counts else "") + plain_text(result, fail_on))

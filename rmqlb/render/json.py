@@ -55,14 +55,6 @@ def changes_to_json(changes: ReportChanges, poll: int) -> dict[str, Any]:
     }
 
 
-def changes_to_text(changes: ReportChanges, poll: int) -> str:
-    """:func:`changes_to_json` as one line of JSON text, terminal-safe, ending in a newline."""
-    import json  # noqa: PLC0415
-
-    text = json.dumps(changes_to_json(changes, poll), ensure_ascii=False)
-    return escape_json_controls(text) + "\n"
-
-
 class JsonRenderer:
     """The report contract as JSON; never coloured, whatever the console says."""
 

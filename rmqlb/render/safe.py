@@ -29,7 +29,7 @@ from itertools import chain
 from operator import attrgetter
 from typing import Any, TypeVar
 
-__all__ = ["escape_controls", "escape_json_controls", "has_controls", "safe"]
+__all__ = ["escape_controls", "escape_json_controls", "safe"]
 
 T = TypeVar("T")
 
@@ -39,15 +39,6 @@ _JSON_RAW = re.compile("[\x7f-\x9f]")
 
 def _visible(match: re.Match[str]) -> str:
     return f"\\x{ord(match.group()):02x}"
-
-
-def has_controls(text: str) -> bool:
-    """Whether ``text`` holds a character :func:`escape_controls` would escape.
-
-    >>> has_controls("broker-a"), has_controls("x\\x9b31m")
-    (False, True)
-    """
-    return _CONTROL.search(text) is not None
 
 
 def escape_controls(text: str) -> str:

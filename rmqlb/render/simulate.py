@@ -10,7 +10,6 @@ from __future__ import annotations
 import json
 import sys
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from typing import IO, TYPE_CHECKING, Any
 
 from rmqlb.humanize import plural
@@ -22,22 +21,14 @@ from rmqlb.render.safe import escape_json_controls
 if TYPE_CHECKING:
     from rich.console import Console
 
-    from rmqlb.allocate.whatif import Balance, Moves, Step, WhatIf
-    from rmqlb.diagnose.running import Running
+    from rmqlb.whatif.cases import Simulation
+    from rmqlb.whatif.events import WhatIf
+    from rmqlb.whatif.measure import Balance, Moves
+    from rmqlb.whatif.running import RunningSimulation
+    from rmqlb.whatif.steps import Step
 
 IDLE_STYLE = "bold yellow"
 ERROR_STYLE = "bold red"
-
-
-@dataclass(frozen=True, slots=True)
-class Simulation:
-    """One simulated case: its label and id, and its result or the error Java would throw."""
-
-    label: str
-    id: str | None = None
-    result: WhatIf | None = None
-    error: str | None = None
-    joiner: str | None = None  # the id --compare adds for "+1"
 
 
 def one_line(text: str) -> str:
@@ -113,7 +104,7 @@ def _moves_table(moves: Moves, topics: bool) -> Table | None:
 
 
 def _scale_blocks(result: WhatIf, topics: bool) -> list[Block]:
-    from rmqlb.allocate.whatif import balance  # noqa: PLC0415
+    from rmqlb.whatif.measure import balance  # noqa: PLC0415
 
     event = result.scale
     assert event is not None
@@ -141,8 +132,8 @@ def _scale_blocks(result: WhatIf, topics: bool) -> list[Block]:
 
 
 def _compare_blocks(result: WhatIf, joiner: str | None) -> list[Block]:
-    from rmqlb.allocate.whatif import leaver  # noqa: PLC0415
     from rmqlb.model.strategy import describe  # noqa: PLC0415
+    from rmqlb.whatif.events import leaver  # noqa: PLC0415
 
     assert result.compare is not None
     rows: list[tuple[str, ...]] = []
@@ -210,18 +201,6 @@ def simulation_blocks(sim: Simulation, multi: bool) -> list[Block]:
 # --------------------------------------------------------------------------- a running group
 
 
-@dataclass(frozen=True, slots=True)
-class RunningSimulation:
-    """A what-if started from a running group (``--dump``, ``-n``, ``--check-config``): where
-    it comes from, its steps, and the strategy comparison when asked."""
-
-    start: Running
-    source: str
-    steps: tuple[Step, ...]
-    compare: WhatIf | None = None
-    joiner: str | None = None
-
-
 def _actual_line(sim: RunningSimulation) -> Line:
     """Whether the clients hold the start's allocation right now."""
     actual, expected = sim.start.actual, sim.steps[0].assignment
@@ -256,8 +235,8 @@ def _step_line(step: Step) -> Line:
 
 def running_blocks(sim: RunningSimulation) -> list[Block]:
     """A running group's what-if as blocks: as it is, then every step and what it moves."""
-    from rmqlb.allocate.whatif import overall  # noqa: PLC0415
     from rmqlb.model.strategy import describe  # noqa: PLC0415
+    from rmqlb.whatif.steps import overall  # noqa: PLC0415
 
     start = sim.start
     subs = start.subscribers
@@ -301,7 +280,8 @@ def running_blocks(sim: RunningSimulation) -> list[Block]:
 
 def running_json(sim: RunningSimulation) -> str:
     """One running what-if as one JSON line (see ``docs/simulate.md``)."""
-    from rmqlb.allocate.whatif import overall, plan_to_json, what_if_to_json  # noqa: PLC0415
+    from rmqlb.whatif.documents import plan_to_json, what_if_to_json  # noqa: PLC0415
+    from rmqlb.whatif.steps import overall  # noqa: PLC0415
 
     start = sim.start
     doc = plan_to_json(
@@ -350,7 +330,7 @@ def write_running(
 
 def simulation_json(sim: Simulation) -> str:
     """One case as one line of the ``simulate --input`` contract, terminal-safe."""
-    from rmqlb.allocate.whatif import what_if_to_json  # noqa: PLC0415
+    from rmqlb.whatif.documents import what_if_to_json  # noqa: PLC0415
 
     if sim.result is None:
         doc: dict[str, Any] = {"id": sim.id, "error": sim.error}

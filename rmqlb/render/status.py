@@ -2,8 +2,8 @@
 
 Like the report renderers, each format is chosen through the closed :class:`Output` enum
 (:func:`render_status` ends in ``assert_never``); cell wording is shared here so the Rich
-table, the plain and Markdown tables and the golden files agree. Rich and tabulate load only
-for the format that needs them.
+table, the plain and Markdown tables (:mod:`rmqlb.render.blocks`) and the golden files agree.
+Rich and tabulate load only for the format that needs them.
 
 Marks after a group name: ``!`` some of its data could not be captured (the partial-data
 section lists the failed requests), ``*`` its line changed since the last ``--watch`` poll.
@@ -19,6 +19,17 @@ from rmqlb.diagnose.report import exit_code
 from rmqlb.diagnose.status import GroupStatus, StatusReport, status_to_json, totals
 from rmqlb.errors import ExitCode
 from rmqlb.humanize import duration
+from rmqlb.render.blocks import (
+    Block,
+    Cell,
+    Column,
+    Heading,
+    Line,
+    Table,
+    code_span,
+    md_escape,
+    to_text,
+)
 from rmqlb.render.formats import Output
 from rmqlb.render.safe import escape_json_controls, safe
 
@@ -203,67 +214,52 @@ def legend(report: StatusReport, options: StatusOptions) -> list[str]:
 # ----- formats -----------------------------------------------------------------------------
 
 
-def _text(report: StatusReport, options: StatusOptions, markdown: bool) -> str:
-    from tabulate import tabulate  # noqa: PLC0415  (only this format needs it)
-
-    report = safe(report)
+def status_blocks(report: StatusReport, options: StatusOptions) -> list[Block]:
+    """The overview as :mod:`rmqlb.render.blocks`: title, one table row per group, the
+    legend of the marks, failed requests, summary."""
     show_tps = report.show_tps
     head = headers(show_tps)
-    rows = [row_cells(line, options, show_tps) for line in report.shown]
-    if markdown:
-        rows = [_md_row(row, line) for row, line in zip(rows, report.shown, strict=True)]
-    lines: list[str] = []
-    title = title_line(report)
-    lines += ["## " + title, ""] if markdown else [title, "=" * len(title), ""]
-    if rows:
-        align = ["right" if h in RIGHT else "left" for h in head]
-        table = tabulate(
-            rows,
-            headers=head,
-            tablefmt="pipe" if markdown else "simple",
-            disable_numparse=True,
-            colalign=align,
+    doc: list[Block] = [Heading(title_line(report), 1)]
+    if report.shown:
+        columns = tuple(
+            Column(h, "right" if h in RIGHT else "left", code=h == "group") for h in head
         )
-        lines += [*table.splitlines(), ""]
+        rows: list[tuple[str | Cell, ...]] = []
+        for line in report.shown:
+            *cells, worst_cell, message = row_cells(line, options, show_tps)
+            finding: str | Cell = worst_cell
+            worst = line.worst  # its code as code in Markdown
+            if worst is not None:
+                finding = Cell(worst_cell, f"{worst.severity.value} {code_span(worst.code.value)}")
+            rows.append((*cells, finding, message))
+        doc.append(Table(columns, tuple(rows)))
     else:
-        lines += ["No consumer group matched.", ""]
+        doc.append(Line("No consumer group matched."))
     notes = legend(report, options)
     if notes:
-        lines += [*(f"_{_md(n)}_" if markdown else n for n in notes), ""]
+        italic = "  \n".join(f"_{md_escape(n)}_" for n in notes)
+        doc.append(Line("\n".join(notes), md=italic))
     partial = partial_lines(report)
     if partial:
         head_line, *items = partial
-        if markdown:
-            lines += [f"> **{_md(head_line)}**", ">", *(f"> - {_md(i)}" for i in items), ""]
-        else:
-            lines += [head_line, *(f"  - {i}" for i in items), ""]
+        doc.append(
+            Line(
+                "\n".join([head_line, *(f"  - {i}" for i in items)]),
+                md="\n".join(
+                    [f"> **{md_escape(head_line)}**", ">", *(f"> - {md_escape(i)}" for i in items)]
+                ),
+            )
+        )
     summary, sums = summary_line(report), totals_line(report)
     code = exit_line(report, options.fail_on)
-    if markdown:
-        lines += [
-            f"**Summary:** {_md(summary)}  ",
-            f"**Totals:** {_md(sums)}  ",
-            f"**{_md(code)}**",
-        ]
-    else:
-        lines += [f"Summary: {summary}", f"Totals: {sums}", code]
-    return "\n".join(lines) + "\n"
-
-
-def _md(text: str) -> str:
-    """Escape what Markdown would read as emphasis, HTML, code or a cell border."""
-    for ch in ("\\", "`", "*", "<", "|"):
-        text = text.replace(ch, "\\" + ch)
-    return text
-
-
-def _md_row(cells: list[str], line: GroupStatus) -> list[str]:
-    """A table row in Markdown: the group and the finding code as code spans."""
-    out = ["`" + cells[0].replace("|", "\\|") + "`", *(_md(c) for c in cells[1:])]
-    worst = line.worst
-    if worst is not None:
-        out[-2] = f"{worst.severity.value} `{worst.code.value}`"
-    return out
+    doc.append(
+        Line(
+            f"Summary: {summary}\nTotals: {sums}\n{code}",
+            md=f"**Summary:** {md_escape(summary)}  \n**Totals:** {md_escape(sums)}  \n"
+            f"**{md_escape(code)}**",
+        )
+    )
+    return doc
 
 
 GAP = "  "  # between two columns
@@ -377,7 +373,8 @@ def render_status(
         console.print(build(report, o, console.width), highlight=False)
         return
     if fmt is Output.plain or fmt is Output.markdown:
-        text = _text(report, o, markdown=fmt is Output.markdown)
+        blocks = status_blocks(report, o)
+        text = to_text(blocks, markdown=fmt is Output.markdown, spaced=True)
     elif fmt is Output.json:
         text = to_json_text(report, o)
     else:

@@ -1,7 +1,8 @@
-"""Plain text and Markdown reports, laid out with tabulate.
+"""Plain text and Markdown reports, written from one :mod:`rmqlb.render.blocks` document.
 
 Plain suits logs and pipes (no colour, no box drawing); Markdown (GitHub tables, headings,
-one bullet per finding) pastes as-is into a pull-request comment or a wiki page.
+one bullet per finding) pastes as-is into a pull-request comment or a wiki page. The two
+differ only in how :func:`~rmqlb.render.blocks.to_text` lays the same blocks out.
 """
 
 from __future__ import annotations
@@ -10,15 +11,22 @@ from dataclasses import replace
 from typing import IO
 
 from rich.console import Console
-from tabulate import tabulate
 
-from rmqlb.diagnose.report import Finding, GroupReport, Report, TopicReport
+from rmqlb.diagnose.report import Finding, GroupReport, QueueStatus, Report, TopicReport
 from rmqlb.render import _view as v
+from rmqlb.render.blocks import (
+    Block,
+    Cell,
+    Column,
+    Heading,
+    Line,
+    Table,
+    code_span,
+    md_escape,
+    to_text,
+)
 from rmqlb.render.options import RenderOptions
 from rmqlb.render.safe import safe
-
-_QUEUE_HEADERS = ["queue", "expected", "actual", "status"]
-_CONSUMER_HEADERS = ["client id", "subscribes", "strategy", "expected", "actual"]
 
 
 def _write(text: str, target: Console | IO[str]) -> None:
@@ -28,29 +36,167 @@ def _write(text: str, target: Console | IO[str]) -> None:
         target.write(text)
 
 
-def _md(text: str) -> str:
-    """Escape what Markdown would otherwise read as emphasis, HTML, code or a cell border."""
-    for ch in ("\\", "`", "*", "<", "|"):
-        text = text.replace(ch, "\\" + ch)
-    return text
-
-
 def _md_keep_code(text: str) -> str:
-    """:func:`_md`, except that `code spans` stay code spans."""
+    """:func:`~rmqlb.render.blocks.md_escape`, except that `code spans` stay code spans."""
     parts = text.split("`")
     if len(parts) % 2 == 0:  # an unpaired backtick: no code span at all
-        return _md(text)
-    return "".join(_md(p) if i % 2 == 0 else f"`{p}`" for i, p in enumerate(parts))
+        return md_escape(text)
+    return "".join(md_escape(p) if i % 2 == 0 else f"`{p}`" for i, p in enumerate(parts))
 
 
-def _code(text: str) -> str:
-    """An inline code span (pipes escaped so it survives inside a table cell)."""
-    return "`" + text.replace("|", "\\|") + "`"
+def _note(text: str) -> Line:
+    """A remark under a table: italic in Markdown, with the flag as code."""
+    return Line(text, md="_" + md_escape(text).replace("--all-queues", "`--all-queues`") + "_")
+
+
+def _strong(text: str) -> Cell:
+    """A cell that stands out: bold in Markdown."""
+    return Cell(text, f"**{md_escape(text)}**")
+
+
+def report_blocks(report: Report, options: RenderOptions) -> list[Block]:
+    """The whole report as blocks: per group its topics (queue and consumer tables) and
+    findings, then other findings, the partial-data notice and the summary."""
+    doc: list[Block] = []
+    per_group, rest = v.findings_by_group(report)
+    if not report.groups and not report.findings:
+        doc.append(Line("No consumer group matched."))
+    for g in report.groups:
+        doc += _group(g, per_group[g.group], options)
+    if rest:
+        doc += _findings(Heading("Other findings"), rest, options)
+    if report.errors:
+        line = v.partial_line(report)
+        doc += [Heading("Partial data", 1), Line(line, md=f"> **{md_escape(line)}**")]
+    summary, code = v.summary_line(report), v.exit_line(report, options.fail_on)
+    code = code.removeprefix("exit ")
+    doc.append(
+        Line(
+            f"Summary: {summary}\nExit code {code}",
+            md=f"**Summary:** {md_escape(summary)}  \n**Exit code** {md_escape(code)}",
+        )
+    )
+    return doc
+
+
+def _group(g: GroupReport, findings: list[Finding], o: RenderOptions) -> list[Block]:
+    doc: list[Block] = [Heading(v.group_header(g), 1, v.group_header(g, code_span))]
+    note = v.inference_line(g)
+    if note is not None:
+        doc.append(Line(note, md=f"_{_md_keep_code(note)}_"))
+    if not g.topics:
+        doc.append(Line("No topic to allocate for this group."))
+    for t in g.topics:
+        doc += _topic(g.group, t, o)
+    title = Heading(f"Findings for {g.group}", md=f"Findings for {code_span(g.group)}")
+    return doc + _findings(title, findings, o)
+
+
+def _topic(group: str, t: TopicReport, o: RenderOptions) -> list[Block]:
+    doc: list[Block] = [Heading(v.topic_header(t), md=v.topic_header(t, code_span))]
+    view = v.queue_view(group, t, o)
+    details = v.queue_details(t, view.rows, o.now_ms, o)
+    columns = (
+        Column("queue", code=True),
+        Column("expected", code=True),
+        Column("actual", code=True),
+        Column("status"),
+        *([Column("lag", "right")] if view.show_lag else []),
+        *(Column(d.header.lower(), "right" if d.right else "left") for d in details),
+    )
+    rows: list[tuple[str | Cell, ...]] = []
+    for i, r in enumerate(view.rows):
+        label = r.queue.label()
+        if v.queue_changed(o, group, t.topic, r):
+            label += " " + v.CHANGED_MARK
+        actual = "\n".join(v.actual_list(r))
+        cells: list[str | Cell] = [
+            label,
+            v.expected_text(r),
+            Cell(actual, actual) if r.actual is None else actual,  # "unknown" is no id
+            r.status.value if r.status is QueueStatus.ok else _strong(r.status.value),
+        ]
+        if view.show_lag:
+            cells.append(v.lag_text(r.lag))
+        rows.append((*cells, *(d.cells[i] for d in details)))
+    if rows:
+        doc.append(Table(columns, tuple(rows)))
+    if view.hidden_ok:
+        doc.append(_note(v.hidden_line(view.hidden_ok, len(t.queues))))
+    if o.changes is not None and any(v.queue_changed(o, group, t.topic, r) for r in view.rows):
+        doc.append(Line(f"{v.CHANGED_MARK} owner changed since the last poll"))
+    return doc + _consumers(t, view.show_lag, o)
+
+
+def _consumers(t: TopicReport, show_lag: bool, o: RenderOptions) -> list[Block]:
+    if not t.consumers:
+        return [Line("No consumer in this group.")]
+    view = v.consumer_view(t, o)
+    details = v.consumer_details(t, [c for c, _ in view.rows])
+    columns = (
+        Column("client id", code=True),
+        Column("subscribes"),
+        Column("strategy"),
+        Column("expected", "right"),
+        Column("actual", "right"),
+        *([Column("lag", "right")] if show_lag else []),
+        *(Column(d.header.lower(), "right" if d.right else "left") for d in details),
+        Column("note"),
+    )
+    rows: list[tuple[str | Cell, ...]] = []
+    for i, (c, remark) in enumerate(view.rows):
+        cells = [
+            c.client_id,
+            "yes" if c.subscribes else "no",
+            c.strategy or "?",
+            str(c.expected),
+            v.count_text(c.actual),
+            *([v.lag_text(c.lag)] if show_lag else []),
+            *(d.cells[i] for d in details),
+        ]
+        rows.append((*cells, _strong(remark) if remark else ""))
+    doc: list[Block] = [Table(columns, tuple(rows))] if rows else []
+    if view.hidden:
+        doc.append(_note(v.hidden_consumers_line(view.hidden, len(t.consumers))))
+    return doc
+
+
+def _findings(title: Heading, findings: list[Finding], o: RenderOptions) -> list[Block]:
+    """The findings under ``title``: one entry each (nested under its cause), its fix below."""
+    if not findings:
+        return [title, Line("No findings.")]
+    plain: list[str] = []
+    md: list[str] = []
+    for line in v.finding_lines(findings):
+        f = line.finding
+        new = o.changes is not None and o.changes.finding_is_new(f)
+        tags = [t for t in (line.tag, "new" if new else "") if t]
+        tag = f" ({'; '.join(tags)})" if tags else ""
+        pad = "    " * line.depth
+        where = f" {v.finding_where(f)}" if f.topic else ""
+        plain += [f"{pad}[{f.severity.value}] {f.code.value}{where}{tag}", f"{pad}  {f.message}"]
+        pad = "  " * line.depth
+        where = f" · topic {code_span(f.topic)}" if f.topic else ""
+        md.append(
+            f"{pad}- **{f.severity.value}** {code_span(f.code.value)}{where}{md_escape(tag)}: "
+            f"{md_escape(f.message)}"
+        )
+        if f.hint:
+            plain.append(f"{'    ' * line.depth}  fix: {f.hint}")
+            md.append(f"{pad}  - Fix: {md_escape(f.hint)}")
+    doc: list[Block] = [title, Line("\n".join(plain), md="\n".join(md))]
+    if o.changes is not None and o.changes.cleared_findings:
+        cleared = [
+            f"cleared since the last poll: {f.code.value} {f.group}"
+            + (f" {v.finding_where(f)}" if f.topic else "")
+            for f in o.changes.cleared_findings
+        ]
+        doc.append(Line("\n".join(cleared), md="\n".join("- " + md_escape(c) for c in cleared)))
+    return doc
 
 
 class _TextReport:
-    """Shared walk over the report; :class:`PlainRenderer` and :class:`MarkdownRenderer`
-    override the few places where the two differ."""
+    """The report through :func:`report_blocks`, laid out as plain text or Markdown."""
 
     markdown = False
 
@@ -59,179 +205,11 @@ class _TextReport:
         :func:`~rmqlb.render.safe.safe` (control characters visible)."""
         report, options = safe(report), safe(options)
         options = replace(options, now_ms=v.captured_ms(report.captured_at))
-        lines: list[str] = []
-        per_group, rest = v.findings_by_group(report)
-        if not report.groups and not report.findings:
-            lines += ["No consumer group matched.", ""]
-        for g in report.groups:
-            lines += self._group(g, per_group[g.group], options)
-        if rest:
-            lines += self._findings("Other findings", rest, options)
-        if report.errors:
-            lines += self._partial(report)
-        lines += self._footer(report, options)
-        return "\n".join(lines).rstrip("\n") + "\n"
+        return to_text(report_blocks(report, options), markdown=self.markdown, spaced=True)
 
     def render(self, report: Report, target: Console | IO[str], options: RenderOptions) -> None:
         """Write the report to ``target`` (a stream, or a Console's stream)."""
         _write(self.to_text(report, options), target)
-
-    # ----- pieces -------------------------------------------------------------------------
-
-    def _heading(self, level: int, text: str) -> list[str]:
-        if self.markdown:
-            return ["#" * (level + 1) + " " + text, ""]
-        if level == 1:
-            return [text, "=" * len(text), ""]
-        return [text, "-" * len(text), ""]
-
-    def _group(self, g: GroupReport, findings: list[Finding], o: RenderOptions) -> list[str]:
-        head = v.group_header(g, _code) if self.markdown else v.group_header(g)
-        lines = self._heading(1, head)
-        note = v.inference_line(g)
-        if note is not None:
-            lines += [f"_{_md_keep_code(note)}_" if self.markdown else note, ""]
-        if not g.topics:
-            lines += ["No topic to allocate for this group.", ""]
-        for t in g.topics:
-            lines += self._topic(g.group, t, o)
-        title = f"Findings for {_code(g.group) if self.markdown else g.group}"
-        lines += self._findings(title, findings, o)
-        return lines
-
-    def _topic(self, group: str, t: TopicReport, o: RenderOptions) -> list[str]:
-        head = v.topic_header(t, _code) if self.markdown else v.topic_header(t)
-        lines = self._heading(2, head)
-        view = v.queue_view(group, t, o)
-        details = v.queue_details(t, view.rows, o.now_ms, o)
-        headers = list(_QUEUE_HEADERS) + (["lag"] if view.show_lag else [])
-        headers += [d.header.lower() for d in details]
-        rows: list[list[str]] = []
-        for r in view.rows:
-            label = r.queue.label()
-            if v.queue_changed(o, group, t.topic, r):
-                label += " " + v.CHANGED_MARK
-            cells = [label, v.expected_text(r), "\n".join(v.actual_list(r)), r.status.value]
-            if self.markdown:
-                cells = [_code(c) if c not in ("-", "unknown") else c for c in cells[:3]] + [
-                    f"**{cells[3]}**" if r.status.value != "ok" else cells[3]
-                ]
-                if r.actual is not None and len(r.actual) > 1:
-                    cells[2] = "<br>".join(_code(a) for a in r.actual)
-            if view.show_lag:
-                cells.append(v.lag_text(r.lag))
-            cells += [d.cells[len(rows)] for d in details]
-            rows.append(cells)
-        align = ["left"] * 4 + (["right"] if view.show_lag else [])
-        align += ["right" if d.right else "left" for d in details]
-        if rows:
-            lines += self._table(rows, headers, align)
-        if view.hidden_ok:
-            lines += [self._note(v.hidden_line(view.hidden_ok, len(t.queues))), ""]
-        if o.changes is not None and any(v.queue_changed(o, group, t.topic, r) for r in view.rows):
-            lines += [f"{v.CHANGED_MARK} owner changed since the last poll", ""]
-        lines += self._consumers(t, view.show_lag, o)
-        return lines
-
-    def _consumers(self, t: TopicReport, show_lag: bool, o: RenderOptions) -> list[str]:
-        if not t.consumers:
-            return ["No consumer in this group.", ""]
-        view = v.consumer_view(t, o)
-        details = v.consumer_details(t, [c for c, _ in view.rows])
-        headers = [
-            *_CONSUMER_HEADERS,
-            *(["lag"] if show_lag else []),
-            *(d.header.lower() for d in details),
-            "note",
-        ]
-        rows: list[list[str]] = []
-        for c, remark in view.rows:
-            cid = _code(c.client_id) if self.markdown else c.client_id
-            note = f"**{remark}**" if self.markdown and remark else remark
-            cells = [
-                cid,
-                "yes" if c.subscribes else "no",
-                c.strategy or "?",
-                str(c.expected),
-                v.count_text(c.actual),
-            ]
-            if show_lag:
-                cells.append(v.lag_text(c.lag))
-            cells += [d.cells[len(rows)] for d in details]
-            cells.append(note)
-            rows.append(cells)
-        align = ["left", "left", "left", "right", "right", *(["right"] if show_lag else [])]
-        align += [*("right" if d.right else "left" for d in details), "left"]
-        lines = self._table(rows, headers, align) if rows else []
-        if view.hidden:
-            lines += [self._note(v.hidden_consumers_line(view.hidden, len(t.consumers))), ""]
-        return lines
-
-    def _note(self, text: str) -> str:
-        """A remark under a table: italic in Markdown, with the flag as code."""
-        if not self.markdown:
-            return text
-        return "_" + _md(text).replace("--all-queues", "`--all-queues`") + "_"
-
-    def _table(self, rows: list[list[str]], headers: list[str], align: list[str]) -> list[str]:
-        text = tabulate(
-            rows,
-            headers=headers,
-            tablefmt="pipe" if self.markdown else "simple",
-            disable_numparse=True,
-            colalign=align,
-        )
-        return [*text.splitlines(), ""]
-
-    def _findings(self, title: str, findings: list[Finding], o: RenderOptions) -> list[str]:
-        lines = self._heading(2, title)
-        if not findings:
-            return [*lines, "No findings.", ""]
-        for line in v.finding_lines(findings):
-            f = line.finding
-            new = o.changes is not None and o.changes.finding_is_new(f)
-            tags = [t for t in (line.tag, "new" if new else "") if t]
-            tag = f" ({'; '.join(tags)})" if tags else ""
-            if self.markdown:
-                pad = "  " * line.depth
-                where = f" · topic {_code(f.topic)}" if f.topic else ""
-                lines.append(
-                    f"{pad}- **{f.severity.value}** {_code(f.code.value)}{where}{tag}: "
-                    f"{_md(f.message)}"
-                )
-                if f.hint:
-                    lines.append(f"{pad}  - Fix: {_md(f.hint)}")
-            else:
-                pad = "    " * line.depth
-                where = f" {v.finding_where(f)}" if f.topic else ""
-                lines.append(f"{pad}[{f.severity.value}] {f.code.value}{where}{tag}")
-                lines.append(f"{pad}  {f.message}")
-                if f.hint:
-                    lines.append(f"{pad}  fix: {f.hint}")
-        if o.changes is not None and o.changes.cleared_findings:
-            lines.append("")
-            for f in o.changes.cleared_findings:
-                where = f" {v.finding_where(f)}" if f.topic else ""
-                bullet = "- " if self.markdown else ""
-                lines.append(
-                    f"{bullet}cleared since the last poll: {f.code.value} {f.group}{where}"
-                )
-        return [*lines, ""]
-
-    def _partial(self, report: Report) -> list[str]:
-        line = v.partial_line(report)
-        if self.markdown:
-            return [*self._heading(1, "Partial data"), f"> **{_md(line)}**", ""]
-        return [*self._heading(1, "Partial data"), line, ""]
-
-    def _footer(self, report: Report, o: RenderOptions) -> list[str]:
-        line, code = v.summary_line(report), v.exit_line(report, o.fail_on)
-        if self.markdown:
-            return [
-                f"**Summary:** {_md(line)}  ",
-                f"**Exit code** {_md(code.removeprefix('exit '))}",
-            ]
-        return [f"Summary: {line}", f"Exit code {code.removeprefix('exit ')}"]
 
 
 class PlainRenderer(_TextReport):

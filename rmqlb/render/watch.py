@@ -1,5 +1,5 @@
-"""What ``explain --watch`` shows between polls: the status line of the redrawn screen and,
-off a terminal, one block of changes per poll.
+"""What ``--watch`` shows between polls (explain and status): the status line of the
+redrawn screen and, off a terminal, one block of changes per poll.
 
 Like every renderer, names go through :mod:`rmqlb.render.safe` before they are shown.
 """
@@ -7,10 +7,11 @@ Like every renderer, names go through :mod:`rmqlb.render.safe` before they are s
 from __future__ import annotations
 
 import io
+from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from rmqlb.humanize import duration, plural
-from rmqlb.render.changes import ReportChanges, describe_changes
+from rmqlb.render.changes import ReportChanges
 from rmqlb.render.formats import Output
 from rmqlb.render.safe import escape_controls
 
@@ -38,27 +39,29 @@ def changes_summary(changes: ReportChanges | None, marked: bool = False) -> str:
     )
 
 
-def poll_text(changes: ReportChanges, poll: int, stamp: str, fmt: Output) -> str:
-    """One poll's changes for a pipe: a ``rmqlb.changes/1`` JSON line for ``json``, else a
-    heading line and one indented line per change."""
-    if fmt is Output.json:
-        from rmqlb.render.json import changes_to_text  # noqa: PLC0415
+def poll_text(poll: int, stamp: str, summary: str, lines: Sequence[str]) -> str:
+    """One poll's changes off a terminal: a heading line, then one indented line per change
+    (control characters visible).
 
-        return changes_to_text(changes, poll)
-    lines = [f"poll {poll} at {stamp}: {changes_summary(changes)}"]
-    lines += [f"  {escape_controls(line)}" for line in describe_changes(changes)]
-    return "\n".join(lines) + "\n"
+    >>> print(poll_text(2, "12:00:05", "1 queue changed owner", ["queue G T broker-a:3"]), end="")
+    poll 2 at 12:00:05: 1 queue changed owner
+      queue G T broker-a:3
+    """
+    out = [f"poll {poll} at {stamp}: {escape_controls(summary)}"]
+    out += [f"  {escape_controls(line)}" for line in lines]
+    return "\n".join(out) + "\n"
 
 
 def status_line(
-    interval: float, poll: int, stamp: str, changes: ReportChanges | None, failure: str = ""
+    interval: float, poll: int, stamp: str, summary: str, failure: str = ""
 ) -> RenderableType:
-    """The dim line above a redrawn report; a failed poll adds a red second line."""
+    """The dim line above a redrawn result (``summary``: what changed); a failed poll adds a
+    red second line."""
     from rich.text import Text  # noqa: PLC0415
 
     status = Text(
         f"watching every {duration(interval)} · poll {poll} at {stamp} · "
-        f"{changes_summary(changes, marked=True)} · Ctrl-C stops",
+        f"{escape_controls(summary)} · Ctrl-C stops",
         style="dim",
     )
     if failure:

@@ -51,8 +51,9 @@ _off_min = setter(QueueOffset, "min_offset")
 #: The slot setters of :class:`MessageQueue` in field order, for loops that inline
 #: :func:`new_queue`.
 QUEUE_SETTERS = (_mq_topic, _mq_broker, _mq_id)
-#: The slot setters of :class:`QueueOffset` in field order, for loops that inline
-#: :func:`new_offset`.
+#: The slot setters of :class:`QueueOffset` in field order, for the loop that builds the
+#: offsets of a snapshot (``QueueOffset(queue, broker_offset, consumer_offset,
+#: last_timestamp, min_offset)``, faster).
 OFFSET_SETTERS = (_off_queue, _off_broker, _off_consumer, _off_time, _off_min)
 
 
@@ -63,24 +64,6 @@ def new_queue(topic: str, broker_name: str, queue_id: int) -> MessageQueue:
     _mq_broker(mq, broker_name)
     _mq_id(mq, queue_id)
     return mq
-
-
-def new_offset(
-    queue: MessageQueue,
-    broker_offset: int,
-    consumer_offset: int,
-    last_timestamp: int,
-    min_offset: int | None = None,
-) -> QueueOffset:
-    """``QueueOffset(queue, broker_offset, consumer_offset, last_timestamp, min_offset)``,
-    faster."""
-    off: QueueOffset = _new(QueueOffset)
-    _off_queue(off, queue)
-    _off_broker(off, broker_offset)
-    _off_consumer(off, consumer_offset)
-    _off_time(off, last_timestamp)
-    _off_min(off, min_offset)
-    return off
 
 
 _CONSUMER_FIELDS = (

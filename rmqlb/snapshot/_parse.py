@@ -756,7 +756,7 @@ class _Parser:
         ref = _OFFSET_REF
         last_key, last_default, min_key = _LAST_TIMESTAMP, _LAST_TIMESTAMP_DEFAULT, _MIN_OFFSET
         min_id, min_consumer_offset, min_low = _MIN_QUEUE_ID, _MIN_CONSUMER_OFFSET, _MIN_MIN_OFFSET
-        # new_offset() inlined: one Python call less per offset
+        # QueueOffset built through its slot setters, inline: one Python call less each
         new = object.__new__
         set_queue, set_broker, set_consumer, set_last, set_min = OFFSET_SETTERS
         last_topic: Any = _UNSEEN  # never a decoded value: the first item is always checked

@@ -11,7 +11,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
 
 from rmqlb.model.queue import MessageQueue, queue_ranges
 
@@ -30,14 +30,6 @@ def id_text(ids: Iterable[str], limit: int = DEFAULT_LIMIT) -> str:
     if len(items) > limit:
         return ", ".join(items[:limit]) + f" and {len(items) - limit} more"
     return ", ".join(items)
-
-
-def choices(values: Sequence[int]) -> str:
-    """``6``, ``6 or 12``, ``4, 8 or 16``."""
-    texts = [f"{v:,}" for v in values]
-    if len(texts) <= 1:
-        return "".join(texts)
-    return ", ".join(texts[:-1]) + " or " + texts[-1]
 
 
 def duration_text(ms: int) -> str:

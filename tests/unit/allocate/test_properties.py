@@ -5,18 +5,14 @@ from __future__ import annotations
 
 from collections import Counter
 from functools import cmp_to_key
+from hashlib import md5
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from rmqlb.allocate import allocate, allocate_sorted, consistent_hash
-from rmqlb.allocate.consistent_hash import (
-    HashMemo,
-    allocate_consistent_hash,
-    build_ring,
-    ring_hash,
-)
+from rmqlb.allocate.consistent_hash import HashMemo, allocate_consistent_hash, build_ring
 from rmqlb.model.javaorder import java_key, java_sorted
 from rmqlb.model.queue import MessageQueue, queue_sort_key
 from rmqlb.model.strategy import Avg, AvgByCircle, ConsistentHash, MachineRoom, StrategySpec
@@ -78,6 +74,11 @@ def java_avg(cid: str, mq_all: list[MessageQueue], cid_all: list[str]) -> list[M
 def java_circle(cid: str, mq_all: list[MessageQueue], cid_all: list[str]) -> list[MessageQueue]:
     index = cid_all.index(cid)
     return [mq_all[i] for i in range(index, len(mq_all)) if i % len(cid_all) == index]
+
+
+def ring_hash(key: str) -> int:
+    """Java's ``MD5Hash.hash``: the first four bytes of MD5(UTF-8 key), unsigned big-endian."""
+    return int.from_bytes(md5(key.encode("utf-8", "replace")).digest()[:4], "big")
 
 
 def java_ring(cid_all: list[str], vnodes: int) -> dict[int, str]:

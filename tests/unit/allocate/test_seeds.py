@@ -10,7 +10,7 @@ from hashlib import md5
 import pytest
 
 from rmqlb.allocate import allocate
-from rmqlb.allocate.consistent_hash import build_ring, ring_hash, ring_hashes
+from rmqlb.allocate.consistent_hash import build_ring, ring_hashes
 from rmqlb.allocate.machine_room import allocate_machine_room, in_rooms
 from rmqlb.errors import AllocationError
 from rmqlb.model.queue import MessageQueue
@@ -117,15 +117,20 @@ def test_machine_room_deals_blocks_then_remainder() -> None:
 # --------------------------------------------------------------------------- CONSISTENT_HASH
 
 
+def ring_hash(key: str) -> int:
+    """Java's ``MD5Hash.hash`` by hand: the first four bytes of MD5(UTF-8 key), big-endian;
+    ``String.getBytes(UTF_8)`` writes an unpaired surrogate as ``?``."""
+    digest = md5(key.encode("utf-8", "replace")).digest()
+    return (digest[0] << 24) | (digest[1] << 16) | (digest[2] << 8) | digest[3]
+
+
 def test_ring_hash_is_first_four_md5_bytes_big_endian() -> None:
-    digest = md5(b"10.0.0.1@1234-0").digest()
-    expected = (digest[0] << 24) | (digest[1] << 16) | (digest[2] << 8) | digest[3]
-    assert ring_hash("10.0.0.1@1234-0") == expected
+    assert ring_hashes(["10.0.0.1@1234-0"]) == [ring_hash("10.0.0.1@1234-0")]
 
 
 def test_unpaired_surrogate_hashes_as_question_mark() -> None:
-    assert ring_hash("a\ud800-0") == ring_hash("a?-0")
-    # The batch path falls back to the same replacement when one key cannot be encoded.
+    assert ring_hashes(["a\ud800-0"]) == ring_hashes(["a?-0"])
+    # One key that cannot be encoded: the whole batch falls back to the same replacement.
     assert ring_hashes(["b-0", "a\ud800-0"]) == [ring_hash("b-0"), ring_hash("a?-0")]
     assert build_ring(["a\ud800"], 1) == {ring_hash("a?-0"): "a\ud800"}
 

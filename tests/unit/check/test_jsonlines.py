@@ -9,8 +9,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from rmqlb.check.jsonlines import JsonSyntaxError, loads_with_lines, parse_with_lines
-from rmqlb.errors import InputError
+from rmqlb.check.jsonlines import JsonSyntaxError, parse_with_lines
 
 json_values = st.recursive(
     st.none() | st.booleans() | st.integers() | st.text(max_size=8),
@@ -64,5 +63,3 @@ def test_errors_carry_the_line(text: str, line: int) -> None:
     with pytest.raises(JsonSyntaxError) as info:
         parse_with_lines(text)
     assert info.value.line == line
-    with pytest.raises(InputError, match=rf"^f\.json:{line}: invalid JSON: "):
-        loads_with_lines(text, "f.json")

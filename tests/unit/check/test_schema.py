@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+from importlib import resources
 from pathlib import Path
 from typing import Any
 
@@ -9,10 +11,19 @@ import pytest
 import yaml
 
 from rmqlb.check import yamlconf
-from rmqlb.check.yamlconf import check_schema, read_yaml_config
+from rmqlb.check.loader import read_one
 from rmqlb.errors import InputError
 
 ROOT = Path(__file__).resolve().parents[3]
+
+
+def check_schema() -> dict[str, Any]:
+    """The JSON Schema shipped for editors (``rmqlb/data/check.schema.json``)."""
+    text = resources.files("rmqlb").joinpath("data/check.schema.json").read_text("utf-8")
+    schema: dict[str, Any] = json.loads(text)
+    return schema
+
+
 EXAMPLES = [
     *sorted((ROOT / "examples/check").glob("*.yaml")),
     ROOT / "examples/check/broker/members.yaml",
@@ -65,4 +76,4 @@ def test_schema_and_reader_reject_the_same(doc: dict[str, Any]) -> None:
     validator = jsonschema.Draft202012Validator(check_schema())
     assert list(validator.iter_errors(doc)), doc
     with pytest.raises(InputError):
-        read_yaml_config(yaml.safe_dump(doc), "c.yaml")
+        read_one(yaml.safe_dump(doc), "c.yaml")

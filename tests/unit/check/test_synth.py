@@ -5,6 +5,7 @@ from __future__ import annotations
 from hypothesis import given
 from hypothesis import strategies as st
 
+from rmqlb.check.loader import read_one
 from rmqlb.check.synth import (
     FULL_WALK,
     Scenario,
@@ -13,7 +14,6 @@ from rmqlb.check.synth import (
     distribute,
     scenarios,
 )
-from rmqlb.check.yamlconf import read_yaml_config
 from rmqlb.model.strategy import Avg, AvgByCircle, MachineRoomNearby, RoomTable
 
 CONFIG = """\
@@ -61,12 +61,12 @@ def test_walk_is_complete_up_to_the_limit_then_sampled() -> None:
 
 
 def test_scenarios_grow_members_round_robin() -> None:
-    group = read_yaml_config(CONFIG, "c.yaml").groups["G"]
+    group = read_one(CONFIG, "c.yaml")[0].groups["G"]
     assert scenarios(group) == [Scenario(3, (1, 2)), Scenario(4, (2, 2)), Scenario(5, (3, 2))]
 
 
 def test_snapshot_of_a_scenario() -> None:
-    config = read_yaml_config(CONFIG, "c.yaml")
+    config = read_one(CONFIG, "c.yaml")[0]
     group = config.groups["G"]
     snapshot, owners = build_snapshot(config, group, Scenario(4, (2, 2)))
     assert set(snapshot.topics) == {"T", "U"}  # Undeclared has no route
@@ -95,7 +95,7 @@ def test_snapshot_of_a_scenario() -> None:
 
 
 def test_nearby_rooms_come_from_members() -> None:
-    config = read_yaml_config(
+    config, _ = read_one(
         """\
         groups:
           G:

@@ -6,8 +6,8 @@ import textwrap
 
 import pytest
 
-from rmqlb.check.decl import Loc
-from rmqlb.check.yamlconf import read_yaml_config
+from rmqlb.check.decl import CheckConfig, Loc
+from rmqlb.check.loader import read_one
 from rmqlb.errors import InputError
 from rmqlb.model.snapshot import MessageModel
 from rmqlb.model.strategy import AvgByCircle, ConsistentHash, MachineRoomNearby
@@ -49,12 +49,13 @@ groups:
 M = "groups:\n  G:\n    members:\n      a:\n"
 
 
-def read(text: str) -> object:
-    return read_yaml_config(textwrap.dedent(text), "c.yaml")
+def read(text: str) -> CheckConfig:
+    config, _ = read_one(textwrap.dedent(text), "c.yaml")
+    return config
 
 
 def test_topics_with_lines() -> None:
-    config = read_yaml_config(GOOD, "c.yaml")
+    config = read(GOOD)
     t1, t2, t3 = config.topics["T1"], config.topics["T2"], config.topics["T3"]
     assert [(b.broker, b.read, b.write, b.perm) for b in t1.brokers] == [
         ("broker-a", 8, 8, 6),
@@ -73,7 +74,7 @@ def test_topics_with_lines() -> None:
 
 
 def test_groups_with_lines() -> None:
-    config = read_yaml_config(GOOD, "c.yaml")
+    config = read(GOOD)
     group = config.groups["G"]
     assert group.strategy == ConsistentHash(20)
     assert group.strategy_loc == Loc("c.yaml", 17)
@@ -121,7 +122,7 @@ def test_nearby_needs_rooms() -> None:
     ("text", "expected"),
     [
         ("topics: {T: {queues: 4, colour: red}}", r"c\.yaml:1: topics\.T\.colour: unknown key"),
-        ("bogus: 1", r"c\.yaml:1: bogus: unknown key 'bogus'"),
+        ("groups: {}\nbogus: 1", r"c\.yaml:2: bogus: unknown key 'bogus'"),
         (
             M + "        replicas: 5..2\n        subscriptions: {}",
             r"c\.yaml:5: groups\.G\.members\.a\.replicas: range 5\.\.2 is empty \(min > max\)",
@@ -199,7 +200,7 @@ def test_nearby_needs_rooms() -> None:
 )
 def test_bad_input_is_one_line_with_file_and_line(text: str, expected: str) -> None:
     with pytest.raises(InputError) as info:
-        read_yaml_config(text, "c.yaml")
+        read(text)
     message = str(info.value)
     assert "\n" not in message
     assert __import__("re").match(expected, message), message

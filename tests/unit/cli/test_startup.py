@@ -11,7 +11,19 @@ import sys
 
 import pytest
 
-HEAVY = ("pydantic", "yaml", "tabulate", "rich.table", "asyncio", "pyspark", "pandas")
+HEAVY = (
+    "pydantic",
+    "yaml",
+    "tabulate",
+    "rich.table",
+    "asyncio",
+    "pyspark",
+    "pandas",
+    # rmqlb's own engines load with the command that runs them
+    "rmqlb.whatif",
+    "rmqlb.diagnose",
+    "rmqlb.allocate",
+)
 
 PROBE = (
     "import json, sys\n"

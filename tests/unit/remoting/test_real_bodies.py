@@ -39,14 +39,14 @@ DECODERS: dict[int, Callable[[Recorded], object]] = {
     106: lambda r: bodies.decode_cluster_info(r.response.body),
     206: lambda r: bodies.decode_topic_list(r.response.body),
     300: lambda r: bodies.decode_group_list(r.response.body),
-    38: lambda r: bodies.decode_consumer_id_list(r.response.body),
     203: lambda r: bodies.decode_consumer_connection(r.response.body),
     307: lambda r: bodies.decode_consumer_running_info(r.response.body),
     208: lambda r: bodies.decode_consume_stats(r.response.body),
     201: lambda r: bodies.decode_subscription_group_wrapper(r.response.body),
     202: lambda r: bodies.decode_topic_stats(r.response.body),
-    28: lambda r: bodies.decode_kv_table(r.response.body),
 }
+# Recorded for the fake's sake (tests/unit/fake/test_fake_vs_real.py): rmqlb reads neither.
+RECORDER_ONLY = {RequestCode.GET_CONSUMER_LIST_BY_GROUP, RequestCode.GET_BROKER_RUNTIME_INFO}
 
 
 def running(group: str) -> list[bodies.RunningInfo]:
@@ -96,7 +96,8 @@ def test_every_answer_comes_from_a_4_9_8_server_in_json() -> None:
 
 @pytest.mark.parametrize("rec", WITH_BODY, ids=[r.name for r in WITH_BODY])
 def test_body_decodes_and_reencodes_byte_for_byte(rec: Recorded) -> None:
-    DECODERS[rec.code](rec)
+    if rec.code not in RECORDER_ONLY:
+        DECODERS[rec.code](rec)
     assert fastjson.dumps(fastjson.loads(rec.response.body)) == rec.response.body
 
 
@@ -172,7 +173,9 @@ def test_subscription_groups_are_the_scenarios_plus_the_built_in_ones() -> None:
 
 def test_consumer_ids_are_the_connections() -> None:
     for group in manifest()["scenario"]["groups"]:
-        ids = bodies.decode_consumer_id_list(find(RECORDED, 38, f"{group}-broker-a").response.body)
+        ids = fastjson.loads(find(RECORDED, 38, f"{group}-broker-a").response.body)[
+            "consumerIdList"
+        ]
         for broker in BROKERS:
             conn = connection(group, broker)
             assert sorted(c.client_id for c in conn.connections) == sorted(ids)
@@ -335,7 +338,7 @@ def test_offset_answers_agree_with_the_tables() -> None:
 
 def test_runtime_info() -> None:
     rec = find(RECORDED, 28, "broker-a")
-    table = bodies.decode_kv_table(rec.response.body)
+    table = fastjson.loads(rec.response.body)["table"]
     assert (table["brokerVersionDesc"], table["brokerVersion"]) == ("V4_9_8", "409")
     assert int(table["bootTimestamp"]) > 0
     assert "commitLogDiskRatio_${RMQ_DIR}/store/broker-a/commitlog" in table
@@ -353,19 +356,13 @@ def test_typed_admin_calls_read_the_recorded_answers() -> None:
         async with Replay(RECORDED) as replay, AdminClient() as admin:
             broker = replay.addrs["broker-a"]
             got = {
-                "ids": await admin.consumer_ids(broker, "RecHashGroup"),
                 "topics": await admin.topic_list(replay.namesrv_addr),
-                "max": await admin.max_offset(broker, q0),
-                "min": await admin.min_offset(broker, q0),
                 "committed": await admin.committed_offset(broker, "RecHashGroup", q0),
                 "stats": await admin.topic_stats(broker, TOPIC),
-                "runtime": await admin.runtime_info(broker),
             }
             assert replay.unanswered == []
             return got
 
     got = asyncio.run(run())
-    assert sorted(got["ids"]) == ["127.0.0.1@hash-1", "127.0.0.1@hash-2"]
     assert TOPIC in got["topics"]
-    assert got["max"] == got["stats"][q0].max_offset > got["committed"] > got["min"] == 0
-    assert got["runtime"]["brokerVersion"] == "409"
+    assert got["stats"][q0].max_offset > got["committed"] > got["stats"][q0].min_offset == 0

@@ -7,24 +7,46 @@ import gc
 
 import pytest
 
-from rmqlb.diagnose._fast import new_consumer_row, new_row, new_rows
+from rmqlb.diagnose._fast import new_consumer_row, new_rows
 from rmqlb.diagnose.report import ConsumerRow, QueueRow, QueueStatus
 from rmqlb.model import MessageQueue, QueueOffset
 from rmqlb.model.snapshot import Consumer, ConsumeStatus, ProcessQueueState, Subscription
 from rmqlb.model.strategy import Avg
-from rmqlb.snapshot._fast import _CONSUMER_FIELDS, gc_paused, new_consumer, new_offset, new_queue
+from rmqlb.snapshot import parse_snapshot
+from rmqlb.snapshot._fast import _CONSUMER_FIELDS, gc_paused, new_consumer, new_queue
 
 
 def test_fast_constructors_equal_the_real_ones() -> None:
     mq = new_queue("T", "broker-a", 3)
     assert mq == MessageQueue("T", "broker-a", 3)
     assert hash(mq) == hash(MessageQueue("T", "broker-a", 3))
-    assert new_offset(mq, 10, 4, 7) == QueueOffset(mq, 10, 4, 7)
-    assert new_offset(mq, 10, 4, 7).lag == 6
-    assert new_offset(mq, 10, -1, 7, 3) == QueueOffset(mq, 10, -1, 7, 3)
-    assert new_offset(mq, 10, -1, 7, 3).lag == 7  # never committed: from the min offset
-    row = new_row(mq, "c1", ("c1", "c2"), QueueStatus.duplicate, 5)
+    (row,) = new_rows([mq], ["c1"], [("c1", "c2")], [QueueStatus.duplicate], [5])
     assert row == QueueRow(mq, "c1", ("c1", "c2"), QueueStatus.duplicate, 5)
+
+
+def test_offsets_built_with_the_slot_setters_equal_the_real_ones() -> None:
+    """The snapshot reader builds offsets with OFFSET_SETTERS inline."""
+    offsets = [
+        {"brokerOffset": 10, "consumerOffset": 4, "lastTimestamp": 7},
+        {"brokerOffset": 10, "consumerOffset": -1, "lastTimestamp": 7, "minOffset": 3},
+    ]
+    doc = {
+        "format": "rmqlb.snapshot/1",
+        "topics": {"T": {"queues": 4}},
+        "groups": {
+            "G": {
+                "consumers": [],
+                "offsets": [
+                    {"topic": "T", "brokerName": "broker-a", "queueId": i, **o}
+                    for i, o in enumerate(offsets)
+                ],
+            }
+        },
+    }
+    a, b = MessageQueue("T", "broker-a", 0), MessageQueue("T", "broker-a", 1)
+    got = parse_snapshot(doc).groups["G"].offsets
+    assert got == (QueueOffset(a, 10, 4, 7), QueueOffset(b, 10, -1, 7, 3))
+    assert [o.lag for o in got] == [6, 7]  # never committed: from the min offset
 
 
 def test_fast_objects_stay_frozen() -> None:

@@ -5,21 +5,6 @@ from __future__ import annotations
 import pytest
 
 from rmqlb.allocate import allocate
-from rmqlb.allocate.whatif import (
-    balance,
-    broker_names,
-    compact_ranges,
-    compare,
-    compare_candidates,
-    default_consumer_ids,
-    diff,
-    leaver,
-    make_queues,
-    new_consumer_ids,
-    scale,
-    what_if,
-    what_if_to_json,
-)
 from rmqlb.errors import InputError
 from rmqlb.model.javaorder import java_sorted
 from rmqlb.model.queue import MessageQueue
@@ -33,6 +18,10 @@ from rmqlb.model.strategy import (
     RoomPattern,
     describe,
 )
+from rmqlb.whatif.documents import what_if_to_json
+from rmqlb.whatif.events import compare, compare_candidates, leaver, scale, what_if
+from rmqlb.whatif.inputs import broker_names, default_consumer_ids, make_queues, new_consumer_ids
+from rmqlb.whatif.measure import balance, diff
 
 T = "TopicTest"
 
@@ -244,27 +233,3 @@ def test_what_if_json_shape() -> None:
 def test_what_if_plain_has_only_the_contract_keys() -> None:
     result = what_if(Avg(), make_queues(T, ["broker-a"], 2), ["a"])
     assert set(what_if_to_json("x", result)) == {"id", "assignments"}
-
-
-# --------------------------------------------------------------------------- formatting
-
-
-@pytest.mark.parametrize(
-    ("queues", "text"),
-    [
-        ([q("broker-a", i) for i in range(6)], "broker-a:0..5"),
-        (
-            [q("broker-a", 0), q("broker-a", 2), q("broker-a", 4)],
-            "broker-a:0, broker-a:2, broker-a:4",
-        ),
-        ([q("broker-a", 3), q("broker-a", 1), q("broker-a", 2)], "broker-a:1..3"),
-        (
-            [q("broker-a", 7), q("broker-b", 0), q("broker-b", 1)],
-            "broker-a:7, broker-b:0, broker-b:1",
-        ),
-        ([q("a", 0, "T1"), q("a", 1, "T2")], "T1/a:0, T2/a:1"),
-        ([], ""),
-    ],
-)
-def test_compact_ranges(queues: list[MessageQueue], text: str) -> None:
-    assert compact_ranges(queues) == text
