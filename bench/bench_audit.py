@@ -22,7 +22,6 @@ where the Spark engine overtakes the in-process one.
 
 from __future__ import annotations
 
-import itertools
 import os
 import subprocess
 import sys
@@ -118,15 +117,15 @@ def _audit_vs_read(fleets: dict[str, Path], units: int) -> list[BenchResult]:
     with spark_session() as spark:
         start_s = time.perf_counter() - started
         cores = spark.sparkContext.defaultParallelism
-        for (label, fleet), dedup in itertools.product(fleets.items(), (False, True)):
+        for label, fleet in fleets.items():
             plan = plan_inputs([str(fleet)])
             count_records(spark, plan)  # warm-up, untimed
-            run_spark(spark, plan, options, None, dedup=dedup)
+            run_spark(spark, plan, options, None)
             best_read = best_audit = float("inf")
             best_timings: dict[str, float] = {}
             for _ in range(ROUNDS):  # alternate: a noisy neighbour slows both sides alike
                 best_read = min(best_read, _timed(partial(count_records, spark, plan)))
-                result, _ = run_spark(spark, plan, options, None, dedup=dedup)
+                result, _ = run_spark(spark, plan, options, None)
                 if result.timings["audit"] < best_audit:
                     best_audit, best_timings = result.timings["audit"], dict(result.timings)
             floor = _python_floor(fleet)
@@ -134,8 +133,7 @@ def _audit_vs_read(fleets: dict[str, Path], units: int) -> list[BenchResult]:
             aggregate_s = best_timings.get("aggregate", float("nan"))
             results.append(
                 BenchResult(
-                    f"audit/read ({units} group snapshots, {label}, "
-                    f"{'dedup' if dedup else 'no dedup'})",
+                    f"audit/read ({units} group snapshots, {label})",
                     best_audit / best_read,
                     3.0,
                     f"audit {best_audit:.2f} s = read+diagnose {diagnose_s:.2f} s + Spark SQL "

@@ -14,17 +14,13 @@ from collections.abc import Iterator, Sequence
 from typing import Any
 
 from rmqlb.pipeline.units import (
-    KEY_FIELDS,
     ROW_FIELDS,
     UNIT_FIELDS,
-    VERDICT_FIELDS,
     Row,
     UnitRow,
     Verdict,
     audit_record,
     diagnose_units,
-    diagnose_verdict,
-    key_record,
     split_record,
 )
 
@@ -104,37 +100,5 @@ def audit_batches(batches: Iterator[Any], cluster_from: str | None = None) -> It
         out: list[Row] = []
         for path, text in zip(paths, texts, strict=True):
             out.extend(audit_record(text or "", path or "<input>", pattern, verdicts=verdicts))
-        if out:
-            yield _to_batch(out, schema)
-
-
-def key_batches(batches: Iterator[Any], cluster_from: str | None = None) -> Iterator[Any]:
-    """``mapInArrow`` read step of the dedup path: ``(path, text)`` -> markers, errors and
-    one keyed ``unit`` row per group (:func:`~rmqlb.pipeline.units.key_record`); a unit's
-    text travels only the first time this task meets its key."""
-    schema = _schema(KEY_FIELDS)
-    pattern = re.compile(cluster_from) if cluster_from else None
-    seen: set[str] = set()
-    for batch in batches:
-        paths = batch.column("path").to_pylist()
-        texts = batch.column("text").to_pylist()
-        out: list[tuple[Any, ...]] = []
-        for path, text in zip(paths, texts, strict=True):
-            out.extend(key_record(text or "", path or "<input>", pattern, seen))
-        if out:
-            yield _to_batch(out, schema)
-
-
-def verdict_batches(batches: Iterator[Any]) -> Iterator[Any]:
-    """``mapInArrow``: distinct ``(key, group, unit)`` -> the verdict rows of each key
-    (:func:`~rmqlb.pipeline.units.diagnose_verdict`)."""
-    schema = _schema(("key", *VERDICT_FIELDS))
-    for batch in batches:
-        keys = batch.column("key").to_pylist()
-        groups = batch.column("group").to_pylist()
-        units = batch.column("unit").to_pylist()
-        out: list[tuple[Any, ...]] = []
-        for key, group, unit in zip(keys, groups, units, strict=True):
-            out.extend((key, *v) for v in diagnose_verdict(group, unit))
         if out:
             yield _to_batch(out, schema)

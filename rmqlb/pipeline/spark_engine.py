@@ -4,7 +4,8 @@ Plan (each step has a twin in :mod:`rmqlb.pipeline.aggregate`)::
 
     text files (wholetext) + JSON Lines (one row per line)       spark.read.text
       -> mapInArrow(audit_batches)     each snapshot parsed and diagnosed once, whole, and
-                                       its report split into per-group rows
+                                       its report split into per-group rows (a group state
+                                       the task met before: its verdict reused)
          (or, when there are fewer input partitions than cores: mapInArrow(split_batches)
           -> repartition(cores) -> mapInArrow(diagnose_batches))
       -> repartition(cluster, group), persist and count: snapshot markers, group rows,
@@ -39,30 +40,20 @@ from rmqlb.pipeline.aggregate import (
 from rmqlb.pipeline.batches import (
     audit_batches,
     diagnose_batches,
-    key_batches,
     split_batches,
-    verdict_batches,
 )
 from rmqlb.pipeline.inputs import LINES_GLOB, WHOLE_GLOB, InputPlan
 from rmqlb.pipeline.output import TABLE_COLUMNS
 from rmqlb.pipeline.progress import AuditProgress, ProgressSink
 from rmqlb.pipeline.result import AuditOptions, AuditResult, InputProblem
 from rmqlb.pipeline.units import (
-    KEY_DDL,
     KIND_ERROR,
     KIND_FINDING,
     KIND_GROUP,
     KIND_SNAPSHOT,
-    KIND_UNIT,
     ROW_DDL,
-    ROW_FIELDS,
     UNIT_DDL,
-    VERDICT_DDL,
-    WHERE_TOKEN,
 )
-
-#: Python's ``str.splitlines`` breaks, as a Java regex (an error keeps its first line).
-_LINE_BREAKS = "\\r\\n|[\\n\\r\\u000B\\u000C\\u001C\\u001D\\u001E\\u0085\\u2028\\u2029]"
 
 MAX_PROBLEMS = 100
 
@@ -110,54 +101,6 @@ def diagnosed_rows(spark: Any, plan: InputPlan, options: AuditOptions) -> Any:
     return units.repartition(cores).mapInArrow(diagnose_batches, ROW_DDL)
 
 
-def deduplicated_rows(spark: Any, plan: InputPlan, options: AuditOptions) -> tuple[Any, Any]:
-    """Steps 1-2 with dedup: the same rows as :func:`diagnosed_rows`, diagnosing each
-    distinct unit content once.
-
-    The read step keys every group's unit by its content hash; the distinct units are
-    spread over the cores and diagnosed into verdicts; the verdicts are joined back to
-    every occurrence, an error's message naming its own occurrence. Returns the rows and
-    the persisted keyed frame (the caller unpersists it when done).
-    """
-    from pyspark import StorageLevel  # noqa: PLC0415
-    from pyspark.sql import functions as F  # noqa: PLC0415
-
-    cores = spark.sparkContext.defaultParallelism
-    keyed = (
-        read_records(spark, plan)
-        .mapInArrow(partial(key_batches, cluster_from=options.cluster_from), KEY_DDL)
-        .persist(StorageLevel.MEMORY_AND_DISK)
-    )
-    is_unit = F.col("kind") == KIND_UNIT
-    verdicts = (
-        keyed.filter(is_unit & F.col("unit").isNotNull())
-        .select("key", "group", "unit")
-        .dropDuplicates(["key"])
-        .repartition(cores)
-        .mapInArrow(verdict_batches, VERDICT_DDL)
-    )
-    where = F.concat(
-        F.coalesce(F.nullif(F.col("path"), F.lit("")), F.lit("<input>")),
-        F.lit(" ["),
-        F.col("captured_at"),
-        F.lit("] group "),
-        F.col("group"),
-    )
-    error = F.split(F.replace(F.col("error"), F.lit(WHERE_TOKEN), where), _LINE_BREAKS, 2)
-    occurrences = (
-        keyed.filter(is_unit)
-        .select("cluster", "ts", "captured_at", "group", "path", "key")
-        .join(verdicts, "key")
-        .withColumn("error", F.when(F.col("error").isNotNull(), error.getItem(0)))
-    )
-    markers = keyed.filter(~is_unit)
-    for name in ROW_FIELDS:
-        if name not in markers.columns:
-            markers = markers.withColumn(name, F.lit(None))
-    rows = markers.select(*ROW_FIELDS).unionByName(occurrences.select(*ROW_FIELDS))
-    return rows, keyed
-
-
 def _table(df: Any, name: str) -> Any:
     """Select and cast the columns of a Parquet table in contract order."""
     from pyspark.sql import functions as F  # noqa: PLC0415
@@ -171,29 +114,20 @@ def run_spark(
     options: AuditOptions,
     out: Path | None,
     *,
-    dedup: bool = False,
     progress: ProgressSink | None = None,
 ) -> tuple[AuditResult, Tables]:
     """Run the audit on ``spark``; Spark writes ``occurrences/`` under ``out`` when given.
 
     The other tables are small aggregates the driver holds anyway (they make
     ``summary.json``); the caller writes them with pyarrow, exactly as the local engine does.
-    With ``dedup`` each distinct group state is diagnosed once (:func:`deduplicated_rows`):
-    off by default, as on 2 cores it measured slower (the read step's hashing, the shuffle
-    and the join cost more than the diagnoses saved; docs/audit.md). ``progress`` hears
-    the tasks done of the running phase a few times a second.
+    Each task diagnoses a group state once however often its records repeat it
+    (:func:`~rmqlb.pipeline.batches.audit_batches`). ``progress`` hears the tasks done of
+    the running phase a few times a second.
     """
     started = time.perf_counter()
     with _TaskPoller(spark, progress) as poller:
-        if not dedup:
-            rows = diagnosed_rows(spark, plan, options)
-            result, tables = aggregate_frame(rows, options, out, on_phase=poller.phase)
-        else:
-            rows, keyed = deduplicated_rows(spark, plan, options)
-            try:
-                result, tables = aggregate_frame(rows, options, out, on_phase=poller.phase)
-            finally:
-                keyed.unpersist()
+        rows = diagnosed_rows(spark, plan, options)
+        result, tables = aggregate_frame(rows, options, out, on_phase=poller.phase)
     result.timings["audit"] = time.perf_counter() - started
     return result, tables
 

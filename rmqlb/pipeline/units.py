@@ -92,42 +92,8 @@ ROW_DDL: Final = (
 #: What every occurrence of one unit content shares: ``(kind, topic, code, severity,
 #: unconsumed, lag, fingerprint, error)`` — a :data:`Row` without cluster, time, group and
 #: path. An ``error`` holds the whole message with :data:`WHERE_TOKEN` for the occurrence.
-VERDICT_FIELDS: Final = (
-    "kind",
-    "topic",
-    "code",
-    "severity",
-    "unconsumed",
-    "lag",
-    "fingerprint",
-    "error",
-)
 Verdict = tuple[
     str, str | None, str | None, str | None, int | None, int | None, str | None, str | None
-]
-VERDICT_DDL: Final = (
-    "key string, kind string, topic string, code string, severity string, unconsumed long, "
-    "lag long, fingerprint string, error string"
-)
-#: The read step with dedup: a ``unit`` row per group names its content ``key``; ``unit``
-#: holds the canonical text the first time a task meets that key (else null).
-KEY_FIELDS: Final = (
-    "kind",
-    "cluster",
-    "ts",
-    "captured_at",
-    "group",
-    "path",
-    "error",
-    "key",
-    "unit",
-)
-KEY_DDL: Final = (
-    "kind string, cluster string, ts long, captured_at string, `group` string, path string, "
-    "error string, key string, unit string"
-)
-KeyRow = tuple[
-    str, str | None, int | None, str | None, str | None, str, str | None, str | None, str | None
 ]
 #: Stands for the occurrence (path, capturedAt, group) in a shared error message.
 WHERE_TOKEN: Final = "\x00occurrence\x00"
@@ -339,7 +305,7 @@ def _read_record(
     if not text.strip():
         return []
     try:
-        data = json.loads(text)
+        data = decode_json(text)
     except (ValueError, RecursionError) as exc:
         return [(KIND_ERROR, None, None, None, None, None, path, f"not JSON: {exc}")]
     if not isinstance(data, dict):
@@ -367,6 +333,18 @@ def _read_record(
     return data, path, cluster_key(data, path, cluster_from), ts, captured_at
 
 
+def decode_json(text: str) -> Any:
+    """``json.loads(text)``, the same values and the same errors, about a quarter faster:
+    pydantic-core decodes, and whatever it refuses (bad JSON, but also a lone surrogate
+    escape, which ``json`` accepts) goes to ``json.loads``, which decides and words it."""
+    from pydantic_core import from_json  # noqa: PLC0415
+
+    try:
+        return from_json(text)
+    except ValueError:
+        return json.loads(text)
+
+
 def split_record(
     text: str, path: str, cluster_from: re.Pattern[str] | None = None, *, encode: bool = True
 ) -> list[UnitRow]:
@@ -385,26 +363,6 @@ def split_record(
         part = sub_snapshot(data, name)
         unit = json.dumps(part, separators=(",", ":"), ensure_ascii=False) if encode else part
         rows.append((KIND_UNIT, cluster, ts, captured_at, name, unit, path, None))
-    return rows
-
-
-def key_record(
-    text: str, path: str, cluster_from: re.Pattern[str] | None, seen: set[str]
-) -> list[KeyRow]:
-    """The read step of the dedup path: a ``snapshot`` marker and one ``unit`` row per
-    group keyed by :func:`unit_key` (with its text when the key is not in ``seen``, which
-    it joins), or the rows :func:`split_record` gives an unusable record."""
-    head = _read_record(text, path, cluster_from)
-    if isinstance(head, list):
-        return [(k, c, t, a, g, p, e, None, None) for k, c, t, a, g, _, p, e in head]
-    data, path, cluster, ts, captured_at = head
-    rows: list[KeyRow] = [(KIND_SNAPSHOT, cluster, ts, captured_at, None, path, None, None, None)]
-    for name in data[_GROUPS]:
-        unit = sub_snapshot(data, name)
-        key = unit_key(unit)
-        fresh = unit_text(unit) if key not in seen else None
-        seen.add(key)
-        rows.append((KIND_UNIT, cluster, ts, captured_at, name, path, None, key, fresh))
     return rows
 
 

@@ -237,3 +237,28 @@ def test_unit_diagnosis_equals_explain_on_a_generated_snapshot(tmp_path: Path) -
     generate_fleet(tmp_path, 3, seed=8, groups=18, clusters=1)
     for path in sorted(tmp_path.rglob("2026*.json")):
         _explain_vs_unit(json.loads(path.read_text()))
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        '{"a":"\\ud800"}',
+        '{"a":NaN,"b":-Infinity,"c":1e400}',
+        '{"a":123456789012345678901234567890,"a":2}',
+        '{"a":"\\u0000\\u2028é","b":[1.5,-0,true,null]}',
+        "[1,2",
+        '{"a":1} x',
+        "",
+    ],
+)
+def test_decode_json_is_json_loads(text: str) -> None:
+    from rmqlb.pipeline.units import decode_json
+
+    try:
+        expected: object = json.loads(text)
+    except ValueError as exc:
+        with pytest.raises(ValueError, match=re.escape(str(exc))):
+            decode_json(text)
+    else:
+        got = decode_json(text)
+        assert json.dumps(got) == json.dumps(expected)  # NaN-safe comparison
