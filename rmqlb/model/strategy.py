@@ -296,6 +296,8 @@ def strategy_from_json(raw: Any, where: str = "strategy", topic: str = "") -> St
     ``where`` names the JSON path in error messages; ``topic`` is the topic of CONFIG queues
     that do not name one. A parameter left out is :attr:`Params.UNKNOWN` (the default stands
     in); ``"inferred": true`` marks parameters rmqlb inferred (:attr:`Params.INFERRED`).
+    Only the named strategy's parameters are read: the snapshot loader checks every one
+    against the format's spec first (this module cannot import it) and leaves out nulls.
     """
     if not isinstance(raw, Mapping):
         raise InputError(f"{where}: expected an object with a 'name'")

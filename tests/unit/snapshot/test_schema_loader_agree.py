@@ -48,7 +48,28 @@ BASE: dict[str, Any] = {
                     "clientAddr": "127.0.0.1:5",
                     "language": "JAVA",
                     "version": 401,
-                    "strategy": {"name": "AVG"},
+                    # every parameter: those of another strategy are checked, then ignored
+                    "strategy": {
+                        "name": "MACHINE_ROOM_NEARBY",
+                        "virtualNodeCnt": 5,
+                        "consumeridcs": ["hz"],
+                        "inner": {
+                            "name": "CONSISTENT_HASH",
+                            "virtualNodeCnt": 3,
+                            "consumeridcs": [],
+                            "inner": {"name": "AVG"},
+                            "brokerRooms": "^(broker)-",
+                            "consumerRooms": {},
+                            "config": {},
+                            "className": "",
+                            "inferred": False,
+                        },
+                        "brokerRooms": {"broker-a": "hz"},
+                        "consumerRooms": "^(c)[0-9]",
+                        "config": {"c1": [{"topic": "T", "brokerName": "broker-a", "queueId": 0}]},
+                        "className": "com.example.Mine",
+                        "inferred": False,
+                    },
                     "consumeOrderly": False,
                     "consumeType": "CONSUME_PASSIVELY",
                     "startTime": 1,
@@ -146,7 +167,9 @@ def _accepted_by_loader(doc: Any) -> bool:
     return True
 
 
-VALIDATOR = jsonschema.Draft202012Validator(snapshot_schema())
+VALIDATOR = jsonschema.Draft202012Validator(
+    snapshot_schema(), format_checker=jsonschema.Draft202012Validator.FORMAT_CHECKER
+)
 
 
 def test_the_base_document_is_valid_for_both() -> None:
