@@ -271,7 +271,7 @@ def _rooms_from_json(raw: Any, where: str) -> RoomRule:
 def _check_pattern(pattern: str, where: str) -> None:
     try:
         compiled = re.compile(pattern)
-    except re.error as exc:
+    except (re.error, OverflowError, RecursionError) as exc:  # a{99999999999}: OverflowError
         raise InputError(f"{where}: invalid regular expression {pattern!r}: {exc}") from exc
     if compiled.groups < 1:
         raise InputError(f"{where}: regex {pattern!r} needs a group that captures the room")

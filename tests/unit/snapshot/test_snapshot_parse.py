@@ -312,6 +312,11 @@ CASES: list[tuple[list[Any], Any, str]] = [
     ),
     (
         ["groups", "GroupA", "strategy"],
+        {"name": "AVG", "brokerRooms": "a{99999999999}(b)"},
+        "groups.GroupA.strategy.brokerRooms: invalid regular expression 'a{99999999999}(b)'",
+    ),
+    (
+        ["groups", "GroupA", "strategy"],
         {"name": "AVG", "brokerRooms": {"broker-a": 1}},
         "groups.GroupA.strategy.brokerRooms.broker-a: expected a string, got an integer",
     ),
