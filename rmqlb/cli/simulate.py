@@ -431,7 +431,7 @@ def _room_pattern(pattern: str, flag: str) -> RoomRule:
 
     try:
         compiled = re.compile(pattern)
-    except re.error as exc:
+    except (re.error, OverflowError, RecursionError) as exc:  # a{99999999999}: OverflowError
         raise InputError(f"{flag}: invalid regular expression {pattern!r}: {exc}") from exc
     if compiled.groups < 1:
         raise InputError(f"{flag}: regex {pattern!r} needs a (group) that captures the room")

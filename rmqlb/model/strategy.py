@@ -271,7 +271,7 @@ def _rooms_from_json(raw: Any, where: str) -> RoomRule:
 def _check_pattern(pattern: str, where: str) -> None:
     try:
         compiled = re.compile(pattern)
-    except re.error as exc:
+    except (re.error, OverflowError, RecursionError) as exc:  # a{99999999999}: OverflowError
         raise InputError(f"{where}: invalid regular expression {pattern!r}: {exc}") from exc
     if compiled.groups < 1:
         raise InputError(f"{where}: regex {pattern!r} needs a group that captures the room")
@@ -296,6 +296,8 @@ def strategy_from_json(raw: Any, where: str = "strategy", topic: str = "") -> St
     ``where`` names the JSON path in error messages; ``topic`` is the topic of CONFIG queues
     that do not name one. A parameter left out is :attr:`Params.UNKNOWN` (the default stands
     in); ``"inferred": true`` marks parameters rmqlb inferred (:attr:`Params.INFERRED`).
+    Only the named strategy's parameters are read: the snapshot loader checks every one
+    against the format's spec first (this module cannot import it) and leaves out nulls.
     """
     if not isinstance(raw, Mapping):
         raise InputError(f"{where}: expected an object with a 'name'")

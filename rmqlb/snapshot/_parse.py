@@ -48,8 +48,6 @@ from rmqlb.model.snapshot import (
     TopicRoute,
 )
 from rmqlb.model.strategy import (
-    ConsistentHash,
-    MachineRoomNearby,
     StrategySpec,
     strategy_from_class_name,
     strategy_from_json,
@@ -73,12 +71,6 @@ def _minimum(field: spec.Field) -> int:
     return field.type.minimum
 
 
-def _maximum(field: spec.Field) -> int:
-    """The greatest value of an integer field with an upper limit."""
-    assert isinstance(field.type, spec.Int) and field.type.maximum is not None, field
-    return field.type.maximum
-
-
 # The records the loader reads, and what its hot loops take from them once.
 _Q, _POP, _OFF, _C = spec.QueueRef, spec.PopQueueRef, spec.QueueOffset, spec.Consumer
 # One C call instead of three ``dict.get`` per queue reference (KeyError/TypeError: the slow,
@@ -95,7 +87,6 @@ _MIN_QUEUE_ID = _minimum(_Q.queue_id)
 _MIN_POP_QUEUE_ID = _minimum(_POP.queue_id)
 _MIN_CONSUMER_OFFSET = _minimum(_OFF.consumer_offset)
 _MIN_MIN_OFFSET = _minimum(_OFF.min_offset)
-_VNODES_RANGE = (_minimum(spec.Strategy.virtual_node_cnt), _maximum(spec.Strategy.virtual_node_cnt))
 # The keys the fast consumer path reads.
 (
     _CLIENT_ID,
@@ -182,6 +173,28 @@ def child(path: str, key: str) -> str:
     return part[1:] if not path else path + part
 
 
+def _fits(value: Any, t: spec.Type) -> bool:
+    """Whether ``value`` is of scalar type ``t`` (an integer never a boolean, within limits)."""
+    if isinstance(t, spec.Int):
+        low, high = t.minimum, t.maximum
+        return (
+            type(value) is int and (low is None or value >= low) and (high is None or value <= high)
+        )
+    if isinstance(t, spec.Str):
+        return type(value) is str and (not t.min_length or len(value) >= t.min_length)
+    if isinstance(t, spec.Bool):
+        return type(value) is bool
+    if isinstance(t, spec.Number):
+        return type(value) in (int, float) and not math.isnan(value)
+    raise AssertionError(f"not a scalar type: {t}")
+
+
+#: For the options of a strategy parameter that may be one of several types: the decoded
+#: Python type each is read from, and how a message names it.
+_JSON_KIND: dict[type[spec.Type], type] = {spec.MapOf: Mapping, spec.Regex: str}
+_WHAT: dict[type[spec.Type], str] = {spec.MapOf: "an object", spec.Regex: "a regular expression"}
+
+
 def _kind(value: Any) -> str:
     if value is None:
         return "null"
@@ -257,6 +270,7 @@ class _Parser:
             if field.required:
                 self.fail(path, f"missing required field {field.key!r}")
             return field.default
+        # the tests of _fits, inlined: this runs for every scalar of the checked paths
         t = field.type
         if isinstance(t, spec.Int):
             low, high = t.minimum, t.maximum
@@ -279,11 +293,11 @@ class _Parser:
             raise AssertionError(f"not a scalar field: {field}")
         if value is None and field.nullable:
             return None
-        self.refuse(field, value, _at(path, field.key))
+        self.refuse(t, value, _at(path, field.key))
 
-    def refuse(self, field: spec.Field, value: Any, where: str) -> NoReturn:
-        """The error for scalar ``value`` that does not fit ``field``'s type."""
-        match field.type:
+    def refuse(self, t: spec.Type, value: Any, where: str) -> NoReturn:
+        """The error for scalar ``value`` that does not fit type ``t``."""
+        match t:
             case spec.Int(minimum=low, maximum=high, unit=unit):
                 self.integer(value, where, low)
                 self.fail(where, f"at most {high} {unit}".rstrip() + f", got {value}")
@@ -422,24 +436,82 @@ class _Parser:
         return QueueData(**self.scalars(self.obj(value, path), spec.QueueData.fields, path))
 
     def strategy(self, value: Any, path: str) -> StrategySpec:
-        spec = strategy_from_json(value, where=f"{self.source}: {path}")
-        self.check_strategy(spec, path)
-        return spec
+        """A strategy object, checked against the spec, then built by
+        :func:`strategy_from_json`."""
+        raw = self.strategy_object(value, path, spec.Strategy)
+        return strategy_from_json(raw, where=f"{self.source}: {path}")
 
-    def check_strategy(self, strategy: StrategySpec, path: str) -> None:
-        """The limits of the spec that :func:`strategy_from_json` does not check."""
-        f = spec.Strategy
-        low, high = _VNODES_RANGE
-        if isinstance(strategy, ConsistentHash) and not low <= strategy.virtual_node_cnt <= high:
-            self.fail(
-                _at(path, f.virtual_node_cnt.key),
-                f"expected {low}..{high}, got {strategy.virtual_node_cnt}",
-            )
-        if isinstance(strategy, MachineRoomNearby):
-            inner = _at(path, f.inner.key)
-            if isinstance(strategy.inner, MachineRoomNearby):
-                self.fail(inner, "the inner strategy cannot be MACHINE_ROOM_NEARBY")
-            self.check_strategy(strategy.inner, inner)
+    def strategy_object(self, value: Any, path: str, rec: type[spec.Strategy]) -> dict[str, Any]:
+        """``value`` checked as strategy record ``rec``: every parameter against its type,
+        whatever the name (the named strategy then reads its own). Returns it without the
+        parameters that are null (null means absent) and without unknown keys."""
+        raw = self.obj(value, path)
+        out = {rec.name.key: self.strategy_name(raw, rec, path)}
+        for field in rec.fields:
+            item = raw.get(field.key, _UNSEEN)
+            if field is rec.name or item is _UNSEEN or (item is None and field.nullable):
+                continue
+            out[field.key] = self.typed(item, field.type, _at(path, field.key))
+        return out
+
+    def strategy_name(self, raw: Mapping[str, Any], rec: type[spec.Strategy], path: str) -> str:
+        """The ``name`` of a strategy object, one of those ``rec`` allows."""
+        name = self.required(raw, rec.name, path)
+        where = _at(path, rec.name.key)
+        if type(name) is not str:
+            self.expected(where, "a strategy name", name)
+        assert isinstance(rec.name.type, spec.Choice)
+        allowed = rec.name.type.values
+        if name in allowed:
+            return name
+        assert isinstance(spec.Strategy.name.type, spec.Choice)
+        if rec is spec.InnerStrategy and name in spec.Strategy.name.type.values:
+            self.fail(where, f"the inner strategy cannot be {name}")
+        self.fail(where, f"unknown strategy {name!r} (known: {', '.join(allowed)})")
+
+    def typed(self, value: Any, t: spec.Type, path: str) -> Any:
+        """``value`` checked against type ``t`` of a strategy parameter (a nested strategy
+        object comes back as :meth:`strategy_object` returns it)."""
+        match t:
+            case spec.Int() | spec.Str() | spec.Bool():
+                if not _fits(value, t):
+                    self.refuse(t, value, path)
+                return value
+            case spec.Regex(captures=captures):
+                return self.regex(value, path, captures)
+            case spec.ArrayOf(item=item):
+                return [
+                    self.typed(v, item, f"{path}[{i}]")
+                    for i, v in enumerate(self.array(value, path))
+                ]
+            case spec.MapOf(value=item, key_pattern=None):
+                return {
+                    k: self.typed(v, item, child(path, k)) for k, v in self.obj(value, path).items()
+                }
+            case spec.AnyOf(options=options):
+                for option in options:
+                    if isinstance(value, _JSON_KIND[type(option)]):
+                        return self.typed(value, option, path)
+                self.expected(path, " or ".join(_WHAT[type(o)] for o in options), value)
+            case spec.Ref():
+                rec = spec.record(t)
+                if issubclass(rec, spec.Strategy):
+                    return self.strategy_object(value, path, rec)
+                assert rec is spec.QueueRef, rec
+                self.queue_ref(value, path, "")  # a CONFIG queue without a topic: ""
+                return value
+        raise AssertionError(f"not a type of a strategy parameter: {t}")
+
+    def regex(self, value: Any, path: str, captures: str) -> str:
+        """A regular expression whose first group captures ``captures``."""
+        pattern = self.string(value, path)
+        try:
+            compiled = re.compile(pattern)
+        except (re.error, OverflowError, RecursionError) as exc:
+            self.fail(path, f"invalid regular expression {pattern!r}: {exc}")
+        if compiled.groups < 1:
+            self.fail(path, f"regex {pattern!r} needs a group that captures the {captures}")
+        return pattern
 
     def group(self, name: str, value: Any, path: str) -> Group:
         raw = self.obj(value, path)
@@ -604,7 +676,9 @@ class _Parser:
         strategy_raw = raw.get(f.strategy.key)
         strategy: StrategySpec | None
         if strategy_raw is not None:
-            strategy = self.strategy(strategy_raw, _at(path, f.strategy.key))
+            strategy = self.cached_strategy(strategy_raw) or self.strategy(
+                strategy_raw, _at(path, f.strategy.key)
+            )
         elif props.get(spec.STRATEGY_PROPERTY):
             strategy = strategy_from_class_name(props[spec.STRATEGY_PROPERTY])
         else:

@@ -18,9 +18,11 @@ Why plain declarations rather than pydantic models as the one definition: the lo
 import pydantic (start-up time; and pydantic validation took about three times as long as
 decoding the JSON of a big snapshot), yet it has to read its keys and limits from the
 definition. This module imports nothing but the model and costs well under a millisecond to
-import. The strategy object is described here for the schema, but read and written by
-:mod:`rmqlb.model.strategy` (the same JSON is ``simulate``'s input); a test keeps the two in
-agreement. ``tests/unit/snapshot/test_spec.py`` checks every other part against this module;
+import. The strategy object is checked by the loader against :class:`Strategy` here, then
+built by :mod:`rmqlb.model.strategy` (the same JSON is ``simulate``'s input), which writes it
+too; that module cannot read this one (this one imports the model), so tests keep its keys
+and the parameters each strategy reads (:attr:`Strategy.parameters`) in agreement.
+``tests/unit/snapshot/test_spec.py`` checks every other part against this module;
 ``docs/snapshot.md`` says how to add a field.
 
 >>> QueueData.read_queue_nums.key, QueueData.read_queue_nums.type
@@ -137,6 +139,16 @@ class Const(_JsonType):
         super().__init__(value=value)
 
 
+class Regex(_JsonType):
+    """A regular expression (Python syntax) whose first group captures ``captures``."""
+
+    __slots__ = ("captures",)
+    captures: str
+
+    def __init__(self, captures: str) -> None:
+        super().__init__(captures=captures)
+
+
 class Choice(_JsonType):
     """One of these strings."""
 
@@ -189,7 +201,7 @@ class AnyOf(_JsonType):
 
 
 Type: TypeAlias = (
-    Str | Int | Number | Bool | Scalar | Const | Choice | ArrayOf | MapOf | Ref | AnyOf
+    Str | Int | Number | Bool | Scalar | Const | Regex | Choice | ArrayOf | MapOf | Ref | AnyOf
 )
 
 _REQUIRED: Any = object()
@@ -341,21 +353,28 @@ class TopicShorthand(Record):
     queues = Field("queues", _QUEUE_NUMS, required=True)
 
 
-_ROOMS = AnyOf((MapOf(Str()), Str()))
+_ROOMS = AnyOf((MapOf(Str()), Regex(captures="room")))
+_STRATEGY_NAMES = (*STRATEGY_NAMES, "UNKNOWN")
 
 
 class Strategy(Record):
     """An allocation strategy: AVG, AVG_BY_CIRCLE, CONSISTENT_HASH (virtualNodeCnt),
     MACHINE_ROOM (consumeridcs), MACHINE_ROOM_NEARBY (inner, brokerRooms, consumerRooms:
     an object mapping names to rooms, or a regex whose first group is the room), CONFIG
-    (config: client id -> queues), UNKNOWN (className). A parameter left out is unknown (the
-    Java default stands in, or rmqlb infers it); inferred: true marks parameters rmqlb dump
-    inferred from what the clients held."""
+    (config: client id -> queues), UNKNOWN (className). A parameter left out, or null, is
+    unknown (the Java default stands in, or rmqlb infers it); inferred: true marks parameters
+    rmqlb dump inferred from what the clients held. Every parameter is checked whatever the
+    name (a key means one thing in every strategy object); those of another strategy are
+    then ignored."""
 
-    name = Field("name", Choice((*STRATEGY_NAMES, "UNKNOWN")), required=True)
-    virtual_node_cnt = Field("virtualNodeCnt", Int(minimum=0, maximum=MAX_VIRTUAL_NODES))
+    name = Field("name", Choice(_STRATEGY_NAMES), required=True)
+    virtual_node_cnt = Field(
+        "virtualNodeCnt",
+        Int(minimum=0, maximum=MAX_VIRTUAL_NODES, unit="virtual nodes"),
+        nullable=True,
+    )
     consumeridcs = Field("consumeridcs", ArrayOf(Str()), nullable=True)
-    inner = Field("inner", Ref("Strategy"), nullable=True)
+    inner = Field("inner", Ref("InnerStrategy"), nullable=True)
     broker_rooms = Field("brokerRooms", _ROOMS, nullable=True)
     consumer_rooms = Field("consumerRooms", _ROOMS, nullable=True)
     config = Field("config", MapOf(ArrayOf(Ref("QueueRef"))), nullable=True)
@@ -366,6 +385,27 @@ class Strategy(Record):
         nullable=True,
         doc="The parameters were inferred by rmqlb from what the clients held "
         "(clients do not report them).",
+    )
+    #: The parameters each strategy reads (``name`` and ``inferred`` aside).
+    parameters: ClassVar[dict[str, tuple[Field, ...]]] = {
+        "AVG": (),
+        "AVG_BY_CIRCLE": (),
+        "CONSISTENT_HASH": (virtual_node_cnt,),
+        "MACHINE_ROOM": (consumeridcs,),
+        "MACHINE_ROOM_NEARBY": (inner, broker_rooms, consumer_rooms),
+        "CONFIG": (config,),
+        "UNKNOWN": (class_name,),
+    }
+
+
+class InnerStrategy(Strategy):
+    """The strategy MACHINE_ROOM_NEARBY allocates with inside each room: any but
+    MACHINE_ROOM_NEARBY itself."""
+
+    name = Field(
+        "name",
+        Choice(tuple(n for n in _STRATEGY_NAMES if n != "MACHINE_ROOM_NEARBY")),
+        required=True,
     )
 
 

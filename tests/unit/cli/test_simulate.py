@@ -438,6 +438,7 @@ BAD_FLAGS: list[tuple[list[str], str]] = [
     (["--output", "yaml"], "--output"),
     (["--remove", "nobody"], "cannot remove 'nobody'"),
     (["--broker-room", "(", "--compare"], "invalid regular expression"),
+    (["--broker-room", "a{99999999999}(b)", "--compare"], "invalid regular expression"),
     (["--broker-room", "abc", "--compare"], "needs a (group)"),
     (["--broker-room", "(a)"], "only used by --strategy MACHINE_ROOM_NEARBY"),
     (["--consumer-id", ""], "currentCID is empty"),

@@ -163,6 +163,12 @@ def test_inferred_parameters_are_written_with_their_mark() -> None:
         strategy_from_json({"name": "CONSISTENT_HASH", "virtualNodeCnt": 5, "inferred": "yes"})
 
 
+@pytest.mark.parametrize("pattern", ["(", "^x", "a{99999999999}(b)"])
+def test_a_rooms_regex_that_cannot_serve_is_an_input_error(pattern: str) -> None:
+    with pytest.raises(InputError, match=r"^s\.brokerRooms: (invalid regular expression|regex)"):
+        strategy_from_json({"name": "MACHINE_ROOM_NEARBY", "brokerRooms": pattern}, "s")
+
+
 def test_cli_vnodes_left_out_means_default_or_unknown() -> None:
     assert params_of(parse_strategy_spec("CONSISTENT_HASH")) is Params.GIVEN
     unknown = parse_strategy_spec("CONSISTENT_HASH", absent=Params.UNKNOWN)

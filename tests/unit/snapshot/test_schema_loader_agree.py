@@ -4,19 +4,27 @@ A valid snapshot carrying every field of the format (``test_spec`` checks it doe
 mutated at one place (a value replaced by another kind of JSON value, a key removed, an
 unknown key added) and both must agree: the schema validates it if and only if
 :func:`parse_snapshot` loads it.
+
+Strategy objects get a generator of their own: every name (and wrong ones), every parameter
+whatever the name, valid values, nulls, wrong types and values out of range, nested through
+``inner``, placed where a snapshot holds a strategy (a group, a consumer the loader checks
+field by field, a plain consumer it reads on its fast path). The validator checks formats:
+a rooms regular expression must compile (``format: regex``) and have a capturing group (a
+``pattern``, :data:`rmqlb.snapshot.schema.HAS_GROUP`, whose one blind spot, a ``(`` in a
+comment of a verbose-mode regex, is not generated here).
 """
 
 from __future__ import annotations
 
 import copy
-from typing import Any
+from typing import Any, Final
 
 import jsonschema
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
 from rmqlb.errors import InputError
-from rmqlb.snapshot import parse_snapshot, snapshot_schema
+from rmqlb.snapshot import parse_snapshot, snapshot_schema, spec
 
 BASE: dict[str, Any] = {
     "format": "rmqlb.snapshot/1",
@@ -48,7 +56,28 @@ BASE: dict[str, Any] = {
                     "clientAddr": "127.0.0.1:5",
                     "language": "JAVA",
                     "version": 401,
-                    "strategy": {"name": "AVG"},
+                    # every parameter: those of another strategy are checked, then ignored
+                    "strategy": {
+                        "name": "MACHINE_ROOM_NEARBY",
+                        "virtualNodeCnt": 5,
+                        "consumeridcs": ["hz"],
+                        "inner": {
+                            "name": "CONSISTENT_HASH",
+                            "virtualNodeCnt": 3,
+                            "consumeridcs": [],
+                            "inner": {"name": "AVG"},
+                            "brokerRooms": "^(broker)-",
+                            "consumerRooms": {},
+                            "config": {},
+                            "className": "",
+                            "inferred": False,
+                        },
+                        "brokerRooms": {"broker-a": "hz"},
+                        "consumerRooms": "^(c)[0-9]",
+                        "config": {"c1": [{"topic": "T", "brokerName": "broker-a", "queueId": 0}]},
+                        "className": "com.example.Mine",
+                        "inferred": False,
+                    },
                     "consumeOrderly": False,
                     "consumeType": "CONSUME_PASSIVELY",
                     "startTime": 1,
@@ -146,7 +175,9 @@ def _accepted_by_loader(doc: Any) -> bool:
     return True
 
 
-VALIDATOR = jsonschema.Draft202012Validator(snapshot_schema())
+VALIDATOR = jsonschema.Draft202012Validator(
+    snapshot_schema(), format_checker=jsonschema.Draft202012Validator.FORMAT_CHECKER
+)
 
 
 def test_the_base_document_is_valid_for_both() -> None:
@@ -180,3 +211,96 @@ def test_schema_and_loader_accept_the_same_documents(
     else:
         parent.append(value)
     assert _accepted_by_schema(doc) == _accepted_by_loader(doc), (path, action, value)
+
+
+# -- strategy objects ---------------------------------------------------------------------
+
+_NAMES = [*spec.STRATEGY_NAMES, "UNKNOWN"]
+_BAD_NAMES: list[Any] = ["FASTEST", "avg", "", None, 5, ["AVG"]]
+_ABSENT: Final = object()
+_MAX_VNODES = spec.MAX_VIRTUAL_NODES
+_QUEUE = {"topic": "T", "brokerName": "broker-a", "queueId": 0}
+#: Per parameter: values that fit it, values that do not (nulls are drawn separately).
+_PARAMS: dict[str, tuple[list[Any], list[Any]]] = {
+    "virtualNodeCnt": ([0, 5, _MAX_VNODES], [-1, _MAX_VNODES + 1, "5", True, 2.5, [], {}]),
+    "consumeridcs": ([[], ["hz"], ["hz", "sh"]], ["hz", [1], [None], {}, 0]),
+    "brokerRooms": (
+        [{}, {"broker-a": "hz"}, "^([a-z]+)@", "(?P<room>.+)-"],
+        [{"broker-a": 1}, {"broker-a": None}, [], 1, True, "(", "[a-", "^x", "", "(?:a)b"],
+    ),
+    "consumerRooms": (
+        [{}, {"c1": "hz"}, r"^10\.(\d+)\."],
+        [{"c1": []}, ["c1"], 2.5, "(unclosed", "[(]", r"\(a", "(?#(c)"],
+    ),
+    "config": (
+        [{}, {"c1": []}, {"c1": [_QUEUE]}, {"c1": [{"brokerName": "broker-a", "queueId": 1}]}],
+        [
+            {"c1": [{"brokerName": "broker-a", "queueId": -1}]},
+            {"c1": [{"brokerName": "broker-a", "queueId": "0"}]},
+            {"c1": [{"queueId": 0}]},
+            {"c1": [{**_QUEUE, "topic": None}]},
+            {"c1": [None]},
+            {"c1": "broker-a:0"},
+            [],
+            "x",
+        ],
+    ),
+    "className": (["com.example.Mine", ""], [1, [], True, {}]),
+    "inferred": ([True, False], ["yes", 1, [], {}]),
+}
+#: Not a strategy object at all.
+_NOT_OBJECTS: list[Any] = ["AVG", [], 1, True, [{"name": "AVG"}]]
+
+
+@st.composite
+def strategy_objects(draw: st.DrawFn, depth: int = 0) -> Any:
+    """A strategy object, valid or not in any of the ways a hand-written one can be."""
+    if draw(st.integers(0, 15)) == 0:
+        return draw(st.sampled_from(_NOT_OBJECTS))
+    out: dict[str, Any] = {}
+    name = draw(st.sampled_from([*_NAMES, *_NAMES, *_BAD_NAMES, _ABSENT]))
+    if name is not _ABSENT:
+        out["name"] = name
+    for key, (good, bad) in _PARAMS.items():
+        kind = draw(st.sampled_from(["absent"] * 4 + ["good"] * 3 + ["null", "bad"]))
+        if kind == "good":
+            out[key] = draw(st.sampled_from(good))
+        elif kind == "null":
+            out[key] = None
+        elif kind == "bad":
+            out[key] = draw(st.sampled_from(bad))
+    kind = draw(st.sampled_from(["absent", "absent", "nested", "nested", "null", "bad"]))
+    if kind == "nested" and depth < 2:
+        out["inner"] = draw(strategy_objects(depth + 1))
+    elif kind == "null":
+        out["inner"] = None
+    elif kind == "bad":
+        out["inner"] = draw(st.sampled_from(["AVG", [], 0]))
+    if draw(st.booleans()):
+        out["someFutureField"] = draw(st.sampled_from(VALUES))
+    return out
+
+
+#: Where a snapshot holds a strategy: a group, a consumer read field by field (it has held
+#: queue states), a consumer read on the loader's fast path (it has none).
+_PLACES = ["group", "consumer", "plain consumer"]
+
+
+@settings(max_examples=1500, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(strategy=strategy_objects(), place=st.sampled_from(_PLACES))
+def test_schema_and_loader_accept_the_same_strategy_objects(strategy: Any, place: str) -> None:
+    doc = copy.deepcopy(BASE)
+    group = doc["groups"]["G"]
+    if place == "group":
+        group["strategy"] = strategy
+    elif place == "consumer":
+        group["consumers"][0]["strategy"] = strategy
+    else:
+        group["consumers"].append({"clientId": "c2", "subscriptions": ["T"], "strategy": strategy})
+    by_schema, by_loader = _accepted_by_schema(doc), _accepted_by_loader(doc)
+    event(f"accepted: {by_schema}")
+    assert by_schema == by_loader, (place, strategy, by_schema)
+
+
+def test_the_generator_gives_every_strategy_parameter() -> None:
+    assert {"name", *_PARAMS, "inner"} == set(spec.Strategy.by_key)

@@ -11,7 +11,15 @@ import pytest
 
 from rmqlb.errors import InputError
 from rmqlb.model import MessageQueue
-from rmqlb.model.strategy import AvgByCircle, ConsistentHash, Unknown
+from rmqlb.model.strategy import (
+    Avg,
+    AvgByCircle,
+    ConsistentHash,
+    MachineRoom,
+    StrategySpec,
+    Unknown,
+    params_of,
+)
 from rmqlb.snapshot import (
     dumps_snapshot,
     load_snapshot,
@@ -164,6 +172,35 @@ def test_strategy_from_properties_when_absent() -> None:
     assert snap.groups["GroupA"].consumers[0].strategy == Unknown("Mine")
 
 
+def _group_strategy(strategy: dict[str, Any]) -> StrategySpec | None:
+    doc = full_doc()
+    doc["groups"]["GroupA"]["strategy"] = strategy
+    return parse_snapshot(doc).groups["GroupA"].strategy
+
+
+def test_strategy_parameters_of_another_strategy_are_checked_then_ignored() -> None:
+    leftovers = {"virtualNodeCnt": 20, "consumeridcs": ["hz"], "className": "x.Y"}
+    assert _group_strategy({"name": "AVG", **leftovers}) == Avg()
+    assert _group_strategy({"name": "MACHINE_ROOM", **leftovers}) == MachineRoom(frozenset({"hz"}))
+
+
+@pytest.mark.parametrize(
+    "strategy",
+    [
+        {"name": "CONSISTENT_HASH", "virtualNodeCnt": None},
+        {"name": "MACHINE_ROOM", "consumeridcs": None},
+        {"name": "MACHINE_ROOM_NEARBY", "inner": None, "brokerRooms": None, "consumerRooms": {}},
+        {"name": "CONFIG", "config": None, "inferred": None},
+        {"name": "UNKNOWN", "className": None},
+    ],
+)
+def test_a_null_strategy_parameter_means_absent(strategy: dict[str, Any]) -> None:
+    absent = {k: v for k, v in strategy.items() if v is not None}
+    parsed, expected = _group_strategy(strategy), _group_strategy(absent)
+    assert parsed is not None and expected is not None
+    assert parsed == expected and params_of(parsed) == params_of(expected)
+
+
 def test_unknown_keys_are_ignored() -> None:
     doc = full_doc()
     doc["futureField"] = {"x": 1}
@@ -239,7 +276,69 @@ CASES: list[tuple[list[Any], Any, str]] = [
     (
         ["groups", "GroupA", "strategy", "virtualNodeCnt"],
         10**7,
-        "groups.GroupA.strategy.virtualNodeCnt: expected 0..100000",
+        "groups.GroupA.strategy.virtualNodeCnt: at most 100000 virtual nodes, got 10000000",
+    ),
+    (
+        ["groups", "GroupA", "strategy"],
+        {"name": "AVG", "virtualNodeCnt": "10"},
+        "groups.GroupA.strategy.virtualNodeCnt: expected an integer, got a string",
+    ),
+    (
+        [*C0, "strategy"],
+        {"name": "AVG_BY_CIRCLE", "consumeridcs": "hz,sh"},
+        "groups.GroupA.consumers[0].strategy.consumeridcs: expected an array, got a string",
+    ),
+    (
+        ["groups", "GroupA", "strategy"],
+        {"name": "MACHINE_ROOM_NEARBY", "inner": {"name": "MACHINE_ROOM_NEARBY"}},
+        "groups.GroupA.strategy.inner.name: the inner strategy cannot be MACHINE_ROOM_NEARBY",
+    ),
+    (
+        ["groups", "GroupA", "strategy"],
+        {"name": "AVG", "inner": {"name": "AVG", "inner": {"virtualNodeCnt": 1}}},
+        "groups.GroupA.strategy.inner.inner: missing required field 'name'",
+    ),
+    (
+        ["groups", "GroupA", "strategy"],
+        {"name": "MACHINE_ROOM_NEARBY", "brokerRooms": 5},
+        "groups.GroupA.strategy.brokerRooms: expected an object or a regular expression, "
+        "got an integer",
+    ),
+    (
+        ["groups", "GroupA", "strategy"],
+        {"name": "MACHINE_ROOM_NEARBY", "consumerRooms": "^10\\."},
+        "groups.GroupA.strategy.consumerRooms: regex '^10\\\\.' needs a group that captures "
+        "the room",
+    ),
+    (
+        ["groups", "GroupA", "strategy"],
+        {"name": "AVG", "brokerRooms": "a{99999999999}(b)"},
+        "groups.GroupA.strategy.brokerRooms: invalid regular expression 'a{99999999999}(b)'",
+    ),
+    (
+        ["groups", "GroupA", "strategy"],
+        {"name": "AVG", "brokerRooms": {"broker-a": 1}},
+        "groups.GroupA.strategy.brokerRooms.broker-a: expected a string, got an integer",
+    ),
+    (
+        ["groups", "GroupA", "strategy"],
+        {"name": "CONFIG", "config": {"c.1": [{"brokerName": "broker-a", "queueId": -1}]}},
+        'groups.GroupA.strategy.config["c.1"][0].queueId: expected an integer >= 0, got -1',
+    ),
+    (
+        ["groups", "GroupA", "strategy"],
+        {"name": "UNKNOWN", "className": 7},
+        "groups.GroupA.strategy.className: expected a string, got an integer",
+    ),
+    (
+        ["groups", "GroupA", "strategy"],
+        {"name": "AVG", "inferred": "yes"},
+        "groups.GroupA.strategy.inferred: expected a boolean, got a string",
+    ),
+    (
+        ["groups", "GroupA", "strategy"],
+        {"name": None},
+        "groups.GroupA.strategy.name: expected a strategy name, got null",
     ),
     ([*C0, "clientId"], _DELETE, "groups.GroupA.consumers[0]: missing required field 'clientId'"),
     ([*C0, "clientId"], "", "groups.GroupA.consumers[0].clientId: must not be empty"),
@@ -390,7 +489,7 @@ def _two_consumers(first: dict[str, Any], second: dict[str, Any]) -> dict[str, A
                 "subscriptions": ["T"],
                 "strategy": {"name": "CONSISTENT_HASH", "virtualNodeCnt": True},
             },
-            "consumers[1].strategy.virtualNodeCnt: expected an integer",
+            "consumers[1].strategy.virtualNodeCnt: expected an integer, got a boolean",
         ),
         (
             {"subscriptions": ["T"], "assigned": [{"brokerName": "broker-a", "queueId": 1}]},

@@ -4,20 +4,26 @@ from __future__ import annotations
 
 import copy
 import json
+import re
+import warnings
 from importlib import resources
 from pathlib import Path
 from typing import Any
 
 import jsonschema
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from rmqlb.cli import run
 from rmqlb.errors import InputError
 from rmqlb.snapshot import parse_snapshot, snapshot_schema
-from rmqlb.snapshot.schema import generate_schema, schema_text
+from rmqlb.snapshot.schema import HAS_GROUP, generate_schema, schema_text
 
 EXAMPLES = Path(__file__).resolve().parents[3] / "examples"
-VALIDATOR = jsonschema.Draft202012Validator(snapshot_schema())
+VALIDATOR = jsonschema.Draft202012Validator(
+    snapshot_schema(), format_checker=jsonschema.Draft202012Validator.FORMAT_CHECKER
+)
 
 
 def test_shipped_schema_equals_generated() -> None:
@@ -51,6 +57,16 @@ BROKEN: list[tuple[list[Any], Any]] = [
     (["groups", "G", "consumers", 0, "subscriptions"], "T"),
     (["groups", "G", "consumers", 0, "assigned", 0, "queueId"], 1.5),
     (["groups", "G", "strategy"], {"name": "NOPE"}),
+    (["groups", "G", "strategy"], {"name": "AVG", "virtualNodeCnt": "10"}),
+    (
+        ["groups", "G", "strategy"],
+        {"name": "MACHINE_ROOM_NEARBY", "inner": {"name": "MACHINE_ROOM_NEARBY"}},
+    ),
+    (["groups", "G", "strategy"], {"name": "MACHINE_ROOM_NEARBY", "brokerRooms": "^broker"}),
+    (
+        ["groups", "G", "strategy"],
+        {"name": "CONFIG", "config": {"c": [{"brokerName": "b", "queueId": -1}]}},
+    ),
 ]
 
 
@@ -86,3 +102,37 @@ def test_schema_and_loader_reject_the_same_mistakes(path: list[Any], value: Any)
 def test_schema_command_prints_the_shipped_file(capsys: pytest.CaptureFixture[str]) -> None:
     assert run(["schema"]) == 0
     assert json.loads(capsys.readouterr().out) == snapshot_schema()
+
+
+#: Regular expressions built from atoms that look like groups but are not (escapes, classes,
+#: comments) and from openings that are groups or are not; the odd piece soup besides.
+_ATOMS = ["a", "^", "#", ":", "?", "]", r"\(", r"\)", r"\\", "[(]", "[]a(]", "[^](]", r"[\](]"]
+_ATOMS += ["(?#(c)", r"(?#\)(c)"]
+_OPENINGS = ["(", "(", "(?:", "(?=", "(?!", "(?P<n>"]
+_REGEXES = st.one_of(
+    st.recursive(
+        st.sampled_from(_ATOMS),
+        lambda inner: (
+            st.tuples(st.sampled_from(_OPENINGS), st.lists(inner, max_size=3)).map(
+                lambda t: t[0] + "".join(t[1]) + ")"
+            )
+            | st.lists(inner, min_size=2, max_size=3).map("".join)
+        ),
+        max_leaves=8,
+    ),
+    st.lists(st.sampled_from([*_ATOMS, *_OPENINGS, ")", "[", "\\"]), max_size=8).map("".join),
+)
+
+
+@settings(max_examples=2000, deadline=None)
+@given(_REGEXES)
+def test_the_group_pattern_agrees_with_python(text: str) -> None:
+    """The schema's ``pattern`` for a rooms regex matches exactly when it compiles with a
+    capturing group (verbose mode aside: no ``x`` flag is generated)."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # "possible nested set" and the like
+        try:
+            groups = re.compile(text).groups
+        except re.error:
+            return
+    assert (re.search(HAS_GROUP, text) is not None) == (groups >= 1), text

@@ -22,7 +22,7 @@ import pytest
 from test_schema_loader_agree import BASE
 
 from rmqlb.errors import InputError
-from rmqlb.model.strategy import ConsistentHash, Params, strategy_to_json
+from rmqlb.model.strategy import ConsistentHash, Params, strategy_from_json, strategy_to_json
 from rmqlb.snapshot import parse_snapshot, snapshot_schema, snapshot_to_json, spec
 from rmqlb.snapshot._parse import child
 
@@ -51,7 +51,7 @@ def _walk_type(t: spec.Type, node: Any, path: tuple[Any, ...]) -> Iterator[Where
                 yield from _walk_type(value, item, (*path, key))
         case spec.AnyOf(options=options):
             refs = [o for o in options if isinstance(o, spec.Ref)]
-            if isinstance(node, dict):  # the option whose required keys are there
+            if refs and isinstance(node, dict):  # the option whose required keys are there
                 rec = next(
                     spec.record(r) for r in refs if set(spec.record(r).required_keys()) <= set(node)
                 )
@@ -66,14 +66,19 @@ def _json_path(path: tuple[Any, ...]) -> str:
 
 
 ALL = {(rec, f.key) for rec in spec.RECORDS.values() for f in rec.fields}
-#: The strategy object is read and written by rmqlb.model.strategy (its tests cover it).
-STRATEGY = {(spec.Strategy, f.key) for f in spec.Strategy.fields}
+#: The strategy object is written by rmqlb.model.strategy, with its own parameters only.
+STRATEGY = {
+    (rec, f.key)
+    for rec in spec.RECORDS.values()
+    if issubclass(rec, spec.Strategy)
+    for f in rec.fields
+}
 IN_BASE = list(_walk(spec.Snapshot, BASE))
 
 
 def test_the_property_test_document_carries_every_field() -> None:
     found = {(rec, field.key) for rec, field, _ in IN_BASE}
-    assert ALL - STRATEGY - found == set()
+    assert ALL - found == set()
 
 
 def test_every_field_is_in_the_schema() -> None:
@@ -114,9 +119,7 @@ def test_every_field_reaches_its_model_attribute_with_the_same_default() -> None
 
 def test_the_loader_checks_every_field() -> None:
     """A value of the wrong kind anywhere is refused, naming that field's JSON path."""
-    for rec, field, path in IN_BASE:
-        if (rec, field.key) in STRATEGY and field.key != "name":
-            continue
+    for _, _, path in IN_BASE:
         doc = copy.deepcopy(BASE)
         parent: Any = doc
         for key in path[:-1]:
@@ -133,8 +136,8 @@ def test_the_loader_checks_every_field() -> None:
 
 
 def test_the_loader_reads_every_required_field() -> None:
-    for rec, field, path in IN_BASE:
-        if not field.required or (rec, field.key) in STRATEGY:
+    for _, field, path in IN_BASE:
+        if not field.required:
             continue
         doc = copy.deepcopy(BASE)
         parent: Any = doc
@@ -187,9 +190,24 @@ def test_strategy_objects_use_the_spec_keys() -> None:
         {"name": "CONFIG", "config": {"c": []}},
         {"name": "UNKNOWN", "className": "x.Y"},
     ]
-    from rmqlb.model.strategy import strategy_from_json
-
     for raw in examples:
         assert set(strategy_to_json(strategy_from_json(raw))) <= keys
     assert set(strategy_to_json(ConsistentHash(5, Params.INFERRED))) <= keys
     assert spec.Strategy.name.type == spec.Choice((*spec.STRATEGY_NAMES, "UNKNOWN"))
+
+
+def test_each_strategy_reads_the_parameters_the_spec_names() -> None:
+    """model.strategy builds each strategy from the parameters ``Strategy.parameters`` names
+    for it and from no other (the loader checks them all, whatever the name)."""
+    strategy = BASE["groups"]["G"]["consumers"][0]["strategy"]
+    every = {k: v for k, v in strategy.items() if k != "name"}
+    assert set(every) == set(spec.Strategy.by_key) - {"name"}
+    assert spec.Strategy.name.type == spec.Choice(tuple(spec.Strategy.parameters))
+    for name, own in spec.Strategy.parameters.items():
+        own_keys = {f.key for f in own}
+        built = strategy_to_json(strategy_from_json({"name": name, **every}))
+        assert set(built) == {"name", *own_keys}, name
+        for key in every:
+            rest = {k: v for k, v in every.items() if k != key}
+            without = strategy_to_json(strategy_from_json({"name": name, **rest}))
+            assert (without == built) == (key not in own_keys), (name, key)
