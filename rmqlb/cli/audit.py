@@ -8,8 +8,6 @@ missing for ``--engine spark``; 4 some records or groups could not be read and n
 code applies.
 """
 
-from __future__ import annotations
-
 from enum import StrEnum
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
@@ -179,7 +177,7 @@ def audit(  # noqa: PLR0917  (typer maps every option to a parameter)
     return int(exit_code(result, fail_on.value))
 
 
-def _progress_line(wanted: bool | None) -> ProgressLine | None:
+def _progress_line(wanted: bool | None) -> "ProgressLine | None":
     """The stderr progress line: on a terminal unless ``--no-progress``, or ``--progress``."""
     import sys
 
@@ -190,14 +188,14 @@ def _progress_line(wanted: bool | None) -> ProgressLine | None:
     return ProgressLine(sys.stderr)
 
 
-def _problem_text(problem: InputProblem) -> str:
+def _problem_text(problem: "InputProblem") -> str:
     where = f"{problem.path or '<input>'}"
     if problem.group:
         where += f" group {problem.group}"
     return f"{where}: {problem.message}"
 
 
-def _problem_line(result: AuditResult) -> str:
+def _problem_line(result: "AuditResult") -> str:
     return _problem_text(result.problems[0])
 
 

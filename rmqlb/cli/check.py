@@ -1,7 +1,5 @@
 """``rmqlb check FILE...``: CI check of declared topics and groups (design §3)."""
 
-from __future__ import annotations
-
 import os
 import sys
 from pathlib import Path

@@ -1,7 +1,5 @@
 """``rmqlb demo``: a self-contained status and explain against a fake cluster over real TCP."""
 
-from __future__ import annotations
-
 import sys
 from typing import Annotated
 

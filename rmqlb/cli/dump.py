@@ -1,7 +1,5 @@
 """``rmqlb dump``: capture a live cluster into a snapshot file."""
 
-from __future__ import annotations
-
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
@@ -172,7 +170,7 @@ def _check_format(output: str | None) -> None:
     )
 
 
-def _consumers_of(snapshot: Snapshot, topic: str) -> Snapshot:
+def _consumers_of(snapshot: "Snapshot", topic: str) -> "Snapshot":
     """Only the groups that consume ``topic``; none is bad input (nothing is written)."""
     import dataclasses
 

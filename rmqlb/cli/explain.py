@@ -6,8 +6,6 @@ The command is thin: acquire a snapshot (a ``--dump`` file or a live cluster), h
 (:mod:`rmqlb.cli.watch`, shared with ``rmqlb status``).
 """
 
-from __future__ import annotations
-
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -161,7 +159,7 @@ def explain(  # noqa: PLR0917  (typer maps every option to a parameter)
     if dump is not None:
         source = dump
 
-        def acquire() -> Snapshot:
+        def acquire() -> "Snapshot":
             return _load_dump(source)
 
     else:
@@ -184,7 +182,7 @@ def explain(  # noqa: PLR0917  (typer maps every option to a parameter)
             progress=watch is None,  # a progress bar would fight the --watch redraw
         )
 
-        def acquire() -> Snapshot:
+        def acquire() -> "Snapshot":
             from rmqlb.cli.live import snapshot_from_cluster
 
             return snapshot_from_cluster(live)
@@ -228,7 +226,7 @@ def _namesrv_from_env(ctx: typer.Context) -> bool:
     return ctx.get_parameter_source("namesrv") is ParameterSource.ENVIRONMENT
 
 
-def _load_dump(source: str) -> Snapshot:
+def _load_dump(source: str) -> "Snapshot":
     """The snapshot in ``source`` (a path, or ``-`` for stdin)."""
     if source == "-":
         from rmqlb.snapshot import decode_json, parse_snapshot
@@ -244,7 +242,7 @@ def _analyser(
     topic: str | None,
     strategy: str | None,
     max_imbalance: float | None,
-) -> Callable[[Snapshot], Report]:
+) -> "Callable[[Snapshot], Report]":
     """``snapshot -> report`` with the command's filters and thresholds bound."""
     from rmqlb.diagnose import DiagnoseOptions, diagnose
     from rmqlb.model.strategy import Params, parse_strategy_spec
@@ -256,7 +254,7 @@ def _analyser(
     )
     wanted = list(groups) if groups else None
 
-    def analyse(snapshot: Snapshot) -> Report:
+    def analyse(snapshot: "Snapshot") -> "Report":
         return diagnose(snapshot, groups=wanted, topic=topic, strategy=spec, options=options)
 
     return analyse
@@ -265,7 +263,7 @@ def _analyser(
 # ----- output ------------------------------------------------------------------------------
 
 
-def _render(report: Report, fmt: Output, console: Console, options: RenderOptions) -> None:
+def _render(report: "Report", fmt: Output, console: "Console", options: "RenderOptions") -> None:
     """One report on stdout: tables through the console, text formats straight to the stream."""
     from rmqlb.render import render
 
@@ -279,65 +277,65 @@ class ExplainWatch:
     listed (:meth:`poll`); names in change lines are shown with control characters visible.
     """
 
-    def __init__(self, fmt: Output, options: RenderOptions) -> None:
+    def __init__(self, fmt: Output, options: "RenderOptions") -> None:
         self.fmt = fmt
         self.options = options
         self.listed: object = None  # the capture failures last listed on stderr
 
-    def poll(self, report: Report) -> Report:
+    def poll(self, report: "Report") -> "Report":
         """List ``report``'s capture failures on stderr unless they were just listed."""
         if report.errors != self.listed:
             report_failures(report.errors)
             self.listed = report.errors
         return report
 
-    def diff(self, before: Report, after: Report) -> ReportChanges:
+    def diff(self, before: "Report", after: "Report") -> "ReportChanges":
         """Queues that changed hands, findings new or cleared."""
         from rmqlb.render.changes import diff_reports
 
         return diff_reports(before, after)
 
-    def empty(self, changes: ReportChanges) -> bool:
+    def empty(self, changes: "ReportChanges") -> bool:
         """Whether nothing changed."""
         return changes.empty
 
-    def summary(self, changes: ReportChanges | None, marked: bool) -> str:
+    def summary(self, changes: "ReportChanges | None", marked: bool) -> str:
         """``2 queues changed owner, 1 new finding, 0 cleared``."""
         from rmqlb.render.watch import changes_summary
 
         return changes_summary(changes, marked)
 
-    def _options(self, changes: ReportChanges | None) -> RenderOptions:
+    def _options(self, changes: "ReportChanges | None") -> "RenderOptions":
         import dataclasses
 
         return dataclasses.replace(self.options, changes=changes)
 
     def renderable(
-        self, result: Report, changes: ReportChanges | None, console: Console
-    ) -> RenderableType:
+        self, result: "Report", changes: "ReportChanges | None", console: "Console"
+    ) -> "RenderableType":
         """The report as one Rich renderable, for ``rich.live.Live``."""
         from rmqlb.render.watch import report_renderable
 
         return report_renderable(result, self.fmt, self._options(changes), console.width)
 
-    def show(self, result: Report, changes: ReportChanges | None, console: Console) -> None:
+    def show(self, result: "Report", changes: "ReportChanges | None", console: "Console") -> None:
         """The whole report on the console."""
         _render(result, self.fmt, console, self._options(changes))
 
-    def lines(self, changes: ReportChanges) -> list[str]:
+    def lines(self, changes: "ReportChanges") -> list[str]:
         """One line per queue run and finding that changed (control characters visible)."""
         from rmqlb.render.changes import describe_changes
         from rmqlb.render.safe import escape_controls
 
         return [escape_controls(line) for line in describe_changes(changes)]
 
-    def to_json(self, changes: ReportChanges, poll: int) -> dict[str, Any]:
+    def to_json(self, changes: "ReportChanges", poll: int) -> dict[str, Any]:
         """An ``rmqlb.changes/1`` object."""
         from rmqlb.render.json import changes_to_json
 
         return changes_to_json(changes, poll)
 
-    def exit_code(self, result: Report) -> int:
+    def exit_code(self, result: "Report") -> int:
         """Explain's exit code for ``result``."""
         from rmqlb.diagnose.report import exit_code
 

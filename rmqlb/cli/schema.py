@@ -1,7 +1,5 @@
 """``rmqlb schema``: print the JSON Schema of the snapshot format (``rmqlb.snapshot/1``)."""
 
-from __future__ import annotations
-
 from typing import Annotated
 
 import typer

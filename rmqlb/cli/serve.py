@@ -1,7 +1,5 @@
 """``rmqlb serve``: run the fake cluster for a snapshot in the foreground."""
 
-from __future__ import annotations
-
 import sys
 from pathlib import Path
 from typing import Annotated

@@ -5,8 +5,6 @@ the cases and their numbers and hands them to :mod:`rmqlb.render.simulate`, whic
 format out from the same blocks.
 """
 
-from __future__ import annotations
-
 import json
 import sys
 from dataclasses import dataclass
@@ -424,7 +422,7 @@ def _load_data_file(path: str, flag: str) -> Any:
         raise InputError(f"{flag} {path}: invalid YAML: {' '.join(str(exc).split())}") from exc
 
 
-def _room_pattern(pattern: str, flag: str) -> RoomRule:
+def _room_pattern(pattern: str, flag: str) -> "RoomRule":
     import re
 
     from rmqlb.model.strategy import RoomPattern
@@ -438,13 +436,13 @@ def _room_pattern(pattern: str, flag: str) -> RoomRule:
     return RoomPattern(pattern)
 
 
-def _rooms_from_file(path: str) -> tuple[RoomRule | None, RoomRule | None]:
+def _rooms_from_file(path: str) -> "tuple[RoomRule | None, RoomRule | None]":
     from rmqlb.whatif.inputs import room_tables
 
     return room_tables(_load_data_file(path, "--rooms"), f"--rooms {path}")
 
 
-def _case_from_flags(flags: _Flags) -> Case:
+def _case_from_flags(flags: "_Flags") -> "Case":
     """Check the group flags against each other and read their files; the case itself
     comes from :func:`rmqlb.whatif.cases.flag_case`."""
     from rmqlb.model.strategy import Config, MachineRoomNearby, parse_strategy_spec

@@ -6,8 +6,6 @@ discovers every group the brokers know), hand it to :func:`rmqlb.diagnose.status
 exit code. ``--watch`` runs the loop of :mod:`rmqlb.cli.watch`.
 """
 
-from __future__ import annotations
-
 import sys
 import time
 from typing import TYPE_CHECKING, Annotated, Any
@@ -152,7 +150,7 @@ def status(  # noqa: PLR0917  (typer maps every option to a parameter)
     if dump is not None:
         source = dump
 
-        def acquire() -> Snapshot:
+        def acquire() -> "Snapshot":
             return _load_dump(source)
 
     else:
@@ -177,12 +175,12 @@ def status(  # noqa: PLR0917  (typer maps every option to a parameter)
             progress=watch is None,
         )
 
-        def acquire() -> Snapshot:
+        def acquire() -> "Snapshot":
             from rmqlb.cli.live import snapshot_from_cluster
 
             return snapshot_from_cluster(options)
 
-    def poll() -> StatusReport:
+    def poll() -> "StatusReport":
         from rmqlb.diagnose.status import status as summarize
 
         start = time.perf_counter()
@@ -216,26 +214,26 @@ def status(  # noqa: PLR0917  (typer maps every option to a parameter)
 class StatusWatch:
     """``status`` for ``--watch`` (and a single run): lines compared group by group."""
 
-    def __init__(self, fmt: Output, options: StatusOptions) -> None:
+    def __init__(self, fmt: Output, options: "StatusOptions") -> None:
         self.fmt = fmt
         self.options = options
 
-    def _options(self, changes: StatusChanges | None) -> StatusOptions:
+    def _options(self, changes: "StatusChanges | None") -> "StatusOptions":
         import dataclasses
 
         return dataclasses.replace(self.options, changes=changes)
 
-    def diff(self, before: StatusReport, after: StatusReport) -> StatusChanges:
+    def diff(self, before: "StatusReport", after: "StatusReport") -> "StatusChanges":
         """Groups new, gone or changed."""
         from rmqlb.render.changes import diff_status
 
         return diff_status(before, after)
 
-    def empty(self, changes: StatusChanges) -> bool:
+    def empty(self, changes: "StatusChanges") -> bool:
         """Whether nothing changed."""
         return changes.empty
 
-    def summary(self, changes: StatusChanges | None, marked: bool) -> str:
+    def summary(self, changes: "StatusChanges | None", marked: bool) -> str:
         """``2 groups changed (marked *), 1 new, 0 gone``."""
         if changes is None:
             return "first poll"
@@ -248,8 +246,8 @@ class StatusWatch:
         )
 
     def renderable(
-        self, result: StatusReport, changes: StatusChanges | None, console: Console
-    ) -> RenderableType:
+        self, result: "StatusReport", changes: "StatusChanges | None", console: "Console"
+    ) -> "RenderableType":
         """The overview as one Rich renderable, for the redraw."""
         import io
 
@@ -263,20 +261,22 @@ class StatusWatch:
         render_status(result, self.fmt, buffer, self._options(changes))
         return Text(buffer.getvalue().rstrip("\n"))
 
-    def show(self, result: StatusReport, changes: StatusChanges | None, console: Console) -> None:
+    def show(
+        self, result: "StatusReport", changes: "StatusChanges | None", console: "Console"
+    ) -> None:
         """The whole overview on stdout (text formats straight to the stream)."""
         from rmqlb.render.status import render_status
 
         target = console if self.fmt is Output.table else console.file
         render_status(result, self.fmt, target, self._options(changes))
 
-    def lines(self, changes: StatusChanges) -> list[str]:
+    def lines(self, changes: "StatusChanges") -> list[str]:
         """One line per changed group."""
         from rmqlb.render.changes import describe_status_changes
 
         return describe_status_changes(changes)
 
-    def to_json(self, changes: StatusChanges, poll: int) -> dict[str, Any]:
+    def to_json(self, changes: "StatusChanges", poll: int) -> dict[str, Any]:
         """An ``rmqlb.status-changes/1`` object."""
         return {
             "format": "rmqlb.status-changes/1",
@@ -286,7 +286,7 @@ class StatusWatch:
             ],
         }
 
-    def exit_code(self, result: StatusReport) -> int:
+    def exit_code(self, result: "StatusReport") -> int:
         """Explain's exit code over every selected group."""
         from rmqlb.diagnose.report import exit_code
 
