@@ -5,6 +5,10 @@ mutated at one place (a value replaced by another kind of JSON value, a key remo
 unknown key added) and both must agree: the schema validates it if and only if
 :func:`parse_snapshot` loads it.
 
+Integers get one too: every integer field of the document replaced by a float, integral or
+not, at and around the spec's limits (JSON Schema counts ``5.0`` as an integer, and so must
+the loader; ``5.5``, NaN and infinities are no integer for either).
+
 Strategy objects get a generator of their own: every name (and wrong ones), every parameter
 whatever the name, valid values, nulls, wrong types and values out of range, nested through
 ``inner``, placed where a snapshot holds a strategy (a group, a consumer the loader checks
@@ -113,7 +117,20 @@ BASE: dict[str, Any] = {
                             "consumeFailedMsgs": 0,
                         }
                     },
-                }
+                },
+                {  # a consumer the loader reads on its fast path: no properties, states, status
+                    "clientId": "c2",
+                    "clientAddr": "127.0.0.1:6",
+                    "language": "JAVA",
+                    "version": 401,
+                    "strategy": {"name": "CONSISTENT_HASH", "virtualNodeCnt": 5},
+                    "consumeOrderly": False,
+                    "consumeType": "CONSUME_PASSIVELY",
+                    "startTime": 1,
+                    "subscriptions": ["T"],
+                    "assigned": [{"brokerName": "broker-a", "queueId": 1}],
+                    "popAssigned": [{"brokerName": "broker-a", "queueId": -1}],
+                },
             ],
             "offsets": [
                 {
@@ -160,7 +177,7 @@ def _paths(node: Any, prefix: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
 
 
 PATHS = _paths(BASE)
-VALUES: list[Any] = [None, -1, 0, 1, 2.5, True, "", "x", [], {}, [{}], {"k": "v"}]
+VALUES: list[Any] = [None, -1, 0, 1, 1.0, 2.5, True, "", "x", [], {}, [{}], {"k": "v"}]
 
 
 def _accepted_by_schema(doc: Any) -> bool:
@@ -213,6 +230,75 @@ def test_schema_and_loader_accept_the_same_documents(
     assert _accepted_by_schema(doc) == _accepted_by_loader(doc), (path, action, value)
 
 
+def _at(doc: Any, path: tuple[Any, ...]) -> Any:
+    for key in path:
+        doc = doc[key]
+    return doc
+
+
+def _replaced(path: tuple[Any, ...], value: Any) -> dict[str, Any]:
+    """A copy of BASE with the value at ``path`` replaced by ``value``."""
+    doc = copy.deepcopy(BASE)
+    _at(doc, path[:-1])[path[-1]] = value
+    return doc
+
+
+# -- integers -----------------------------------------------------------------------------
+
+#: The keys of the integer fields of the format.
+INT_KEYS = {f.key for r in spec.RECORDS.values() for f in r.fields if isinstance(f.type, spec.Int)}
+#: Where BASE holds an integer field (not a number that happens to be whole, as ``pullTPS``:
+#: the loader refuses NaN there, which is no JSON, while the Python validator accepts it).
+INT_PATHS = [p for p in PATHS if p[-1] in INT_KEYS and type(_at(BASE, p)) is int]
+#: Every limit of an integer of the format, as a float, and one either side of it.
+_LIMITS = sorted(
+    {
+        float(limit + d)
+        for rec in spec.RECORDS.values()
+        for f in rec.fields
+        if isinstance(f.type, spec.Int)
+        for limit in (f.type.minimum, f.type.maximum)
+        if limit is not None
+        for d in (-1, 0, 1)
+    }
+)
+#: Floats that are integers beyond every limit, or no integer at all.
+_ODD_FLOATS = [1e20, -1e20, 2.0**63, 1e308, -0.0, 0.5, -0.5, 2.5, float("nan"), float("inf")]
+
+
+@st.composite
+def floats_where_integers_go(draw: st.DrawFn) -> tuple[tuple[Any, ...], float]:
+    """An integer's path in BASE and a float to put there."""
+    path = draw(st.sampled_from(INT_PATHS))
+    base = _at(BASE, path)
+    value = draw(
+        st.one_of(
+            st.integers(-2, 2).map(lambda d: float(base + d)),  # integral, around the value
+            st.sampled_from(_LIMITS),
+            st.sampled_from(_ODD_FLOATS),
+            st.floats(),
+        )
+    )
+    return path, value
+
+
+@settings(max_examples=500, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(case=floats_where_integers_go())
+def test_schema_and_loader_agree_on_floats_where_integers_go(
+    case: tuple[tuple[Any, ...], float],
+) -> None:
+    path, value = case
+    doc = _replaced(path, value)
+    by_schema = _accepted_by_schema(doc)
+    event(f"accepted: {by_schema}")
+    assert by_schema == _accepted_by_loader(doc), (path, value)
+
+
+def test_the_float_generator_reaches_every_integer_field() -> None:
+    """Every integer field of the format is somewhere in BASE as an integer."""
+    assert INT_KEYS - {p[-1] for p in INT_PATHS} == set()
+
+
 # -- strategy objects ---------------------------------------------------------------------
 
 _NAMES = [*spec.STRATEGY_NAMES, "UNKNOWN"]
@@ -222,7 +308,10 @@ _MAX_VNODES = spec.MAX_VIRTUAL_NODES
 _QUEUE = {"topic": "T", "brokerName": "broker-a", "queueId": 0}
 #: Per parameter: values that fit it, values that do not (nulls are drawn separately).
 _PARAMS: dict[str, tuple[list[Any], list[Any]]] = {
-    "virtualNodeCnt": ([0, 5, _MAX_VNODES], [-1, _MAX_VNODES + 1, "5", True, 2.5, [], {}]),
+    "virtualNodeCnt": (
+        [0, 5, _MAX_VNODES, 5.0, float(_MAX_VNODES)],
+        [-1, _MAX_VNODES + 1, "5", True, 2.5, -1.0, float(_MAX_VNODES + 1), 1e20, [], {}],
+    ),
     "consumeridcs": ([[], ["hz"], ["hz", "sh"]], ["hz", [1], [None], {}, 0]),
     "brokerRooms": (
         [{}, {"broker-a": "hz"}, "^([a-z]+)@", "(?P<room>.+)-"],
@@ -233,9 +322,16 @@ _PARAMS: dict[str, tuple[list[Any], list[Any]]] = {
         [{"c1": []}, ["c1"], 2.5, "(unclosed", "[(]", r"\(a", "(?#(c)"],
     ),
     "config": (
-        [{}, {"c1": []}, {"c1": [_QUEUE]}, {"c1": [{"brokerName": "broker-a", "queueId": 1}]}],
+        [
+            {},
+            {"c1": []},
+            {"c1": [_QUEUE]},
+            {"c1": [{"brokerName": "broker-a", "queueId": 1}]},
+            {"c1": [{**_QUEUE, "queueId": 3.0}]},
+        ],
         [
             {"c1": [{"brokerName": "broker-a", "queueId": -1}]},
+            {"c1": [{**_QUEUE, "queueId": 0.5}]},
             {"c1": [{"brokerName": "broker-a", "queueId": "0"}]},
             {"c1": [{"queueId": 0}]},
             {"c1": [{**_QUEUE, "topic": None}]},
@@ -296,7 +392,7 @@ def test_schema_and_loader_accept_the_same_strategy_objects(strategy: Any, place
     elif place == "consumer":
         group["consumers"][0]["strategy"] = strategy
     else:
-        group["consumers"].append({"clientId": "c2", "subscriptions": ["T"], "strategy": strategy})
+        group["consumers"].append({"clientId": "c3", "subscriptions": ["T"], "strategy": strategy})
     by_schema, by_loader = _accepted_by_schema(doc), _accepted_by_loader(doc)
     event(f"accepted: {by_schema}")
     assert by_schema == by_loader, (place, strategy, by_schema)
