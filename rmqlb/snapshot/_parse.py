@@ -433,7 +433,7 @@ class _Parser:
         datas_key = spec.TopicRoute.queue_datas.key
         shorthand = spec.TopicShorthand.queues
         if shorthand.key in raw:
-            if datas_key in raw:
+            if datas_key in raw:  # the spec's exclusive keys of a topic
                 self.fail(
                     path,
                     f"give either {shorthand.key!r} (shorthand) or {datas_key!r}, not both",

@@ -7,7 +7,8 @@ unknown key added) and both must agree: the schema validates it if and only if
 
 Integers get one too: every integer field of the document replaced by a float, integral or
 not, at and around the spec's limits (JSON Schema counts ``5.0`` as an integer, and so must
-the loader; ``5.5``, NaN and infinities are no integer for either).
+the loader; ``5.5``, NaN and infinities are no integer for either). So do topic objects (the
+shorthand ``queues``, ``queueDatas``, both, neither).
 
 Strategy objects get a generator of their own: every name (and wrong ones), every parameter
 whatever the name, valid values, nulls, wrong types and values out of range, nested through
@@ -178,6 +179,9 @@ def _paths(node: Any, prefix: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
 
 PATHS = _paths(BASE)
 VALUES: list[Any] = [None, -1, 0, 1, 1.0, 2.5, True, "", "x", [], {}, [{}], {"k": "v"}]
+#: Keys an added key is drawn from: one no record knows, and every key of the format (a key
+#: of one record is unknown, so ignored, in every other).
+EXTRA_KEYS = ["someFutureField", *sorted({f.key for r in spec.RECORDS.values() for f in r.fields})]
 
 
 def _accepted_by_schema(doc: Any) -> bool:
@@ -207,9 +211,10 @@ def test_the_base_document_is_valid_for_both() -> None:
     path=st.sampled_from(PATHS),
     action=st.sampled_from(["replace", "delete", "extra"]),
     value=st.sampled_from(VALUES),
+    extra_key=st.sampled_from(EXTRA_KEYS),
 )
 def test_schema_and_loader_accept_the_same_documents(
-    path: tuple[Any, ...], action: str, value: Any
+    path: tuple[Any, ...], action: str, value: Any, extra_key: str
 ) -> None:
     doc = copy.deepcopy(BASE)
     parent: Any = doc
@@ -224,10 +229,10 @@ def test_schema_and_loader_accept_the_same_documents(
         else:
             del parent[last]
     elif isinstance(parent, dict):
-        parent["someFutureField"] = value
+        parent[extra_key] = value
     else:
         parent.append(value)
-    assert _accepted_by_schema(doc) == _accepted_by_loader(doc), (path, action, value)
+    assert _accepted_by_schema(doc) == _accepted_by_loader(doc), (path, action, value, extra_key)
 
 
 def _at(doc: Any, path: tuple[Any, ...]) -> Any:
@@ -299,6 +304,53 @@ def test_the_float_generator_reaches_every_integer_field() -> None:
     assert INT_KEYS - {p[-1] for p in INT_PATHS} == set()
 
 
+# -- topics ----------------------------------------------------------------
+
+_QUEUE_DATA = {"brokerName": "broker-a", "readQueueNums": 2, "writeQueueNums": 2}
+#: Per key of a topic object: values that fit it, values that do not.
+_TOPIC_KEYS: dict[str, tuple[list[Any], list[Any]]] = {
+    "queues": ([0, 2, 2.0, spec.MAX_QUEUE_NUMS], [-1, spec.MAX_QUEUE_NUMS + 1, "2", True, 2.5]),
+    "queueDatas": ([[], [_QUEUE_DATA]], [_QUEUE_DATA, [{}], [None], "x", 2]),
+}
+
+
+def _draw_keys(
+    draw: st.DrawFn, table: dict[str, tuple[list[Any], list[Any]]], kinds: list[str]
+) -> dict[str, Any]:
+    """Per key of ``table`` (values that fit it, values that do not), drawn from ``kinds``:
+    left out ("absent"), a value that fits ("good"), null ("null") or one that does not."""
+    out: dict[str, Any] = {}
+    for key, (good, bad) in table.items():
+        kind = draw(st.sampled_from(kinds))
+        if kind == "good":
+            out[key] = draw(st.sampled_from(good))
+        elif kind == "null":
+            out[key] = None
+        elif kind == "bad":
+            out[key] = draw(st.sampled_from(bad))
+    return out
+
+
+@st.composite
+def topic_objects(draw: st.DrawFn) -> Any:
+    """A topic: a route, a shorthand, both, neither; values valid or not, or null."""
+    if draw(st.integers(0, 15)) == 0:
+        return draw(st.sampled_from([None, [], 2, "x"]))
+    out = _draw_keys(draw, _TOPIC_KEYS, ["absent", "good", "good", "null", "bad"])
+    if draw(st.booleans()):
+        out[draw(st.sampled_from(EXTRA_KEYS))] = draw(st.sampled_from(VALUES))
+    return out
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(topic=topic_objects())
+def test_schema_and_loader_accept_the_same_topics(topic: Any) -> None:
+    doc = _replaced(("topics", "U"), topic)
+    by_schema = _accepted_by_schema(doc)
+    event(f"accepted: {by_schema}")
+    assert by_schema == _accepted_by_loader(doc), topic
+
+
 # -- strategy objects ---------------------------------------------------------------------
 
 _NAMES = [*spec.STRATEGY_NAMES, "UNKNOWN"]
@@ -357,14 +409,7 @@ def strategy_objects(draw: st.DrawFn, depth: int = 0) -> Any:
     name = draw(st.sampled_from([*_NAMES, *_NAMES, *_BAD_NAMES, _ABSENT]))
     if name is not _ABSENT:
         out["name"] = name
-    for key, (good, bad) in _PARAMS.items():
-        kind = draw(st.sampled_from(["absent"] * 4 + ["good"] * 3 + ["null", "bad"]))
-        if kind == "good":
-            out[key] = draw(st.sampled_from(good))
-        elif kind == "null":
-            out[key] = None
-        elif kind == "bad":
-            out[key] = draw(st.sampled_from(bad))
+    out.update(_draw_keys(draw, _PARAMS, ["absent"] * 4 + ["good"] * 3 + ["null", "bad"]))
     kind = draw(st.sampled_from(["absent", "absent", "nested", "nested", "null", "bad"]))
     if kind == "nested" and depth < 2:
         out["inner"] = draw(strategy_objects(depth + 1))
