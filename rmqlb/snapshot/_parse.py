@@ -68,6 +68,8 @@ from rmqlb.snapshot._fast import (
 )
 
 _PLAIN_KEY = re.compile(r"^[A-Za-z0-9_%\-]+$")
+# searched as a JSON Schema validator does (``re.search``): digits only, no sign or space
+_BROKER_ID = re.compile(spec.BROKER_ID_PATTERN)
 
 
 def _minimum(field: spec.Field) -> int:
@@ -415,13 +417,9 @@ class _Parser:
         addrs: dict[int, str] = {}
         for key, addr in self.collection(raw, f.addrs, path).items():
             where = child(_at(path, f.addrs.key), key)
-            try:
-                broker_id = int(key)
-            except ValueError:
-                self.fail(where, f"broker id must be an integer, got {key!r}")
-            if broker_id < 0:
-                self.fail(where, f"broker id must be >= 0, got {broker_id}")
-            addrs[broker_id] = self.string(addr, where)
+            if not _BROKER_ID.search(key):  # int() would take " 1", "+1", "1_0"
+                self.fail(where, f"broker id must be an integer >= 0 (digits only), got {key!r}")
+            addrs[int(key)] = self.string(addr, where)
         return BrokerInfo(
             broker_name=name,
             cluster=self.value(raw, f.cluster, path),

@@ -8,7 +8,7 @@ unknown key added) and both must agree: the schema validates it if and only if
 Integers get one too: every integer field of the document replaced by a float, integral or
 not, at and around the spec's limits (JSON Schema counts ``5.0`` as an integer, and so must
 the loader; ``5.5``, NaN and infinities are no integer for either). So do topic objects (the
-shorthand ``queues``, ``queueDatas``, both, neither).
+shorthand ``queues``, ``queueDatas``, both, neither) and broker ids (the keys of ``addrs``).
 
 Strategy objects get a generator of their own: every name (and wrong ones), every parameter
 whatever the name, valid values, nulls, wrong types and values out of range, nested through
@@ -304,7 +304,7 @@ def test_the_float_generator_reaches_every_integer_field() -> None:
     assert INT_KEYS - {p[-1] for p in INT_PATHS} == set()
 
 
-# -- topics ----------------------------------------------------------------
+# -- topics and broker ids ----------------------------------------------------------------
 
 _QUEUE_DATA = {"brokerName": "broker-a", "readQueueNums": 2, "writeQueueNums": 2}
 #: Per key of a topic object: values that fit it, values that do not.
@@ -349,6 +349,18 @@ def test_schema_and_loader_accept_the_same_topics(topic: Any) -> None:
     by_schema = _accepted_by_schema(doc)
     event(f"accepted: {by_schema}")
     assert by_schema == _accepted_by_loader(doc), topic
+
+
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    broker_id=st.one_of(
+        st.sampled_from(["0", "1", "00", "12", "", " 0", "0 ", "+1", "-0", "-1", "1_0", "0x1"]),
+        st.text(st.sampled_from("0123456789 +-_.\n\u0661\uff11a"), max_size=4),
+    )
+)
+def test_schema_and_loader_accept_the_same_broker_ids(broker_id: str) -> None:
+    doc = _replaced(("brokers", "broker-a", "addrs"), {broker_id: "127.0.0.1:10911"})
+    assert _accepted_by_schema(doc) == _accepted_by_loader(doc), broker_id
 
 
 # -- strategy objects ---------------------------------------------------------------------

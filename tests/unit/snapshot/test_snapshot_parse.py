@@ -295,6 +295,11 @@ CASES: list[tuple[list[Any], Any, str]] = [
         "brokers.broker-a.addrs.master: broker id must be an integer",
     ),
     (
+        ["brokers", "broker-a", "addrs", "+1"],
+        "x",
+        'brokers.broker-a.addrs["+1"]: broker id must be an integer >= 0 (digits only)',
+    ),
+    (
         ["groups", "GroupA", "messageModel"],
         "CLUSTER",
         "groups.GroupA.messageModel: expected 'CLUSTERING' or 'BROADCASTING'",
