@@ -221,7 +221,8 @@ def _kind(value: Any) -> str:
     if isinstance(value, int):
         return "an integer"
     if isinstance(value, float):
-        return "a number"
+        # not JSON, but Python's json and the decoder read them: "expected a number, got NaN"
+        return "a number" if math.isfinite(value) else json.dumps(value)
     if isinstance(value, str):
         return "a string"
     if isinstance(value, list):

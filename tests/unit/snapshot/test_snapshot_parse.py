@@ -277,7 +277,17 @@ CASES: list[tuple[list[Any], Any, str]] = [
     (
         [*C0, "assigned", 0, "queueId"],
         float("inf"),
-        "groups.GroupA.consumers[0].assigned[0].queueId: expected an integer, got a number",
+        "groups.GroupA.consumers[0].assigned[0].queueId: expected an integer, got Infinity",
+    ),
+    (
+        ["groups", "GroupA", "offsets", 0, "brokerOffset"],
+        float("nan"),
+        "groups.GroupA.offsets[0].brokerOffset: expected an integer, got NaN",
+    ),
+    (
+        [*C0, "status"],
+        {"TopicA": {"pullRT": float("nan")}},
+        "groups.GroupA.consumers[0].status.TopicA.pullRT: expected a number, got NaN",
     ),
     (
         ["groups", "GroupA", "offsets", 0, "consumerOffset"],
