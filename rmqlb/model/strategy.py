@@ -242,12 +242,26 @@ def strategy_from_class_name(value: str) -> StrategySpec:
     return Unknown(simple or value)
 
 
+def _integer(value: Any) -> int | None:
+    """``value`` as an integer of the JSON form, or ``None``: an int (never a boolean) or an
+    integral float (``5.0``), which JSON Schema and fastjson count as an integer too.
+
+    >>> _integer(5), _integer(5.0), _integer(5.5), _integer(True), _integer(float("nan"))
+    (5, 5, None, None, None)
+    """
+    if type(value) is int:
+        return value
+    if type(value) is float and value.is_integer():  # False for NaN and the infinities
+        return int(value)
+    return None
+
+
 def _queue_from_json(raw: Any, where: str, topic: str) -> MessageQueue:
     if not isinstance(raw, Mapping):
         raise InputError(f"{where}: expected an object with brokerName and queueId")
     broker = raw.get("brokerName")
-    qid = raw.get("queueId")
-    if not isinstance(broker, str) or isinstance(qid, bool) or not isinstance(qid, int):
+    qid = _integer(raw.get("queueId"))
+    if not isinstance(broker, str) or qid is None:
         raise InputError(f"{where}: expected brokerName (string) and queueId (integer)")
     queue_topic = raw.get("topic", topic)
     if not isinstance(queue_topic, str):
@@ -307,8 +321,8 @@ def strategy_from_json(raw: Any, where: str = "strategy", topic: str = "") -> St
     if name == "AVG_BY_CIRCLE":
         return AvgByCircle()
     if name == "CONSISTENT_HASH":
-        vnodes = raw.get("virtualNodeCnt", DEFAULT_VIRTUAL_NODES)
-        if isinstance(vnodes, bool) or not isinstance(vnodes, int):
+        vnodes = _integer(raw.get("virtualNodeCnt", DEFAULT_VIRTUAL_NODES))
+        if vnodes is None:
             raise InputError(f"{where}.virtualNodeCnt: expected an integer")
         return ConsistentHash(vnodes, _provenance(raw, ("virtualNodeCnt",), where))
     if name == "MACHINE_ROOM":

@@ -18,6 +18,11 @@ Every problem raises :class:`~rmqlb.errors.InputError` with one line naming the 
 
 Unknown keys are ignored everywhere (forward compatibility: a newer rmqlb may add fields); a
 wrong ``format`` is an error, so a file of another kind is caught at once.
+
+An integer may be written as an integral float (``5.0``, ``1e3``): JSON Schema counts it as an
+integer, and so does RocketMQ's fastjson for an int field. It is read as the int it is (the
+model holds only ints); ``5.5``, NaN, the infinities and booleans are refused. The fast paths
+test ``type(x) is int`` and hand anything else to the checked path, which converts.
 """
 
 from __future__ import annotations
@@ -63,6 +68,8 @@ from rmqlb.snapshot._fast import (
 )
 
 _PLAIN_KEY = re.compile(r"^[A-Za-z0-9_%\-]+$")
+# searched as a JSON Schema validator does (``re.search``): digits only, no sign or space
+_BROKER_ID = re.compile(spec.BROKER_ID_PATTERN)
 
 
 def _minimum(field: spec.Field) -> int:
@@ -173,8 +180,19 @@ def child(path: str, key: str) -> str:
     return part[1:] if not path else path + part
 
 
+def _integral(value: Any) -> Any:
+    """An integral float (``5.0``) as the int it is; any other value unchanged.
+
+    >>> _integral(5.0), _integral(-0.0), _integral(1e20), _integral(5.5), _integral(True)
+    (5, 0, 100000000000000000000, 5.5, True)
+    """
+    # is_integer() is False for NaN and the infinities
+    return int(value) if type(value) is float and value.is_integer() else value
+
+
 def _fits(value: Any, t: spec.Type) -> bool:
-    """Whether ``value`` is of scalar type ``t`` (an integer never a boolean, within limits)."""
+    """Whether ``value`` is of scalar type ``t`` (an integer never a boolean, within limits;
+    an integral float not yet converted does not fit: see :func:`_integral`)."""
     if isinstance(t, spec.Int):
         low, high = t.minimum, t.maximum
         return (
@@ -203,7 +221,8 @@ def _kind(value: Any) -> str:
     if isinstance(value, int):
         return "an integer"
     if isinstance(value, float):
-        return "a number"
+        # not JSON, but Python's json and the decoder read them: "expected a number, got NaN"
+        return "a number" if math.isfinite(value) else json.dumps(value)
     if isinstance(value, str):
         return "a string"
     if isinstance(value, list):
@@ -251,11 +270,13 @@ class _Parser:
         return value
 
     def integer(self, value: Any, path: str, minimum: int | None = None) -> int:
-        if type(value) is not int:  # bool is an int subclass: refuse it
+        """An integer (an integral float converted; never a boolean) of at least ``minimum``."""
+        number = _integral(value)
+        if type(number) is not int:  # bool is an int subclass: refuse it
             self.expected(path, "an integer", value)
-        if minimum is not None and value < minimum:
+        if minimum is not None and number < minimum:
             self.fail(path, f"expected an integer >= {minimum}, got {value}")
-        return value
+        return number
 
     def required(self, raw: Mapping[str, Any], field: spec.Field, path: str) -> Any:
         if field.key not in raw:
@@ -274,12 +295,14 @@ class _Parser:
         t = field.type
         if isinstance(t, spec.Int):
             low, high = t.minimum, t.maximum
+            # _integral() inlined
+            number = int(value) if type(value) is float and value.is_integer() else value
             if (
-                type(value) is int
-                and (low is None or value >= low)
-                and (high is None or value <= high)
+                type(number) is int
+                and (low is None or number >= low)
+                and (high is None or number <= high)
             ):
-                return value
+                return number
         elif isinstance(t, spec.Str):
             if type(value) is str and (not t.min_length or len(value) >= t.min_length):
                 return value
@@ -395,13 +418,9 @@ class _Parser:
         addrs: dict[int, str] = {}
         for key, addr in self.collection(raw, f.addrs, path).items():
             where = child(_at(path, f.addrs.key), key)
-            try:
-                broker_id = int(key)
-            except ValueError:
-                self.fail(where, f"broker id must be an integer, got {key!r}")
-            if broker_id < 0:
-                self.fail(where, f"broker id must be >= 0, got {broker_id}")
-            addrs[broker_id] = self.string(addr, where)
+            if not _BROKER_ID.search(key):  # int() would take " 1", "+1", "1_0"
+                self.fail(where, f"broker id must be an integer >= 0 (digits only), got {key!r}")
+            addrs[int(key)] = self.string(addr, where)
         return BrokerInfo(
             broker_name=name,
             cluster=self.value(raw, f.cluster, path),
@@ -413,7 +432,7 @@ class _Parser:
         datas_key = spec.TopicRoute.queue_datas.key
         shorthand = spec.TopicShorthand.queues
         if shorthand.key in raw:
-            if datas_key in raw:
+            if datas_key in raw:  # the spec's exclusive keys of a topic
                 self.fail(
                     path,
                     f"give either {shorthand.key!r} (shorthand) or {datas_key!r}, not both",
@@ -473,7 +492,12 @@ class _Parser:
         """``value`` checked against type ``t`` of a strategy parameter (a nested strategy
         object comes back as :meth:`strategy_object` returns it)."""
         match t:
-            case spec.Int() | spec.Str() | spec.Bool():
+            case spec.Int():
+                number = _integral(value)
+                if not _fits(number, t):
+                    self.refuse(t, value, path)
+                return number
+            case spec.Str() | spec.Bool():
                 if not _fits(value, t):
                     self.refuse(t, value, path)
                 return value
@@ -498,8 +522,8 @@ class _Parser:
                 if issubclass(rec, spec.Strategy):
                     return self.strategy_object(value, path, rec)
                 assert rec is spec.QueueRef, rec
-                self.queue_ref(value, path, "")  # a CONFIG queue without a topic: ""
-                return value
+                _, _, qid = self.queue_ref(value, path, "")  # a CONFIG queue without a topic: ""
+                return {**value, _Q.queue_id.key: qid}  # the queue id an int
         raise AssertionError(f"not a type of a strategy parameter: {t}")
 
     def regex(self, value: Any, path: str, captures: str) -> str:

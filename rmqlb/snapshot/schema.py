@@ -8,7 +8,8 @@ is up to date. Regenerate it with::
     rmqlb schema --generate > rmqlb/data/snapshot.schema.json
 
 Each record becomes a ``$defs`` entry (the document itself the top level), each field a
-property with its type, limits, default and description; unknown keys stay allowed. Property
+property with its type, limits, default and description; unknown keys stay allowed, but keys
+a record names :attr:`~rmqlb.snapshot.spec.Record.exclusive` never come all together. Property
 titles are the keys (``"Clientid"``), as editors expect one. Loading does not use the schema:
 the loader reads the same spec, and a property test checks the two accept the same documents.
 """
@@ -64,6 +65,8 @@ def _record_schema(rec: type[spec.Record]) -> dict[str, Any]:
     }
     if rec.required_keys():
         out["required"] = list(rec.required_keys())
+    if rec.exclusive:
+        out["not"] = {"required": list(rec.exclusive)}
     if rec is spec.Consumer:
         out.update(_one_topic_rule())
     return out

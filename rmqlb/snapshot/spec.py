@@ -261,6 +261,10 @@ class Record:
     fields: ClassVar[tuple[Field, ...]] = ()
     #: JSON key -> field.
     by_key: ClassVar[dict[str, Field]] = {}
+    #: Keys that exclude each other: a document must not give them all (the schema's
+    #: ``"not": {"required": [...]}``). For the forms of one value, each requiring one of
+    #: them, where a document giving both would be ambiguous.
+    exclusive: ClassVar[tuple[str, ...]] = ()
 
     def __init_subclass__(cls, via: str | None = None, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
@@ -351,6 +355,13 @@ class TopicShorthand(Record):
     """Hand-written what-ifs: N queues on one broker 'broker-a', read = write = N, perm 6."""
 
     queues = Field("queues", _QUEUE_NUMS, required=True)
+
+
+#: A topic is a route or a shorthand, never both.
+TopicRoute.exclusive = TopicShorthand.exclusive = (
+    TopicShorthand.queues.key,
+    TopicRoute.queue_datas.key,
+)
 
 
 _ROOMS = AnyOf((MapOf(Str()), Regex(captures="room")))

@@ -163,6 +163,22 @@ def test_inferred_parameters_are_written_with_their_mark() -> None:
         strategy_from_json({"name": "CONSISTENT_HASH", "virtualNodeCnt": 5, "inferred": "yes"})
 
 
+def test_integral_floats_are_integers() -> None:
+    """``5.0`` is an integer in JSON Schema and to fastjson; the spec holds the int."""
+    raw = {"name": "CONSISTENT_HASH", "virtualNodeCnt": 5.0}
+    assert strategy_from_json(raw) == ConsistentHash(5)
+    assert type(strategy_to_json(strategy_from_json(raw))["virtualNodeCnt"]) is int
+    queue = {"topic": "T", "brokerName": "b", "queueId": 3.0}
+    config = strategy_from_json({"name": "CONFIG", "config": {"c": [queue]}})
+    assert isinstance(config, Config)
+    assert [type(q.queue_id) for q in config.config["c"]] == [int]
+    for bad in (5.5, float("nan"), float("inf"), True):
+        with pytest.raises(InputError, match="virtualNodeCnt: expected an integer"):
+            strategy_from_json({"name": "CONSISTENT_HASH", "virtualNodeCnt": bad})
+        with pytest.raises(InputError, match=r"config\.c\[0\]: expected brokerName"):
+            strategy_from_json({"name": "CONFIG", "config": {"c": [{**queue, "queueId": bad}]}})
+
+
 @pytest.mark.parametrize("pattern", ["(", "^x", "a{99999999999}(b)"])
 def test_a_rooms_regex_that_cannot_serve_is_an_input_error(pattern: str) -> None:
     with pytest.raises(InputError, match=r"^s\.brokerRooms: (invalid regular expression|regex)"):

@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from test_schema_loader_agree import BASE
 
 from rmqlb.errors import InputError
 from rmqlb.model import MessageQueue
@@ -259,9 +260,54 @@ CASES: list[tuple[list[Any], Any, str]] = [
     ),
     (["topics", "TopicA", "queues"], 4, "give either 'queues' (shorthand) or 'queueDatas'"),
     (
+        ["topics", "TopicA", "queueDatas", 0, "readQueueNums"],
+        4.5,
+        "topics.TopicA.queueDatas[0].readQueueNums: expected an integer, got a number",
+    ),
+    (
+        ["topics", "TopicA", "queueDatas", 0, "readQueueNums"],
+        1e20,
+        "topics.TopicA.queueDatas[0].readQueueNums: at most 1000000 queues, got 1e+20",
+    ),
+    (
+        ["topics", "TopicA", "queueDatas", 0, "writeQueueNums"],
+        -1.0,
+        "topics.TopicA.queueDatas[0].writeQueueNums: expected an integer >= 0, got -1.0",
+    ),
+    (
+        [*C0, "assigned", 0, "queueId"],
+        float("inf"),
+        "groups.GroupA.consumers[0].assigned[0].queueId: expected an integer, got Infinity",
+    ),
+    (
+        ["groups", "GroupA", "offsets", 0, "brokerOffset"],
+        float("nan"),
+        "groups.GroupA.offsets[0].brokerOffset: expected an integer, got NaN",
+    ),
+    (
+        [*C0, "status"],
+        {"TopicA": {"pullRT": float("nan")}},
+        "groups.GroupA.consumers[0].status.TopicA.pullRT: expected a number, got NaN",
+    ),
+    (
+        ["groups", "GroupA", "offsets", 0, "consumerOffset"],
+        -2.0,
+        "groups.GroupA.offsets[0].consumerOffset: expected an integer >= -1, got -2.0",
+    ),
+    (
+        ["groups", "GroupA", "strategy", "virtualNodeCnt"],
+        100_001.0,
+        "groups.GroupA.strategy.virtualNodeCnt: at most 100000 virtual nodes, got 100001.0",
+    ),
+    (
         ["brokers", "broker-a", "addrs", "master"],
         "x",
         "brokers.broker-a.addrs.master: broker id must be an integer",
+    ),
+    (
+        ["brokers", "broker-a", "addrs", "+1"],
+        "x",
+        'brokers.broker-a.addrs["+1"]: broker id must be an integer >= 0 (digits only)',
     ),
     (
         ["groups", "GroupA", "messageModel"],
@@ -508,7 +554,7 @@ def _two_consumers(first: dict[str, Any], second: dict[str, Any]) -> dict[str, A
         ),
         (
             {"subscriptions": ["T"], "version": 413},
-            {"subscriptions": ["T"], "version": 413.0},
+            {"subscriptions": ["T"], "version": 413.5},
             "consumers[1].version: expected an integer, got a number",
         ),
     ],
@@ -520,6 +566,39 @@ def test_repeated_values_are_still_validated(
     with pytest.raises(InputError) as info:
         parse_snapshot(_two_consumers({"clientId": "c1", **good}, {"clientId": "c2", **bad}))
     assert f"<input>: groups.G.{message}" == str(info.value)
+
+
+def _floated(node: Any, every: int = 1, seen: list[int] | None = None) -> Any:
+    """``node`` with every ``every``-th integer written as a float (``5`` as ``5.0``),
+    ``properties`` aside (any scalar, kept as its text)."""
+    seen = [0] if seen is None else seen
+    if type(node) is int:
+        seen[0] += 1
+        return float(node) if seen[0] % every == 0 else node
+    if isinstance(node, list):
+        return [_floated(v, every, seen) for v in node]
+    if isinstance(node, dict):
+        return {k: v if k == "properties" else _floated(v, every, seen) for k, v in node.items()}
+    return node
+
+
+def test_integral_floats_are_read_as_the_integers_they_are() -> None:
+    """JSON Schema (and fastjson) count ``5.0`` as an integer; the model holds ints only, on
+    the fast paths too (a float in the middle of a list falls back to the checked path)."""
+    queues = [{"topic": "T", "brokerName": "a", "queueId": i} for i in range(3)]
+    offsets = [{**q, "brokerOffset": 9, "consumerOffset": 3, "minOffset": 0} for q in queues]
+    many = _two_consumers(
+        {"clientId": "c1", "subscriptions": ["T"], "version": 5, "assigned": queues},
+        {"clientId": "c2", "subscriptions": ["T"], "processQueues": queues},
+    )
+    many["groups"]["G"]["offsets"] = offsets
+    for doc in (BASE, many, full_doc()):
+        expected = parse_snapshot(doc)
+        for floated in (_floated(doc), _floated(doc, every=2)):  # all, then mixed
+            snap = parse_snapshot(floated)
+            assert snap == expected
+            # 5.0 == 5: the text tells them apart (a float would be written "5.0")
+            assert dumps_snapshot(snap) == dumps_snapshot(expected)
 
 
 def test_offsets_after_assignments_are_still_validated() -> None:

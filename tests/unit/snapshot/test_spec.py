@@ -149,6 +149,19 @@ def test_the_loader_reads_every_required_field() -> None:
         assert f"'{field.key}'" in str(caught.value)
 
 
+def test_keys_that_exclude_each_other_are_refused_together() -> None:
+    """A topic giving both the shorthand and the route: the schema's ``not`` (from the spec's
+    ``exclusive``) and the loader's message agree."""
+    schema = snapshot_schema()["$defs"]
+    for rec in (spec.TopicRoute, spec.TopicShorthand):
+        assert schema[rec.__name__]["not"] == {"required": list(rec.exclusive)}
+    doc = copy.deepcopy(BASE)
+    doc["topics"]["T"] = {**BASE["topics"]["T"], **BASE["topics"]["S"]}
+    assert set(doc["topics"]["T"]) == set(spec.TopicRoute.exclusive)
+    with pytest.raises(InputError, match=r"topics\.T: give either 'queues' .* not both"):
+        parse_snapshot(doc)
+
+
 def test_the_writer_writes_every_field_in_spec_order() -> None:
     written = snapshot_to_json(parse_snapshot(BASE))
     found = list(_walk(spec.Snapshot, written))
