@@ -22,14 +22,16 @@ def test_split_subscriptions_count_the_stranded_messages(kit: Kit, names: Names)
     kit.wait_steady(g, jvm, consumers=2, queues={t1: 8, t2: 8})
     kit.produce(t1, 80)  # 10 per queue: 40 in the 4 queues that fall to the non-subscriber
 
-    def stranded() -> dict[str, object] | None:
+    # Whether the subscriber consumes its half is up to the broker: it keeps one subscription
+    # set per group, replaced by each client's heartbeat, so its pulls can be refused for as
+    # long as the other client's heartbeat came last (seen under load: no message consumed
+    # in 60 s). The stranded half is what the test counts.
+    def produced() -> dict[str, object] | None:
         report = kit.explain(g)
         rows = report_topic(report, g, t1)["queues"]
-        consumed = all(r["lag"] == 0 for r in rows if r["status"] == "ok")
-        return report if consumed else None
+        return report if all((r["offsets"] or {}).get("max") == 10 for r in rows) else None
 
-    report = kit.wait_for("the subscriber to consume its half", stranded)
-
+    report = kit.wait_for("the broker to count the 80 messages", produced)
     rows = report_topic(report, g, t1)["queues"]
     assert all(r["lag"] is not None for r in rows)  # lag known for every readable queue
     waiting = [r for r in rows if r["status"] == "unconsumed"]
