@@ -145,6 +145,7 @@ class _TaskPoller:
         self.label = "read + diagnose (Spark)"
         self.started = time.perf_counter()
         self.stop = threading.Event()
+        self.lock = threading.Lock()  # the poller and phase() must not draw at once
         self.thread: threading.Thread | None = None
 
     def __enter__(self) -> _TaskPoller:
@@ -176,14 +177,15 @@ class _TaskPoller:
             if info is not None:
                 done += info.numCompletedTasks
                 total += info.numTasks
-        self.sink(
-            AuditProgress(
-                self.label,
-                time.perf_counter() - self.started,
-                tasks_done=done,
-                tasks_total=total or None,
+        with self.lock:
+            self.sink(
+                AuditProgress(
+                    self.label,
+                    time.perf_counter() - self.started,
+                    tasks_done=done,
+                    tasks_total=total or None,
+                )
             )
-        )
 
 
 def aggregate_frame(

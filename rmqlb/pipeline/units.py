@@ -33,6 +33,8 @@ from collections.abc import Callable, Iterable, Iterator
 from datetime import UTC, datetime, timedelta
 from typing import Any, Final
 
+from pydantic_core import PydanticSerializationError, from_json, to_json
+
 from rmqlb.model.snapshot import RETRY_PREFIX, Snapshot
 from rmqlb.snapshot import spec
 
@@ -337,8 +339,6 @@ def decode_json(text: str) -> Any:
     """``json.loads(text)``, the same values and the same errors, about a quarter faster:
     pydantic-core decodes, and whatever it refuses (bad JSON, but also a lone surrogate
     escape, which ``json`` accepts) goes to ``json.loads``, which decides and words it."""
-    from pydantic_core import from_json  # noqa: PLC0415
-
     try:
         return from_json(text)
     except ValueError:
@@ -459,8 +459,6 @@ def unit_key(unit: dict[str, Any]) -> str:
     :func:`unit_text`'s bytes for the rare unit it refuses (a lone surrogate, which no
     UTF-8 that pydantic-core writes can contain: the two never collide).
     """
-    from pydantic_core import PydanticSerializationError, to_json  # noqa: PLC0415
-
     part = _keyed_part(unit)
     try:
         data = to_json(part)

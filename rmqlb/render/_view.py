@@ -352,17 +352,20 @@ def severity_counts(findings: Sequence[Finding]) -> str:
     return ", ".join(severity_count(counts[s], s) for s in Severity)
 
 
+def exit_reason(code: ExitCode, fail_on: str) -> str:
+    """Why a report exits with ``code``, e.g. ``findings at or above --fail-on error``."""
+    if code is ExitCode.FINDINGS:
+        return f"findings at or above --fail-on {fail_on}"
+    if code is ExitCode.PARTIAL:
+        return f"partial data, no finding at or above --fail-on {fail_on}"
+    return f"no finding at or above --fail-on {fail_on}"
+
+
 def exit_line(report: Report, fail_on: str) -> str:
     """What the exit code will be and why, e.g. ``exit 1: findings at or above --fail-on
     error``."""
     code = exit_code(report, fail_on)
-    if code is ExitCode.FINDINGS:
-        why = f"findings at or above --fail-on {fail_on}"
-    elif code is ExitCode.PARTIAL:
-        why = f"partial data, no finding at or above --fail-on {fail_on}"
-    else:
-        why = f"no finding at or above --fail-on {fail_on}"
-    return f"exit {int(code)}: {why}"
+    return f"exit {int(code)}: {exit_reason(code, fail_on)}"
 
 
 def summary_line(report: Report) -> str:

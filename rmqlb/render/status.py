@@ -19,6 +19,7 @@ from rmqlb.diagnose.report import exit_code
 from rmqlb.diagnose.status import GroupStatus, StatusReport, status_to_json, totals
 from rmqlb.errors import ExitCode
 from rmqlb.humanize import duration
+from rmqlb.render._view import exit_reason
 from rmqlb.render.blocks import (
     Block,
     Cell,
@@ -142,13 +143,7 @@ def totals_line(report: StatusReport) -> str:
 def exit_line(report: StatusReport, fail_on: str) -> str:
     """``Exit code 1: findings at or above --fail-on error`` (the same rule as explain)."""
     code = exit_code(report.report, fail_on)
-    if code is ExitCode.FINDINGS:
-        why = f"findings at or above --fail-on {fail_on}"
-    elif code is ExitCode.PARTIAL:
-        why = f"partial data, no finding at or above --fail-on {fail_on}"
-    else:
-        why = f"no finding at or above --fail-on {fail_on}"
-    return f"Exit code {int(code)}: {why}"
+    return f"Exit code {int(code)}: {exit_reason(code, fail_on)}"
 
 
 def partial_lines(report: StatusReport) -> list[str]:
