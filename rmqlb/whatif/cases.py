@@ -17,12 +17,12 @@ An ``--input`` case is ``{"id"?, "topic", "queues": [{"brokerName","queueId"}],
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from rmqlb.errors import AllocationError, InputError
+from rmqlb.fileio import JsonError, parse_json
 from rmqlb.humanize import plural
 from rmqlb.model.queue import MessageQueue
 from rmqlb.model.strategy import (
@@ -208,18 +208,18 @@ def input_cases(text: str, source: str) -> tuple[list[Case], bool]:
         raise InputError(f"{source}: empty file")
     items: list[tuple[str, Any]]
     try:
-        doc = json.loads(text)
-    except json.JSONDecodeError:
+        doc = parse_json(text)
+    except JsonError as exc:
+        if not exc.syntax:
+            raise InputError(f"{source}: invalid JSON: {exc}") from None
         items = []
         for number, line in enumerate(text.splitlines(), 1):
             if not line.strip():
                 continue
             try:
-                items.append((f"line {number}: $", json.loads(line)))
-            except json.JSONDecodeError as exc:
-                raise InputError(
-                    f"{source}: line {number}: invalid JSON: {exc.msg} (column {exc.colno})"
-                ) from exc
+                items.append((f"line {number}: $", parse_json(line)))
+            except JsonError as exc:
+                raise InputError(f"{source}: line {number}: invalid JSON: {exc}") from None
         multi = True
     else:
         if isinstance(doc, list):

@@ -124,7 +124,7 @@ def test_split_record_gives_marker_and_one_unit_per_group(
 @pytest.mark.parametrize(
     ("text", "message"),
     [
-        ("{not json", "not JSON"),
+        ("{not json", "invalid JSON"),
         ("[1, 2]", "not a JSON object"),
         ('{"format": "x"}', "no topics/groups"),
         ('{"topics": {}, "groups": {}}', "no capturedAt"),
