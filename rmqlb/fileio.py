@@ -34,6 +34,7 @@ from pathlib import Path
 from typing import Any
 
 from rmqlb.errors import InputError
+from rmqlb.ranges import JAVA_LONG
 
 __all__ = [
     "LIMITS",
@@ -182,6 +183,8 @@ def read_input(path: str, kind: InputKind, *, label: str | None = None) -> bytes
 
 _BOM = b"\xef\xbb\xbf"
 # a \uD800-\uDFFF escape: only a valid pair is accepted (json.loads takes lone ones)
+# 19 digits or more: a number that may not fit in a Java long (2**63 has 19)
+_LONG_DIGITS = re.compile(r"[0-9]{19}")
 _SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F][0-9a-fA-F]{2}")
 
 
@@ -237,6 +240,8 @@ def parse_json(text: str) -> Any:
         raise JsonError("nested too deeply") from None
     if _SURROGATE_ESCAPE.search(text) is not None:
         _check_surrogates(value)
+    if _LONG_DIGITS.search(text) is not None:
+        _check_longs(value)
     return value
 
 
@@ -258,6 +263,20 @@ def load_json(data: bytes | str, name: str) -> Any:
         return parse_json(text)
     except JsonError as exc:
         raise InputError(f"{name}: invalid JSON: {exc}") from None
+
+
+def _check_longs(value: Any) -> None:
+    """Refuse an integer outside Java's ``long`` (RocketMQ's offsets and times are longs)."""
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if type(item) is int and item not in JAVA_LONG:
+            digits = len(str(abs(item)))
+            raise JsonError(f"a {digits}-digit integer is out of range ({JAVA_LONG.describe()})")
+        if isinstance(item, dict):
+            stack.extend(item.values())
+        elif isinstance(item, list):
+            stack.extend(item)
 
 
 def _check_surrogates(value: Any) -> None:

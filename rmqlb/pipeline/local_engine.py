@@ -12,9 +12,9 @@ import os
 import re
 import time
 from collections.abc import Iterator
+
 from rmqlb.errors import InputError
 from rmqlb.fileio import InputKind, decode_text, read_input
-
 from rmqlb.pipeline.aggregate import Tables, aggregate
 from rmqlb.pipeline.inputs import InputPlan, Layout, local_files
 from rmqlb.pipeline.progress import AuditProgress, ProgressSink

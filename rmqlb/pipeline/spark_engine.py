@@ -296,9 +296,7 @@ def aggregate_frame(
                 .otherwise("info"),
             )
             with table_directory(out, "occurrences") as directory:
-                _table(occurrences, "occurrences").write.mode("overwrite").parquet(
-                    str(directory)
-                )
+                _table(occurrences, "occurrences").write.mode("overwrite").parquet(str(directory))
 
         # collect the aggregates in one job: each table JSON-encoded under a tag
         totals = rows.agg(

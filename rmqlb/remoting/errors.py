@@ -19,8 +19,8 @@ Use :func:`response_error` to turn a failed response into the right class (a loo
 from __future__ import annotations
 
 from rmqlb.errors import ProtocolError
-from rmqlb.render.safe import cap
 from rmqlb.remoting.codes import ResponseCode, request_code_name, response_code_name
+from rmqlb.render.safe import cap
 
 
 class FastJsonError(ProtocolError):

@@ -42,6 +42,7 @@ __all__ = [
     "snapshot_to_json",
 ]
 
+
 def decode_json(data: bytes, source: str) -> Any:
     """Decode JSON bytes with the one JSON reading (:func:`rmqlb.fileio.load_json`)."""
     with gc_paused():

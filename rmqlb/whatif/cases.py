@@ -35,6 +35,7 @@ from rmqlb.model.strategy import (
     strategy_from_json,
     with_params,
 )
+from rmqlb.ranges import QUEUE_ID
 from rmqlb.whatif.events import WhatIf, compare_candidates, what_if
 from rmqlb.whatif.inputs import default_consumer_ids, id_width, make_queues, new_consumer_ids
 
@@ -83,6 +84,7 @@ def case_from_json(raw: Any, where: str = "$") -> AllocationCase:
             raise InputError(f"{where}.queues[{i}].brokerName: expected a string")
         if isinstance(qid, bool) or not isinstance(qid, int):
             raise InputError(f"{where}.queues[{i}].queueId: expected an integer")
+        QUEUE_ID.check(qid, f"{where}.queues[{i}].queueId")
         queue_topic = q.get("topic", topic)
         if not isinstance(queue_topic, str):
             raise InputError(f"{where}.queues[{i}].topic: expected a string")
