@@ -9,7 +9,7 @@ Java's ``long``, the type RocketMQ keeps offsets and times in.
 >>> VIRTUAL_NODES.check(1_000_000_000, "vnodes")
 Traceback (most recent call last):
 ...
-rmqlb.errors.InputError: vnodes: 1000000000 is out of range (virtual nodes: 0 to 100,000)
+rmqlb.errors.InputError: vnodes: 1000000000 is out of range (virtual nodes: at most 100,000)
 """
 
 from __future__ import annotations
@@ -28,13 +28,14 @@ class Range:
     minimum: int
     maximum: int
     unit: str
+    bounds: str = ""
 
     def __contains__(self, value: object) -> bool:
         return type(value) is int and self.minimum <= value <= self.maximum
 
     def describe(self) -> str:
-        """``virtual nodes: 0 to 100,000``."""
-        return f"{self.unit}: {self.minimum:,} to {self.maximum:,}"
+        """``queues: 0 to 1,000,000``."""
+        return f"{self.unit}: {self.bounds or f'{self.minimum:,} to {self.maximum:,}'}"
 
     def check(self, value: int, where: str) -> int:
         """``value`` when in range, else an :class:`InputError` naming ``where``."""
@@ -48,8 +49,10 @@ class Range:
 JAVA_LONG = Range(-(2**63), 2**63 - 1, "a Java long")
 #: Java's ``int``.
 JAVA_INT = Range(-(2**31), 2**31 - 1, "a Java int")
-#: ``virtualNodeCnt`` of CONSISTENT_HASH: the ring costs consumers x virtual nodes.
-VIRTUAL_NODES = Range(0, 100_000, "virtual nodes")
+#: ``virtualNodeCnt`` of CONSISTENT_HASH: the ring costs consumers x virtual nodes. A
+#: negative count is Java's to refuse (the allocation error simulate shows), so any int
+#: below the maximum passes here; snapshots, which record running clients, say 0 at least.
+VIRTUAL_NODES = Range(JAVA_INT.minimum, 100_000, "virtual nodes", "at most 100,000")
 #: Queues of one topic on one broker (read/write queue nums), and queues per broker asked
 #: for on the command line: a typo of a few extra digits must not allocate billions.
 QUEUE_COUNT = Range(0, 1_000_000, "queues")

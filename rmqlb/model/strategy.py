@@ -243,6 +243,11 @@ def strategy_from_class_name(value: str) -> StrategySpec:
     return Unknown(simple or value)
 
 
+def _short(text: str) -> str:
+    """``text`` as a message shows it: its first 80 characters."""
+    return text if len(text) <= 80 else f"{text[:80]}…"
+
+
 def _integer(value: Any) -> int | None:
     """``value`` as an integer of the JSON form, or ``None``: an int (never a boolean) or an
     integral float (``5.0``), which JSON Schema and fastjson count as an integer too.
@@ -481,9 +486,9 @@ def parse_strategy_spec(
         except ValueError:
             shown = raw if len(raw) <= 30 else f"{raw[:30]}…"
             raise InputError(
-                f"strategy {text!r}: vnodes must be an integer, not {shown!r}"
+                f"strategy {_short(text)!r}: vnodes must be an integer, not {shown!r}"
             ) from None
-        VIRTUAL_NODES.check(vnodes, f"strategy {text!r}: vnodes")
+        VIRTUAL_NODES.check(vnodes, f"strategy {_short(text)!r}: vnodes")
         return ConsistentHash(vnodes, Params.GIVEN if "virtualNodeCnt" in params else absent)
     if name == "MACHINE_ROOM":
         idcs = [i.strip() for i in params.get("consumeridcs", "").split(",") if i.strip()]
