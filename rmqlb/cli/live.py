@@ -23,6 +23,9 @@ if TYPE_CHECKING:
 
 T = TypeVar("T")
 
+#: Seconds an interrupted capture gets to cancel its requests and close its connections.
+INTERRUPT_GRACE = 2.0
+
 PROGRESS_DELAY = 0.5
 """Seconds a capture must last before the progress bar is drawn."""
 
@@ -207,20 +210,27 @@ def snapshot_from_cluster(opts: LiveOptions) -> Snapshot:
 
 
 async def _interruptible(work: Coroutine[Any, Any, T]) -> T:
-    """Run ``work``; SIGINT or SIGTERM cancels it (so its tasks end and its connections
-    close) and then raises :class:`~rmqlb.errors.Terminated` for the CLI boundary."""
+    """Run ``work``; SIGINT or SIGTERM cancels every task of the run (so requests stop and
+    connections close) and raises :class:`~rmqlb.errors.Terminated` for the CLI boundary
+    once ``work`` has ended, or after :data:`INTERRUPT_GRACE` seconds at the latest."""
     import asyncio
     import signal
 
     loop = asyncio.get_running_loop()
     task = loop.create_task(work)
+    this = asyncio.current_task()
     received: list[int] = []
+    grace: asyncio.Future[None] = loop.create_future()
 
     def interrupt(signum: int) -> None:
-        if not received:
-            received.append(signum)
-            loop.set_exception_handler(_quiet_after_interrupt)
-            task.cancel()
+        if received:
+            return
+        received.append(signum)
+        loop.set_exception_handler(_quiet_after_interrupt)
+        for other in asyncio.all_tasks(loop):  # not only ``work``: the tasks it started too
+            if other is not this:
+                other.cancel()
+        loop.call_later(INTERRUPT_GRACE, _settle, grace)
 
     installed = []
     for signum in (signal.SIGINT, signal.SIGTERM):
@@ -231,15 +241,20 @@ async def _interruptible(work: Coroutine[Any, Any, T]) -> T:
             continue
         installed.append((signum, previous))
     try:
-        return await task
-    except asyncio.CancelledError:
+        await asyncio.wait((task, grace), return_when=asyncio.FIRST_COMPLETED)
         if received:
-            raise Terminated(received[0]) from None
-        raise
+            raise Terminated(received[0])
+        return task.result()
     finally:
+        grace.cancel()
         for signum, previous in installed:
             loop.remove_signal_handler(signum)
             signal.signal(signum, previous)  # the CLI's own SIGTERM handler, for one
+
+
+def _settle(future: Any) -> None:
+    if not future.done():
+        future.set_result(None)
 
 
 def _quiet_after_interrupt(loop: Any, context: dict[str, Any]) -> None:
