@@ -29,6 +29,7 @@ from rmqlb.client.errors import (
     ForbiddenRequest,
     RemotingError,
     RequestTimeout,
+    TimedOutEarlier,
 )
 from rmqlb.errors import FrameError, ProtocolError
 from rmqlb.humanize import duration
@@ -256,6 +257,19 @@ class Connection:
             )
             with contextlib.suppress(ConnectionError, OSError, RuntimeError):
                 self._writer.write(encode_frame(reply))
+
+    def give_up(self, reason: str) -> None:
+        """Fail every pending request at once with :class:`TimedOutEarlier` (``reason``
+        after the request's name) and drop the socket: the peer is not waited on again."""
+        if self._closed is None:
+            self._closed = TimedOutEarlier(f"{self.addr}: {reason}", self.addr)
+        for waiter in self._pending.values():
+            if not waiter.future.done():
+                message = f"{self.addr}: {waiter.name} {reason}"
+                waiter.future.set_exception(TimedOutEarlier(message, self.addr))
+        self._pending.clear()
+        self._read_task.cancel()
+        self._writer.transport.abort()
 
     def _fail_all(self, error: RemotingError) -> None:
         if self._closed is None:

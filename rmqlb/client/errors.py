@@ -11,6 +11,7 @@ The tree (all below :class:`rmqlb.errors.RmqlbError`)::
         ├── BadFrame            the peer sent bytes that are not a remoting frame (an HTTP
         │                       answer says so: a web port was given)
         ├── RequestTimeout      no answer before the deadline
+        │   └── TimedOutEarlier skipped: the peer let an earlier request time out
         └── NotANameServer      a broker answered where a NameServer was expected
 
 A peer that *answers* with a non-zero code raises the protocol layer's
@@ -60,6 +61,11 @@ class BadFrame(RemotingError):
 
 class RequestTimeout(RemotingError):
     """No response arrived before the deadline."""
+
+
+class TimedOutEarlier(RequestTimeout):
+    """Not sent, or no longer awaited: the peer already let a request of this run time out
+    (one deadline per run: a dead broker is waited on once)."""
 
 
 class NotANameServer(RemotingError):
