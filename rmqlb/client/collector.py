@@ -56,6 +56,8 @@ from rmqlb.errors import ClusterUnreachable, InputError
 from rmqlb.humanize import duration
 from rmqlb.model import BrokerInfo, CaptureError, Snapshot, Source
 from rmqlb.model.javaorder import java_key
+from rmqlb.remoting.acl import credential_refusal
+from rmqlb.remoting.errors import ResponseError
 
 T = TypeVar("T")
 
@@ -105,6 +107,13 @@ class CollectOptions:
         return max(30.0, 6 * self.client.timeout)
 
 
+def _refusal(exc: BaseException) -> str | None:
+    """Why a broker refused the request's credentials (:func:`credential_refusal`)."""
+    if isinstance(exc, ResponseError):
+        return credential_refusal(exc.code, exc.remark)
+    return None
+
+
 def utc_now() -> str:
     """Now, as the snapshot's ``capturedAt`` (``2026-11-22T12:00:00Z``)."""
     return datetime.now(UTC).replace(microsecond=0).isoformat().replace("+00:00", "Z")
@@ -134,7 +143,8 @@ class Collector:
         self.brokers: dict[str, BrokerInfo] = {}
         self.broker_names: dict[str, str] = {}  # addr -> broker name
         self.broker_attempts = 0
-        self.broker_failures = 0
+        self.broker_failures = 0  # no answer, or the credentials refused
+        self.refusals: list[str] = []  # why brokers refused the credentials
         self.routes = Routes(self)
         self.configs = GroupConfigs(self)
         self.offsets = Offsets(self)
@@ -185,7 +195,10 @@ class Collector:
                 except quiet:
                     return None
                 except CALL_ERRORS as exc:
-                    if broker and isinstance(exc, RemotingError):
+                    refusal = _refusal(exc) if broker else None
+                    if refusal is not None:
+                        self.refusals.append(refusal)
+                    if broker and (isinstance(exc, RemotingError) or refusal is not None):
                         self.broker_failures += 1
                     if record:
                         where = target.split(" ", maxsplit=1)[0]
@@ -259,6 +272,10 @@ class Collector:
         results = await asyncio.gather(*self.discovery.tasks.values())
         await self.routes.settled()
         if self.broker_attempts and self.broker_failures == self.broker_attempts:
+            if self.refusals:  # no report built from the NameServer alone
+                raise ClusterUnreachable(
+                    f"every broker refused the credentials: {self.refusals[0]}"
+                )
             detail = "; ".join(f"{e.target}: {e.message}" for e in self.errors[:3])
             raise ClusterUnreachable(f"no broker answered: {detail}")
         await self.discovery.check_named(masters, results)
