@@ -153,7 +153,12 @@ def read_input(path: str, kind: InputKind, *, label: str | None = None) -> bytes
     limit = size_limit(kind)
     if path == "-":
         name = label or "<stdin>"
-        data = sys.stdin.buffer.read(limit + 1)
+        stream = getattr(sys.stdin, "buffer", None)  # a text stream (tests) has no buffer
+        data = (
+            stream.read(limit + 1)
+            if stream is not None
+            else sys.stdin.read(limit + 1).encode("utf-8", "surrogateescape")
+        )
         if len(data) > limit:
             raise _too_big(name, kind, limit)
         return data
