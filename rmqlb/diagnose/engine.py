@@ -30,7 +30,7 @@ from rmqlb.diagnose.context import (
     group_context,
     topic_context,
 )
-from rmqlb.diagnose.lookup import not_found
+from rmqlb.diagnose.lookup import known_topics, not_found, topic_not_found
 from rmqlb.diagnose.report import (
     ConsumerRow,
     Finding,
@@ -203,6 +203,8 @@ def diagnose(
             for s in c.subscriptions
         }
         if topic not in subscribed:
+            if topic not in known_topics(snapshot):
+                raise topic_not_found(topic, known_topics(snapshot))
             known = ", ".join(sorted(subscribed, key=java_key)[:10]) or "none"
             raise InputError(
                 f"topic {topic!r} is not subscribed by the selected groups (topics: {known})"
@@ -218,9 +220,16 @@ def diagnose(
             offset = len(findings)
             findings.extend(found)
             parents.extend(None if p is None else p + offset for p in links)
+    lag = {
+        (g.group, row.queue): row.lag
+        for g in group_reports
+        for t in g.topics
+        for row in t.queues
+        if row.lag is not None
+    }
     return Report(
         tuple(group_reports),
-        tuple(arrange(findings, parents)),
+        tuple(arrange(findings, parents, lag)),
         snapshot.errors,
         captured_at=snapshot.captured_at,
     )

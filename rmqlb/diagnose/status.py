@@ -34,7 +34,7 @@ from typing import Any
 
 from rmqlb.diagnose.context import DiagnoseOptions, readable_spans
 from rmqlb.diagnose.engine import diagnose
-from rmqlb.diagnose.lookup import not_found
+from rmqlb.diagnose.lookup import known_topics, not_found, topic_not_found
 from rmqlb.diagnose.report import (
     Code,
     Finding,
@@ -44,6 +44,7 @@ from rmqlb.diagnose.report import (
     Severity,
     exit_code,
     finding_to_json,
+    order_findings,
 )
 from rmqlb.model.javaorder import java_key
 from rmqlb.model.queue import MessageQueue
@@ -65,40 +66,11 @@ MIXED = "mixed"
 GLOB_CHARS = frozenset("*?[")
 
 
-#: Within one severity the finding that explains the others is the line's worst: a split
-#: subscription before the unconsumed queues it causes, a strategy mix before its duplicates.
-PRECEDENCE: tuple[Code, ...] = (
-    Code.DUPLICATE_CLIENT_ID,
-    Code.SUBSCRIPTION_INCONSISTENT,
-    Code.STRATEGY_INCONSISTENT,
-    Code.WRITE_EXCEEDS_READ,
-    Code.NO_ROUTE,
-    Code.ALLOCATION_FAILED,
-    Code.UNCONSUMED_QUEUE,
-    Code.DUPLICATE_ASSIGNMENT,
-    Code.NO_CONSUMERS,
-    Code.QUEUE_NOT_READABLE,
-    Code.CLIENT_UNREACHABLE,
-    Code.IDLE_CONSUMER,
-    Code.LAG_SKEW,
-    Code.ASSIGNMENT_MISMATCH,
-    Code.IMBALANCE,
-)
-
-
 def worst_first(findings: Iterable[Finding]) -> list[Finding]:
-    """Most severe first; within a severity, ordinary topics before retry topics, causes
-    before symptoms (:data:`PRECEDENCE`), then by topic."""
-    rank = {code: i for i, code in enumerate(PRECEDENCE)}
-    return sorted(
-        findings,
-        key=lambda f: (
-            -f.severity.rank,
-            (f.topic or "").startswith(RETRY_PREFIX),
-            rank.get(f.code, len(rank)),
-            java_key(f.topic or ""),
-        ),
-    )
+    """``findings`` in report order (:func:`~rmqlb.diagnose.report.order_findings`): the
+    group's root cause with the most at stake first, each cause followed by the findings it
+    causes; the first is the line's worst finding."""
+    return order_findings(findings)
 
 
 def is_pattern(name: str) -> bool:
@@ -137,13 +109,33 @@ class GroupStatus:
 
     @property
     def worst(self) -> Finding | None:
-        """The most severe finding, ``None`` when there is none."""
+        """The group's root cause with the most at stake (the first finding in report order:
+    the most severe tree, then the largest impact), ``None`` when there is none."""
         return self.findings[0] if self.findings else None
+
+    @property
+    def consequences(self) -> int:
+        """How many findings the worst one causes (directly or down a chain)."""
+        worst = self.worst
+        if worst is None or worst.id is None:
+            return 0
+        parent = {f.id: f.caused_by for f in self.findings if f.id is not None}
+        n = 0
+        for f in self.findings[1:]:
+            seen: set[str] = set()
+            up = f.caused_by
+            while up is not None and up not in seen:
+                if up == worst.id:
+                    n += 1
+                    break
+                seen.add(up)
+                up = parent.get(up)
+        return n
 
     @property
     def rank(self) -> int:
         """2 error, 1 warning, 0 info, -1 no finding."""
-        return self.findings[0].severity.rank if self.findings else -1
+        return max((f.severity.rank for f in self.findings), default=-1)
 
     @property
     def partial(self) -> bool:
@@ -214,6 +206,8 @@ def select_groups(
     for name in literal:
         if name not in snapshot.groups:
             raise not_found(name, snapshot.groups, where="in the snapshot")
+    if topic is not None and topic not in (known := known_topics(snapshot)):
+        raise topic_not_found(topic, known)
     chosen: list[str] = []
     for name in sorted(snapshot.groups, key=java_key):
         if names and name not in literal and not any(fnmatchcase(name, p) for p in patterns):
@@ -434,6 +428,7 @@ def line_to_json(line: GroupStatus) -> dict[str, Any]:
         "consumeTps": line.consume_tps,
         "findings": _severity_counts(line.findings),
         "worst": finding_to_json(worst) if worst is not None else None,
+        "worstConsequences": line.consequences,
         "partial": [_error_json(e) for e in line.errors],
     }
 
