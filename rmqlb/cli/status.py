@@ -207,6 +207,9 @@ def status(  # noqa: PLR0917  (typer maps every option to a parameter)
             redraw=sys.stdout.isatty(),
         )
     report = poll()
+    from rmqlb.cli.messages import report_failures
+
+    report_failures(report.errors)
     view.show(report, None, console)
     return view.exit_code(report)
 

@@ -60,11 +60,23 @@ def on_disabled_brokers(g: GroupContext, cause: Finding, effect: Finding) -> boo
     return bool(effect.queues) and {q.broker_name for q in effect.queues} <= disabled
 
 
+def idle_from_split(g: GroupContext, cause: Finding, effect: Finding) -> bool:
+    """Consumers idle on a topic because non-subscribers take slots of ``cidAll``: the split
+    (with queues it leaves unconsumed) names at least as many non-subscribers as are idle."""
+    return (
+        cause.topic is not None
+        and cause.topic == effect.topic
+        and bool(cause.queues)
+        and 0 < len(effect.consumers) <= len(cause.consumers)
+    )
+
+
 #: (cause, consequence) -> the evidence that links them.
 PAIRS: dict[tuple[Code, Code], Evidence] = {
     (Code.DUPLICATE_CLIENT_ID, Code.DUPLICATE_ASSIGNMENT): consumers_within,
     (Code.DUPLICATE_CLIENT_ID, Code.UNCONSUMED_QUEUE): queues_within,
     (Code.SUBSCRIPTION_INCONSISTENT, Code.UNCONSUMED_QUEUE): queues_within,
+    (Code.SUBSCRIPTION_INCONSISTENT, Code.IDLE_CONSUMER): idle_from_split,
     (Code.STRATEGY_INCONSISTENT, Code.DUPLICATE_ASSIGNMENT): queues_within,
     (Code.STRATEGY_INCONSISTENT, Code.UNCONSUMED_QUEUE): queues_within,
     (Code.STRATEGY_INCONSISTENT, Code.ASSIGNMENT_MISMATCH): consumers_within,

@@ -32,7 +32,14 @@ from dataclasses import dataclass, field
 from fnmatch import fnmatchcase
 from typing import Any
 
-from rmqlb.diagnose.context import DiagnoseOptions, readable_spans
+from rmqlb.diagnose.context import (
+    DISCOVERY_REQUESTS,
+    OFFSET_REQUESTS,
+    DiagnoseOptions,
+    group_errors,
+    group_topics,
+    readable_spans,
+)
 from rmqlb.diagnose.engine import diagnose
 from rmqlb.diagnose.lookup import known_topics, not_found, topic_not_found
 from rmqlb.diagnose.report import (
@@ -53,15 +60,6 @@ from rmqlb.model.strategy import StrategySpec, describe, same_algorithm
 from rmqlb.model.system import is_system_group
 
 STATUS_FORMAT = "rmqlb.status/1"
-#: Requests that find groups rather than describe one: their failures leave the group list
-#: in doubt (the footer says so), never a particular line.
-DISCOVERY_REQUESTS = frozenset(
-    {
-        "GET_ALL_SUBSCRIPTIONGROUP_CONFIG",
-        "GET_ALL_TOPIC_LIST_FROM_NAMESERVER",
-        "QUERY_TOPIC_CONSUME_BY_WHO",
-    }
-)
 MIXED = "mixed"
 GLOB_CHARS = frozenset("*?[")
 
@@ -80,12 +78,21 @@ def is_pattern(name: str) -> bool:
 
 @dataclass(frozen=True, slots=True)
 class Stranded:
-    """Queues nobody consumes: how many, the messages in them where the lag is known, and
-    how many of them have no known lag."""
+    """Queues nobody consumes: how many, the messages in them where the lag is known, how
+    many of them have no known lag, and whether the capture saw every offset of the group
+    (``complete`` false: more may be stranded where offsets could not be read)."""
 
     queues: int = 0
     messages: int = 0
     unknown: int = 0
+    complete: bool = True
+
+    @property
+    def known(self) -> bool:
+        """Whether any stranded message count is known (else the number is unknown)."""
+        if self.messages:
+            return True
+        return self.complete and not (self.queues and self.unknown == self.queues)
 
 
 @dataclass(frozen=True, slots=True)
@@ -93,7 +100,8 @@ class GroupStatus:
     """One line of the overview (``findings`` most severe first; ``errors``: the capture
     failures that leave this line incomplete; ``consume_tps``: the ``consumeOKTPS`` its
     clients report in their running info, summed over clients and topics, ``None`` when no
-    client reported one)."""
+    client reported one; ``lag_complete`` false: some offsets could not be read, so ``lag``
+    is a lower bound, or unknown when ``None``)."""
 
     group: str
     message_model: str
@@ -106,6 +114,7 @@ class GroupStatus:
     consume_tps: float | None
     findings: tuple[Finding, ...] = ()
     errors: tuple[CaptureError, ...] = ()
+    lag_complete: bool = True
 
     @property
     def worst(self) -> Finding | None:
@@ -256,7 +265,7 @@ def _topics_and_queues(snapshot: Snapshot, group: Group, report: GroupReport) ->
     return len(seen | {q.topic for q in extra}), queues + len(extra)
 
 
-def _stranded(group: Group, report: GroupReport) -> Stranded:
+def _stranded(group: Group, report: GroupReport, complete: bool) -> Stranded:
     queues = messages = unknown = 0
     covered: set[MessageQueue] = set()
     for t in report.topics:
@@ -274,26 +283,7 @@ def _stranded(group: Group, report: GroupReport) -> Stranded:
             covered.add(o.queue)
             queues += 1
             messages += o.lag
-    return Stranded(queues, messages, unknown)
-
-
-def _topics_of(name: str, group: Group) -> set[str]:
-    return {RETRY_PREFIX + name} | {s.topic for c in group.consumers for s in c.subscriptions}
-
-
-def _errors_of(name: str, group: Group, errors: Iterable[CaptureError]) -> tuple[CaptureError, ...]:
-    """Failures that leave this group's line incomplete: requests about the group (or, in
-    snapshots that do not say, about one of its clients), and requests about one of its
-    topics (its route, its offsets) that failed."""
-    topics = _topics_of(name, group)
-    clients = {c.client_id for c in group.consumers}
-    return tuple(
-        e
-        for e in errors
-        if e.group == name
-        or (e.group is None and e.request not in DISCOVERY_REQUESTS and e.topic in topics)
-        or (e.group is None and e.topic is None and e.target in clients)
-    )
+    return Stranded(queues, messages, unknown, complete)
 
 
 def _lag(group: Group) -> int | None:
@@ -311,6 +301,8 @@ def group_status(
     """The overview line of one diagnosed group."""
     group = snapshot.groups[report.group]
     topics, queues = _topics_and_queues(snapshot, group, report)
+    errors = group_errors(snapshot, group)
+    complete = not any(e.request in OFFSET_REQUESTS for e in errors)
     rates = [
         sum(st.consume_ok_tps for st in c.status.values()) for c in group.consumers if c.status
     ]
@@ -322,10 +314,11 @@ def group_status(
         topics=topics,
         queues=queues,
         lag=_lag(group),
-        stranded=_stranded(group, report),
+        stranded=_stranded(group, report, complete),
+        lag_complete=complete,
         consume_tps=round(sum(rates), 3) if rates else None,
         findings=tuple(worst_first(findings)),
-        errors=_errors_of(report.group, group, snapshot.errors),
+        errors=errors,
     )
 
 
@@ -336,7 +329,7 @@ def _relevant_errors(snapshot: Snapshot, names: Iterable[str]) -> tuple[CaptureE
     chosen = set(names)
     topics: set[str] = set()
     for name in chosen:
-        topics |= _topics_of(name, snapshot.groups[name])
+        topics |= group_topics(snapshot.groups[name])
     owners: dict[str, set[str]] = {}
     for name, g in snapshot.groups.items():
         for c in g.consumers:
@@ -420,10 +413,12 @@ def line_to_json(line: GroupStatus) -> dict[str, Any]:
         "topics": line.topics,
         "queues": line.queues,
         "lag": line.lag,
+        "lagComplete": line.lag_complete,
         "stranded": {
             "queues": line.stranded.queues,
-            "messages": line.stranded.messages,
+            "messages": line.stranded.messages if line.stranded.known else None,
             "unknownQueues": line.stranded.unknown,
+            "complete": line.stranded.complete and not line.stranded.unknown,
         },
         "consumeTps": line.consume_tps,
         "findings": _severity_counts(line.findings),
@@ -445,6 +440,8 @@ class Totals:
     stranded: int
     partial: int
     consume_tps: float | None
+    lag_complete: bool = True
+    stranded_complete: bool = True
 
 
 def totals(report: StatusReport) -> Totals:
@@ -460,6 +457,8 @@ def totals(report: StatusReport) -> Totals:
         stranded=sum(s.stranded.messages for s in lines),
         partial=sum(1 for s in lines if s.partial),
         consume_tps=round(sum(rates), 3) if rates else None,
+        lag_complete=all(s.lag_complete for s in lines),
+        stranded_complete=all(s.stranded.complete and not s.stranded.unknown for s in lines),
     )
 
 
@@ -479,7 +478,9 @@ def status_to_json(report: StatusReport, fail_on: str = "error") -> dict[str, An
             "partial": t.partial,
             "consumers": t.consumers,
             "lag": t.lag,
+            "lagComplete": t.lag_complete,
             "strandedMessages": t.stranded,
+            "strandedComplete": t.stranded_complete,
             "consumeTps": t.consume_tps,
         },
         "errors": [_error_json(e) for e in report.errors],

@@ -63,8 +63,11 @@ def count_text(n: int) -> str:
     return f"{n:,}"
 
 
-def lag_text(lag: int | None) -> str:
-    """Total lag, ``-`` when the group has no committed offsets at all."""
+def lag_text(lag: int | None, complete: bool = True) -> str:
+    """Total lag, ``-`` when the group has no committed offsets at all; when some offsets
+    could not be read, ``?`` (none known) or ``1,200+`` (a lower bound)."""
+    if not complete:
+        return "?" if lag is None else f"{lag:,}+"
     return "-" if lag is None else f"{lag:,}"
 
 
@@ -72,9 +75,9 @@ def stranded_text(line: GroupStatus) -> str:
     """Messages in queues nobody consumes: ``3,537``; ``?`` when none of those queues has a
     known lag, ``40+`` when some have not (how many queues: JSON ``stranded.queues``)."""
     s = line.stranded
-    if s.queues and s.unknown == s.queues:
+    if not s.known:
         return "?"
-    return f"{s.messages:,}+" if s.unknown else f"{s.messages:,}"
+    return f"{s.messages:,}+" if s.unknown or not s.complete else f"{s.messages:,}"
 
 
 def tps_text(tps: float | None) -> str:
@@ -144,7 +147,11 @@ def summary_line(report: StatusReport) -> str:
 def totals_line(report: StatusReport) -> str:
     """The footer's sums: lag, stranded messages, consume rate (when reported)."""
     t = totals(report)
-    text = f"lag {t.lag:,}, stranded {t.stranded:,}"
+    lag = f"{t.lag:,}" + ("" if t.lag_complete else "+")
+    stranded = f"{t.stranded:,}" + ("" if t.stranded_complete else "+")
+    text = f"lag {lag}, stranded {stranded}"
+    if not (t.lag_complete and t.stranded_complete):
+        text += " (+: more where offsets could not be read)"
     if t.consume_tps is not None:
         text += f", consuming {t.consume_tps:,.1f} msg/s"
     return text
@@ -182,7 +189,7 @@ def row_cells(line: GroupStatus, options: StatusOptions, show_tps: bool) -> list
         count_text(line.consumers),
         count_text(line.topics),
         count_text(line.queues),
-        lag_text(line.lag),
+        lag_text(line.lag, line.lag_complete),
         stranded_text(line),
     ]
     if show_tps:
