@@ -44,7 +44,7 @@ from typing import Any, Protocol, TypeVar
 from rmqlb import __version__
 from rmqlb.client.admin import AdminClient, ClientOptions
 from rmqlb.client.errors import CALL_ERRORS, RemotingError
-from rmqlb.diagnose.lookup import not_found
+from rmqlb.diagnose.lookup import not_found, topic_not_found
 from rmqlb.errors import ClusterUnreachable, InputError
 from rmqlb.humanize import duration
 from rmqlb.model import (
@@ -331,7 +331,7 @@ class _Collector:
         """Every group the brokers know (or, with ``topic``, every group consuming it)."""
         topic = self.options.topic
         if topic is not None:
-            await self._consumers_of(masters, [topic])
+            await asyncio.gather(self._check_topic(topic), self._consumers_of(masters, [topic]))
             return
 
         async def configured(addr: str) -> None:
@@ -339,6 +339,19 @@ class _Collector:
                 self._found(name, masters)
 
         await asyncio.gather(*(configured(addr) for _, addr in masters), self._sweep(masters))
+
+    async def _check_topic(self, topic: str) -> None:
+        """A ``topic`` the NameServer does not list exists nowhere: an
+        :class:`~rmqlb.errors.InputError` (exit 2) naming the closest listed topic. When the
+        list cannot be read, the capture goes on."""
+        try:
+            listed = await self._namesrv_call(
+                "GET_ALL_TOPIC_LIST_FROM_NAMESERVER", self.admin.topic_list
+            )
+        except (ClusterUnreachable, *CALL_ERRORS):
+            return
+        if topic not in listed:
+            raise topic_not_found(topic, listed, where="on this cluster")
 
     async def _sweep(self, masters: Sequence[tuple[str, str]]) -> None:
         """Groups with online subscribers or committed offsets but no subscription config
