@@ -547,7 +547,8 @@ def _hurts(p: Proposal) -> bool:
 
 
 def _change(p: Proposal) -> float:
-    """How much ``p`` changes, relative to today (a strategy switch counts as a whole)."""
+    """How much ``p`` changes, relative to today: a queue or consumer count by its relative
+    change, a virtual node count or a strategy as a whole (every queue may move)."""
     now: float | None = None
     new: float = 0
     if p.queues is not None:
@@ -555,9 +556,7 @@ def _change(p: Proposal) -> float:
     elif p.replicas is not None:
         new = p.replicas[1]
         now = p.current[1] if isinstance(p.current, tuple) else None
-    elif p.vnodes is not None:
-        new, now = p.vnodes, p.current if isinstance(p.current, int) else None
-    else:
+    else:  # another virtual node count or strategy redraws the whole allocation
         return 1.0
     return 1.0 if not now else abs(new - now) / now
 

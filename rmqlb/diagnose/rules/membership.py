@@ -56,10 +56,10 @@ def _per_topic(lags: dict[str, int], limit: int) -> str:
 
 
 def _unread(g: GroupContext) -> str:
-    """``GET_CONSUME_STATS on broker-b (...)``: where the group's offsets could not be read."""
+    """``GET_CONSUME_STATS on broker-b``: where the group's offsets could not be read."""
     seen: dict[str, list[str]] = {}
-    for e in g.offsets_unknown:
-        requests = seen.setdefault(e.target, [])
+    for e in g.offsets_unknown:  # the broker's name: its address is in the failure list
+        requests = seen.setdefault(e.target.split(" (")[0], [])
         if e.request not in requests:
             requests.append(e.request)
     parts = [f"{', '.join(r)} on {t}" for t, r in seen.items()]
