@@ -379,7 +379,7 @@ def find_proposals(
         except _Exhausted:
             break
     order = ["vnodes", "queues", "replicas", "strategy"]
-    return rank_proposals([p for name in order for p in found.get(name, ())])
+    return rank_proposals([p for name in order for p in found.get(name, ())], target)
 
 
 def _strategy_proposals(search: _Search) -> list[Proposal]:
@@ -536,13 +536,14 @@ def _replica_proposals(search: _Search) -> list[Proposal]:
     return out
 
 
-def _hurts(p: Proposal) -> bool:
+def _hurts(p: Proposal, target: Problem) -> bool:
     """Whether ``p`` takes something away: fewer queues (less parallelism, messages to drain)
-    or fewer consumers than today."""
+    or fewer consumers than today (for idle consumers only idle ones go: see
+    :func:`busy_consumers`)."""
     if p.queues is not None and isinstance(p.current, int):
         return p.queues < p.current
     if p.replicas is not None and isinstance(p.current, tuple):
-        return p.replicas[1] < p.current[0]
+        return target is not Problem.IDLE and p.replicas[1] < p.current[0]
     return False
 
 
@@ -561,9 +562,9 @@ def _change(p: Proposal) -> float:
     return 1.0 if not now else abs(new - now) / now
 
 
-def rank_proposals(proposals: Sequence[Proposal]) -> tuple[Proposal, ...]:
+def rank_proposals(proposals: Sequence[Proposal], target: Problem) -> tuple[Proposal, ...]:
     """Proposals that take nothing away first, then by how little they change (stable)."""
-    return tuple(sorted(proposals, key=lambda p: (_hurts(p), _change(p))))
+    return tuple(sorted(proposals, key=lambda p: (_hurts(p, target), _change(p))))
 
 
 # --------------------------------------------------------------------------- wording
@@ -671,9 +672,9 @@ def proposals_hint(proposals: Sequence[Proposal], w: Wording) -> str:
         return ""
     clauses: list[str] = []
     seen_queue = False
-    for p in proposals:
+    for p in proposals:  # "lower them" only right after a clause that names the queues
         clauses.append(proposal_text(p, w, first_queue_clause=not seen_queue))
-        seen_queue = seen_queue or p.queues is not None
+        seen_queue = p.queues is not None
     text = "; or ".join(clauses)
     if isinstance(w.strategy, ConsistentHash):
         ids = "these client ids"
