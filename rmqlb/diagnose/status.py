@@ -403,8 +403,10 @@ def _error_json(e: CaptureError) -> dict[str, Any]:
 
 
 def line_to_json(line: GroupStatus) -> dict[str, Any]:
-    """One group's line in the ``rmqlb.status/1`` contract."""
+    """One group's line in the ``rmqlb.status/1`` contract. A number the capture could not
+    fully read is ``null``; what was read of it is ``lagKnown`` / ``knownMessages``."""
     worst = line.worst
+    stranded_complete = line.stranded.complete and not line.stranded.unknown
     return {
         "group": line.group,
         "messageModel": line.message_model,
@@ -412,13 +414,15 @@ def line_to_json(line: GroupStatus) -> dict[str, Any]:
         "consumers": line.consumers,
         "topics": line.topics,
         "queues": line.queues,
-        "lag": line.lag,
+        "lag": line.lag if line.lag_complete else None,
+        "lagKnown": line.lag,
         "lagComplete": line.lag_complete,
         "stranded": {
             "queues": line.stranded.queues,
-            "messages": line.stranded.messages if line.stranded.known else None,
+            "messages": line.stranded.messages if stranded_complete else None,
+            "knownMessages": line.stranded.messages if line.stranded.known else None,
             "unknownQueues": line.stranded.unknown,
-            "complete": line.stranded.complete and not line.stranded.unknown,
+            "complete": stranded_complete,
         },
         "consumeTps": line.consume_tps,
         "findings": _severity_counts(line.findings),
@@ -477,9 +481,11 @@ def status_to_json(report: StatusReport, fail_on: str = "error") -> dict[str, An
             "withWarnings": t.warnings,
             "partial": t.partial,
             "consumers": t.consumers,
-            "lag": t.lag,
+            "lag": t.lag if t.lag_complete else None,
+            "lagKnown": t.lag,
             "lagComplete": t.lag_complete,
-            "strandedMessages": t.stranded,
+            "strandedMessages": t.stranded if t.stranded_complete else None,
+            "strandedKnown": t.stranded,
             "strandedComplete": t.stranded_complete,
             "consumeTps": t.consume_tps,
         },
