@@ -197,34 +197,34 @@ def sort_check_findings(findings: Iterable[CheckFinding]) -> list[CheckFinding]:
 
 def link_check_findings(group: str, findings: Sequence[CheckFinding]) -> list[CheckFinding]:
     """Number the findings of ``group`` (``G/F1`` ... causes first, as explain does) and point
-    each consequence at its cause, with its cause's fix instead of a fix of its own."""
-    roots = [f for f in findings if f.cause is None or f.cause == (f.code, f.topic)]
-    linked = [f for f in findings if f not in roots]
-    # a cause precedes its consequences: roots in check order, each followed by its own
+    each consequence at its cause, with its cause's fix instead of a fix of its own. A
+    finding whose cause was not reported (a code check drops) stands alone."""
+    keys = {(f.code, f.topic) for f in findings}
+
+    def is_root(f: CheckFinding) -> bool:
+        return f.cause is None or f.cause not in keys or f.cause == (f.code, f.topic)
+
+    roots = sorted((f for f in findings if is_root(f)), key=_check_key)
+    effects = sorted((f for f in findings if not is_root(f)), key=_check_key)
     out: list[CheckFinding] = []
-    n = 0
-    first_of: dict[tuple[str, str | None], CheckFinding] = {}
-    for f in sorted(roots, key=_check_key):
-        n += 1
-        f = replace(f, id=finding_id(group, n))
-        first_of.setdefault((f.code, f.topic), f)
-        out.append(f)
-        for k in sorted(linked, key=_check_key):
-            if k.cause == (f.code, f.topic) and first_of[(f.code, f.topic)] is f:
-                n += 1
-                k = replace(
-                    k,
-                    id=finding_id(group, n),
-                    caused_by=f.id,
-                    hint=check_consequence_hint(f),
+    taken: set[int] = set()
+    for root in roots:
+        cause = replace(root, id=finding_id(group, len(out) + 1), cause=None)
+        out.append(cause)
+        for i, effect in enumerate(effects):
+            if i in taken or effect.cause != (root.code, root.topic):
+                continue
+            taken.add(i)
+            out.append(
+                replace(
+                    effect,
+                    id=finding_id(group, len(out) + 1),
+                    caused_by=cause.id,
+                    hint=check_consequence_hint(cause),
                     proposals=(),
+                    cause=None,
                 )
-                out.append(k)
-    placed = {id(x) for x in out}
-    for k in linked:  # a cause that did not survive (dropped code): the finding stands alone
-        if k.cause not in first_of and id(k) not in placed:
-            n += 1
-            out.append(replace(k, id=finding_id(group, n), cause=None))
+            )
     return out
 
 

@@ -348,7 +348,9 @@ class _Collector:
             listed = await self._namesrv_call(
                 "GET_ALL_TOPIC_LIST_FROM_NAMESERVER", self.admin.topic_list
             )
-        except (ClusterUnreachable, *CALL_ERRORS):
+        except ClusterUnreachable:
+            return
+        except CALL_ERRORS:
             return
         if topic not in listed:
             raise topic_not_found(topic, listed, where="on this cluster")

@@ -172,8 +172,8 @@ def arrange(
 ) -> list[Finding]:
     """``findings`` in report order (causes first, :func:`~rmqlb.diagnose.report.tree_order`,
     by severity then impact), numbered per group (:func:`finding_id`), each consequence
-    naming its cause and taking its fix; a fix already given in the group is not repeated
-    but referred to (one fix per cause)."""
+    naming its cause and taking its fix; a fix a finding of the same code already gave in the
+    group is not repeated but referred to (one fix per cause)."""
     order = tree_order(findings, parents, lag)
     counters: dict[str, int] = {}
     ids: dict[int, str] = {}
@@ -182,7 +182,7 @@ def arrange(
         counters[group] = counters.get(group, 0) + 1
         ids[i] = finding_id(group, counters[group])
     placed: dict[int, Finding] = {}
-    fixes: dict[tuple[str, str], Finding] = {}
+    fixes: dict[tuple[str, Code, str], Finding] = {}
     for i in order:
         parent = parents[i]
         f = replace(findings[i], id=ids[i])
@@ -190,9 +190,9 @@ def arrange(
             cause = placed[parent]
             # the fix is the cause's: no proposal of its own (a hint states every proposal)
             f = replace(f, caused_by=cause.id, hint=consequence_hint(cause), proposals=())
-        elif (f.group, f.hint) in fixes:
-            f = replace(f, hint=same_fix_hint(fixes[f.group, f.hint]), proposals=())
+        elif (f.group, f.code, f.hint) in fixes:
+            f = replace(f, hint=same_fix_hint(fixes[f.group, f.code, f.hint]), proposals=())
         else:
-            fixes[f.group, f.hint] = f
+            fixes[f.group, f.code, f.hint] = f
         placed[i] = f
     return [placed[i] for i in order]

@@ -522,9 +522,7 @@ def _replica_proposals(search: _Search) -> list[Proposal]:
         if found is not None:
             out.append(found)
     if not out and subject.shrink:
-        below = first(
-            [(c, c) for c in _count_candidates(low, queues, low, up=False) if c >= floor]
-        )
+        below = first([(c, c) for c in _count_candidates(low, queues, low, up=False) if c >= floor])
         if below is not None:
             out.append(below)
     if search.target is Problem.IMBALANCE:

@@ -362,10 +362,10 @@ def tree_order(
 
     ``parents[i]`` is the position of the finding that causes ``findings[i]`` (``None``:
     none). Each cause is followed by its consequences (depth first). A tree ranks as a whole:
-    by its most severe finding, then by its impact, the messages (``lag`` per queue, where
-    known, keyed by group and queue) and queues of all its findings together, so the root cause with the most at stake
-    leads; consequences of one cause are ordered the same way. Without links and lags this
-    is exactly :func:`sort_findings`.
+    by its most severe finding, then by its impact, the messages (``lag`` per queue where
+    known, keyed by group and queue) and queues of all its findings together, so the root
+    cause with the most at stake leads; consequences of one cause are ordered the same way.
+    Without links and lags this is exactly :func:`sort_findings`.
 
     >>> a = Finding(Code.IMBALANCE, Severity.warning, "G", "m", "h")
     >>> b = Finding(Code.DUPLICATE_ASSIGNMENT, Severity.error, "G", "m", "h")

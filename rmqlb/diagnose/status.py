@@ -43,7 +43,6 @@ from rmqlb.diagnose.context import (
 from rmqlb.diagnose.engine import diagnose
 from rmqlb.diagnose.lookup import known_topics, not_found, topic_not_found
 from rmqlb.diagnose.report import (
-    Code,
     Finding,
     GroupReport,
     QueueStatus,
@@ -119,7 +118,7 @@ class GroupStatus:
     @property
     def worst(self) -> Finding | None:
         """The group's root cause with the most at stake (the first finding in report order:
-    the most severe tree, then the largest impact), ``None`` when there is none."""
+        the most severe tree, then the largest impact), ``None`` when there is none."""
         return self.findings[0] if self.findings else None
 
     @property

@@ -329,10 +329,7 @@ def finding_lines(findings: Sequence[Finding]) -> list[FindingLine]:
     (``G/F1``), with ``caused by G/F1`` for a consequence; ``""`` when it has no id."""
     out: list[FindingLine] = []
     for f, depth in zip(findings, finding_depths(findings), strict=True):
-        if f.caused_by is not None:
-            tag = f"{f.id}, caused by {f.caused_by}"
-        else:
-            tag = f.id or ""
+        tag = f"{f.id}, caused by {f.caused_by}" if f.caused_by is not None else f.id or ""
         out.append(FindingLine(f, depth, tag))
     return out
 

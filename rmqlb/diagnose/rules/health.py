@@ -32,7 +32,7 @@ threshold of 1000: FLOW_CONTROLLED.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 from rmqlb.diagnose.context import Mode, TopicContext, errors_about
@@ -223,7 +223,8 @@ def _running_stall(
     queues = tuple(sorted({q for q, _, _ in unpulled + unconsumed}, key=queue_sort_key))
     rate = consume_rate(c)
     elsewhere = (
-        f", while it consumes {rate_text(rate)} msg/s from its other queues (judged on its own clock)"
+        f", while it consumes {rate_text(rate)} msg/s from its other queues (judged on its "
+        "own clock)"
         if rate > 0
         else ""
     )

@@ -182,8 +182,7 @@ def check_no_consumers(
                 f"if {topic} still carries messages for {g.name}, subscribe it in the group's "
                 "consumers"
                 + (
-                    "; decide about its offsets once every broker answers (the capture is "
-                    "partial)"
+                    "; decide about its offsets once every broker answers (the capture is partial)"
                     if g.offsets_unknown
                     else "; otherwise remove the stale offsets or the topic"
                 ),

@@ -71,7 +71,9 @@ def test_bad_examples_fail_with_file_and_line(
 def test_plain_lines_are_compiler_style(capsys: pytest.CaptureFixture[str]) -> None:
     assert run(["check", "-o", "plain", IMBALANCE]) == 1
     first = capsys.readouterr().out.splitlines()[0]
-    assert first.startswith(f"{IMBALANCE}:5: warning IMBALANCE InvoiceGroup/InvoiceTopic (InvoiceGroup/F1): ")
+    assert first.startswith(
+        f"{IMBALANCE}:5: warning IMBALANCE InvoiceGroup/InvoiceTopic (InvoiceGroup/F1): "
+    )
 
 
 def test_fail_on(capsys: pytest.CaptureFixture[str]) -> None:

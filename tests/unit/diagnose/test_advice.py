@@ -54,7 +54,10 @@ def test_ids_are_group_qualified_shown_on_every_finding_and_the_same_in_status()
     snapshot = load_snapshot(DEMO)
     report = diagnose(snapshot)
     ids = [f.id for f in report.findings]
-    assert all(i is not None and i.startswith(f"{f.group}/F") for i, f in zip(ids, report.findings))
+    assert all(
+        i is not None and i.startswith(f"{f.group}/F")
+        for i, f in zip(ids, report.findings, strict=True)
+    )
     assert len(set(ids)) == len(ids)
     # the same id means the same finding whichever groups a command selects
     for line in status(snapshot).lines:
@@ -144,7 +147,7 @@ def test_unknown_topics_are_input_errors_with_did_you_mean() -> None:
 
 
 def test_percentages_never_round_to_the_ends() -> None:
-    from rmqlb.humanize import percent  # noqa: PLC0415
+    from rmqlb.humanize import percent
 
     assert percent(192_000, 192_120) == "99.9%"
     assert percent(1, 100_000) == "<0.1%"
