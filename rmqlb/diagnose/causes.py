@@ -160,9 +160,19 @@ def finding_id(group: str, n: int) -> str:
     return f"{group}/F{n}"
 
 
+SAME_FIX = "the same fix as "
+
+
 def same_fix_hint(first: Finding) -> str:
     """The fix of a finding whose fix repeats an earlier one of its group: a reference."""
-    return f"the same fix as {first.code.value} ({first.id})"
+    return f"{SAME_FIX}{first.code.value} ({first.id})"
+
+
+def same_fix_of(f: Finding) -> str | None:
+    """The id whose fix ``f``'s hint refers to (:func:`same_fix_hint`), else ``None``."""
+    if not f.hint.startswith(SAME_FIX) or not f.hint.endswith(")"):
+        return None
+    return f.hint.rpartition(" (")[2][:-1]
 
 
 def arrange(

@@ -193,3 +193,14 @@ def test_capture_errors_json_keep_the_full_list() -> None:
     assert len(doc["errors"]) == len(snapshot.errors) == len(_demo_doc()["groups"])
     assert all(isinstance(e, dict) and e["request"] for e in doc["errors"])
     assert isinstance(snapshot.errors[0], CaptureError)
+
+
+def test_a_topic_filter_keeps_the_ids_of_the_whole_group() -> None:
+    snapshot = load_snapshot(DEMO)
+    whole = {f.id: f for f in diagnose(snapshot, groups=["ShipmentGroup"]).findings}
+    retry = diagnose(snapshot, groups=["ShipmentGroup"], topic="%RETRY%ShipmentGroup")
+    (only,) = retry.findings
+    assert whole[only.id].code is only.code and whole[only.id].topic == only.topic
+    # the fix it shared with a finding not shown is spelled out, not referred to
+    assert only.hint.startswith("finish the rolling deploy")
+    assert [t.topic for g in retry.groups for t in g.topics] == ["%RETRY%ShipmentGroup"]
