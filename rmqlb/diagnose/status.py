@@ -196,6 +196,19 @@ def consumes(group: Group, topic: str) -> bool:
     )
 
 
+def moved_offsets(before: dict[str, dict[MessageQueue, int]], snapshot: Snapshot) -> frozenset[str]:
+    """The groups whose committed offsets moved since ``before`` (the last poll of
+    ``--watch``), which is updated to ``snapshot``'s offsets in place."""
+    moved: set[str] = set()
+    for name, group in snapshot.groups.items():
+        now = {o.queue: o.consumer_offset for o in group.offsets if o.committed}
+        old = before.get(name)
+        if old is not None and any(old.get(q, v) != v for q, v in now.items()):
+            moved.add(name)
+        before[name] = now
+    return frozenset(moved)
+
+
 def select_groups(
     snapshot: Snapshot,
     *,
@@ -504,6 +517,7 @@ __all__ = [
     "group_status",
     "is_pattern",
     "line_to_json",
+    "moved_offsets",
     "select_groups",
     "status",
     "status_to_json",

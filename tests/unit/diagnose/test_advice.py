@@ -204,3 +204,24 @@ def test_a_topic_filter_keeps_the_ids_of_the_whole_group() -> None:
     # the fix it shared with a finding not shown is spelled out, not referred to
     assert only.hint.startswith("finish the rolling deploy")
     assert [t.topic for g in retry.groups for t in g.topics] == ["%RETRY%ShipmentGroup"]
+
+
+def test_offsets_that_moved_between_two_polls_are_evidence_of_consumption() -> None:
+    from rmqlb.diagnose.context import DiagnoseOptions
+    from rmqlb.diagnose.status import moved_offsets
+
+    doc = _demo_doc()
+    for o in doc["groups"]["AuditGroup"]["offsets"]:
+        o["lastTimestamp"] = 0  # nothing recent to go by
+    first = parse_snapshot(doc, "poll 1")
+    seen: dict[str, Any] = {}
+    assert moved_offsets(seen, first) == frozenset()
+    for o in doc["groups"]["AuditGroup"]["offsets"]:
+        o["consumerOffset"] += 5  # a proxy client the brokers do not list consumed
+    second = parse_snapshot(doc, "poll 2")
+    moving = moved_offsets(seen, second)
+    assert moving == {"AuditGroup"}
+    report = status(second, names=["AuditGroup"], options=DiagnoseOptions(moving=moving))
+    worst = report.lines[0].worst
+    assert worst is not None and worst.code is Code.NO_CONSUMERS
+    assert "deleteSubGroup" not in worst.hint and "moved between two polls" in worst.message
