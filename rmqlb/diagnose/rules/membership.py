@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Sequence
+from dataclasses import replace
 
 from rmqlb.allocate import allocate_sorted, validate
 from rmqlb.diagnose.context import (
@@ -70,20 +71,23 @@ def _group_without_consumers(g: GroupContext) -> Finding:
     """NO_CONSUMERS for the whole group: what it leaves unconsumed, and a hint that never
     advises deleting it without saying what it still holds, nor at all when the capture is
     partial or the group shows signs of being consumed."""
-    evidence = g.consumption_evidence()
-    if evidence is not None:
-        return Finding(
-            Code.NO_CONSUMERS,
-            Severity.info,
-            g.name,
-            f"the brokers list no consumer of {g.name}, but {evidence}: it is consumed by "
-            "clients the brokers do not list (5.x gRPC clients behind a proxy, or clients "
-            "that just reconnected)",
-            "nothing to delete or reset: the group is in use; run status again to follow its "
-            "lag, and look at the proxy for its clients",
-        )
     if g.offsets_unknown:
         return _partial_without_consumers(g)
+    found = _without_consumers(g)
+    evidence = g.consumption_evidence()
+    if evidence is None:
+        return found
+    return replace(
+        found,
+        message=f"{found.message}; but {evidence}: its consumers just stopped, or they are "
+        "clients the brokers do not list (5.x gRPC clients behind a proxy)",
+        hint=f"start the consumers of {g.name}, or look at the proxy for its clients; "
+        "nothing to delete or reset: the group was in use moments ago",
+    )
+
+
+def _without_consumers(g: GroupContext) -> Finding:
+    """NO_CONSUMERS of a group the capture saw whole: what it leaves and what it holds."""
     lag_by_topic: dict[str, int] = {}
     waiting: list[MessageQueue] = []
     for o in g.group.offsets:
