@@ -169,7 +169,9 @@ def _diagnose_group(
     label = describe(g.strategy) if g.mode is Mode.CLUSTERING else g.mode.value
     if g.mode is Mode.BROADCASTING:
         label = "BROADCASTING"
-    report = GroupReport(g.name, model, label, tuple(reports), g.inference)
+    report = GroupReport(
+        g.name, model, label, tuple(reports), g.inference, complete=not g.offsets_unknown
+    )
     return report, findings, link_causes(g, findings)
 
 

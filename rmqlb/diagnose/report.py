@@ -256,7 +256,8 @@ class GroupReport:
     """One group: its model, the strategy used for *expected*, and its topics.
 
     ``inference`` says how that strategy's parameters were settled when the clients did not
-    report them (``None``: stated, or the strategy has none).
+    report them (``None``: stated, or the strategy has none); ``complete`` is false when the
+    capture could not read all of its offsets (its lags are then lower bounds).
     """
 
     group: str
@@ -264,6 +265,7 @@ class GroupReport:
     strategy: str
     topics: tuple[TopicReport, ...]
     inference: StrategyInference | None = None
+    complete: bool = True  # False: some of the group's offsets could not be read
 
     @property
     def lag(self) -> int | None:
@@ -612,14 +614,16 @@ def _report_to_json(
                 "group": g.group,
                 "messageModel": g.message_model,
                 "strategy": g.strategy,
-                "lag": g.lag,
+                "lag": g.lag if g.complete else None,
+                "lagKnown": g.lag,
+                "lagComplete": g.complete,
                 "lagByConsumer": g.lag_by_consumer(),
                 "inference": inference_to_json(g.inference),
                 "topics": [
                     {
                         "topic": t.topic,
                         "retry": t.retry,
-                        "lag": t.lag,
+                        "lag": t.lag if g.complete else None,
                         "queues": _queue_rows_json(t.queues, array),
                         "consumers": _consumer_rows_json(t.consumers, t.topic),
                     }
