@@ -23,10 +23,10 @@ first queue count that passes at every count is 48 (2 to 3 queues each); with 16
     >>> subject = uniform_subject("T", ["broker-a"], 16, Avg(), (16, 24))
     >>> found = find_proposals(subject, Problem.IDLE)
     >>> [p.to_json() for p in found]  # doctest: +NORMALIZE_WHITESPACE
-    [{'queues': 48, 'proof': {'consumers': '16..24', 'sampled': False, 'minQueues': 2,
-      'maxQueues': 3}},
-     {'replicas': 16, 'proof': {'consumers': '16', 'sampled': False, 'minQueues': 1,
-      'maxQueues': 1}}]
+    [{'replicas': 16, 'proof': {'consumers': '16', 'sampled': False, 'minQueues': 1,
+      'maxQueues': 1}},
+     {'queues': 48, 'proof': {'consumers': '16..24', 'sampled': False, 'minQueues': 2,
+      'maxQueues': 3}}]
 """
 
 from __future__ import annotations
