@@ -42,3 +42,27 @@ def duration(seconds: float) -> str:
         return f"{whole} s"
     minutes, rest = divmod(whole, 60)
     return f"{minutes} min" + (f" {rest} s" if rest else "")
+
+
+def percent(part: float, whole: float) -> str:
+    """``part`` of ``whole`` as a whole percentage that never reads 0 % or 100 % unless it
+    is exactly that: ``99.9%`` rather than ``100%``, ``<0.1%`` rather than ``0%``.
+
+    >>> percent(192_000, 192_120), percent(1, 2), percent(1, 10_000), percent(0, 5), percent(5, 5)
+    ('99.9%', '50%', '<0.1%', '0%', '100%')
+    >>> percent(9_999_999, 10_000_000)
+    '>99.9%'
+    """
+    if whole <= 0 or part <= 0:
+        return "0%"
+    if part >= whole:
+        return "100%"
+    share = 100 * part / whole
+    text = f"{share:.0f}%"
+    if text in ("0%", "100%"):
+        text = f"{share:.1f}%"
+    if text == "0.0%":
+        return "<0.1%"
+    if text == "100.0%":
+        return ">99.9%"
+    return text

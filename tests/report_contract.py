@@ -61,8 +61,10 @@ def assert_report_contract(doc: Any) -> None:
     for gi, g in enumerate(doc["groups"]):
         w = f"$.groups[{gi}]"
         keys = {"group", "messageModel", "strategy", "lag", "lagByConsumer", "inference"}
-        _keys(g, keys | {"topics"}, w)
-        assert _opt_int(g["lag"]), w
+        _keys(g, keys | {"topics", "lagKnown", "lagComplete"}, w)
+        assert _opt_int(g["lag"]) and _opt_int(g["lagKnown"]), w
+        assert isinstance(g["lagComplete"], bool), w
+        assert g["lag"] == g["lagKnown"] or not g["lagComplete"], w
         assert all(_int(v) for v in g["lagByConsumer"].values()), w
         assert isinstance(g["group"], str), w
         _inference(g["inference"], f"{w}.inference")

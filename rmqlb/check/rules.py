@@ -44,12 +44,13 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from rmqlb.check.decl import CheckConfig, GroupDecl, Loc, MemberDecl, TopicDecl
 from rmqlb.check.proven import range_proposals, target_of
 from rmqlb.check.synth import Scenario, build_snapshot, scenarios, topic_route
 from rmqlb.diagnose import DiagnoseOptions, diagnose
+from rmqlb.diagnose.causes import finding_id
 from rmqlb.diagnose.proposals import Problem
 from rmqlb.diagnose.report import Code, Finding, Proposal, Report, Severity, TopicReport
 from rmqlb.diagnose.rules.topics import TopicFinding, topic_findings
@@ -98,7 +99,8 @@ class CheckOptions:
 class CheckFinding:
     """A finding at a place in an input file. ``counts`` are the consumer counts where it
     occurs (empty when it does not depend on them); ``group`` is ``None`` for a finding about
-    a topic itself."""
+    a topic itself. ``id`` (``G/F1``, numbered per group in report order) and ``caused_by``
+    link a consequence to its cause, as in ``explain``."""
 
     code: str
     severity: Severity
@@ -111,6 +113,9 @@ class CheckFinding:
     consumers: tuple[str, ...] = ()
     queues: tuple[MessageQueue, ...] = ()
     proposals: tuple[Proposal, ...] = ()
+    id: str | None = None
+    caused_by: str | None = None
+    cause: tuple[str, str | None] | None = None  # (code, topic) of the cause, before ids
 
 
 @dataclass(frozen=True, slots=True)
@@ -161,11 +166,71 @@ class CheckResult:
         return gate((f.severity for f in self.findings), fail_on)
 
 
+def _check_key(f: CheckFinding) -> tuple[int, str, int, str, str]:
+    return (-f.severity.rank, f.loc.file, f.loc.line, f.code, f.group or "")
+
+
 def sort_check_findings(findings: Iterable[CheckFinding]) -> list[CheckFinding]:
-    """Most severe first, then by file and line."""
-    return sorted(
-        findings, key=lambda f: (-f.severity.rank, f.loc.file, f.loc.line, f.code, f.group or "")
-    )
+    """Most severe first, then by file and line; a consequence right after its cause."""
+    items = sorted(findings, key=_check_key)
+    ids = {f.id for f in items if f.id is not None}
+    children: dict[str, list[CheckFinding]] = {}
+    roots: list[CheckFinding] = []
+    for f in items:
+        if f.caused_by is not None and f.caused_by in ids and f.caused_by != f.id:
+            children.setdefault(f.caused_by, []).append(f)
+        else:
+            roots.append(f)
+    out: list[CheckFinding] = []
+
+    def walk(f: CheckFinding) -> None:
+        out.append(f)
+        for k in children.pop(f.id, []) if f.id is not None else []:
+            walk(k)
+
+    for f in roots:
+        walk(f)
+    for rest in children.values():
+        out.extend(rest)
+    return out
+
+
+def link_check_findings(group: str, findings: Sequence[CheckFinding]) -> list[CheckFinding]:
+    """Number the findings of ``group`` (``G/F1`` ... causes first, as explain does) and point
+    each consequence at its cause, with its cause's fix instead of a fix of its own. A
+    finding whose cause was not reported (a code check drops) stands alone."""
+    keys = {(f.code, f.topic) for f in findings}
+
+    def is_root(f: CheckFinding) -> bool:
+        return f.cause is None or f.cause not in keys or f.cause == (f.code, f.topic)
+
+    roots = sorted((f for f in findings if is_root(f)), key=_check_key)
+    effects = sorted((f for f in findings if not is_root(f)), key=_check_key)
+    out: list[CheckFinding] = []
+    taken: set[int] = set()
+    for root in roots:
+        cause = replace(root, id=finding_id(group, len(out) + 1), cause=None)
+        out.append(cause)
+        for i, effect in enumerate(effects):
+            if i in taken or effect.cause != (root.code, root.topic):
+                continue
+            taken.add(i)
+            out.append(
+                replace(
+                    effect,
+                    id=finding_id(group, len(out) + 1),
+                    caused_by=cause.id,
+                    hint=check_consequence_hint(cause),
+                    proposals=(),
+                    cause=None,
+                )
+            )
+    return out
+
+
+def check_consequence_hint(cause: CheckFinding) -> str:
+    """The fix of a consequence in a check: its cause's, named by id."""
+    return f"caused by {cause.code} ({cause.id}) at {cause.loc}: fixing that clears this too"
 
 
 # --------------------------------------------------------------------------- locations
@@ -253,6 +318,7 @@ class _Seen:
     first: Finding
     severity: Severity
     counts: list[int] = field(default_factory=list)
+    cause: tuple[str, str | None] | None = None
 
 
 def _ranges(counts: Sequence[int], considered: Sequence[int]) -> str:
@@ -293,7 +359,8 @@ def _merge(
         message, hint = entry.first.message, entry.first.hint
         if code == Code.NO_ROUTE and topic is not None:
             message, hint = _not_declared(group, topic)
-        proposals, proven = prove(code, topic, entry.first.consumers)
+        # a consequence's fix is its cause's (set when the findings are linked)
+        proposals, proven = ((), "") if entry.cause else prove(code, topic, entry.first.consumers)
         hint = proven or hint
         if len(considered) > 1 and list(counts) != list(considered):
             message = f"with {_ranges(counts, considered)} consumers: {message}"
@@ -310,6 +377,7 @@ def _merge(
                 consumers=entry.first.consumers,
                 queues=entry.first.queues,
                 proposals=proposals,
+                cause=entry.cause,
             )
         )
     return out
@@ -411,15 +479,19 @@ def check_group(
     for step in steps:
         snapshot, owners = build_snapshot(config, group, step or Scenario(0, ()))
         report = diagnoser(snapshot, options.max_imbalance)
+        by_id = {f.id: f for f in report.findings if f.id is not None}
         for raw in report.findings:
             if raw.code in DROPPED_CODES or raw.group != group.name:
                 continue
+            cause = by_id.get(raw.caused_by) if raw.caused_by is not None else None
             engine_topics.add(raw.topic)
             for loc in locate(raw, group, config, owners):
                 key = (raw.code.value, raw.topic, loc)
                 entry = seen.get(key)
                 if entry is None:
                     entry = seen[key] = _Seen(raw, raw.severity)
+                if cause is not None and cause.code not in DROPPED_CODES and entry.cause is None:
+                    entry.cause = (cause.code.value, cause.topic)
                 elif raw.severity.rank > entry.severity.rank:
                     entry.severity = raw.severity
                 if step is not None and step.total not in entry.counts:
@@ -452,6 +524,7 @@ def check_group(
     for topic in topics:
         if topic not in config.topics and topic not in engine_topics:
             findings.extend(_topic_not_declared(group, topic))
+    findings = link_check_findings(group.name, findings)
     by_topic: dict[str | None, list[CheckFinding]] = {}
     for finding in findings:
         by_topic.setdefault(finding.topic if finding.topic in topics else None, []).append(finding)

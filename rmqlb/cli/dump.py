@@ -174,9 +174,12 @@ def _consumers_of(snapshot: "Snapshot", topic: str) -> "Snapshot":
     """Only the groups that consume ``topic``; none is bad input (nothing is written)."""
     import dataclasses
 
+    from rmqlb.diagnose.lookup import known_topics, topic_not_found
     from rmqlb.diagnose.status import consumes
 
     kept = {n: g for n, g in snapshot.groups.items() if consumes(g, topic)}
+    if not kept and topic not in known_topics(snapshot):
+        raise topic_not_found(topic, known_topics(snapshot), where="on this cluster")
     if not kept:
         raise InputError(f"no consumer group consumes topic {topic!r} on this cluster")
     return dataclasses.replace(snapshot, groups=kept)

@@ -81,7 +81,8 @@ def simulate(  # noqa: PLR0917  (one parameter per flag, as typer wants)
         typer.Option("--consumer-id", metavar="ID", help="A consumer by client id (repeatable)."),
     ] = None,
     topic: Annotated[
-        str | None, typer.Option("--topic", metavar="NAME", help="Topic name (default TopicTest).")
+        str | None,
+        typer.Option("--topic", "-t", metavar="NAME", help="Topic name (default TopicTest)."),
     ] = None,
     strategy: Annotated[
         str | None,

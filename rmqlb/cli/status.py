@@ -180,14 +180,26 @@ def status(  # noqa: PLR0917  (typer maps every option to a parameter)
 
             return snapshot_from_cluster(options)
 
+    committed: dict[str, dict[Any, int]] = {}
+
     def poll() -> "StatusReport":
+        from rmqlb.diagnose.context import DiagnoseOptions
+        from rmqlb.diagnose.status import moved_offsets
         from rmqlb.diagnose.status import status as summarize
 
         start = time.perf_counter()
         snapshot = acquire()
         took = time.perf_counter() - start if live else None
+        # --watch: offsets that moved since the last poll are evidence of consumption
+        moving = moved_offsets(committed, snapshot)
         return summarize(
-            snapshot, names=names, topic=topic, system=system, problems=problems, seconds=took
+            snapshot,
+            names=names,
+            topic=topic,
+            system=system,
+            problems=problems,
+            seconds=took,
+            options=DiagnoseOptions(moving=moving),
         )
 
     fmt = resolve_output(output)
@@ -207,6 +219,9 @@ def status(  # noqa: PLR0917  (typer maps every option to a parameter)
             redraw=sys.stdout.isatty(),
         )
     report = poll()
+    from rmqlb.cli.messages import report_failures
+
+    report_failures(report.errors)
     view.show(report, None, console)
     return view.exit_code(report)
 

@@ -19,13 +19,14 @@ Worked example (the real stale client): STALE_ALLOCATION on T names ``first`` an
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 
 from rmqlb.diagnose.context import GroupContext
 from rmqlb.diagnose.report import Code, Finding, tree_order
 from rmqlb.diagnose.rules._text import id_text, queue_text
 from rmqlb.diagnose.rules.configs import disabled_brokers
+from rmqlb.model.queue import MessageQueue
 
 Evidence = Callable[[GroupContext, Finding, Finding], bool]
 
@@ -59,11 +60,23 @@ def on_disabled_brokers(g: GroupContext, cause: Finding, effect: Finding) -> boo
     return bool(effect.queues) and {q.broker_name for q in effect.queues} <= disabled
 
 
+def idle_from_split(g: GroupContext, cause: Finding, effect: Finding) -> bool:
+    """Consumers idle on a topic because non-subscribers take slots of ``cidAll``: the split
+    (with queues it leaves unconsumed) names at least as many non-subscribers as are idle."""
+    return (
+        cause.topic is not None
+        and cause.topic == effect.topic
+        and bool(cause.queues)
+        and 0 < len(effect.consumers) <= len(cause.consumers)
+    )
+
+
 #: (cause, consequence) -> the evidence that links them.
 PAIRS: dict[tuple[Code, Code], Evidence] = {
     (Code.DUPLICATE_CLIENT_ID, Code.DUPLICATE_ASSIGNMENT): consumers_within,
     (Code.DUPLICATE_CLIENT_ID, Code.UNCONSUMED_QUEUE): queues_within,
     (Code.SUBSCRIPTION_INCONSISTENT, Code.UNCONSUMED_QUEUE): queues_within,
+    (Code.SUBSCRIPTION_INCONSISTENT, Code.IDLE_CONSUMER): idle_from_split,
     (Code.STRATEGY_INCONSISTENT, Code.DUPLICATE_ASSIGNMENT): queues_within,
     (Code.STRATEGY_INCONSISTENT, Code.UNCONSUMED_QUEUE): queues_within,
     (Code.STRATEGY_INCONSISTENT, Code.ASSIGNMENT_MISMATCH): consumers_within,
@@ -141,12 +154,45 @@ def consequence_hint(cause: Finding) -> str:
     return f"caused by {cause.code.value}{ref}: {_summary(cause)}; fixing that clears this too"
 
 
-def arrange(findings: Sequence[Finding], parents: Sequence[int | None]) -> list[Finding]:
-    """``findings`` in report order (causes first, :func:`~rmqlb.diagnose.report.tree_order`),
-    numbered ``F1``, ``F2`` ..., each consequence naming its cause and taking its fix."""
-    order = tree_order(findings, parents)
-    ids = {i: f"F{n}" for n, i in enumerate(order, 1)}
+def finding_id(group: str, n: int) -> str:
+    """``G/F3``: the third finding of group ``G`` in report order. Group-qualified (a group
+    name cannot hold ``/``), so an id means one finding in every command over one capture."""
+    return f"{group}/F{n}"
+
+
+SAME_FIX = "the same fix as "
+
+
+def same_fix_hint(first: Finding) -> str:
+    """The fix of a finding whose fix repeats an earlier one of its group: a reference."""
+    return f"{SAME_FIX}{first.code.value} ({first.id})"
+
+
+def same_fix_of(f: Finding) -> str | None:
+    """The id whose fix ``f``'s hint refers to (:func:`same_fix_hint`), else ``None``."""
+    if not f.hint.startswith(SAME_FIX) or not f.hint.endswith(")"):
+        return None
+    return f.hint.rpartition(" (")[2][:-1]
+
+
+def arrange(
+    findings: Sequence[Finding],
+    parents: Sequence[int | None],
+    lag: Mapping[tuple[str, MessageQueue], int] | None = None,
+) -> list[Finding]:
+    """``findings`` in report order (causes first, :func:`~rmqlb.diagnose.report.tree_order`,
+    by severity then impact), numbered per group (:func:`finding_id`), each consequence
+    naming its cause and taking its fix; a fix a finding of the same code already gave in the
+    group is not repeated but referred to (one fix per cause)."""
+    order = tree_order(findings, parents, lag)
+    counters: dict[str, int] = {}
+    ids: dict[int, str] = {}
+    for i in order:
+        group = findings[i].group
+        counters[group] = counters.get(group, 0) + 1
+        ids[i] = finding_id(group, counters[group])
     placed: dict[int, Finding] = {}
+    fixes: dict[tuple[str, Code, str], Finding] = {}
     for i in order:
         parent = parents[i]
         f = replace(findings[i], id=ids[i])
@@ -154,5 +200,9 @@ def arrange(findings: Sequence[Finding], parents: Sequence[int | None]) -> list[
             cause = placed[parent]
             # the fix is the cause's: no proposal of its own (a hint states every proposal)
             f = replace(f, caused_by=cause.id, hint=consequence_hint(cause), proposals=())
+        elif (f.group, f.code, f.hint) in fixes:
+            f = replace(f, hint=same_fix_hint(fixes[f.group, f.code, f.hint]), proposals=())
+        else:
+            fixes[f.group, f.code, f.hint] = f
         placed[i] = f
     return [placed[i] for i in order]

@@ -71,6 +71,9 @@ class DiagnoseOptions:
     - ``proposals``: search proven fixes for IDLE_CONSUMER, IMBALANCE and UNCONSUMED_QUEUE
       (:mod:`rmqlb.diagnose.proposals`); off where nobody reads the hints (the fleet audit)
       or where the caller proves them itself (``rmqlb check``, over replica ranges).
+    - ``recent_ms``: a message consumed this long before the capture is evidence that the
+      group is consumed, whatever its consumer list says (5.x proxy clients are not listed).
+    - ``moving``: groups whose committed offsets moved between two polls (``--watch``).
     """
 
     max_imbalance: float = 1.5
@@ -81,6 +84,52 @@ class DiagnoseOptions:
     stale_budget: int = 64
     stale_work: int = 1_000_000
     proposals: bool = True
+    recent_ms: int = 300_000
+    moving: frozenset[str] = frozenset()
+
+
+#: Requests that find groups rather than describe one: their failures leave the group list
+#: in doubt, never a particular group.
+DISCOVERY_REQUESTS = frozenset(
+    {
+        "GET_ALL_SUBSCRIPTIONGROUP_CONFIG",
+        "GET_ALL_TOPIC_LIST_FROM_NAMESERVER",
+        "QUERY_TOPIC_CONSUME_BY_WHO",
+    }
+)
+#: Requests whose failure leaves a group's offsets, lag or queues unknown where they failed.
+OFFSET_REQUESTS = frozenset(
+    {
+        "GET_CONSUME_STATS",
+        "QUERY_CONSUMER_OFFSET",
+        "GET_TOPIC_STATS_INFO",
+        "GET_ROUTEINFO_BY_TOPIC",
+    }
+)
+
+
+def group_topics(group: Group) -> set[str]:
+    """The group's retry topic and every topic its consumers subscribe or it has offsets for."""
+    return (
+        {RETRY_PREFIX + group.name}
+        | {s.topic for c in group.consumers for s in c.subscriptions}
+        | {o.queue.topic for o in group.offsets}
+    )
+
+
+def group_errors(snapshot: Snapshot, group: Group) -> tuple[CaptureError, ...]:
+    """Failures that leave what is known of ``group`` incomplete: requests about the group
+    (or, in snapshots that do not say, about one of its clients), and requests about one of
+    its topics (its route, its offsets) that failed."""
+    topics = group_topics(group)
+    clients = {c.client_id for c in group.consumers}
+    return tuple(
+        e
+        for e in snapshot.errors
+        if e.group == group.name
+        or (e.group is None and e.request not in DISCOVERY_REQUESTS and e.topic in topics)
+        or (e.group is None and e.topic is None and e.target in clients)
+    )
 
 
 class Mode(StrEnum):
@@ -176,6 +225,30 @@ class GroupContext:
     now_ms: int | None = None  # the capture time (``capturedAt``), epoch ms
     inference: StrategyInference | None = None
     blocked: str | None = None
+    errors: tuple[CaptureError, ...] = ()
+
+    @property
+    def offsets_unknown(self) -> tuple[CaptureError, ...]:
+        """The failures that leave some of the group's offsets, lag or queues unknown: no
+        finding may then assert there are none, nor advise deleting or resetting."""
+        return tuple(e for e in self.errors if e.request in OFFSET_REQUESTS)
+
+    def consumption_evidence(self) -> str | None:
+        """Why the group is being consumed although its consumer list may say otherwise
+        (``None``: no sign): offsets that moved between two polls (``--watch``), a client's
+        consume rate, or a message consumed shortly before the capture."""
+        if self.name in self.options.moving:
+            return "its committed offsets moved between two polls"
+        rate = sum(st.consume_ok_tps for c in self.consumers for st in c.status.values())
+        if rate > 0:
+            return f"its clients report consuming {rate:,.1f} messages/s"
+        if self.now_ms is None:
+            return None
+        last = max((o.last_timestamp for o in self.group.offsets), default=0)
+        if last and self.now_ms - last <= self.options.recent_ms:
+            ago = max(0, self.now_ms - last) // 1000
+            return f"a message was consumed {ago:,} s before the capture"
+        return None
 
     def offset(self, mq: MessageQueue) -> QueueOffset | None:
         """The group's offset of ``mq`` (``None``: not captured)."""
@@ -271,6 +344,7 @@ def group_context(
         now_ms=epoch_ms(snapshot.captured_at),
         inference=inference,
         blocked=blocked,
+        errors=group_errors(snapshot, group),
     )
 
 

@@ -21,7 +21,7 @@ from operator import is_, ne
 from typing import cast
 
 from rmqlb.diagnose._fast import new_consumer_row, new_rows
-from rmqlb.diagnose.causes import arrange, link_causes
+from rmqlb.diagnose.causes import arrange, link_causes, same_fix_of
 from rmqlb.diagnose.context import (
     DiagnoseOptions,
     GroupContext,
@@ -30,7 +30,7 @@ from rmqlb.diagnose.context import (
     group_context,
     topic_context,
 )
-from rmqlb.diagnose.lookup import not_found
+from rmqlb.diagnose.lookup import known_topics, not_found, topic_not_found
 from rmqlb.diagnose.report import (
     ConsumerRow,
     Finding,
@@ -169,7 +169,9 @@ def _diagnose_group(
     label = describe(g.strategy) if g.mode is Mode.CLUSTERING else g.mode.value
     if g.mode is Mode.BROADCASTING:
         label = "BROADCASTING"
-    report = GroupReport(g.name, model, label, tuple(reports), g.inference)
+    report = GroupReport(
+        g.name, model, label, tuple(reports), g.inference, complete=not g.offsets_unknown
+    )
     return report, findings, link_causes(g, findings)
 
 
@@ -203,6 +205,8 @@ def diagnose(
             for s in c.subscriptions
         }
         if topic not in subscribed:
+            if topic not in known_topics(snapshot):
+                raise topic_not_found(topic, known_topics(snapshot))
             known = ", ".join(sorted(subscribed, key=java_key)[:10]) or "none"
             raise InputError(
                 f"topic {topic!r} is not subscribed by the selected groups (topics: {known})"
@@ -213,17 +217,55 @@ def diagnose(
     with gc_paused():
         for name in names:
             g = group_context(snapshot, snapshot.groups[name], strategy, opts)
-            report, found, links = _diagnose_group(g, topic)
+            # every topic is diagnosed even with ``topic``: a finding's id numbers it among
+            # all of its group's findings, whichever topics a command shows
+            report, found, links = _diagnose_group(g, None)
+            if topic is not None:
+                kept = tuple(t for t in report.topics if t.topic == topic)
+                report = replace(report, topics=kept)
             group_reports.append(report)
             offset = len(findings)
             findings.extend(found)
             parents.extend(None if p is None else p + offset for p in links)
+    lag = {
+        (g.group, row.queue): row.lag
+        for g in group_reports
+        for t in g.topics
+        for row in t.queues
+        if row.lag is not None
+    }
+    arranged = arrange(findings, parents, lag)
+    if topic is not None:
+        arranged = _about(arranged, topic)
     return Report(
         tuple(group_reports),
-        tuple(arrange(findings, parents)),
+        tuple(arranged),
         snapshot.errors,
         captured_at=snapshot.captured_at,
     )
+
+
+def _about(findings: Sequence[Finding], topic: str) -> list[Finding]:
+    """The findings about ``topic`` or about their whole group, with the causes they name
+    (ids unchanged); a fix that referred to a finding left out is spelled out again."""
+    by_id = {f.id: f for f in findings}
+    keep = {f.id for f in findings if f.topic in (None, topic)}
+    for f in findings:
+        if f.id in keep:
+            up = f.caused_by
+            while up is not None and up not in keep and up in by_id:
+                keep.add(up)
+                up = by_id[up].caused_by
+    out: list[Finding] = []
+    for f in findings:
+        if f.id not in keep:
+            continue
+        ref = same_fix_of(f)
+        if ref is not None and ref not in keep and ref in by_id:
+            out.append(replace(f, hint=by_id[ref].hint, proposals=by_id[ref].proposals))
+        else:
+            out.append(f)
+    return out
 
 
 def record_inferred(snapshot: Snapshot) -> Snapshot:

@@ -15,8 +15,10 @@ from __future__ import annotations
 import difflib
 from collections.abc import Iterable
 
-from rmqlb.errors import GroupNotFound
+from rmqlb.errors import GroupNotFound, InputError
+from rmqlb.humanize import plural
 from rmqlb.model.javaorder import java_key
+from rmqlb.model.snapshot import Snapshot
 from rmqlb.model.system import is_system_group
 
 #: How alike two names must be (difflib's ratio) to be suggested.
@@ -56,3 +58,24 @@ def not_found(name: str, known: Iterable[str], where: str = "on this cluster") -
     if suggestion is not None:
         text += f"; did you mean {suggestion!r}?"
     return GroupNotFound(text, name, suggestion)
+
+
+def known_topics(snapshot: Snapshot) -> set[str]:
+    """Every topic ``snapshot`` knows of: routes, subscriptions and offsets."""
+    names = set(snapshot.topics)
+    for g in snapshot.groups.values():
+        names.update(s.topic for c in g.consumers for s in c.subscriptions)
+        names.update(o.queue.topic for o in g.offsets)
+    return names
+
+
+def topic_not_found(name: str, known: Iterable[str], where: str = "in the snapshot") -> InputError:
+    """The error for a topic that exists nowhere (or, with ``where``, not where it was asked
+    for), naming the closest known one, e.g. ``topic 'RefundTopc' does not exist in the
+    snapshot (8 topics known); did you mean 'RefundTopic'?``."""
+    names = set(known)
+    text = f"topic {name!r} does not exist {where} ({plural(len(names), 'topic')} known)"
+    suggestion = closest(name, names)
+    if suggestion is not None:
+        text += f"; did you mean {suggestion!r}?"
+    return InputError(text)

@@ -23,10 +23,10 @@ first queue count that passes at every count is 48 (2 to 3 queues each); with 16
     >>> subject = uniform_subject("T", ["broker-a"], 16, Avg(), (16, 24))
     >>> found = find_proposals(subject, Problem.IDLE)
     >>> [p.to_json() for p in found]  # doctest: +NORMALIZE_WHITESPACE
-    [{'queues': 48, 'proof': {'consumers': '16..24', 'sampled': False, 'minQueues': 2,
-      'maxQueues': 3}},
-     {'replicas': 16, 'proof': {'consumers': '16', 'sampled': False, 'minQueues': 1,
-      'maxQueues': 1}}]
+    [{'replicas': 16, 'proof': {'consumers': '16', 'sampled': False, 'minQueues': 1,
+      'maxQueues': 1}},
+     {'queues': 48, 'proof': {'consumers': '16..24', 'sampled': False, 'minQueues': 2,
+      'maxQueues': 3}}]
 """
 
 from __future__ import annotations
@@ -44,6 +44,7 @@ from rmqlb.allocate.consistent_hash import (
 )
 from rmqlb.diagnose.report import Proof, Proposal
 from rmqlb.errors import AllocationError, InputError
+from rmqlb.humanize import plural
 from rmqlb.model.javaorder import java_key
 from rmqlb.model.queue import MessageQueue
 from rmqlb.model.strategy import (
@@ -168,7 +169,8 @@ class Subject:
     - ``counts``: the consumer counts ``populations`` would give, without building them (for
       the screen below; ``None``: build the populations);
     - ``assumed``: the strategy's parameter is a guess (clients that do not report it): only
-      changes that set it are proven whatever it is (a virtual node count, a strategy).
+      changes that set it are proven whatever it is (a virtual node count, a strategy);
+    - ``shrink``: fewer queues or consumers may be proposed (not on a partial capture).
 
     AVG and AVG_BY_CIRCLE give every consumer ``n // m`` or ``n // m + 1`` queues, so a
     candidate whose counts cannot pass (fewer queues than consumers, or an uneven split above
@@ -188,6 +190,7 @@ class Subject:
     max_replicas: int = 10_000
     counts: Callable[[tuple[int, int], int], Sequence[int]] | None = None
     assumed: bool = False
+    shrink: bool = True
 
 
 def uniform_subject(
@@ -376,7 +379,7 @@ def find_proposals(
         except _Exhausted:
             break
     order = ["vnodes", "queues", "replicas", "strategy"]
-    return tuple(p for name in order for p in found.get(name, ()))
+    return rank_proposals([p for name in order for p in found.get(name, ())], target)
 
 
 def _strategy_proposals(search: _Search) -> list[Proposal]:
@@ -474,7 +477,7 @@ def _queue_proposals(search: _Search) -> list[Proposal]:
             out.append(Proposal(proof, queues=q, current=now))
             break
     uniform = len(set(subject.reads)) == 1
-    if search.target is Problem.IMBALANCE and uniform:
+    if search.target is Problem.IMBALANCE and uniform and subject.shrink:
         # at most halve the topic: fewer queues also means less parallelism
         fewer = _queue_candidates(now, subject.replicas[1], brokers, up=False)
         for q in (q for q in fewer if 2 * q >= now):
@@ -485,6 +488,12 @@ def _queue_proposals(search: _Search) -> list[Proposal]:
     return out
 
 
+def busy_consumers(replicas: tuple[int, int], queues: int) -> int:
+    """How many consumers hold a queue today at the fewest replicas (AVG-like: one per queue
+    up to the queue count): no proposal for idle consumers goes below it."""
+    return min(replicas[0], queues)
+
+
 def _replica_proposals(search: _Search) -> list[Proposal]:
     subject = search.subject
     if not subject.vary_replicas or search.target not in (Problem.IDLE, Problem.IMBALANCE):
@@ -493,6 +502,8 @@ def _replica_proposals(search: _Search) -> list[Proposal]:
     queues = sum(subject.reads)
     member = subject.member
     out: list[Proposal] = []
+    # fixing idle consumers never costs busy ones; an even split may, and its hint says so
+    floor = busy_consumers((low, high), queues) if search.target is Problem.IDLE else 1
 
     def first(candidates: Sequence[tuple[int, int]]) -> Proposal | None:
         for span in candidates:
@@ -510,8 +521,8 @@ def _replica_proposals(search: _Search) -> list[Proposal]:
         found = first(capped)
         if found is not None:
             out.append(found)
-    if not out:
-        below = first([(c, c) for c in _count_candidates(low, queues, low, up=False)])
+    if not out and subject.shrink:
+        below = first([(c, c) for c in _count_candidates(low, queues, low, up=False) if c >= floor])
         if below is not None:
             out.append(below)
     if search.target is Problem.IMBALANCE:
@@ -521,6 +532,37 @@ def _replica_proposals(search: _Search) -> list[Proposal]:
         if above is not None:
             out.append(above)
     return out
+
+
+def _hurts(p: Proposal, target: Problem) -> bool:
+    """Whether ``p`` takes something away: fewer queues (less parallelism, messages to drain)
+    or fewer consumers than today (for idle consumers only idle ones go: see
+    :func:`busy_consumers`)."""
+    if p.queues is not None and isinstance(p.current, int):
+        return p.queues < p.current
+    if p.replicas is not None and isinstance(p.current, tuple):
+        return target is not Problem.IDLE and p.replicas[1] < p.current[0]
+    return False
+
+
+def _change(p: Proposal) -> float:
+    """How much ``p`` changes, relative to today: a queue or consumer count by its relative
+    change, a virtual node count or a strategy as a whole (every queue may move)."""
+    now: float | None = None
+    new: float = 0
+    if p.queues is not None:
+        new, now = p.queues, p.current if isinstance(p.current, int) else None
+    elif p.replicas is not None:
+        new = p.replicas[1]
+        now = p.current[1] if isinstance(p.current, tuple) else None
+    else:  # another virtual node count or strategy redraws the whole allocation
+        return 1.0
+    return 1.0 if not now else abs(new - now) / now
+
+
+def rank_proposals(proposals: Sequence[Proposal], target: Problem) -> tuple[Proposal, ...]:
+    """Proposals that take nothing away first, then by how little they change (stable)."""
+    return tuple(sorted(proposals, key=lambda p: (_hurts(p, target), _change(p))))
 
 
 # --------------------------------------------------------------------------- wording
@@ -603,12 +645,23 @@ def proposal_text(p: Proposal, w: Wording, first_queue_clause: bool = True) -> s
     if p.replicas is not None:
         span = _replicas_text(p.replicas)
         proof = proof_text(p.proof, counted=True)
+        fewer = _fewer_text(p, w)
         if w.check:
             owner = f" of {p.member}" if p.member else ""
-            return f"set replicas{owner} to {span}: {proof}"
+            return f"set replicas{owner} to {span}{fewer}: {proof}"
         noun = "consumer" if p.replicas == (1, 1) else "consumers"
-        return f"run {span} {noun} in {w.group}: {proof}"
+        return f"run {span} {noun} in {w.group}{fewer}: {proof}"
     return f"switch {w.group} to {p.strategy}: {proof}"
+
+
+def _fewer_text(p: Proposal, w: Wording) -> str:
+    """What a replica proposal below today's count takes away, in words ("" otherwise)."""
+    if p.replicas is None or not isinstance(p.current, tuple) or p.replicas[1] >= p.current[0]:
+        return ""
+    k = p.current[0] - p.replicas[1]
+    if w.target is Problem.IDLE:
+        return f" ({plural(k, 'consumer')} fewer: {'it was' if k == 1 else 'they were'} idle)"
+    return f" ({plural(k, 'consumer')} fewer than today: less consuming capacity)"
 
 
 def proposals_hint(proposals: Sequence[Proposal], w: Wording) -> str:
@@ -617,9 +670,9 @@ def proposals_hint(proposals: Sequence[Proposal], w: Wording) -> str:
         return ""
     clauses: list[str] = []
     seen_queue = False
-    for p in proposals:
+    for p in proposals:  # "lower them" only right after a clause that names the queues
         clauses.append(proposal_text(p, w, first_queue_clause=not seen_queue))
-        seen_queue = seen_queue or p.queues is not None
+        seen_queue = p.queues is not None
     text = "; or ".join(clauses)
     if isinstance(w.strategy, ConsistentHash):
         ids = "these client ids"

@@ -7,7 +7,7 @@ The JSON form (``rmqlb.report/1``, design §3 / the explain issue) is written by
 from __future__ import annotations
 
 import gc
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
@@ -256,7 +256,8 @@ class GroupReport:
     """One group: its model, the strategy used for *expected*, and its topics.
 
     ``inference`` says how that strategy's parameters were settled when the clients did not
-    report them (``None``: stated, or the strategy has none).
+    report them (``None``: stated, or the strategy has none); ``complete`` is false when the
+    capture could not read all of its offsets (its lags are then lower bounds).
     """
 
     group: str
@@ -264,6 +265,7 @@ class GroupReport:
     strategy: str
     topics: tuple[TopicReport, ...]
     inference: StrategyInference | None = None
+    complete: bool = True  # False: some of the group's offsets could not be read
 
     @property
     def lag(self) -> int | None:
@@ -296,28 +298,83 @@ class Report:
         return bool(self.errors)
 
 
-def _finding_key(f: Finding) -> tuple[int, str, str, str]:
-    return (-f.severity.rank, f.group, f.topic or "", f.code.value)
+#: Within one severity and impact, the finding that explains the others comes first: a split
+#: subscription before the unconsumed queues it causes, a strategy mix before its duplicates.
+#: Codes not listed (new rules get this for free) follow, by code.
+PRECEDENCE: tuple[Code, ...] = (
+    Code.CONSUME_DISABLED,
+    Code.DUPLICATE_CLIENT_ID,
+    Code.SUBSCRIPTION_INCONSISTENT,
+    Code.STRATEGY_INCONSISTENT,
+    Code.STALE_ALLOCATION,
+    Code.CONSUMER_STALLED,
+    Code.WRITE_EXCEEDS_READ,
+    Code.NO_ROUTE,
+    Code.ALLOCATION_FAILED,
+    Code.UNCONSUMED_QUEUE,
+    Code.DUPLICATE_ASSIGNMENT,
+    Code.ORDERLY_LOCK_LOST,
+    Code.NO_CONSUMERS,
+    Code.QUEUE_NOT_READABLE,
+    Code.CLIENT_UNREACHABLE,
+    Code.FLOW_CONTROLLED,
+    Code.CONSUME_FAILING,
+    Code.IDLE_CONSUMER,
+    Code.LAG_SKEW,
+    Code.ASSIGNMENT_MISMATCH,
+    Code.IMBALANCE,
+)
+_PRECEDENCE = {code: i for i, code in enumerate(PRECEDENCE)}
+
+RETRY = "%RETRY%"
+
+SortKey = tuple[int, int, int, int, bool, int, str, str, str]
+
+
+def _key(f: Finding, rank: int, messages: int, queues: int) -> SortKey:
+    """The report order (design of the ordering rule, docs/findings.md): most severe first;
+    within a severity, a finding with an effect now (queues or messages at stake) before one
+    without, then the most messages, the most queues; ordinary topics before retry topics;
+    causes before symptoms (:data:`PRECEDENCE`); then group, topic and code."""
+    return (
+        -rank,
+        0 if messages or queues else 1,
+        -messages,
+        -queues,
+        (f.topic or "").startswith(RETRY),
+        _PRECEDENCE.get(f.code, len(_PRECEDENCE)),
+        f.group,
+        f.topic or "",
+        f.code.value,
+    )
 
 
 def sort_findings(findings: Iterable[Finding]) -> list[Finding]:
-    """Most severe first, then by group, topic and code: a stable, readable order."""
-    return sorted(findings, key=_finding_key)
+    """Report order without links (see :func:`tree_order`): most severe first, then by
+    impact (its own queues), causes before symptoms, group, topic and code."""
+    return sorted(findings, key=lambda f: _key(f, f.severity.rank, 0, len(set(f.queues))))
 
 
-def tree_order(findings: Sequence[Finding], parents: Sequence[int | None]) -> list[int]:
+def tree_order(
+    findings: Sequence[Finding],
+    parents: Sequence[int | None],
+    lag: Mapping[tuple[str, MessageQueue], int] | None = None,
+) -> list[int]:
     """Causes before consequences: the positions of ``findings`` in report order.
 
     ``parents[i]`` is the position of the finding that causes ``findings[i]`` (``None``:
-    none). Each cause is followed by its consequences (depth first); trees are ordered like
-    :func:`sort_findings`, a tree ranking by its most severe finding, and so are the
-    consequences of one cause. Without links this is exactly :func:`sort_findings`.
+    none). Each cause is followed by its consequences (depth first). A tree ranks as a whole:
+    by its most severe finding, then by its impact, the messages (``lag`` per queue where
+    known, keyed by group and queue) and queues of all its findings together, so the root
+    cause with the most at stake leads; consequences of one cause are ordered the same way.
+    Without links and lags this is exactly :func:`sort_findings`.
 
     >>> a = Finding(Code.IMBALANCE, Severity.warning, "G", "m", "h")
     >>> b = Finding(Code.DUPLICATE_ASSIGNMENT, Severity.error, "G", "m", "h")
     >>> tree_order([a, b], [None, 0]), tree_order([a, b], [None, None])
     ([0, 1], [1, 0])
     """
+    lags = lag or {}
     children: dict[int, list[int]] = {}
     roots: list[int] = []
     for i, parent in enumerate(parents):
@@ -325,16 +382,22 @@ def tree_order(findings: Sequence[Finding], parents: Sequence[int | None]) -> li
             roots.append(i)
         else:
             children.setdefault(parent, []).append(i)
-    top: dict[int, int] = {}
+    keys: dict[int, SortKey] = {}
 
-    def rank(i: int, seen: frozenset[int]) -> int:
-        if i not in top:
-            below = [rank(k, seen | {i}) for k in children.get(i, ()) if k not in seen]
-            top[i] = max([findings[i].severity.rank, *below])
-        return top[i]
+    def subtree(i: int, seen: frozenset[int]) -> tuple[int, set[MessageQueue]]:
+        rank, queues = findings[i].severity.rank, set(findings[i].queues)
+        for k in children.get(i, ()):
+            if k not in seen:
+                below, more = subtree(k, seen | {i})
+                rank, queues = max(rank, below), queues | more
+        if i not in keys:
+            group = findings[i].group
+            messages = sum(lags.get((group, q), 0) for q in queues)
+            keys[i] = _key(findings[i], rank, messages, len(queues))
+        return rank, queues
 
-    def key(i: int) -> tuple[int, str, str, str]:
-        return (-rank(i, frozenset()), *_finding_key(findings[i])[1:])
+    for i in range(len(findings)):
+        subtree(i, frozenset())
 
     out: list[int] = []
     placed: set[int] = set()
@@ -344,10 +407,10 @@ def tree_order(findings: Sequence[Finding], parents: Sequence[int | None]) -> li
             return
         placed.add(i)
         out.append(i)
-        for k in sorted(children.get(i, ()), key=key):
+        for k in sorted(children.get(i, ()), key=keys.__getitem__):
             walk(k)
 
-    for i in sorted(roots, key=key):
+    for i in sorted(roots, key=keys.__getitem__):
         walk(i)
     for i in range(len(findings)):  # a cycle has no root: keep its members anyway
         if i not in placed:
@@ -355,12 +418,45 @@ def tree_order(findings: Sequence[Finding], parents: Sequence[int | None]) -> li
     return out
 
 
+def id_number(finding_id: str | None) -> int | None:
+    """``3`` of ``G/F3``; ``None`` when the id is not numbered."""
+    if finding_id is None:
+        return None
+    _, _, tail = finding_id.rpartition("/F")
+    return int(tail) if tail.isdigit() else None
+
+
 def order_findings(findings: Iterable[Finding]) -> list[Finding]:
     """Findings in report order: causes first, each followed by its consequences (linked by
-    ``id`` / ``caused_by``); unlinked findings most severe first (:func:`sort_findings`)."""
+    ``id`` / ``caused_by``). Numbered findings keep the engine's order (their numbers);
+    others are ordered like :func:`sort_findings`."""
     items = list(findings)
     position = {f.id: i for i, f in enumerate(items) if f.id is not None}
     parents = [position.get(f.caused_by) if f.caused_by is not None else None for f in items]
+    numbers = [id_number(f.id) for f in items]
+    if items and all(n is not None for n in numbers):
+        groups: dict[str, int] = {}
+        for f in items:
+            groups.setdefault(f.group, len(groups))
+        rank = sorted(range(len(items)), key=lambda i: (groups[items[i].group], numbers[i]))
+        order = {i: pos for pos, i in enumerate(rank)}
+        placed: set[int] = set()
+        out: list[int] = []
+
+        def walk(i: int) -> None:
+            if i in placed:
+                return
+            placed.add(i)
+            out.append(i)
+            for k in sorted((k for k, p in enumerate(parents) if p == i), key=order.__getitem__):
+                walk(k)
+
+        for i in rank:
+            if parents[i] is None or parents[i] == i:
+                walk(i)
+        for i in rank:
+            walk(i)
+        return [items[i] for i in out]
     return [items[i] for i in tree_order(items, parents)]
 
 
@@ -518,14 +614,16 @@ def _report_to_json(
                 "group": g.group,
                 "messageModel": g.message_model,
                 "strategy": g.strategy,
-                "lag": g.lag,
+                "lag": g.lag if g.complete else None,
+                "lagKnown": g.lag,
+                "lagComplete": g.complete,
                 "lagByConsumer": g.lag_by_consumer(),
                 "inference": inference_to_json(g.inference),
                 "topics": [
                     {
                         "topic": t.topic,
                         "retry": t.retry,
-                        "lag": t.lag,
+                        "lag": t.lag if g.complete else None,
                         "queues": _queue_rows_json(t.queues, array),
                         "consumers": _consumer_rows_json(t.consumers, t.topic),
                     }

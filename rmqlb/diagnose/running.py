@@ -26,7 +26,7 @@ from rmqlb.diagnose.context import (
     readable_queues,
     topic_context,
 )
-from rmqlb.diagnose.lookup import not_found
+from rmqlb.diagnose.lookup import known_topics, not_found, topic_not_found
 from rmqlb.errors import InputError
 from rmqlb.model.javaorder import java_key
 from rmqlb.model.queue import MessageQueue
@@ -76,6 +76,8 @@ def running(
     subscribed = [t for t in g.subscribed_topics() if not t.startswith("%RETRY%")]
     if topic is not None:
         if topic not in g.subscribed_topics():
+            if topic not in known_topics(snapshot):
+                raise topic_not_found(topic, known_topics(snapshot))
             known = ", ".join(subscribed) or "none"
             raise InputError(f"group {group} does not subscribe {topic!r} (it subscribes: {known})")
         subscribed = [topic]

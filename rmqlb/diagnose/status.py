@@ -32,11 +32,17 @@ from dataclasses import dataclass, field
 from fnmatch import fnmatchcase
 from typing import Any
 
-from rmqlb.diagnose.context import DiagnoseOptions, readable_spans
+from rmqlb.diagnose.context import (
+    DISCOVERY_REQUESTS,
+    OFFSET_REQUESTS,
+    DiagnoseOptions,
+    group_errors,
+    group_topics,
+    readable_spans,
+)
 from rmqlb.diagnose.engine import diagnose
-from rmqlb.diagnose.lookup import not_found
+from rmqlb.diagnose.lookup import known_topics, not_found, topic_not_found
 from rmqlb.diagnose.report import (
-    Code,
     Finding,
     GroupReport,
     QueueStatus,
@@ -44,6 +50,7 @@ from rmqlb.diagnose.report import (
     Severity,
     exit_code,
     finding_to_json,
+    order_findings,
 )
 from rmqlb.model.javaorder import java_key
 from rmqlb.model.queue import MessageQueue
@@ -52,53 +59,15 @@ from rmqlb.model.strategy import StrategySpec, describe, same_algorithm
 from rmqlb.model.system import is_system_group
 
 STATUS_FORMAT = "rmqlb.status/1"
-#: Requests that find groups rather than describe one: their failures leave the group list
-#: in doubt (the footer says so), never a particular line.
-DISCOVERY_REQUESTS = frozenset(
-    {
-        "GET_ALL_SUBSCRIPTIONGROUP_CONFIG",
-        "GET_ALL_TOPIC_LIST_FROM_NAMESERVER",
-        "QUERY_TOPIC_CONSUME_BY_WHO",
-    }
-)
 MIXED = "mixed"
 GLOB_CHARS = frozenset("*?[")
 
 
-#: Within one severity the finding that explains the others is the line's worst: a split
-#: subscription before the unconsumed queues it causes, a strategy mix before its duplicates.
-PRECEDENCE: tuple[Code, ...] = (
-    Code.DUPLICATE_CLIENT_ID,
-    Code.SUBSCRIPTION_INCONSISTENT,
-    Code.STRATEGY_INCONSISTENT,
-    Code.WRITE_EXCEEDS_READ,
-    Code.NO_ROUTE,
-    Code.ALLOCATION_FAILED,
-    Code.UNCONSUMED_QUEUE,
-    Code.DUPLICATE_ASSIGNMENT,
-    Code.NO_CONSUMERS,
-    Code.QUEUE_NOT_READABLE,
-    Code.CLIENT_UNREACHABLE,
-    Code.IDLE_CONSUMER,
-    Code.LAG_SKEW,
-    Code.ASSIGNMENT_MISMATCH,
-    Code.IMBALANCE,
-)
-
-
 def worst_first(findings: Iterable[Finding]) -> list[Finding]:
-    """Most severe first; within a severity, ordinary topics before retry topics, causes
-    before symptoms (:data:`PRECEDENCE`), then by topic."""
-    rank = {code: i for i, code in enumerate(PRECEDENCE)}
-    return sorted(
-        findings,
-        key=lambda f: (
-            -f.severity.rank,
-            (f.topic or "").startswith(RETRY_PREFIX),
-            rank.get(f.code, len(rank)),
-            java_key(f.topic or ""),
-        ),
-    )
+    """``findings`` in report order (:func:`~rmqlb.diagnose.report.order_findings`): the
+    group's root cause with the most at stake first, each cause followed by the findings it
+    causes; the first is the line's worst finding."""
+    return order_findings(findings)
 
 
 def is_pattern(name: str) -> bool:
@@ -108,12 +77,21 @@ def is_pattern(name: str) -> bool:
 
 @dataclass(frozen=True, slots=True)
 class Stranded:
-    """Queues nobody consumes: how many, the messages in them where the lag is known, and
-    how many of them have no known lag."""
+    """Queues nobody consumes: how many, the messages in them where the lag is known, how
+    many of them have no known lag, and whether the capture saw every offset of the group
+    (``complete`` false: more may be stranded where offsets could not be read)."""
 
     queues: int = 0
     messages: int = 0
     unknown: int = 0
+    complete: bool = True
+
+    @property
+    def known(self) -> bool:
+        """Whether any stranded message count is known (else the number is unknown)."""
+        if self.messages:
+            return True
+        return self.complete and not (self.queues and self.unknown == self.queues)
 
 
 @dataclass(frozen=True, slots=True)
@@ -121,7 +99,8 @@ class GroupStatus:
     """One line of the overview (``findings`` most severe first; ``errors``: the capture
     failures that leave this line incomplete; ``consume_tps``: the ``consumeOKTPS`` its
     clients report in their running info, summed over clients and topics, ``None`` when no
-    client reported one)."""
+    client reported one; ``lag_complete`` false: some offsets could not be read, so ``lag``
+    is a lower bound, or unknown when ``None``)."""
 
     group: str
     message_model: str
@@ -134,16 +113,37 @@ class GroupStatus:
     consume_tps: float | None
     findings: tuple[Finding, ...] = ()
     errors: tuple[CaptureError, ...] = ()
+    lag_complete: bool = True
 
     @property
     def worst(self) -> Finding | None:
-        """The most severe finding, ``None`` when there is none."""
+        """The group's root cause with the most at stake (the first finding in report order:
+        the most severe tree, then the largest impact), ``None`` when there is none."""
         return self.findings[0] if self.findings else None
+
+    @property
+    def consequences(self) -> int:
+        """How many findings the worst one causes (directly or down a chain)."""
+        worst = self.worst
+        if worst is None or worst.id is None:
+            return 0
+        parent = {f.id: f.caused_by for f in self.findings if f.id is not None}
+        n = 0
+        for f in self.findings[1:]:
+            seen: set[str] = set()
+            up = f.caused_by
+            while up is not None and up not in seen:
+                if up == worst.id:
+                    n += 1
+                    break
+                seen.add(up)
+                up = parent.get(up)
+        return n
 
     @property
     def rank(self) -> int:
         """2 error, 1 warning, 0 info, -1 no finding."""
-        return self.findings[0].severity.rank if self.findings else -1
+        return max((f.severity.rank for f in self.findings), default=-1)
 
     @property
     def partial(self) -> bool:
@@ -196,6 +196,19 @@ def consumes(group: Group, topic: str) -> bool:
     )
 
 
+def moved_offsets(before: dict[str, dict[MessageQueue, int]], snapshot: Snapshot) -> frozenset[str]:
+    """The groups whose committed offsets moved since ``before`` (the last poll of
+    ``--watch``), which is updated to ``snapshot``'s offsets in place."""
+    moved: set[str] = set()
+    for name, group in snapshot.groups.items():
+        now = {o.queue: o.consumer_offset for o in group.offsets if o.committed}
+        old = before.get(name)
+        if old is not None and any(old.get(q, v) != v for q, v in now.items()):
+            moved.add(name)
+        before[name] = now
+    return frozenset(moved)
+
+
 def select_groups(
     snapshot: Snapshot,
     *,
@@ -214,6 +227,8 @@ def select_groups(
     for name in literal:
         if name not in snapshot.groups:
             raise not_found(name, snapshot.groups, where="in the snapshot")
+    if topic is not None and topic not in (known := known_topics(snapshot)):
+        raise topic_not_found(topic, known)
     chosen: list[str] = []
     for name in sorted(snapshot.groups, key=java_key):
         if names and name not in literal and not any(fnmatchcase(name, p) for p in patterns):
@@ -262,7 +277,7 @@ def _topics_and_queues(snapshot: Snapshot, group: Group, report: GroupReport) ->
     return len(seen | {q.topic for q in extra}), queues + len(extra)
 
 
-def _stranded(group: Group, report: GroupReport) -> Stranded:
+def _stranded(group: Group, report: GroupReport, complete: bool) -> Stranded:
     queues = messages = unknown = 0
     covered: set[MessageQueue] = set()
     for t in report.topics:
@@ -280,26 +295,7 @@ def _stranded(group: Group, report: GroupReport) -> Stranded:
             covered.add(o.queue)
             queues += 1
             messages += o.lag
-    return Stranded(queues, messages, unknown)
-
-
-def _topics_of(name: str, group: Group) -> set[str]:
-    return {RETRY_PREFIX + name} | {s.topic for c in group.consumers for s in c.subscriptions}
-
-
-def _errors_of(name: str, group: Group, errors: Iterable[CaptureError]) -> tuple[CaptureError, ...]:
-    """Failures that leave this group's line incomplete: requests about the group (or, in
-    snapshots that do not say, about one of its clients), and requests about one of its
-    topics (its route, its offsets) that failed."""
-    topics = _topics_of(name, group)
-    clients = {c.client_id for c in group.consumers}
-    return tuple(
-        e
-        for e in errors
-        if e.group == name
-        or (e.group is None and e.request not in DISCOVERY_REQUESTS and e.topic in topics)
-        or (e.group is None and e.topic is None and e.target in clients)
-    )
+    return Stranded(queues, messages, unknown, complete)
 
 
 def _lag(group: Group) -> int | None:
@@ -317,6 +313,8 @@ def group_status(
     """The overview line of one diagnosed group."""
     group = snapshot.groups[report.group]
     topics, queues = _topics_and_queues(snapshot, group, report)
+    errors = group_errors(snapshot, group)
+    complete = not any(e.request in OFFSET_REQUESTS for e in errors)
     rates = [
         sum(st.consume_ok_tps for st in c.status.values()) for c in group.consumers if c.status
     ]
@@ -328,10 +326,11 @@ def group_status(
         topics=topics,
         queues=queues,
         lag=_lag(group),
-        stranded=_stranded(group, report),
+        stranded=_stranded(group, report, complete),
+        lag_complete=complete,
         consume_tps=round(sum(rates), 3) if rates else None,
         findings=tuple(worst_first(findings)),
-        errors=_errors_of(report.group, group, snapshot.errors),
+        errors=errors,
     )
 
 
@@ -342,7 +341,7 @@ def _relevant_errors(snapshot: Snapshot, names: Iterable[str]) -> tuple[CaptureE
     chosen = set(names)
     topics: set[str] = set()
     for name in chosen:
-        topics |= _topics_of(name, snapshot.groups[name])
+        topics |= group_topics(snapshot.groups[name])
     owners: dict[str, set[str]] = {}
     for name, g in snapshot.groups.items():
         for c in g.consumers:
@@ -416,8 +415,10 @@ def _error_json(e: CaptureError) -> dict[str, Any]:
 
 
 def line_to_json(line: GroupStatus) -> dict[str, Any]:
-    """One group's line in the ``rmqlb.status/1`` contract."""
+    """One group's line in the ``rmqlb.status/1`` contract. A number the capture could not
+    fully read is ``null``; what was read of it is ``lagKnown`` / ``knownMessages``."""
     worst = line.worst
+    stranded_complete = line.stranded.complete and not line.stranded.unknown
     return {
         "group": line.group,
         "messageModel": line.message_model,
@@ -425,15 +426,20 @@ def line_to_json(line: GroupStatus) -> dict[str, Any]:
         "consumers": line.consumers,
         "topics": line.topics,
         "queues": line.queues,
-        "lag": line.lag,
+        "lag": line.lag if line.lag_complete else None,
+        "lagKnown": line.lag,
+        "lagComplete": line.lag_complete,
         "stranded": {
             "queues": line.stranded.queues,
-            "messages": line.stranded.messages,
+            "messages": line.stranded.messages if stranded_complete else None,
+            "knownMessages": line.stranded.messages if line.stranded.known else None,
             "unknownQueues": line.stranded.unknown,
+            "complete": stranded_complete,
         },
         "consumeTps": line.consume_tps,
         "findings": _severity_counts(line.findings),
         "worst": finding_to_json(worst) if worst is not None else None,
+        "worstConsequences": line.consequences,
         "partial": [_error_json(e) for e in line.errors],
     }
 
@@ -450,6 +456,8 @@ class Totals:
     stranded: int
     partial: int
     consume_tps: float | None
+    lag_complete: bool = True
+    stranded_complete: bool = True
 
 
 def totals(report: StatusReport) -> Totals:
@@ -465,6 +473,8 @@ def totals(report: StatusReport) -> Totals:
         stranded=sum(s.stranded.messages for s in lines),
         partial=sum(1 for s in lines if s.partial),
         consume_tps=round(sum(rates), 3) if rates else None,
+        lag_complete=all(s.lag_complete for s in lines),
+        stranded_complete=all(s.stranded.complete and not s.stranded.unknown for s in lines),
     )
 
 
@@ -483,8 +493,12 @@ def status_to_json(report: StatusReport, fail_on: str = "error") -> dict[str, An
             "withWarnings": t.warnings,
             "partial": t.partial,
             "consumers": t.consumers,
-            "lag": t.lag,
-            "strandedMessages": t.stranded,
+            "lag": t.lag if t.lag_complete else None,
+            "lagKnown": t.lag,
+            "lagComplete": t.lag_complete,
+            "strandedMessages": t.stranded if t.stranded_complete else None,
+            "strandedKnown": t.stranded,
+            "strandedComplete": t.stranded_complete,
             "consumeTps": t.consume_tps,
         },
         "errors": [_error_json(e) for e in report.errors],
@@ -503,6 +517,7 @@ __all__ = [
     "group_status",
     "is_pattern",
     "line_to_json",
+    "moved_offsets",
     "select_groups",
     "status",
     "status_to_json",

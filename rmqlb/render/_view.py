@@ -325,18 +325,11 @@ class FindingLine:
 
 
 def finding_lines(findings: Sequence[Finding]) -> list[FindingLine]:
-    """``findings`` (in report order) with their depth under their causes and a tag for
-    those that take part in a link: ``F1`` for a cause, ``F2, caused by F1`` for a
-    consequence; ``""`` for the others."""
-    linked = {f.caused_by for f in findings if f.caused_by is not None}
+    """``findings`` (in report order) with their depth under their causes and a tag: the id
+    (``G/F1``), with ``caused by G/F1`` for a consequence; ``""`` when it has no id."""
     out: list[FindingLine] = []
     for f, depth in zip(findings, finding_depths(findings), strict=True):
-        if f.caused_by is not None:
-            tag = f"{f.id}, caused by {f.caused_by}"
-        elif f.id is not None and f.id in linked:
-            tag = f.id
-        else:
-            tag = ""
+        tag = f"{f.id}, caused by {f.caused_by}" if f.caused_by is not None else f.id or ""
         out.append(FindingLine(f, depth, tag))
     return out
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 from typing import TYPE_CHECKING
 
-from rmqlb.humanize import plural
+from rmqlb.humanize import percent, plural
 from rmqlb.render.blocks import Block, Column, Heading, Line, Table, to_text, write_rich
 from rmqlb.render.formats import Output
 from rmqlb.render.safe import escape_json_controls
@@ -84,7 +84,7 @@ def summary_blocks(result: AuditResult, top: int) -> list[Block]:
                         o.severity,
                         ", ".join(o.persistent) or "-",
                         ", ".join(o.transient) or "-",
-                        f"{o.share:.0%}",
+                        percent(o.share, 1),
                         o.last_seen,
                     )
                     for o in offenders

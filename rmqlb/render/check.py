@@ -50,6 +50,13 @@ def where(f: CheckFinding) -> str:
     return f"{f.group}/{f.topic}" if f.topic else f.group
 
 
+def tag(f: CheckFinding) -> str:
+    """`` (G/F2, caused by G/F1)``, `` (G/F1)`` or ``""``: the id, as in explain."""
+    if f.id is None:
+        return ""
+    return f" ({f.id}, caused by {f.caused_by})" if f.caused_by else f" ({f.id})"
+
+
 def summary(result: CheckResult, fail_on: str) -> str:
     """One closing line: what was checked, what was found, the exit code."""
     counts = {s: sum(1 for f in result.findings if f.severity is s) for s in Severity}
@@ -72,7 +79,7 @@ def plain_text(result: CheckResult, fail_on: str) -> str:
     result = safe(result)
     lines = []
     for f in result.findings:
-        lines.append(f"{f.loc}: {f.severity.value} {f.code} {where(f)}: {f.message}")
+        lines.append(f"{f.loc}: {f.severity.value} {f.code} {where(f)}{tag(f)}: {f.message}")
         lines.append(f"    hint: {f.hint}")
     lines.append(summary(result, fail_on))
     return "\n".join(lines) + "\n"
@@ -93,7 +100,7 @@ def markdown_blocks(result: CheckResult, fail_on: str) -> list[Block]:
     doc: list[Block] = [Heading("rmqlb check", 1)]
     if result.findings:
         rows = tuple(
-            (f.severity.value, f.code, str(f.loc), where(f), f.message, f.hint)
+            (f.severity.value, f.code, str(f.loc), where(f) + tag(f), f.message, f.hint)
             for f in result.findings
         )
         doc.append(Table(FINDING_COLUMNS, rows))
@@ -123,6 +130,8 @@ def json_document(result: CheckResult, fail_on: str) -> dict[str, Any]:
             "message": f.message,
             "hint": f.hint,
             "proposals": [p.to_json() for p in f.proposals],
+            "id": f.id,
+            "causedBy": f.caused_by,
         }
 
     rule = FailOn(fail_on)
@@ -182,7 +191,7 @@ def rich_findings(result: CheckResult, console: Console, fail_on: str) -> None:
             body = Text()
             body.append(f.code, style="bold")
             body.append(f"  {f.loc}", style="underline")
-            body.append(f"  {where(f)}\n")
+            body.append(f"  {where(f)}{tag(f)}\n")
             body.append(f.message)
             body.append("\nfix: " + f.hint, style="dim")
             rows.append([Text(f.severity.value, style=SEVERITY_STYLE[f.severity]), body])

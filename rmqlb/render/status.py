@@ -31,6 +31,7 @@ from rmqlb.render.blocks import (
     md_escape,
     to_text,
 )
+from rmqlb.render.failures import failure_summary
 from rmqlb.render.formats import Output
 from rmqlb.render.safe import escape_json_controls, safe
 
@@ -41,7 +42,6 @@ if TYPE_CHECKING:
 
 PARTIAL_MARK = "!"
 CHANGED_MARK = "*"
-MAX_ERRORS_SHOWN = 10
 """Failed requests listed under the table; JSON lists every one."""
 
 
@@ -63,8 +63,11 @@ def count_text(n: int) -> str:
     return f"{n:,}"
 
 
-def lag_text(lag: int | None) -> str:
-    """Total lag, ``-`` when the group has no committed offsets at all."""
+def lag_text(lag: int | None, complete: bool = True) -> str:
+    """Total lag, ``-`` when the group has no committed offsets at all; when some offsets
+    could not be read, ``?`` (none known) or ``1,200+`` (a lower bound)."""
+    if not complete:
+        return "?" if lag is None else f"{lag:,}+"
     return "-" if lag is None else f"{lag:,}"
 
 
@@ -72,9 +75,9 @@ def stranded_text(line: GroupStatus) -> str:
     """Messages in queues nobody consumes: ``3,537``; ``?`` when none of those queues has a
     known lag, ``40+`` when some have not (how many queues: JSON ``stranded.queues``)."""
     s = line.stranded
-    if s.queues and s.unknown == s.queues:
+    if not s.known:
         return "?"
-    return f"{s.messages:,}+" if s.unknown else f"{s.messages:,}"
+    return f"{s.messages:,}+" if s.unknown or not s.complete else f"{s.messages:,}"
 
 
 def tps_text(tps: float | None) -> str:
@@ -89,11 +92,21 @@ def worst_text(line: GroupStatus) -> str:
 
 
 def message_text(line: GroupStatus) -> str:
-    """The worst finding's one-line message (with its topic when it has one)."""
+    """The worst finding's one-line message, after its id and how many findings it causes:
+    ``[G/F1, causes 2] ...``."""
     worst = line.worst
     if worst is None:
         return ""
-    return worst.message
+    return f"[{worst_tag(line)}] {worst.message}"
+
+
+def worst_tag(line: GroupStatus) -> str:
+    """``G/F1`` or ``G/F1, causes 2``: the worst finding's id (as explain shows it) and its
+    consequences."""
+    worst = line.worst
+    tag = (worst.id if worst is not None else None) or ""
+    n = line.consequences
+    return f"{tag}, causes {n}" if n else tag
 
 
 def group_label(line: GroupStatus, options: StatusOptions) -> str:
@@ -134,7 +147,11 @@ def summary_line(report: StatusReport) -> str:
 def totals_line(report: StatusReport) -> str:
     """The footer's sums: lag, stranded messages, consume rate (when reported)."""
     t = totals(report)
-    text = f"lag {t.lag:,}, stranded {t.stranded:,}"
+    lag = f"{t.lag:,}" + ("" if t.lag_complete else "+")
+    stranded = f"{t.stranded:,}" + ("" if t.stranded_complete else "+")
+    text = f"lag {lag}, stranded {stranded}"
+    if not (t.lag_complete and t.stranded_complete):
+        text += " (+: more where offsets could not be read)"
     if t.consume_tps is not None:
         text += f", consuming {t.consume_tps:,.1f} msg/s"
     return text
@@ -147,23 +164,16 @@ def exit_line(report: StatusReport, fail_on: str) -> str:
 
 
 def partial_lines(report: StatusReport) -> list[str]:
-    """The partial-data section: a head line, then at most :data:`MAX_ERRORS_SHOWN` failed
-    requests (empty when complete)."""
+    """The partial-data note (empty when complete). The failed requests themselves are listed
+    once, on stderr, by the command (:func:`rmqlb.render.failures.failure_lines`), and all of
+    them in JSON."""
     errors = report.errors
     if not errors:
         return []
-    n = len(errors)
-    out = [
-        f"partial data: {n} request{'s' if n != 1 else ''} failed while capturing; lines "
-        f"marked {PARTIAL_MARK} may be incomplete and groups may be missing"
+    return [
+        f"partial data: {failure_summary(errors)} (listed on stderr); lines marked "
+        f"{PARTIAL_MARK} may be incomplete and groups may be missing"
     ]
-    for e in errors[:MAX_ERRORS_SHOWN]:
-        about = e.group or e.topic
-        where = f" [{about}]" if about else ""
-        out.append(f"{e.target} {e.request}{where}: {e.message}")
-    if n > MAX_ERRORS_SHOWN:
-        out.append(f"... and {n - MAX_ERRORS_SHOWN} more (-o json lists them all)")
-    return out
 
 
 HEADERS = ("group", "model", "strategy", "consumers", "topics", "queues", "lag", "stranded")
@@ -179,7 +189,7 @@ def row_cells(line: GroupStatus, options: StatusOptions, show_tps: bool) -> list
         count_text(line.consumers),
         count_text(line.topics),
         count_text(line.queues),
-        lag_text(line.lag),
+        lag_text(line.lag, line.lag_complete),
         stranded_text(line),
     ]
     if show_tps:
@@ -234,17 +244,8 @@ def status_blocks(report: StatusReport, options: StatusOptions) -> list[Block]:
     if notes:
         italic = "  \n".join(f"_{md_escape(n)}_" for n in notes)
         doc.append(Line("\n".join(notes), md=italic))
-    partial = partial_lines(report)
-    if partial:
-        head_line, *items = partial
-        doc.append(
-            Line(
-                "\n".join([head_line, *(f"  - {i}" for i in items)]),
-                md="\n".join(
-                    [f"> **{md_escape(head_line)}**", ">", *(f"> - {md_escape(i)}" for i in items)]
-                ),
-            )
-        )
+    for note in partial_lines(report):
+        doc.append(Line(note, md=f"> **{md_escape(note)}**"))
     summary, sums = summary_line(report), totals_line(report)
     code = exit_line(report, options.fail_on)
     doc.append(
@@ -308,20 +309,15 @@ def build(  # names are shown through safe(): control characters visible
                 finding.append(f" {worst.code.value}", style="bold")
                 if worst.topic:
                     finding.append(f" {worst.topic}", style="cyan")
+                finding.append(f" [{worst_tag(line)}]", style="bold")
                 finding.append(f": {worst.message}", style="dim")
                 parts.append(finding)
     else:
         parts.append(Text("No consumer group matched.", style="yellow"))
     for note in legend(report, o):
         parts.append(Text(note, style="dim italic"))
-    partial = partial_lines(report)
-    if partial:
-        from rich.panel import Panel  # noqa: PLC0415
-
-        body = Text(partial[0], style="bold")
-        for item in partial[1:]:
-            body.append("\n  - " + item, style="")
-        parts.append(Panel(body, title="partial data", border_style="red", expand=False))
+    for note in partial_lines(report):
+        parts.append(Text(note, style="bold red"))
     code = exit_code(report.report, o.fail_on)
     parts.append(Text(""))
     footer = Text.assemble(

@@ -193,6 +193,12 @@ def test_stale_allocation_when_membership_changes_are_not_notified(kit: Kit, nam
     assert "notifyConsumerIdsChangedEnable=false" in stale["message"]
     for code in ("DUPLICATE_ASSIGNMENT", "ASSIGNMENT_MISMATCH"):
         assert all(f["causedBy"] == stale["id"] for f in findings(report, code) if f["topic"] == t)
+    # the overview leads with the same cause, under the same id, its consequences counted
+    done = kit.rmqlb("status", "-n", kit.namesrv, g, "-o", "json")
+    (line,) = json.loads(done.stdout)["groups"]
+    assert line["worst"]["code"] == "STALE_ALLOCATION", line["worst"]
+    assert line["worst"]["id"] == stale["id"] == f"{g}/F1"
+    assert line["worstConsequences"] >= 2
 
 
 def test_group_whose_consumers_all_stopped(kit: Kit, names: Names) -> None:

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 
 from rmqlb.client.errors import CALL_ERRORS
 from rmqlb.client.steps.group import capture_group
-from rmqlb.diagnose.lookup import not_found
+from rmqlb.diagnose.lookup import not_found, topic_not_found
 from rmqlb.errors import ClusterUnreachable
 from rmqlb.model import Group
 from rmqlb.model.snapshot import DLQ_PREFIX, RETRY_PREFIX
@@ -56,7 +56,7 @@ class Discovery:
         """Every group the brokers know (or, with ``topic``, every group consuming it)."""
         topic = self.collector.options.topic
         if topic is not None:
-            await self._consumers_of(masters, [topic])
+            await asyncio.gather(self._check_topic(topic), self._consumers_of(masters, [topic]))
             return
 
         async def configured(addr: str) -> None:
@@ -64,6 +64,20 @@ class Discovery:
                 self.found(name, masters)
 
         await asyncio.gather(*(configured(addr) for _, addr in masters), self._sweep(masters))
+
+    async def _check_topic(self, topic: str) -> None:
+        """A ``topic`` the NameServer does not list exists nowhere: an
+        :class:`~rmqlb.errors.InputError` (exit 2) naming the closest listed topic. When the
+        list cannot be read, the capture goes on."""
+        c = self.collector
+        try:
+            listed = await c.namesrv_call("GET_ALL_TOPIC_LIST_FROM_NAMESERVER", c.admin.topic_list)
+        except ClusterUnreachable:
+            return
+        except CALL_ERRORS:
+            return
+        if topic not in listed:
+            raise topic_not_found(topic, listed, where="on this cluster")
 
     async def _sweep(self, masters: Masters) -> None:
         """Groups with online subscribers or committed offsets but no subscription config

@@ -83,6 +83,7 @@ def subject_of(ctx: TopicContext) -> Subject | None:
         vary_replicas=ids_free,
         counts=lambda span, _: range(span[0], span[1] + 1),
         assumed=bool(g.assumption),
+        shrink=not g.offsets_unknown,
     )
 
 

@@ -6,8 +6,9 @@ the offset it would commit, when it last pulled, consumed and locked the queue, 
 clock) and, per topic, its consume statistics of the last minute. One snapshot cannot show
 that an offset *stands still*; what it can show, the rules use:
 
-- the client's last pull / consume / lock times against the capture time (``capturedAt``,
-  or the client's newest timestamp when its clock runs ahead);
+- the client's last pull / consume / lock times against the capture time (``capturedAt``),
+  or against the client's newest timestamp when its clock runs ahead, or behind while it
+  reports a consume rate: a stall is judged on the client's own clock;
 - the queue's lag from the broker's offsets;
 - the client's in-memory commit offset against the broker's committed one: a client that
   made progress since its last commit (every 5 s) holds a greater offset than the broker.
@@ -31,7 +32,7 @@ threshold of 1000: FLOW_CONTROLLED.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 from rmqlb.diagnose.context import Mode, TopicContext, errors_about
@@ -72,19 +73,29 @@ def _held_states(c: Consumer, topic: str) -> list[ProcessQueueState]:
     return [pq for pq in c.process_queues or () if pq.queue.topic == topic and not pq.dropped]
 
 
-def _client_now(now_ms: int | None, states: Sequence[ProcessQueueState]) -> int | None:
+def consume_rate(c: Consumer) -> float:
+    """The client's consumeOKTPS over every topic it reports (0: none reported)."""
+    return sum(st.consume_ok_tps for st in c.status.values())
+
+
+def _client_now(now_ms: int | None, c: Consumer) -> int | None:
     """The reference time for the client's own timestamps: the capture time, or the client's
-    newest timestamp when its clock runs ahead of the capturing host's."""
+    newest timestamp (any queue it holds) when its clock runs ahead of the capturing host's,
+    or behind it while the client shows it consumes (a consume rate above zero): its newest
+    pull or consume then happened just now on its own clock."""
     if now_ms is None:
         return None
     newest = max(
         (
             max(pq.last_pull_timestamp, pq.last_consume_timestamp, pq.last_lock_timestamp)
-            for pq in states
+            for pq in c.process_queues or ()
+            if not pq.dropped
         ),
         default=0,
     )
-    return max(now_ms, newest)
+    if newest > now_ms or (newest > 0 and consume_rate(c) > 0):
+        return newest
+    return now_ms
 
 
 def _lag_of(ctx: TopicContext, mq: MessageQueue) -> int | None:
@@ -164,7 +175,7 @@ def _running_stall(
     ctx: TopicContext, c: Consumer, states: list[ProcessQueueState]
 ) -> _Stall | None:
     """A client whose pull loop or consumption stopped on queues with lag."""
-    now = _client_now(ctx.g.now_ms, states)
+    now = _client_now(ctx.g.now_ms, c)
     if now is None:
         return None
     stall = ctx.g.options.stall_ms
@@ -210,7 +221,14 @@ def _running_stall(
     if not parts:
         return None
     queues = tuple(sorted({q for q, _, _ in unpulled + unconsumed}, key=queue_sort_key))
-    return _Stall(c.client_id, f"{c.client_id} {' and '.join(parts)}", queues, False)
+    rate = consume_rate(c)
+    elsewhere = (
+        f", while it consumes {rate_text(rate)} msg/s from its other queues (judged on its "
+        "own clock)"
+        if rate > 0
+        else ""
+    )
+    return _Stall(c.client_id, f"{c.client_id} {' and '.join(parts)}{elsewhere}", queues, False)
 
 
 def _stalled(ctx: TopicContext) -> list[Finding]:
@@ -468,7 +486,7 @@ def _lock_lost_findings(ctx: TopicContext) -> list[Finding]:
     for c, states in _with_states(ctx):
         if not is_orderly(c):
             continue
-        now = _client_now(g.now_ms, states)
+        now = _client_now(g.now_ms, c)
         unlocked = [pq.queue for pq in states if not pq.locked]
         expired = [pq for pq in states if pq.locked and _lock_lost(pq, now)]
         if not unlocked and not expired:

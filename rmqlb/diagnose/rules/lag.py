@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from rmqlb.diagnose.context import Mode, TopicContext
 from rmqlb.diagnose.report import Code, Finding, Severity
-from rmqlb.humanize import plural
+from rmqlb.humanize import percent, plural
 from rmqlb.model.queue import MessageQueue, queue_sort_key
 
 
@@ -51,7 +51,7 @@ def check_lag(ctx: TopicContext) -> list[Finding]:
             Severity.warning,
             g.name,
             f"{top} holds {per[top]:,} of the {total:,} messages of lag on {ctx.topic} "
-            f"({share:.0%}) with {len(holdings[top])} of "
+            f"({percent(per[top], total)}) with {len(holdings[top])} of "
             f"{plural(len(ctx.mq_all), 'queue')}{basis}",
             "that consumer is slow or stuck: check its consume thread pool and consume time, "
             "its logs for consume failures or flow control, and its host; if its queues just "

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Sequence
+from dataclasses import replace
 
 from rmqlb.allocate import allocate_sorted, validate
 from rmqlb.diagnose.context import (
@@ -55,9 +56,38 @@ def _per_topic(lags: dict[str, int], limit: int) -> str:
     return ", ".join(parts) + more
 
 
+def _unread(g: GroupContext) -> str:
+    """``GET_CONSUME_STATS on broker-b``: where the group's offsets could not be read."""
+    seen: dict[str, list[str]] = {}
+    for e in g.offsets_unknown:  # the broker's name: its address is in the failure list
+        requests = seen.setdefault(e.target.split(" (")[0], [])
+        if e.request not in requests:
+            requests.append(e.request)
+    parts = [f"{', '.join(r)} on {t}" for t, r in seen.items()]
+    return "; ".join(parts[:3]) + (f" and {len(parts) - 3} more" if len(parts) > 3 else "")
+
+
 def _group_without_consumers(g: GroupContext) -> Finding:
     """NO_CONSUMERS for the whole group: what it leaves unconsumed, and a hint that never
-    advises deleting it without saying what it still holds."""
+    advises deleting it without saying what it still holds, nor at all when the capture is
+    partial or the group shows signs of being consumed."""
+    if g.offsets_unknown:
+        return _partial_without_consumers(g)
+    found = _without_consumers(g)
+    evidence = g.consumption_evidence()
+    if evidence is None:
+        return found
+    return replace(
+        found,
+        message=f"{found.message}; but {evidence}: its consumers just stopped, or they are "
+        "clients the brokers do not list (5.x gRPC clients behind a proxy)",
+        hint=f"start the consumers of {g.name}, or look at the proxy for its clients; "
+        "nothing to delete or reset: the group was in use moments ago",
+    )
+
+
+def _without_consumers(g: GroupContext) -> Finding:
+    """NO_CONSUMERS of a group the capture saw whole: what it leaves and what it holds."""
     lag_by_topic: dict[str, int] = {}
     waiting: list[MessageQueue] = []
     for o in g.group.offsets:
@@ -109,6 +139,25 @@ def _group_without_consumers(g: GroupContext) -> Finding:
     )
 
 
+def _partial_without_consumers(g: GroupContext) -> Finding:
+    """NO_CONSUMERS when some offsets of the group could not be read: what is known, what is
+    not, and no advice to delete or reset anything on that data."""
+    known = sum(o.lag for o in g.group.offsets)
+    waiting = tuple(sorted((o.queue for o in g.group.offsets if o.lag > 0), key=queue_sort_key))
+    seen = f"at least {known:,} messages wait" if known else "its lag is unknown"
+    return Finding(
+        Code.NO_CONSUMERS,
+        Severity.warning,
+        g.name,
+        f"group {g.name} has no online consumer in what could be read; its offsets and lag "
+        f"are unknown where the capture failed ({_unread(g)}): {seen}",
+        f"capture again once every broker answers before deciding anything about "
+        f"{g.name}; do not delete or reset it on this data: messages may wait where its "
+        "offsets could not be read",
+        queues=waiting,
+    )
+
+
 def check_no_consumers(
     g: GroupContext, topics: Sequence[TopicContext], topic_filter: str | None
 ) -> list[Finding]:
@@ -135,7 +184,12 @@ def check_no_consumers(
                 f"nobody among the {plural(len(g.consumers), 'consumer')} of {g.name} "
                 f"subscribes {topic}{detail}",
                 f"if {topic} still carries messages for {g.name}, subscribe it in the group's "
-                "consumers; otherwise remove the stale offsets or the topic",
+                "consumers"
+                + (
+                    "; decide about its offsets once every broker answers (the capture is partial)"
+                    if g.offsets_unknown
+                    else "; otherwise remove the stale offsets or the topic"
+                ),
                 topic=topic,
             )
         )

@@ -54,7 +54,7 @@ def test_bad_examples_fail_with_file_and_line(
         assert set(doc) == {"format", "files", "findings", "cases", "exitCode"}
         assert set(doc["findings"][0]) == {
             "code", "severity", "file", "line", "group", "topic", "consumerCounts",
-            "consumers", "queues", "message", "hint", "proposals",
+            "consumers", "queues", "message", "hint", "proposals", "id", "causedBy",
         }  # fmt: skip
         assert set(doc["cases"][0]) == {
             "group", "topic", "file", "line", "consumerCounts", "status", "findings",
@@ -71,7 +71,9 @@ def test_bad_examples_fail_with_file_and_line(
 def test_plain_lines_are_compiler_style(capsys: pytest.CaptureFixture[str]) -> None:
     assert run(["check", "-o", "plain", IMBALANCE]) == 1
     first = capsys.readouterr().out.splitlines()[0]
-    assert first.startswith(f"{IMBALANCE}:5: warning IMBALANCE InvoiceGroup/InvoiceTopic: ")
+    assert first.startswith(
+        f"{IMBALANCE}:5: warning IMBALANCE InvoiceGroup/InvoiceTopic (InvoiceGroup/F1): "
+    )
 
 
 def test_fail_on(capsys: pytest.CaptureFixture[str]) -> None:

@@ -110,21 +110,22 @@ def test_every_proposal_of_every_example_removes_its_finding(names: list[str]) -
 def test_the_idle_consumers_example_is_proven_over_the_whole_range() -> None:
     config = load_files([str(EXAMPLES / "idle-consumers.yaml")])
     (idle,) = run_check(config).findings
+    # the smaller change first: capping the replicas at 16 (only idle consumers go)
     assert [p.to_json() for p in idle.proposals] == [
-        {
-            "queues": 48,
-            "proof": {"consumers": "16..24", "sampled": False, "minQueues": 2, "maxQueues": 3},
-        },
         {
             "replicas": 16,
             "member": "shipment-service",
             "proof": {"consumers": "16", "sampled": False, "minQueues": 1, "maxQueues": 1},
         },
+        {
+            "queues": 48,
+            "proof": {"consumers": "16..24", "sampled": False, "minQueues": 2, "maxQueues": 3},
+        },
     ]
     assert idle.hint == (
-        "raise readQueueNums and writeQueueNums of ShipmentTopic to 48: with 48 queues at "
-        "every count from 16 to 24 all consumers are busy, max/min at most 3/2; or set "
-        "replicas to 16: each gets 1 queue"
+        "set replicas to 16: each gets 1 queue; or raise readQueueNums and writeQueueNums of "
+        "ShipmentTopic to 48: with 48 queues at every count from 16 to 24 all consumers are "
+        "busy, max/min at most 3/2"
     )
     # 17..24 queues are not offered: every consumer busy, but 2 vs 1 queues (IMBALANCE)
     assert assert_every_proposal_holds(config, CheckOptions()) == 2
@@ -172,8 +173,14 @@ groups:
         tmp_path,
     )
     (imbalance,) = run_check(config).findings
-    assert [p.to_json().get("queues") for p in imbalance.proposals][:2] == [10, 5]
-    assert "lower them to 5, fewer than today's 8 (lower writeQueueNums first" in imbalance.hint
+    # what takes capacity away comes last and says so
+    assert [p.to_json().get("queues") for p in imbalance.proposals] == [10, None, None, 5]
+    assert "set replicas to 4 (1 consumer fewer than today: less consuming capacity)" in (
+        imbalance.hint
+    )
+    assert "lower readQueueNums and writeQueueNums of T to 5, fewer than today's 8" in (
+        imbalance.hint
+    )
     assert assert_every_proposal_holds(config, CheckOptions()) == 4
 
 
@@ -203,7 +210,7 @@ def test_json_carries_the_proposals(tmp_path: Path) -> None:
     (finding,) = doc["findings"]
     assert [
         {k: v for k, v in p.items() if k in ("queues", "replicas")} for p in finding["proposals"]
-    ] == [{"queues": 20}, {"queues": 10}, {"replicas": 8}, {"replicas": 16}]
+    ] == [{"queues": 20}, {"replicas": 16}, {"replicas": 8}, {"queues": 10}]
 
 
 # --------------------------------------------------------------------------- generated

@@ -156,7 +156,7 @@ def test_from_a_check_config_at_its_largest_count(capsys: Capsys) -> None:
         (["--replicas", "3"], "--replicas picks"),
         (["--dump", REBALANCING, "--check-config", IDLE_YAML], "give one starting point"),
         (["-g", "order-consumer"], "--group needs a starting point"),
-        (["--dump", SPLIT, "-g", "GroupA", "--topic", "nope"], "does not subscribe 'nope'"),
+        (["--dump", SPLIT, "-g", "GroupA", "--topic", "nope"], "topic 'nope' does not exist"),
         (["--dump", REBALANCING, "--remove", "nobody@1"], "cannot remove 'nobody@1'"),
         (["--check-config", IDLE_YAML, "--replicas", "30"], "runs 16..24 consumers"),
         (["--dump", REBALANCING, "--strategy", "CONFIG"], "CONFIG"),

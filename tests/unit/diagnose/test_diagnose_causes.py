@@ -70,13 +70,13 @@ def test_arrange_numbers_in_report_order_and_hands_the_cause_s_fix_down() -> Non
     out = arrange([dup, other, stale], [2, None, None])
     # the tree ranks by its most severe finding (the error under the warning), then by code
     assert [(f.id, f.code, f.caused_by) for f in out] == [
-        ("F1", Code.STALE_ALLOCATION, None),
-        ("F2", Code.DUPLICATE_ASSIGNMENT, "F1"),
-        ("F3", Code.WRITE_EXCEEDS_READ, None),
+        ("G/F1", Code.STALE_ALLOCATION, None),
+        ("G/F2", Code.DUPLICATE_ASSIGNMENT, "G/F1"),
+        ("G/F3", Code.WRITE_EXCEEDS_READ, None),
     ]
     assert out[0].hint == "its own fix" and out[2].hint == "its own fix"
     assert out[1].hint == (
-        "caused by STALE_ALLOCATION (F1): c1 allocates from outdated inputs; fixing that "
+        "caused by STALE_ALLOCATION (G/F1): c1 allocates from outdated inputs; fixing that "
         "clears this too"
     )
     assert finding_depths(out) == [0, 1, 0]
@@ -89,9 +89,9 @@ def test_json_carries_ids_and_links() -> None:
     doc = report_to_json(run({T: {"queues": 4}}, {"G": group(first, second)}))
     rows = [(f["id"], f["code"], f["causedBy"]) for f in doc["findings"]]
     assert rows == [
-        ("F1", "STALE_ALLOCATION", None),
-        ("F2", "DUPLICATE_ASSIGNMENT", "F1"),
-        ("F3", "ASSIGNMENT_MISMATCH", "F1"),
+        ("G/F1", "STALE_ALLOCATION", None),
+        ("G/F2", "DUPLICATE_ASSIGNMENT", "G/F1"),
+        ("G/F3", "ASSIGNMENT_MISMATCH", "G/F1"),
     ]
     assert json.loads(json.dumps(doc)) == doc
 

@@ -125,7 +125,7 @@ def test_unknown_group_and_unsubscribed_topic_are_input_errors() -> None:
     with pytest.raises(GroupNotFound, match=r"\(2 groups known\); did you mean 'A'\?$") as caught:
         diagnose(snap, groups=["a"])
     assert (caught.value.group, caught.value.suggestion) == ("a", "A")
-    with pytest.raises(InputError, match="topic 'Other' is not subscribed"):
+    with pytest.raises(InputError, match="topic 'Other' does not exist in the snapshot"):
         diagnose(snap, topic="Other")
 
 

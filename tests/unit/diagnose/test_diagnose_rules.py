@@ -36,12 +36,13 @@ def test_idle_consumer_when_queues_are_fewer_than_consumers() -> None:
     assert f.consumers == ("c5", "c6")
     assert "4 readable queues for 6 consumers: 2 consumers idle under AVG" in f.message
     assert [p.to_json() for p in f.proposals] == [
-        {"queues": 6, "proof": proof("6", 1, 1)},
         {"replicas": 4, "proof": proof("4", 1, 1)},
+        {"queues": 6, "proof": proof("6", 1, 1)},
     ]
     assert f.hint == (
-        "raise readQueueNums and writeQueueNums of TopicA to 6: with 6 queues 6 consumers get "
-        "1 queue each; or run 4 consumers in G: each gets 1 queue"
+        "run 4 consumers in G (2 consumers fewer: they were idle): each gets 1 queue; or raise "
+        "readQueueNums and writeQueueNums of TopicA to 6: with 6 queues 6 consumers get 1 queue "
+        "each"
     )
 
 
@@ -245,13 +246,15 @@ def test_imbalance_suggests_even_queue_and_consumer_counts() -> None:
     assert "6 hold 2 queues and 4 hold 1 queue" in f.message
     assert [p.to_json() for p in f.proposals] == [
         {"queues": 20, "proof": proof("10", 2, 2)},
-        {"queues": 10, "proof": proof("10", 1, 1)},
-        {"replicas": 8, "proof": proof("8", 2, 2)},
         {"replicas": 16, "proof": proof("16", 1, 1)},
+        {"replicas": 8, "proof": proof("8", 2, 2)},
+        {"queues": 10, "proof": proof("10", 1, 1)},
     ]
     assert "raise readQueueNums and writeQueueNums of TopicA to 20: with 20 queues" in f.hint
-    assert "lower them to 10, fewer than today's 16 (lower writeQueueNums first" in f.hint
-    assert "run 8 consumers in G: each gets 2 queues; or run 16 consumers" in f.hint
+    assert "TopicA to 10, fewer than today's 16 (lower writeQueueNums first" in f.hint
+    assert "run 8 consumers in G (2 consumers fewer than today: less consuming capacity)" in (
+        f.hint
+    )
 
 
 def test_no_imbalance_below_threshold() -> None:

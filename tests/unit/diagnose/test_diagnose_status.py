@@ -197,7 +197,10 @@ def test_worst_first_prefers_the_cause_and_ordinary_topics() -> None:
     assert codes.index(("STRATEGY_INCONSISTENT", "%RETRY%ShipmentGroup")) > codes.index(
         ("UNCONSUMED_QUEUE", "ShipmentTopic")
     )
-    assert codes[-1][0] == "ASSIGNMENT_MISMATCH"  # the only warning
+    # the cause's consequences follow it; the same cause on the retry topic, where nothing
+    # is doubled or orphaned at the moment, comes last
+    assert codes[-1] == ("STRATEGY_INCONSISTENT", "%RETRY%ShipmentGroup")
+    assert codes[3][0] == "ASSIGNMENT_MISMATCH"  # the only warning, under its cause
 
 
 def test_json_contract() -> None:
@@ -215,9 +218,12 @@ def test_json_contract() -> None:
     first = doc["groups"][0]
     assert set(first) == {
         "group", "messageModel", "strategy", "consumers", "topics", "queues", "lag",
-        "stranded", "consumeTps", "findings", "worst", "partial",
+        "lagKnown", "lagComplete", "stranded", "consumeTps", "findings", "worst",
+        "worstConsequences", "partial",
     }  # fmt: skip
-    assert first["stranded"] == {"queues": 3, "messages": 3537, "unknownQueues": 0}
+    assert first["stranded"] == {
+        "queues": 3, "messages": 3537, "knownMessages": 3537, "unknownQueues": 0, "complete": True,
+    }  # fmt: skip
     assert first["findings"] == {"error": 2, "warning": 1, "info": 0}
     assert first["worst"]["code"] == "SUBSCRIPTION_INCONSISTENT"
     assert doc["totals"]["lag"] == sum(g["lag"] or 0 for g in doc["groups"])

@@ -101,12 +101,13 @@ def test_avg_8_queues_5_consumers_says_which_way() -> None:
     assert f.code.value == "IMBALANCE"
     assert [{k: v for k, v in p.to_json().items() if k != "proof"} for p in f.proposals] == [
         {"queues": 10},
-        {"queues": 5},
-        {"replicas": 4},
         {"replicas": 8},
+        {"replicas": 4},
+        {"queues": 5},
     ]
     assert "raise readQueueNums and writeQueueNums of T to 10: with 10 queues 5 consumers" in f.hint
-    assert "lower them to 5, fewer than today's 8 (lower writeQueueNums first" in f.hint
+    assert "run 4 consumers in G (1 consumer fewer than today: less consuming capacity)" in f.hint
+    assert "lower readQueueNums and writeQueueNums of T to 5, fewer than today's 8" in f.hint
     assert "divisible" not in f.hint
     assert assert_proposals_hold(doc) == 4
 
@@ -133,10 +134,11 @@ def test_idle_consumers_two_brokers() -> None:
     doc = document("T", ["broker-a", "broker-b"], 2, 6)
     (f,) = diagnosed(doc).findings
     assert f.code.value == "IDLE_CONSUMER"
-    (grow, fewer) = f.proposals
+    (fewer, grow) = f.proposals  # dropping 2 idle consumers changes less than 50 % more queues
     assert grow.queues == 3 and grow.proof.low == grow.proof.high == 1
     assert "to 3 on each of its 2 brokers: with 6 queues" in f.hint
     assert fewer.replicas == (4, 4)
+    assert "run 4 consumers in G (2 consumers fewer: they were idle)" in f.hint
     assert assert_proposals_hold(doc) == 2
 
 

@@ -1,0 +1,53 @@
+"""Advice on partial data against a real RocketMQ 4.9.8 cluster: a broker that stops
+answering while the only messages of a group wait on it."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+from typing import Any
+
+from conftest import Names
+from realkit import Kit, findings
+
+
+def _broker_pid(kit: Kit, broker: str) -> int:
+    return int((kit.rmq_dir / "pids" / f"{broker}.pid").read_text().strip())
+
+
+def test_broker_down_with_the_only_waiting_messages_gives_no_delete_advice(
+    kit: Kit, names: Names
+) -> None:
+    """broker-b hangs (SIGSTOP: the NameServer still lists it) while the group's consumer is
+    gone and its 40 waiting messages all sit on broker-b: the lag is unknown, nothing advises
+    deleting the group, and the exit code says partial data."""
+    g, t = names.group, names.topic
+    kit.topic(t, read=4, brokers=("broker-b",))
+    jvm = kit.consumer("advice-gone", f"group={g};sub={t}:*;instance=gone")
+    kit.wait(g, jvm, consumers=1, queues={t: 4})
+    kit.halt("advice-gone")  # a clean shutdown: offsets committed, channel closed
+    kit.produce(t, 40)
+    pid = _broker_pid(kit, "broker-b")
+    os.kill(pid, signal.SIGSTOP)
+    try:
+        report = kit.explain(g, "--timeout", "2")
+        done = kit.rmqlb("status", "-n", kit.namesrv, g, "--timeout", "2", "-o", "json")
+    finally:
+        os.kill(pid, signal.SIGCONT)
+        kit.wait_for("broker-b to answer again", lambda: "broker-b" in kit.brokers_registered())
+    assert report["_exit"] == 4, report["findings"]
+    assert report["errors"] and all("broker-b" in e["target"] for e in report["errors"])
+    (gone,) = findings(report, "NO_CONSUMERS")
+    assert "deleteSubGroup" not in gone["hint"] and "do not delete" in gone["hint"]
+    assert "no committed offsets" not in gone["message"]
+    assert "unknown" in gone["message"]
+    assert done.returncode == 4
+    doc: dict[str, Any] = json.loads(done.stdout)
+    (line,) = doc["groups"]
+    assert line["lag"] is None and line["lagComplete"] is False
+    assert line["stranded"]["messages"] is None
+    # the failures: one line per broker and reason on stderr, all of them in JSON
+    failed = [x for x in done.stderr.splitlines() if "broker-b" in x and "GET_" in x]
+    assert 1 <= len(failed) <= len({e["message"] for e in doc["errors"]}), done.stderr
+    assert len(doc["errors"]) >= 1
