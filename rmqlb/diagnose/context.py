@@ -261,7 +261,7 @@ def group_context(
     live = bool(snapshot.source is not None and snapshot.source.namesrv)
     inference: StrategyInference | None = None
     blocked: str | None = None
-    if mode is Mode.CLUSTERING:
+    if mode is Mode.CLUSTERING and Rebalance.CLIENT in balance.values():
         found = infer_strategy(strategy, snapshot, consumers)
         if found is not None:
             inference = found.report

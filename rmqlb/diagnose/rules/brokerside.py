@@ -13,7 +13,7 @@ from collections.abc import Sequence
 
 from rmqlb.allocate.broker import BROKER_STRATEGY_NAMES
 from rmqlb.diagnose.brokerside import BrokerSide
-from rmqlb.diagnose.context import GroupContext, Mode, TopicContext
+from rmqlb.diagnose.context import GroupContext, Mode, TopicContext, expected_allocation
 from rmqlb.diagnose.report import Code, Finding, Severity
 from rmqlb.diagnose.rules._text import id_text, queue_text
 from rmqlb.humanize import plural
@@ -21,6 +21,7 @@ from rmqlb.model.queue import MessageQueue, queue_sort_key
 from rmqlb.model.snapshot import Rebalance, RequestMode
 
 _KNOWN = " and ".join(BROKER_STRATEGY_NAMES)
+_EITHER = " or ".join(BROKER_STRATEGY_NAMES)
 
 
 def _who(g: GroupContext, ids: Sequence[str]) -> str:
@@ -120,9 +121,9 @@ def _unknown_strategy(ctx: TopicContext, side: BrokerSide) -> list[Finding]:
     nobody = _unassigned_queues(ctx)
     lag = ctx.total_lag(nobody)
     effect = (
-        f"{plural(len(nobody), 'queue')} of {ctx.topic} ({queue_text(nobody, 4)}) "
-        + (f"with {lag:,} messages " if ctx.lag is not None else "")
-        + "are consumed by nobody"
+        f"{plural(len(nobody), 'queue')} of {ctx.topic} ({queue_text(nobody, 4)}"
+        + (f", {lag:,} messages waiting" if ctx.lag is not None else "")
+        + ") consumed by nobody"
         if nobody
         else f"no queue of {ctx.topic} is lost, since other clients hold them"
     )
@@ -135,7 +136,7 @@ def _unknown_strategy(ctx: TopicContext, side: BrokerSide) -> list[Finding]:
             f"their queues of {ctx.topic} but run {', '.join(used)}, which the broker's "
             f"QueryAssignmentProcessor does not know (only {_KNOWN}): it answers without an "
             f"assignment, so they keep what they had, or nothing: {effect}",
-            f"run {_KNOWN} on those clients (setAllocateMessageQueueStrategy(new "
+            f"run {_EITHER} on those clients (setAllocateMessageQueueStrategy(new "
             "AllocateMessageQueueAveragely())), or let them balance themselves with their "
             "strategy (setClientRebalance(true))",
             topic=ctx.topic,
@@ -265,7 +266,17 @@ def _mixed(ctx: TopicContext, side: BrokerSide) -> list[Finding]:
     ]
     if not own or ctx.expected is None:
         return []
-    counts: Counter[MessageQueue] = Counter(q for qs in ctx.expected.values() for q in qs)
+    # each client-side client takes its own strategy's share of every client of the group
+    cid_all = [cid for cid in g.cid_all if g.balanced_by(cid) is not Rebalance.PROXY]
+    shares: dict[str, list[MessageQueue]] = {}
+    for c in g.consumers:
+        if c.client_id in own and c.client_id not in shares:
+            spec = g.effective(c.strategy) if c.strategy is not None else g.strategy
+            got, _, _ = expected_allocation(spec, ctx.mq_all, cid_all)
+            shares[c.client_id] = list((got or {}).get(c.client_id, ()))
+    for cid in side.clients:
+        shares[cid] = list(side.expected.get(cid) or ())
+    counts: Counter[MessageQueue] = Counter(q for qs in shares.values() for q in qs)
     doubled = [q for q in ctx.mq_all if counts[q] > 1] if not side.pop else []
     orphaned = [q for q in ctx.mq_all if counts[q] == 0]
     effects = []
@@ -278,6 +289,8 @@ def _mixed(ctx: TopicContext, side: BrokerSide) -> list[Finding]:
             + (f", {lag:,} messages" if ctx.lag is not None else "")
             + ")"
         )
+    if not effects and ctx.retry:
+        return []
     effect = "; ".join(effects) or "no queue is doubled or lost at the moment"
     return [
         Finding(
@@ -291,6 +304,6 @@ def _mixed(ctx: TopicContext, side: BrokerSide) -> list[Finding]:
             "same strategy), then restart them one at a time",
             topic=ctx.topic,
             consumers=(*own, *side.clients),
-            queues=tuple(doubled + orphaned),
+            queues=tuple(sorted(doubled + orphaned, key=queue_sort_key)),
         )
     ]
