@@ -214,3 +214,20 @@ def test_broker_assigned_examples_hold_exactly_what_the_brokers_assign(name: str
         assert [(c.expected, c.actual) for c in table.consumers] == [
             (c.expected, c.expected) for c in table.consumers
         ]
+
+
+FIVE_X = {
+    "broker-assigned-pull.json": "BROKER_REBALANCE",
+    "pop-share-1.json": "POP_MODE",
+    "broker-consistent-hash.json": "BROKER_STRATEGY_UNKNOWN",
+    "mixed-rebalance.json": "MIXED_REBALANCE",
+    "proxy-consumed.json": "PROXY_CONSUMED",
+}
+
+
+@pytest.mark.parametrize("name", sorted(FIVE_X))
+def test_the_5x_findings_quoted_in_the_catalogue_are_real_output(name: str) -> None:
+    doc = (EXAMPLES.parent / "docs" / "findings.md").read_text(encoding="utf-8")
+    report = diagnose(load_snapshot(EXAMPLES / name))
+    first = next(f for f in report.findings if f.code.value == FIVE_X[name])
+    assert f"> {first.message}\n>\n> fix: {first.hint}\n" in doc
