@@ -53,6 +53,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from rmqlb.allocate.avg import avg_block
+from rmqlb.errors import AllocationError
 from rmqlb.model.javaorder import java_key
 from rmqlb.model.queue import MessageQueue, queue_sort_key
 from rmqlb.model.snapshot import (
@@ -217,3 +218,47 @@ def _java_whitespace(ch: str) -> bool:
     if ch in _NO_BREAK_SPACES:
         return False
     return ch.isspace() and ch not in "\x85"  # U+0085 is a control, not a separator, in Java
+
+
+def broker_allocate(
+    strategy_name: str,
+    queues: Sequence[MessageQueue],
+    consumers: Sequence[str],
+    mode: MessageRequestMode,
+) -> dict[str, list[MessageQueue]]:
+    """What one broker with this route and consumer list answers every client (a client id
+    listed twice, once), queue id -1 written out as every queue of that broker, in Java
+    order; the whole-group form ``simulate`` uses.
+
+    Raises :class:`~rmqlb.errors.AllocationError` where the broker answers without an
+    assignment (a strategy it does not know, an empty route or list).
+
+    >>> qs = [MessageQueue("T", "broker-a", i) for i in range(2)]
+    >>> pop = MessageRequestMode(RequestMode.POP, -1)
+    >>> {c: [q.label() for q in v] for c, v in broker_allocate("AVG", qs, ["x", "y"], pop).items()}
+    {'x': ['broker-a:0', 'broker-a:1'], 'y': ['broker-a:0', 'broker-a:1']}
+    """
+    if strategy_name not in BROKER_STRATEGY_NAMES:
+        raise AllocationError(
+            "the broker's QueryAssignmentProcessor knows only "
+            f"{' and '.join(BROKER_STRATEGY_NAMES)}: a client asking with {strategy_name} "
+            "gets no assignment"
+        )
+    state = BrokerState(tuple(queues), tuple(consumers), mode)
+    route = sorted(set(queues), key=queue_sort_key)
+    out: dict[str, list[MessageQueue]] = {}
+    for cid in sorted(set(consumers), key=java_key):
+        got = query_assignment(state, cid, strategy_name)
+        if got is None:
+            raise AllocationError(
+                "the broker answers without an assignment (an empty route or consumer list, "
+                "or an empty client id)"
+            )
+        expanded: list[MessageQueue] = []
+        for mq in got:
+            if mq.queue_id == WHOLE_BROKER:
+                expanded += [q for q in route if q.broker_name == mq.broker_name]
+            else:
+                expanded.append(mq)
+        out[cid] = sorted(set(expanded), key=queue_sort_key)
+    return out
