@@ -235,7 +235,11 @@ def check_unreachable(
     """
     if g.mode in (Mode.POP, Mode.PROXY):
         return []
-    unknown = [c for c in g.consumers if c.assigned is None and not is_proxy_client(c)]
+    unknown = [
+        c
+        for c in g.consumers
+        if c.assigned is None and c.pop_assigned is None and not is_proxy_client(c)
+    ]
     if not unknown:
         return []
     if not g.live and len(unknown) == len(g.consumers):

@@ -256,3 +256,17 @@ def test_inferred_balance_is_said_with_its_reason() -> None:
         else only(report, Code.BROKER_REBALANCE)
     )
     assert "inferred: it holds POP queues" in f.message
+
+
+def test_a_pop_client_reporting_only_pop_queues_is_not_unreachable() -> None:
+    report = run(
+        {T: {"queues": 2}},
+        {
+            "G": group(
+                consumer("c1", T, strategy="AVG", popAssigned=queues(T, "broker-a", -1), **BROKER),
+                consumer("c2", T, strategy="AVG", assigned=queues(T, "broker-a", 1), **BROKER),
+            )
+        },
+        extra={"source": {"namesrv": ["10.0.0.1:9876"]}},
+    )
+    assert "CLIENT_UNREACHABLE" not in codes(report)
