@@ -161,8 +161,9 @@ def broker_side(
             if c.subscribes(topic) and balance.get(c.client_id) is Rebalance.BROKER
         )
     )
-    if not clients:
-        return None
+    brokers_of_route = {qd.broker_name for qd in route.queue_datas}
+    if not clients or all(_before_5(snapshot, b) for b in brokers_of_route):
+        return None  # a 4.x broker cannot answer: the clients fall back to balancing themselves
     names = {cid: _name_of(consumers, cid, default_name) for cid in clients}
     group_ids = tuple(
         c.client_id for c in consumers if balance.get(c.client_id) is not Rebalance.PROXY
@@ -176,7 +177,7 @@ def broker_side(
         if mq.topic == topic
     }
     brokers: list[BrokerAnswer] = []
-    for broker in sorted({qd.broker_name for qd in route.queue_datas}, key=java_key):
+    for broker in sorted(brokers_of_route, key=java_key):
         view = group.on_brokers.get(broker)
         info = snapshot.brokers.get(broker)
         config = info.config if info is not None else None
@@ -216,6 +217,12 @@ def broker_side(
             chosen = next((o for o in options if o is not None and frozenset(o) == mine), chosen)
         expected[cid] = chosen
     return BrokerSide(topic, clients, names, tuple(brokers), expected, disagree)
+
+
+def _before_5(snapshot: Snapshot, broker: str) -> bool:
+    """The broker is known to run a version before 5.0 (no QUERY_ASSIGNMENT)."""
+    info = snapshot.brokers.get(broker)
+    return info is not None and info.version is not None and info.version < V5_0_0
 
 
 def _expanded(queues: Queues | None, mq_all: Sequence[MessageQueue]) -> list[MessageQueue] | None:

@@ -656,7 +656,7 @@ def topic_context(g: GroupContext, topic: str) -> TopicContext:
         )
     # the clients' own cidAll: the brokers' lists, which leave a Proxy's clients out
     cid_all = [cid for cid in g.cid_all if g.balanced_by(cid) is not Rebalance.PROXY]
-    client_side = [cid for cid in cid_all if g.balanced_by(cid) is Rebalance.CLIENT]
+    client_side = [cid for cid in cid_all if side is None or cid not in side.clients]
     if g.mode is not Mode.CLUSTERING or route is None:
         expected = None
     elif side is not None and not client_side:

@@ -45,11 +45,11 @@ def check_balance(
     """Say which clients the brokers balance and which balance themselves, per mode."""
     if g.mode is not Mode.CLUSTERING:
         return []
-    broker_ids = [cid for cid, b in (g.balance or {}).items() if b is Rebalance.BROKER]
-    if not broker_ids:
-        return []
-    own = [cid for cid, b in (g.balance or {}).items() if b is Rebalance.CLIENT]
     sides = [t.broker_side for t in topics if t.broker_side is not None]
+    broker_ids = list(dict.fromkeys(cid for side in sides for cid in side.clients))
+    if not broker_ids:
+        return []  # (none, or only 4.x brokers: the clients balance themselves)
+    own = [cid for cid, b in (g.balance or {}).items() if b is Rebalance.CLIENT]
     modes = []
     for side in sides:
         texts = sorted(

@@ -270,3 +270,20 @@ def test_a_pop_client_reporting_only_pop_queues_is_not_unreachable() -> None:
         extra={"source": {"namesrv": ["10.0.0.1:9876"]}},
     )
     assert "CLIENT_UNREACHABLE" not in codes(report)
+
+
+def test_on_4x_brokers_broker_assigned_clients_fall_back_to_their_own_rebalance() -> None:
+    report = run(
+        {T: {"queues": 4}},
+        {
+            "G": group(
+                consumer("c1", T, strategy="CONSISTENT_HASH", assigned=[], **BROKER),
+                consumer("c2", T, strategy="CONSISTENT_HASH", assigned=[], **BROKER),
+            )
+        },
+        extra={"brokers": {"broker-a": {"version": 409}}},
+    )
+    assert "BROKER_STRATEGY_UNKNOWN" not in codes(report)
+    assert "BROKER_REBALANCE" not in codes(report)
+    rows = report.groups[0].topics[0].consumers
+    assert sum(r.expected for r in rows) == 4  # CONSISTENT_HASH, computed by the clients
