@@ -29,6 +29,7 @@ from rmqlb.model.snapshot import (
     RequestMode,
     Snapshot,
     TopicRoute,
+    rebalance_from_properties,
 )
 from rmqlb.model.strategy import StrategySpec
 
@@ -63,6 +64,9 @@ def client_balance(consumer: Consumer, group: Group) -> tuple[Rebalance, str | N
     """
     if consumer.rebalance is not None:
         return consumer.rebalance, None
+    reported = rebalance_from_properties(consumer.properties)
+    if reported is not None:
+        return reported, None
     if consumer.proxy is not None:
         return Rebalance.PROXY, None
     if is_proxy_client(consumer):
