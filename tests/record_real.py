@@ -70,6 +70,7 @@ class Answer:
     code: int
     ext_fields: dict[str, str]
     response: RemotingCommand
+    request_body: bytes = b""
     target: str = ""
     label: str = ""
     note: str = ""
@@ -94,6 +95,7 @@ class Answer:
                 "target": self.target,
                 "version": RMQLB_VERSION,
                 "extFields": self.ext_fields,
+                **({"body": self.request_body.decode()} if self.request_body else {}),
             },
             "response": {
                 "code": resp.code,
@@ -111,7 +113,9 @@ class Answer:
 
 def label_for(answer: Answer, client_index: Mapping[str, int]) -> str:
     """A short unique label from the request: its target and extField values."""
-    ext = answer.ext_fields
+    ext = dict(answer.ext_fields)
+    if answer.request_body:  # QUERY_ASSIGNMENT names its group, topic and client in the body
+        ext.update(bodies.decode_query_assignment_request(answer.request_body))
     parts = [ext[k] for k in ("consumerGroup", "topic", "queueId") if k in ext]
     if "clientId" in ext:
         parts.append(f"client{client_index.get(ext['clientId'], 0)}")
@@ -129,10 +133,15 @@ class Recorder:
     by: str = "collector"
 
     def tap(
-        self, addr: str, code: int, ext_fields: Mapping[str, str], response: RemotingCommand
+        self,
+        addr: str,
+        code: int,
+        ext_fields: Mapping[str, str],
+        body: bytes,
+        response: RemotingCommand,
     ) -> None:
         """The admin client's response tap."""
-        self.answers.append(Answer(self.by, addr, int(code), dict(ext_fields), response))
+        self.answers.append(Answer(self.by, addr, int(code), dict(ext_fields), response, body))
 
     def brokers(self) -> dict[str, str]:
         """address -> broker name, from the recorded cluster info."""
@@ -143,9 +152,10 @@ class Recorder:
         raise SystemExit("no cluster info was recorded")
 
     def seen(self, target: str, code: int, ext_fields: Mapping[str, str]) -> bool:
-        """Whether this exact request was answered already."""
+        """Whether this exact request (without a body) was answered already."""
         return any(
-            (a.target, a.code, a.ext_fields) == (target, code, dict(ext_fields))
+            (a.target, a.code, a.ext_fields, a.request_body)
+            == (target, code, dict(ext_fields), b"")
             for a in self.answers
         )
 
@@ -169,9 +179,11 @@ class Recorder:
         clients: dict[str, set[str]] = {}
         for a in self.answers:
             a.target = NAMESRV if a.addr == self.namesrv else names.get(a.addr, a.addr)
-            if "clientId" in a.ext_fields:
-                group = a.ext_fields.get("consumerGroup", "")
-                clients.setdefault(group, set()).add(a.ext_fields["clientId"])
+            ext = dict(a.ext_fields)
+            if a.request_body:
+                ext.update(bodies.decode_query_assignment_request(a.request_body))
+            if "clientId" in ext:
+                clients.setdefault(ext.get("consumerGroup", ""), set()).add(ext["clientId"])
         index = {cid: i for ids in clients.values() for i, cid in enumerate(sorted(ids), 1)}
         for a in self.answers:
             a.label = label_for(a, index)
