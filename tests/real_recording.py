@@ -49,6 +49,7 @@ class Recorded:
     code: int
     ext_fields: Mapping[str, str]
     response: RemotingCommand
+    request_body: bytes = b""
 
     @property
     def name(self) -> str:
@@ -96,6 +97,7 @@ def load(directory: Path = REAL) -> list[Recorded]:
             code=entry["request"]["code"],
             ext_fields=dict(entry["request"]["extFields"]),
             response=_response(entry["response"], directory),
+            request_body=entry["request"].get("body", "").encode(),
         )
         for entry in manifest(directory)["answers"]
     ]
@@ -166,7 +168,11 @@ class Replay:
         fields = {k: v or "" for k, v in (cmd.ext_fields or {}).items()}
         relayed = cmd.code == RequestCode.GET_CONSUMER_RUNNING_INFO
         for rec in self.recorded:
-            same = rec.code == cmd.code and dict(rec.ext_fields) == fields
+            same = (
+                rec.code == cmd.code
+                and dict(rec.ext_fields) == fields
+                and rec.request_body == bytes(cmd.body)
+            )
             if same and (rec.target == target or relayed):
                 resp = rec.response
                 return RemotingCommand(

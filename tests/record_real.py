@@ -205,14 +205,20 @@ async def record(namesrv: str, topic: str) -> tuple[Recorder, Snapshot]:
         groups = sorted(snapshot.groups)
 
         async def ask(
-            target: str, code: RequestCode, ext: Mapping[str, str] | None = None, note: str = ""
+            target: str,
+            code: RequestCode,
+            ext: Mapping[str, str] | None = None,
+            note: str = "",
+            body: bytes = b"",
         ) -> None:
-            if rec.seen(target, code, ext or {}):
+            if not body and rec.seen(target, code, ext or {}):
+                return
+            if body and any(a.request_body == body and a.target == target for a in rec.answers):
                 return
             addr = namesrv if target == NAMESRV else addrs[target]
             before = len(rec.answers)
             with contextlib.suppress(ResponseError):  # an error answer is recorded too
-                await admin.call(addr, code, ext)
+                await admin.call(addr, code, ext, body=body)
             if len(rec.answers) != before + 1:
                 raise SystemExit(f"{request_code_name(code)} to {target}: no answer")
             rec.answers[-1].note, rec.answers[-1].target = note, target
@@ -240,6 +246,12 @@ async def record(namesrv: str, topic: str) -> tuple[Recorder, Snapshot]:
             await ask(first, code, {"topic": topic, "queueId": "0"})
         await ask(first, RequestCode.GET_TOPIC_STATS_INFO, {"topic": MISSING_TOPIC}, "unknown")
         await ask(first, RequestCode.GET_BROKER_RUNTIME_INFO)
+        await ask(first, RequestCode.GET_BROKER_CONFIG)
+        await ask(first, RequestCode.GET_ALL_MESSAGE_REQUEST_MODE)
+        body = bodies.encode_query_assignment_request(
+            topic, MISSING_GROUP, MISSING_CLIENT, "CLUSTERING", "AVG"
+        )
+        await ask(first, RequestCode.QUERY_ASSIGNMENT, {}, "unknown", body)
     rec.finish()
     return rec, snapshot
 
@@ -267,16 +279,40 @@ def write(out: Path, rec: Recorder, scenario: Mapping[str, Any]) -> None:
     (out / MANIFEST).write_text(text, encoding="utf-8")
 
 
+def append(out: Path, rec: Recorder) -> int:
+    """Add to the recording in ``out`` the answers to request codes it does not have yet
+    (marked ``"appended": true``); the rest of it stays as it is. Returns how many."""
+    manifest = json.loads((out / MANIFEST).read_text(encoding="utf-8"))
+    have = {entry["request"]["code"] for entry in manifest["answers"]}
+    new = [a for a in rec.answers if a.code not in have]
+    for a in new:
+        if a.body_file is not None:
+            (out / a.body_file).write_bytes(a.response.body)
+        manifest["answers"].append({**a.entry(), "appended": True})
+    text = json.dumps(manifest, indent=1, ensure_ascii=False) + "\n"
+    (out / MANIFEST).write_text(text, encoding="utf-8")
+    return len(new)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
-    """Command line: ``--namesrv ADDR --out DIR --topic T``."""
+    """Command line: ``--namesrv ADDR --out DIR --topic T [--append]``."""
     parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n\n")[0])
     parser.add_argument("--namesrv", required=True, help="NameServer host:port")
     parser.add_argument("--out", required=True, type=Path, help="directory for the files")
     parser.add_argument("--topic", required=True, help="the scenario's topic")
     parser.add_argument("--kit-dir", default="", help="the cluster's directory (RMQ_DIR)")
+    parser.add_argument(
+        "--append",
+        action="store_true",
+        help="only add the answers to request codes the recording in --out lacks",
+    )
     args = parser.parse_args(argv)
     rec, snapshot = asyncio.run(record(args.namesrv, args.topic))
     without_kit_dir(rec, args.kit_dir)
+    if args.append:
+        added = append(args.out, rec)
+        print(f"{added} answers appended to {args.out}", file=sys.stderr)
+        return 0
     versions = sorted({a.response.version for a in rec.answers})
     scenario = {
         "namesrv": args.namesrv,

@@ -36,6 +36,10 @@ from rmqlb.remoting.errors import (
 )
 from rmqlb.remoting.frame import MAX_FRAME_SIZE, RemotingCommand
 
+#: How a broker's answer to GET_CONSUMER_LIST_BY_GROUP starts when it has no consumer of the
+#: group (4.9.8 and 5.x ``ConsumerManageProcessor``).
+NO_CONSUMER_REMARK = "no consumer for this group"
+
 
 @dataclass(frozen=True, slots=True)
 class ClientOptions:
