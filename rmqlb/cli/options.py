@@ -41,6 +41,7 @@ __all__ = [
     "NamesrvOption",
     "Output",
     "OutputOption",
+    "ProxyOption",
     "SecretKeyOption",
     "TimeoutOption",
     "TlsCaOption",
@@ -192,6 +193,19 @@ DeadlineOption = Annotated[
         show_default=False,
     ),
 ]
+ProxyOption = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--proxy",
+        metavar="HOST:PORT",
+        envvar="RMQLB_PROXY",
+        help=(
+            "A RocketMQ 5.1+ Proxy's remoting address, asked for the gRPC consumers of each "
+            "group (repeatable; default: $RMQLB_PROXY, semicolon-separated)."
+        ),
+        show_default=False,
+    ),
+]
 MaxInFlightOption = Annotated[
     int, typer.Option("--max-in-flight", min=1, help="Requests in flight at most.")
 ]
@@ -223,6 +237,7 @@ class Connection:
     tls_key: TlsKeyOption = None
     access_key: AccessKeyOption = None
     secret_key: SecretKeyOption = field(default=None, repr=False)
+    proxy: ProxyOption = None
 
     def live(self, **what: Any) -> LiveOptions:
         """:class:`~rmqlb.cli.live.LiveOptions` for these flags and ``what`` to read."""
@@ -240,6 +255,7 @@ class Connection:
             tls_key=self.tls_key,
             access_key=self.access_key,
             secret_key=self.secret_key,
+            proxies=tuple(self.proxy or ()),
             **what,
         )
 
