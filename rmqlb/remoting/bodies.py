@@ -1253,12 +1253,15 @@ def _queue_order(mq: MessageQueue) -> tuple[Any, Any, int]:
 
 #: The broker config keys rmqlb keeps from GET_BROKER_CONFIG (what broker-side assignment
 #: reads); every other line of the answer (paths, addresses, tuning) is dropped on decoding.
-BROKER_CONFIG_KEYS = (
-    "serverLoadBalancerEnable",
-    "defaultMessageRequestMode",
-    "defaultPopShareQueueNum",
-    "loadBalancePollNameServerInterval",
-)
+BROKER_CONFIG_ATTRS: Mapping[str, str] = {
+    "serverLoadBalancerEnable": "server_load_balancer_enable",
+    "defaultMessageRequestMode": "default_message_request_mode",
+    "defaultPopShareQueueNum": "default_pop_share_queue_num",
+    "loadBalancePollNameServerInterval": "load_balance_poll_name_server_interval",
+}
+#: ... by their Java names (the model's :class:`~rmqlb.model.BrokerConfig` attribute names
+#: in :data:`BROKER_CONFIG_ATTRS`).
+BROKER_CONFIG_KEYS = tuple(BROKER_CONFIG_ATTRS)
 
 
 def decode_broker_config(body: bytes) -> dict[str, str]:
@@ -1274,6 +1277,11 @@ def decode_broker_config(body: bytes) -> dict[str, str]:
         if sep and key.strip() in BROKER_CONFIG_KEYS:
             out[key.strip()] = value.strip()
     return out
+
+
+def encode_data_version_field(counter: int, timestamp: int = 0) -> str:
+    """A ``DataVersion`` as a response header field carries it (GET_BROKER_CONFIG)."""
+    return fastjson.dumps(Bean(counter=counter, timestamp=timestamp)).decode()
 
 
 def encode_broker_config(values: Mapping[str, str]) -> bytes:
