@@ -50,6 +50,7 @@ from rmqlb.remoting.frame import RemotingCommand
 MANIFEST = "manifest.json"
 KIT_DIR_TOKEN = "${RMQ_DIR}"
 NAMESRV = "namesrv"
+PROXY = "proxy"
 TIMEOUT = 15.0  # > the broker's 10 s relay wait: a frozen client's 207 is recorded too
 MISSING_TOPIC = "RecNoSuchTopic"
 MISSING_GROUP = "RecNoSuchGroup"
@@ -119,8 +120,9 @@ def label_for(answer: Answer, client_index: Mapping[str, int]) -> str:
     parts = [ext[k] for k in ("consumerGroup", "topic", "queueId") if k in ext]
     if "clientId" in ext:
         parts.append(f"client{client_index.get(ext['clientId'], 0)}")
-    if answer.target != NAMESRV and "clientId" not in ext:
-        parts.append(answer.target)  # a running-info answer is the client's, whoever relays
+    if answer.target != NAMESRV and ("clientId" not in ext or answer.request_body):
+        # a running-info answer is the client's, whoever relays; an assignment the broker's
+        parts.append(answer.target)
     return "-".join(slug(p) for p in parts) or answer.target
 
 
@@ -131,6 +133,7 @@ class Recorder:
     namesrv: str
     answers: list[Answer] = field(default_factory=list)
     by: str = "collector"
+    proxies: tuple[str, ...] = ()
 
     def tap(
         self,
@@ -177,6 +180,8 @@ class Recorder:
             kept.append(a)
         self.answers = kept
         clients: dict[str, set[str]] = {}
+        for i, addr in enumerate(self.proxies):
+            names[addr] = PROXY if i == 0 else f"{PROXY}-{i + 1}"
         for a in self.answers:
             a.target = NAMESRV if a.addr == self.namesrv else names.get(a.addr, a.addr)
             ext = dict(a.ext_fields)
@@ -192,15 +197,19 @@ class Recorder:
             raise SystemExit(f"two answers with one label: {sorted(keys)}")
 
 
-async def record(namesrv: str, topic: str) -> tuple[Recorder, Snapshot]:
+async def record(
+    namesrv: str, topic: str, proxies: tuple[str, ...] = ()
+) -> tuple[Recorder, Snapshot]:
     """The collector's capture, then the recorder's own requests."""
-    rec = Recorder(namesrv)
+    rec = Recorder(namesrv, proxies=proxies)
     options = ClientOptions(timeout=TIMEOUT)
     async with AdminClient(options, tap=rec.tap) as admin:
-        snapshot = await collect(CollectOptions(namesrv=(namesrv,), client=options), admin=admin)
+        collect_options = CollectOptions(namesrv=(namesrv,), client=options, proxies=proxies)
+        snapshot = await collect(collect_options, admin=admin)
         rec.by = "recorder"
         rec.finish()
         addrs = {name: addr for addr, name in rec.brokers().items()}
+        proxy_addrs = {PROXY if i == 0 else f"{PROXY}-{i + 1}": a for i, a in enumerate(proxies)}
         first = sorted(addrs)[0]
         groups = sorted(snapshot.groups)
 
@@ -215,7 +224,7 @@ async def record(namesrv: str, topic: str) -> tuple[Recorder, Snapshot]:
                 return
             if body and any(a.request_body == body and a.target == target for a in rec.answers):
                 return
-            addr = namesrv if target == NAMESRV else addrs[target]
+            addr = namesrv if target == NAMESRV else {**addrs, **proxy_addrs}[target]
             before = len(rec.answers)
             with contextlib.suppress(ResponseError):  # an error answer is recorded too
                 await admin.call(addr, code, ext, body=body)
@@ -252,6 +261,20 @@ async def record(namesrv: str, topic: str) -> tuple[Recorder, Snapshot]:
             topic, MISSING_GROUP, MISSING_CLIENT, "CLUSTERING", "AVG"
         )
         await ask(first, RequestCode.QUERY_ASSIGNMENT, {}, "unknown", body)
+        for target in proxy_addrs:  # what a 5.1 Proxy's remoting port answers
+            for group in [*groups, MISSING_GROUP]:
+                note = "unknown" if group == MISSING_GROUP else ""
+                ext = {"consumerGroup": group}
+                await ask(target, RequestCode.GET_CONSUMER_CONNECTION_LIST, ext, note)
+                await ask(target, RequestCode.GET_CONSUMER_LIST_BY_GROUP, ext, note)
+            for code in (
+                RequestCode.GET_BROKER_CLUSTER_INFO,
+                RequestCode.GET_CONSUME_STATS,
+                RequestCode.GET_CONSUMER_RUNNING_INFO,
+                RequestCode.GET_ALL_SUBSCRIPTIONGROUP_CONFIG,
+                RequestCode.GET_BROKER_CONFIG,
+            ):
+                await ask(target, code, {"consumerGroup": groups[0]} if groups else {})
     rec.finish()
     return rec, snapshot
 
@@ -302,12 +325,18 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--topic", required=True, help="the scenario's topic")
     parser.add_argument("--kit-dir", default="", help="the cluster's directory (RMQ_DIR)")
     parser.add_argument(
+        "--proxy",
+        action="append",
+        default=[],
+        help="a 5.1 Proxy's remoting address (repeatable): its answers are recorded too",
+    )
+    parser.add_argument(
         "--append",
         action="store_true",
         help="only add the answers to request codes the recording in --out lacks",
     )
     args = parser.parse_args(argv)
-    rec, snapshot = asyncio.run(record(args.namesrv, args.topic))
+    rec, snapshot = asyncio.run(record(args.namesrv, args.topic, tuple(args.proxy)))
     without_kit_dir(rec, args.kit_dir)
     if args.append:
         added = append(args.out, rec)
@@ -316,6 +345,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     versions = sorted({a.response.version for a in rec.answers})
     scenario = {
         "namesrv": args.namesrv,
+        "proxies": list(args.proxy),
         "topic": args.topic,
         "groups": sorted(snapshot.groups),
         "responseVersions": versions,
