@@ -36,6 +36,7 @@ from rmqlb.remoting.frame import (
 
 REAL = Path(__file__).resolve().parent / "data" / "real-4.9.8"
 NAMESRV = "namesrv"
+PROXY = "proxy"  # a 5.1 Proxy's remoting port (recorded with --proxy)
 
 
 @dataclass(frozen=True)
@@ -142,7 +143,8 @@ class Replay:
 
     async def __aenter__(self) -> Replay:
         real = broker_addrs(self.recorded)
-        for target in [NAMESRV, *sorted(real)]:
+        proxies = sorted({r.target for r in self.recorded if r.target.startswith(PROXY)})
+        for target in [NAMESRV, *sorted(real), *proxies]:
             server = await asyncio.start_server(self._handler(target), "127.0.0.1", 0)
             self._servers.append(server)
             self.addrs[target] = f"127.0.0.1:{server.sockets[0].getsockname()[1]}"

@@ -1279,9 +1279,13 @@ def decode_broker_config(body: bytes) -> dict[str, str]:
     return out
 
 
-def encode_data_version_field(counter: int, timestamp: int = 0) -> str:
-    """A ``DataVersion`` as a response header field carries it (GET_BROKER_CONFIG)."""
-    return fastjson.dumps(Bean(counter=counter, timestamp=timestamp)).decode()
+def encode_data_version_field(
+    counter: int, timestamp: int = 0, dialect: Dialect | int = Dialect.V4
+) -> str:
+    """A ``DataVersion`` as a response header field carries it (GET_BROKER_CONFIG; 5.x adds
+    ``stateVersion``)."""
+    state = 0 if _dialect(dialect) is Dialect.V5 else None
+    return fastjson.dumps(Bean(counter=counter, stateVersion=state, timestamp=timestamp)).decode()
 
 
 def encode_broker_config(values: Mapping[str, str]) -> bytes:
@@ -1399,7 +1403,6 @@ def encode_query_assignment(assignments: Iterable[QueueAssignment] | None) -> by
     items = [
         Bean(
             {
-                "attachments": {},
                 "messageQueue": Bean(
                     {
                         "brokerName": a.queue.broker_name,
