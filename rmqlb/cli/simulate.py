@@ -26,6 +26,7 @@ from rmqlb.cli.options import (
 from rmqlb.errors import ExitCode, InputError
 
 if TYPE_CHECKING:
+    from rmqlb.model.snapshot import MessageRequestMode
     from rmqlb.model.strategy import RoomRule
     from rmqlb.whatif.cases import Case
 
@@ -132,6 +133,24 @@ def simulate(  # noqa: PLR0917  (one parameter per flag, as typer wants)
             "--compare", help="Compare strategies: balance and queues moved on +1 / -1 consumer."
         ),
     ] = False,
+    broker_assigned: Annotated[
+        bool,
+        typer.Option(
+            "--broker-assigned",
+            help="5.x: the broker assigns the queues (clientRebalance=false), in PULL mode: "
+            "its QueryAssignmentProcessor, which knows only AVG and AVG_BY_CIRCLE.",
+        ),
+    ] = False,
+    pop_share: Annotated[
+        int | None,
+        typer.Option(
+            "--pop-share",
+            metavar="N",
+            help="5.x: the broker assigns the queues in POP mode with popShareQueueNum N "
+            "(<= 0 or >= consumers - 1: every client pops every queue).",
+            show_default=False,
+        ),
+    ] = None,
     input_file: Annotated[
         str | None,
         typer.Option(
@@ -186,6 +205,7 @@ def simulate(  # noqa: PLR0917  (one parameter per flag, as typer wants)
       rmqlb simulate --queues 16 --consumers 3
       rmqlb simulate --brokers 2 --queues 8 --consumers 4 --add 1
       rmqlb simulate --queues 16 --consumers 5 --compare
+      rmqlb simulate --queues 4 --consumers 3 --pop-share 1
       rmqlb simulate --input cases.jsonl --output json
       rmqlb simulate --dump snap.json --group G --add 2 --queues 24
       rmqlb simulate -n 10.0.0.9:9876 --group G --strategy CONSISTENT_HASH
@@ -200,6 +220,11 @@ def simulate(  # noqa: PLR0917  (one parameter per flag, as typer wants)
         from rmqlb.model.strategy import parse_strategy_spec
         from rmqlb.whatif.running import Changes
 
+        if broker_assigned or pop_share is not None:
+            raise InputError(
+                "--broker-assigned and --pop-share simulate a group given by flags; rmqlb "
+                "explain shows what the brokers assign a running group"
+            )
         _reject_with_running(
             input_file=input_file,
             brokers=brokers,
@@ -243,6 +268,8 @@ def simulate(  # noqa: PLR0917  (one parameter per flag, as typer wants)
         add_id=list(add_id or ()),
         remove=list(remove or ()),
         compare=compare,
+        broker_assigned=broker_assigned,
+        pop_share=pop_share,
     )
     if input_file is not None:
         from rmqlb.whatif.cases import input_cases
@@ -327,6 +354,16 @@ class _Flags:
     add_id: list[str]
     remove: list[str]
     compare: bool
+    broker_assigned: bool = False
+    pop_share: int | None = None
+
+    def broker_mode(self) -> "MessageRequestMode | None":
+        """The 5.x broker's request mode when it assigns (``None``: the clients do)."""
+        from rmqlb.model.snapshot import MessageRequestMode, RequestMode
+
+        if self.pop_share is not None:
+            return MessageRequestMode(RequestMode.POP, self.pop_share)
+        return MessageRequestMode(RequestMode.PULL) if self.broker_assigned else None
 
     def reject_with_input(self) -> None:
         """``--input`` cases carry queues, consumers and strategy themselves."""
@@ -342,6 +379,8 @@ class _Flags:
             "--consumer-room": self.consumer_room is not None,
             "--rooms": self.rooms is not None,
             "--config": self.config is not None,
+            "--broker-assigned": self.broker_assigned,
+            "--pop-share": self.pop_share is not None,
         }
         for name, present in given.items():
             if present:
@@ -445,6 +484,12 @@ def _case_from_flags(flags: "_Flags") -> "Case":
         )
     if config is not None and not flags.compare and not isinstance(spec, Config):
         raise InputError("--config is only used by --strategy CONFIG or --compare")
+    broker_mode = flags.broker_mode()
+    if broker_mode is not None and flags.compare:
+        raise InputError(
+            "--compare runs the clients' own strategies: leave out --broker-assigned and "
+            "--pop-share"
+        )
 
     consumer_ids: list[str] | None = None
     if flags.consumer_id:
@@ -463,4 +508,5 @@ def _case_from_flags(flags: "_Flags") -> "Case":
         broker_rooms=broker_rule,
         consumer_rooms=consumer_rule,
         config=config,
+        broker=broker_mode,
     )
