@@ -84,7 +84,12 @@ def kit(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
         NAMESRV_PORT + offset, BROKER_PORT + offset, base / "kit", base / "truth", version
     )
     cluster.workdir.mkdir()
-    env = cluster.env()
+    # 5.x brokers assign queues from their own route caches, refreshed every 30 s by default:
+    # 1 s settles broker-assigned groups without waiting out a refresh.
+    extra = (
+        {"RMQ_BROKER_CONF": "loadBalancePollNameServerInterval=1000"} if cluster.has_proxy else {}
+    )
+    env = cluster.env(**extra)
     command = [KIT / "cluster.sh", "start", *(["--proxy"] if cluster.has_proxy else [])]
     start = subprocess.run(command, env=env, capture_output=True, text=True, check=False)
     if start.returncode != 0:

@@ -40,6 +40,12 @@ async def capture_group(
     if view.message_model is MessageModel.BROADCASTING:
         topics.clear()
     stats = [o for per_broker in await stats_task for o in per_broker]
+    if not consumers and await c.routes.get(RETRY_PREFIX + name) is None:
+        # Nobody listed and no %RETRY% topic: a POP-only group (5.x gRPC clients, which no
+        # broker lists): the routes of the topics it has offsets of, so its queues and lag
+        # are shown against them.
+        for topic in dict.fromkeys(o.queue.topic for o in stats):
+            c.routes.get(topic)
     offsets = await c.offsets.complete(name, sorted(topics), stats)
     routes = {t: await c.routes.get(t) for t in sorted({*topics, RETRY_PREFIX + name})}
     on_brokers = await c.assignment.group(name, masters, view.message_model, consumers, routes)
