@@ -161,11 +161,13 @@ def test_broker_assigned_consistent_hash_gets_the_unknown_strategy_finding(
 
 
 def _grpc(kit: Kit, g: str, t: str) -> Jvm:
-    """A topic with waiting messages and a slow gRPC consumer receiving them: a group that is
-    consumed (offsets move) and has lag."""
+    """A slow gRPC consumer and messages for it: a group that is consumed (offsets move) and
+    has lag. A new POP group starts each queue at its last message: the messages are sent
+    once the consumer runs."""
     kit.topic(t, read=2)
-    kit.produce(t, 60)
     jvm = kit.consumer("grpc", f"group={g};sub={t}:*;grpc=true;instance=g1;batch=1;sleepms=1500")
+    kit.wait_for("the gRPC consumer to start", lambda: kit.truth(g, jvm))
+    kit.produce(t, 80)
 
     def acked() -> bool:
         return any(s.get("ackedTotal", 0) >= 2 for s in kit.truth(g, jvm).values())
@@ -190,12 +192,18 @@ def test_grpc_group_gets_no_delete_advice_and_shows_its_lag(
     g, t = names.group, names.topic
     _grpc(kit, g, t)
 
+    last: list[dict[str, Any]] = []
+
     def committed() -> dict[str, Any] | None:
         report = kit.explain(g)
+        last[:] = [report]
         group = next(x for x in report["groups"] if x["group"] == g)
         return report if group["topics"] and group["lag"] > 0 else None
 
-    report = kit.wait_for("the brokers to show the group's offsets", committed, timeout=60)
+    try:
+        report = kit.wait_for("the brokers to show the group's offsets", committed, timeout=60)
+    except AssertionError as exc:
+        raise AssertionError(f"{exc}; last report: {json.dumps(last[-1])[:3000]}") from None
     _assert_in_use(report, g)
     assert "PROXY_CONSUMED" in finding_codes(report, g)
     # status, explain and dump succeed on this POP-only group (no %RETRY% topic), where
