@@ -69,3 +69,19 @@ class NotANameServer(RemotingError):
 #: Everything one failed request can raise (ForbiddenRequest deliberately excluded: it is a
 #: bug, never a cluster condition).
 CALL_ERRORS: tuple[type[Exception], ...] = (RemotingError, ProtocolError)
+
+
+class Failed(Exception):
+    """A collection request failed (already recorded as a capture error unless the caller
+    asked not to); ``error`` is what the call raised."""
+
+    def __init__(self, error: BaseException) -> None:
+        super().__init__(str(error))
+        self.error = error
+
+
+def failure_text(exc: BaseException, target: str) -> str:
+    """``exc``'s message without a leading ``target: `` (the error names its target)."""
+    text = str(exc) or type(exc).__name__
+    prefix = f"{target}: "
+    return text[len(prefix) :] if text.startswith(prefix) else text

@@ -237,6 +237,9 @@ def wire_view(snapshot: Snapshot, dialect: int = 4) -> Snapshot:
         wanted.add(RETRY_PREFIX + name)
         for c in group.consumers:
             wanted.update(s.topic for s in c.subscriptions)
+        if not group.consumers and RETRY_PREFIX + name not in snapshot.topics:
+            # no consumer and no retry topic (a POP-only group): the topics of its offsets
+            wanted.update(o.queue.topic for o in group.offsets if o.committed)
     topics = _routes({t: r for t, r in snapshot.topics.items() if t in wanted})
     return Snapshot(
         topics=topics,
