@@ -227,6 +227,11 @@ def _group(g: Group, dialect: int, snapshot: Snapshot) -> Group:
         consumers=tuple(consumers),
         offsets=_completed_offsets(snapshot, g, dialect),
         configs={b: g.configs.get(b, GroupConfig()) for b in broker_names(snapshot)},
+        on_brokers=g.on_brokers
+        if dialect >= 5
+        else {  # a 4.x broker answers neither GET_ALL_MESSAGE_REQUEST_MODE nor QUERY_ASSIGNMENT
+            b: replace(v, request_modes=None, assignments=()) for b, v in g.on_brokers.items()
+        },
     )
 
 
