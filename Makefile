@@ -37,8 +37,9 @@ lint: $(STAMP)
 test: lint
 	SPARK_LOCAL_IP=127.0.0.1 $(BIN)/python -m pytest -m 'not real'
 
-# Real Apache RocketMQ 4.9.8 (../shared/rocketmq; run its setup.sh once). It creates topics and
-# groups: only ever against the disposable cluster the suite starts itself.
+# Real Apache RocketMQ 4.9.8, 5.0.0 and 5.1.4 (../shared/rocketmq; run its setup.sh once per
+# version; RMQLB_REAL_VERSIONS=5.0.0 runs one). It creates topics and groups: only ever against
+# the disposable clusters the suite starts itself.
 test-real: $(STAMP)
 	$(BIN)/python -m pytest tests/real -m real
 

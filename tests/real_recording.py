@@ -36,6 +36,7 @@ from rmqlb.remoting.frame import (
 
 REAL = Path(__file__).resolve().parent / "data" / "real-4.9.8"
 NAMESRV = "namesrv"
+PROXY = "proxy"  # a 5.1 Proxy's remoting port (recorded with --proxy)
 
 
 @dataclass(frozen=True)
@@ -49,6 +50,7 @@ class Recorded:
     code: int
     ext_fields: Mapping[str, str]
     response: RemotingCommand
+    request_body: bytes = b""
 
     @property
     def name(self) -> str:
@@ -96,6 +98,7 @@ def load(directory: Path = REAL) -> list[Recorded]:
             code=entry["request"]["code"],
             ext_fields=dict(entry["request"]["extFields"]),
             response=_response(entry["response"], directory),
+            request_body=entry["request"].get("body", "").encode(),
         )
         for entry in manifest(directory)["answers"]
     ]
@@ -140,7 +143,8 @@ class Replay:
 
     async def __aenter__(self) -> Replay:
         real = broker_addrs(self.recorded)
-        for target in [NAMESRV, *sorted(real)]:
+        proxies = sorted({r.target for r in self.recorded if r.target.startswith(PROXY)})
+        for target in [NAMESRV, *sorted(real), *proxies]:
             server = await asyncio.start_server(self._handler(target), "127.0.0.1", 0)
             self._servers.append(server)
             self.addrs[target] = f"127.0.0.1:{server.sockets[0].getsockname()[1]}"
@@ -166,7 +170,11 @@ class Replay:
         fields = {k: v or "" for k, v in (cmd.ext_fields or {}).items()}
         relayed = cmd.code == RequestCode.GET_CONSUMER_RUNNING_INFO
         for rec in self.recorded:
-            same = rec.code == cmd.code and dict(rec.ext_fields) == fields
+            same = (
+                rec.code == cmd.code
+                and dict(rec.ext_fields) == fields
+                and rec.request_body == bytes(cmd.body)
+            )
             if same and (rec.target == target or relayed):
                 resp = rec.response
                 return RemotingCommand(

@@ -50,6 +50,7 @@ from rmqlb.remoting.frame import RemotingCommand
 MANIFEST = "manifest.json"
 KIT_DIR_TOKEN = "${RMQ_DIR}"
 NAMESRV = "namesrv"
+PROXY = "proxy"
 TIMEOUT = 15.0  # > the broker's 10 s relay wait: a frozen client's 207 is recorded too
 MISSING_TOPIC = "RecNoSuchTopic"
 MISSING_GROUP = "RecNoSuchGroup"
@@ -70,6 +71,7 @@ class Answer:
     code: int
     ext_fields: dict[str, str]
     response: RemotingCommand
+    request_body: bytes = b""
     target: str = ""
     label: str = ""
     note: str = ""
@@ -94,6 +96,7 @@ class Answer:
                 "target": self.target,
                 "version": RMQLB_VERSION,
                 "extFields": self.ext_fields,
+                **({"body": self.request_body.decode()} if self.request_body else {}),
             },
             "response": {
                 "code": resp.code,
@@ -111,12 +114,15 @@ class Answer:
 
 def label_for(answer: Answer, client_index: Mapping[str, int]) -> str:
     """A short unique label from the request: its target and extField values."""
-    ext = answer.ext_fields
+    ext = dict(answer.ext_fields)
+    if answer.request_body:  # QUERY_ASSIGNMENT names its group, topic and client in the body
+        ext.update(bodies.decode_query_assignment_request(answer.request_body))
     parts = [ext[k] for k in ("consumerGroup", "topic", "queueId") if k in ext]
     if "clientId" in ext:
         parts.append(f"client{client_index.get(ext['clientId'], 0)}")
-    if answer.target != NAMESRV and "clientId" not in ext:
-        parts.append(answer.target)  # a running-info answer is the client's, whoever relays
+    if answer.target != NAMESRV and ("clientId" not in ext or answer.request_body):
+        # a running-info answer is the client's, whoever relays; an assignment the broker's
+        parts.append(answer.target)
     return "-".join(slug(p) for p in parts) or answer.target
 
 
@@ -127,12 +133,18 @@ class Recorder:
     namesrv: str
     answers: list[Answer] = field(default_factory=list)
     by: str = "collector"
+    proxies: tuple[str, ...] = ()
 
     def tap(
-        self, addr: str, code: int, ext_fields: Mapping[str, str], response: RemotingCommand
+        self,
+        addr: str,
+        code: int,
+        ext_fields: Mapping[str, str],
+        body: bytes,
+        response: RemotingCommand,
     ) -> None:
         """The admin client's response tap."""
-        self.answers.append(Answer(self.by, addr, int(code), dict(ext_fields), response))
+        self.answers.append(Answer(self.by, addr, int(code), dict(ext_fields), response, body))
 
     def brokers(self) -> dict[str, str]:
         """address -> broker name, from the recorded cluster info."""
@@ -143,9 +155,10 @@ class Recorder:
         raise SystemExit("no cluster info was recorded")
 
     def seen(self, target: str, code: int, ext_fields: Mapping[str, str]) -> bool:
-        """Whether this exact request was answered already."""
+        """Whether this exact request (without a body) was answered already."""
         return any(
-            (a.target, a.code, a.ext_fields) == (target, code, dict(ext_fields))
+            (a.target, a.code, a.ext_fields, a.request_body)
+            == (target, code, dict(ext_fields), b"")
             for a in self.answers
         )
 
@@ -167,11 +180,15 @@ class Recorder:
             kept.append(a)
         self.answers = kept
         clients: dict[str, set[str]] = {}
+        for i, addr in enumerate(self.proxies):
+            names[addr] = PROXY if i == 0 else f"{PROXY}-{i + 1}"
         for a in self.answers:
             a.target = NAMESRV if a.addr == self.namesrv else names.get(a.addr, a.addr)
-            if "clientId" in a.ext_fields:
-                group = a.ext_fields.get("consumerGroup", "")
-                clients.setdefault(group, set()).add(a.ext_fields["clientId"])
+            ext = dict(a.ext_fields)
+            if a.request_body:
+                ext.update(bodies.decode_query_assignment_request(a.request_body))
+            if "clientId" in ext:
+                clients.setdefault(ext.get("consumerGroup", ""), set()).add(ext["clientId"])
         index = {cid: i for ids in clients.values() for i, cid in enumerate(sorted(ids), 1)}
         for a in self.answers:
             a.label = label_for(a, index)
@@ -180,27 +197,37 @@ class Recorder:
             raise SystemExit(f"two answers with one label: {sorted(keys)}")
 
 
-async def record(namesrv: str, topic: str) -> tuple[Recorder, Snapshot]:
+async def record(
+    namesrv: str, topic: str, proxies: tuple[str, ...] = ()
+) -> tuple[Recorder, Snapshot]:
     """The collector's capture, then the recorder's own requests."""
-    rec = Recorder(namesrv)
+    rec = Recorder(namesrv, proxies=proxies)
     options = ClientOptions(timeout=TIMEOUT)
     async with AdminClient(options, tap=rec.tap) as admin:
-        snapshot = await collect(CollectOptions(namesrv=(namesrv,), client=options), admin=admin)
+        collect_options = CollectOptions(namesrv=(namesrv,), client=options, proxies=proxies)
+        snapshot = await collect(collect_options, admin=admin)
         rec.by = "recorder"
         rec.finish()
         addrs = {name: addr for addr, name in rec.brokers().items()}
+        proxy_addrs = {PROXY if i == 0 else f"{PROXY}-{i + 1}": a for i, a in enumerate(proxies)}
         first = sorted(addrs)[0]
         groups = sorted(snapshot.groups)
 
         async def ask(
-            target: str, code: RequestCode, ext: Mapping[str, str] | None = None, note: str = ""
+            target: str,
+            code: RequestCode,
+            ext: Mapping[str, str] | None = None,
+            note: str = "",
+            body: bytes = b"",
         ) -> None:
-            if rec.seen(target, code, ext or {}):
+            if not body and rec.seen(target, code, ext or {}):
                 return
-            addr = namesrv if target == NAMESRV else addrs[target]
+            if body and any(a.request_body == body and a.target == target for a in rec.answers):
+                return
+            addr = namesrv if target == NAMESRV else {**addrs, **proxy_addrs}[target]
             before = len(rec.answers)
             with contextlib.suppress(ResponseError):  # an error answer is recorded too
-                await admin.call(addr, code, ext)
+                await admin.call(addr, code, ext, body=body)
             if len(rec.answers) != before + 1:
                 raise SystemExit(f"{request_code_name(code)} to {target}: no answer")
             rec.answers[-1].note, rec.answers[-1].target = note, target
@@ -228,6 +255,26 @@ async def record(namesrv: str, topic: str) -> tuple[Recorder, Snapshot]:
             await ask(first, code, {"topic": topic, "queueId": "0"})
         await ask(first, RequestCode.GET_TOPIC_STATS_INFO, {"topic": MISSING_TOPIC}, "unknown")
         await ask(first, RequestCode.GET_BROKER_RUNTIME_INFO)
+        await ask(first, RequestCode.GET_BROKER_CONFIG)
+        await ask(first, RequestCode.GET_ALL_MESSAGE_REQUEST_MODE)
+        body = bodies.encode_query_assignment_request(
+            topic, MISSING_GROUP, MISSING_CLIENT, "CLUSTERING", "AVG"
+        )
+        await ask(first, RequestCode.QUERY_ASSIGNMENT, {}, "unknown", body)
+        for target in proxy_addrs:  # what a 5.1 Proxy's remoting port answers
+            for group in [*groups, MISSING_GROUP]:
+                note = "unknown" if group == MISSING_GROUP else ""
+                ext = {"consumerGroup": group}
+                await ask(target, RequestCode.GET_CONSUMER_CONNECTION_LIST, ext, note)
+                await ask(target, RequestCode.GET_CONSUMER_LIST_BY_GROUP, ext, note)
+            for code in (
+                RequestCode.GET_BROKER_CLUSTER_INFO,
+                RequestCode.GET_CONSUME_STATS,
+                RequestCode.GET_CONSUMER_RUNNING_INFO,
+                RequestCode.GET_ALL_SUBSCRIPTIONGROUP_CONFIG,
+                RequestCode.GET_BROKER_CONFIG,
+            ):
+                await ask(target, code, {"consumerGroup": groups[0]} if groups else {})
     rec.finish()
     return rec, snapshot
 
@@ -255,19 +302,50 @@ def write(out: Path, rec: Recorder, scenario: Mapping[str, Any]) -> None:
     (out / MANIFEST).write_text(text, encoding="utf-8")
 
 
+def append(out: Path, rec: Recorder) -> int:
+    """Add to the recording in ``out`` the answers to request codes it does not have yet
+    (marked ``"appended": true``); the rest of it stays as it is. Returns how many."""
+    manifest = json.loads((out / MANIFEST).read_text(encoding="utf-8"))
+    have = {entry["request"]["code"] for entry in manifest["answers"]}
+    new = [a for a in rec.answers if a.code not in have]
+    for a in new:
+        if a.body_file is not None:
+            (out / a.body_file).write_bytes(a.response.body)
+        manifest["answers"].append({**a.entry(), "appended": True})
+    text = json.dumps(manifest, indent=1, ensure_ascii=False) + "\n"
+    (out / MANIFEST).write_text(text, encoding="utf-8")
+    return len(new)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
-    """Command line: ``--namesrv ADDR --out DIR --topic T``."""
+    """Command line: ``--namesrv ADDR --out DIR --topic T [--append]``."""
     parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n\n")[0])
     parser.add_argument("--namesrv", required=True, help="NameServer host:port")
     parser.add_argument("--out", required=True, type=Path, help="directory for the files")
     parser.add_argument("--topic", required=True, help="the scenario's topic")
     parser.add_argument("--kit-dir", default="", help="the cluster's directory (RMQ_DIR)")
+    parser.add_argument(
+        "--proxy",
+        action="append",
+        default=[],
+        help="a 5.1 Proxy's remoting address (repeatable): its answers are recorded too",
+    )
+    parser.add_argument(
+        "--append",
+        action="store_true",
+        help="only add the answers to request codes the recording in --out lacks",
+    )
     args = parser.parse_args(argv)
-    rec, snapshot = asyncio.run(record(args.namesrv, args.topic))
+    rec, snapshot = asyncio.run(record(args.namesrv, args.topic, tuple(args.proxy)))
     without_kit_dir(rec, args.kit_dir)
+    if args.append:
+        added = append(args.out, rec)
+        print(f"{added} answers appended to {args.out}", file=sys.stderr)
+        return 0
     versions = sorted({a.response.version for a in rec.answers})
     scenario = {
         "namesrv": args.namesrv,
+        "proxies": list(args.proxy),
         "topic": args.topic,
         "groups": sorted(snapshot.groups),
         "responseVersions": versions,

@@ -21,6 +21,23 @@ from rmqlb.allocate._common import Assignment, first_indexes, java_check
 from rmqlb.model.queue import MessageQueue
 
 
+def avg_block(n: int, m: int, index: int) -> tuple[int, int]:
+    """The block (start, size) the client at ``index`` of ``m`` takes of ``n`` queues.
+
+    >>> [avg_block(8, 3, i) for i in range(3)]
+    [(0, 3), (3, 3), (6, 2)]
+    """
+    mod = n % m
+    if n <= m:
+        average = 1
+    elif mod > 0 and index < mod:
+        average = n // m + 1
+    else:
+        average = n // m
+    start = index * average if (mod > 0 and index < mod) else index * average + mod
+    return start, max(0, min(average, n - start))
+
+
 def allocate_avg(mq_all: Sequence[MessageQueue], cid_all: Sequence[str]) -> Assignment:
     """Allocate a whole group at once; inputs already in Java order."""
     java_check(mq_all, cid_all)
@@ -28,15 +45,7 @@ def allocate_avg(mq_all: Sequence[MessageQueue], cid_all: Sequence[str]) -> Assi
     result: Assignment = {}
     if m == 0:
         return result
-    mod = n % m
     for cid, index in first_indexes(cid_all).items():
-        if n <= m:
-            average = 1
-        elif mod > 0 and index < mod:
-            average = n // m + 1
-        else:
-            average = n // m
-        start = index * average if (mod > 0 and index < mod) else index * average + mod
-        size = min(average, n - start)
-        result[cid] = list(mq_all[start : start + size]) if size > 0 else []
+        start, size = avg_block(n, m, index)
+        result[cid] = list(mq_all[start : start + size])
     return result

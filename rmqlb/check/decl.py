@@ -101,6 +101,10 @@ class GroupDecl:
     message_model: MessageModel = MessageModel.CLUSTERING
     members_declared: bool = True
     members_loc: Loc | None = None
+    #: 5.x: the brokers assign the members' queues (``clientRebalance=false``), in POP mode
+    #: with this share number when ``pop_share`` is given, else PULL.
+    broker_assigned: bool = False
+    pop_share: int | None = None
 
     def topics(self) -> list[str]:
         """Every topic some member subscribes to, in declaration order."""

@@ -19,6 +19,8 @@ STRATEGY_INCONSISTENT             the member's ``strategy``
 ALLOCATION_FAILED                 the ``strategy`` (the strategy would throw in every client)
 NO_CONSUMERS                      the group's ``members:`` (or the group)
 NO_ROUTE                          each subscription to a topic no input declares
+BROKER_STRATEGY_UNKNOWN,          the group (``rebalance: broker``: 5.x broker-side
+POP_SHARE_ALL, MIXED_REBALANCE    assignment)
 ================================  ==========================================================
 
 Findings about actual assignments (mismatch, duplicates, lag, unreachable clients) cannot
@@ -303,7 +305,15 @@ def locate(
         locs = [m.strategy_loc for m in present if m.strategy_loc is not None]
         if group.strategy_loc is not None:
             locs.append(group.strategy_loc)
-    elif code in (Code.BROADCASTING, Code.POP_MODE, Code.PROXY_CLIENTS):
+    elif code in (
+        Code.BROADCASTING,
+        Code.POP_MODE,
+        Code.PROXY_CLIENTS,
+        Code.BROKER_REBALANCE,
+        Code.BROKER_STRATEGY_UNKNOWN,
+        Code.POP_SHARE_ALL,
+        Code.MIXED_REBALANCE,
+    ):
         locs = [group.loc]
     elif code == Code.NO_CONSUMERS:
         locs = [group.members_loc] if group.members_loc is not None else []

@@ -23,9 +23,14 @@ from dataclasses import dataclass
 from rmqlb.check.decl import CheckConfig, GroupDecl, MemberDecl, TopicDecl
 from rmqlb.errors import InputError
 from rmqlb.model.snapshot import (
+    RETRY_PREFIX,
     Consumer,
     Group,
+    GroupOnBroker,
+    MessageRequestMode,
     QueueData,
+    Rebalance,
+    RequestMode,
     Snapshot,
     Source,
     Subscription,
@@ -143,6 +148,18 @@ def _with_rooms(spec: StrategySpec, rooms: dict[str, str]) -> StrategySpec:
     return spec
 
 
+def _declared_modes(group: GroupDecl, topics: dict[str, TopicRoute]) -> dict[str, GroupOnBroker]:
+    """The request mode a broker-assigned group declares, on every broker of its topics (its
+    retry topics stay PULL, as on the broker)."""
+    modes: dict[str, dict[str, MessageRequestMode]] = {}
+    for name, route in topics.items():
+        for qd in route.queue_datas:
+            per_broker = modes.setdefault(qd.broker_name, {})
+            if group.pop_share is not None and not name.startswith(RETRY_PREFIX):
+                per_broker[name] = MessageRequestMode(RequestMode.POP, group.pop_share)
+    return {broker: GroupOnBroker(request_modes=m) for broker, m in modes.items()}
+
+
 def build_snapshot(
     config: CheckConfig, group: GroupDecl, scenario: Scenario
 ) -> tuple[Snapshot, dict[str, MemberDecl]]:
@@ -167,18 +184,26 @@ def build_snapshot(
             for s in member.subscriptions
         )
         strategy = _with_rooms(effective_strategy(group, member), rooms)
-        consumers.append(Consumer(client_id=cid, subscriptions=subs, strategy=strategy))
+        consumers.append(
+            Consumer(
+                client_id=cid,
+                subscriptions=subs,
+                strategy=strategy,
+                rebalance=Rebalance.BROKER if group.broker_assigned else Rebalance.CLIENT,
+            )
+        )
     group_strategy = None if group.strategy is None else _with_rooms(group.strategy, rooms)
+    topics = {
+        name: topic_route(config.topics[name]) for name in group.topics() if name in config.topics
+    }
     snapshot_group = Group(
         name=group.name,
         message_model=group.message_model,
         consume_type="CONSUME_PASSIVELY",
         strategy=group_strategy,
         consumers=tuple(consumers),
+        on_brokers=_declared_modes(group, topics) if group.broker_assigned else {},
     )
-    topics = {
-        name: topic_route(config.topics[name]) for name in group.topics() if name in config.topics
-    }
     snapshot = Snapshot(
         topics=topics, groups={group.name: snapshot_group}, source=Source(rmqlb="check")
     )

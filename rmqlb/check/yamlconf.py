@@ -14,6 +14,8 @@ The format (documented in ``docs/check.md``, JSON Schema in ``rmqlb/data/check.s
     groups:
       OrderGroup:
         strategy: AVG
+        rebalance: broker              # 5.x clientRebalance=false (default: client)
+        popShareQueueNum: 1            # with rebalance: broker: POP with this share
         members:
           order-service:
             replicas: 3..12            # or a fixed count
@@ -65,7 +67,7 @@ BROKER_ROOM_PATTERN = r"^([^@]+)@"
 TOP_KEYS = ("version", "topics", "groups")
 TOPIC_KEYS = ("queues", "read", "write", "perm", "brokers")
 BROKER_KEYS = ("queues", "read", "write", "perm")
-GROUP_KEYS = ("strategy", "messageModel", "members")
+GROUP_KEYS = ("strategy", "messageModel", "rebalance", "popShareQueueNum", "members")
 MEMBER_KEYS = ("replicas", "subscriptions", "strategy", "room")
 SUBSCRIPTION_KEYS = ("type", "expression")
 EXPRESSION_TYPES = ("TAG", "SQL92")
@@ -351,9 +353,17 @@ class _Reader:
         strategy_loc = members_loc = None
         model = MessageModel.CLUSTERING
         members: list[MemberDecl] = []
+        rebalance = "client"
+        pop_share: int | None = None
         for key, k_node, value in self.pairs(node, path, GROUP_KEYS):
             where = f"{path}.{key}"
-            if key == "strategy":
+            if key == "rebalance":
+                rebalance = self.string(value, where).lower()
+                if rebalance not in ("client", "broker"):
+                    raise self.error(value, where, "expected client or broker")
+            elif key == "popShareQueueNum":
+                pop_share = self.integer(value, where, -MAX_REPLICAS, MAX_REPLICAS)
+            elif key == "strategy":
                 strategy = self.strategy(value, where)
                 strategy_loc = self.loc(k_node)
             elif key == "messageModel":
@@ -376,6 +386,11 @@ class _Reader:
                         f"{member.loc}: {path}.members.{member.name}: MACHINE_ROOM_NEARBY needs "
                         "a room: for every member"
                     )
+        if pop_share is not None and rebalance != "broker":
+            raise InputError(
+                f"{self.loc(node)}: {path}.popShareQueueNum: POP is assigned by the broker: "
+                "add rebalance: broker"
+            )
         return GroupDecl(
             name=name,
             loc=self.loc(key_node),
@@ -384,6 +399,8 @@ class _Reader:
             strategy_loc=strategy_loc,
             message_model=model,
             members_loc=members_loc,
+            broker_assigned=rebalance == "broker",
+            pop_share=pop_share,
         )
 
     def config(self, root: yaml.Node) -> CheckConfig:

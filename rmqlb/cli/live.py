@@ -50,7 +50,8 @@ class LiveOptions:
     ``namesrv`` accepts RocketMQ's ``host:port;host:port`` form; empty falls back to
     ``$NAMESRV_ADDR``. ``groups`` empty (with or without ``all_groups``) means every
     non-system group the brokers know; ``patterns`` (globs), ``topic`` (groups consuming it)
-    and ``system`` (built-in groups too) shape that discovery (see
+    and ``system`` (built-in groups too) shape that discovery; ``proxies`` are 5.1+ Proxy
+    remoting addresses asked for gRPC consumers (see
     :class:`~rmqlb.client.collector.CollectOptions`). The ACL keys fall back to
     ``$ROCKETMQ_ACCESS_KEY`` /
     ``$ROCKETMQ_SECRET_KEY``; the secret never appears in ``repr``.
@@ -73,10 +74,12 @@ class LiveOptions:
     patterns: tuple[str, ...] = ()
     topic: str | None = None
     system: bool = False
+    proxies: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         addrs = _split(self.namesrv) or _split(os.environ.get("NAMESRV_ADDR"))
         object.__setattr__(self, "namesrv", addrs)
+        object.__setattr__(self, "proxies", _split(self.proxies))
         object.__setattr__(self, "groups", tuple(self.groups))
         if self.access_key is None and os.environ.get("ROCKETMQ_ACCESS_KEY"):
             object.__setattr__(self, "access_key", os.environ["ROCKETMQ_ACCESS_KEY"])
@@ -99,6 +102,13 @@ class LiveOptions:
             except ConnectFailed:
                 raise InputError(
                     f"NameServer address {addr!r}: expected host:port, e.g. 10.0.0.9:9876"
+                ) from None
+        for addr in self.proxies:
+            try:
+                split_addr(addr)
+            except ConnectFailed:
+                raise InputError(
+                    f"Proxy address {addr!r}: expected host:port, e.g. 10.0.0.9:8080"
                 ) from None
         if self.timeout <= 0:
             raise InputError("--timeout must be positive")
@@ -141,6 +151,7 @@ class LiveOptions:
             patterns=tuple(self.patterns),
             topic=self.topic,
             system=self.system,
+            proxies=self.proxies,
         )
 
 

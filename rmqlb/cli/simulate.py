@@ -13,30 +13,19 @@ import typer
 from rmqlb.cli.app import app
 from rmqlb.cli.messages import error
 from rmqlb.cli.options import (
-    DEFAULT_MAX_IN_FLIGHT,
-    DEFAULT_TIMEOUT,
-    AccessKeyOption,
-    ColorOption,
-    DeadlineOption,
+    Connection,
+    Display,
     GroupOption,
-    MaxInFlightOption,
-    NamesrvOption,
     Output,
-    OutputOption,
-    SecretKeyOption,
-    TimeoutOption,
-    TlsCaOption,
-    TlsCertOption,
-    TlsInsecureOption,
-    TlsKeyOption,
-    TlsOption,
     make_console,
     resolve_output,
+    shared_options,
 )
 from rmqlb.errors import ExitCode, InputError
 from rmqlb.fileio import InputKind
 
 if TYPE_CHECKING:
+    from rmqlb.model.snapshot import MessageRequestMode
     from rmqlb.model.strategy import RoomRule
     from rmqlb.whatif.cases import Case
 
@@ -45,6 +34,7 @@ DEFAULT_CONSUMERS = 3
 
 
 @app.command()
+@shared_options
 def simulate(  # noqa: PLR0917  (one parameter per flag, as typer wants)
     ctx: typer.Context,
     queues: Annotated[
@@ -143,6 +133,24 @@ def simulate(  # noqa: PLR0917  (one parameter per flag, as typer wants)
             "--compare", help="Compare strategies: balance and queues moved on +1 / -1 consumer."
         ),
     ] = False,
+    broker_assigned: Annotated[
+        bool,
+        typer.Option(
+            "--broker-assigned",
+            help="5.x: the broker assigns the queues (clientRebalance=false), in PULL mode: "
+            "its QueryAssignmentProcessor, which knows only AVG and AVG_BY_CIRCLE.",
+        ),
+    ] = False,
+    pop_share: Annotated[
+        int | None,
+        typer.Option(
+            "--pop-share",
+            metavar="N",
+            help="5.x: the broker assigns the queues in POP mode with popShareQueueNum N "
+            "(<= 0 or >= consumers - 1: every client pops every queue).",
+            show_default=False,
+        ),
+    ] = None,
     input_file: Annotated[
         str | None,
         typer.Option(
@@ -164,7 +172,7 @@ def simulate(  # noqa: PLR0917  (one parameter per flag, as typer wants)
             show_default=False,
         ),
     ] = None,
-    namesrv: NamesrvOption = None,
+    connection: Connection = Connection(),
     group: GroupOption = None,
     check_config: Annotated[
         list[str] | None,
@@ -185,18 +193,7 @@ def simulate(  # noqa: PLR0917  (one parameter per flag, as typer wants)
             show_default=False,
         ),
     ] = None,
-    output: OutputOption = None,
-    color: ColorOption = None,
-    timeout: TimeoutOption = DEFAULT_TIMEOUT,
-    deadline: DeadlineOption = None,
-    max_in_flight: MaxInFlightOption = DEFAULT_MAX_IN_FLIGHT,
-    tls: TlsOption = False,
-    tls_insecure: TlsInsecureOption = False,
-    tls_ca: TlsCaOption = None,
-    tls_cert: TlsCertOption = None,
-    tls_key: TlsKeyOption = None,
-    access_key: AccessKeyOption = None,
-    secret_key: SecretKeyOption = None,
+    display: Display = Display(),
 ) -> int:
     """Show how a strategy splits queues among consumers, what a scale event moves, and how
     the strategies compare; or, from a running group (--dump, -n with --group, or
@@ -208,6 +205,7 @@ def simulate(  # noqa: PLR0917  (one parameter per flag, as typer wants)
       rmqlb simulate --queues 16 --consumers 3
       rmqlb simulate --brokers 2 --queues 8 --consumers 4 --add 1
       rmqlb simulate --queues 16 --consumers 5 --compare
+      rmqlb simulate --queues 4 --consumers 3 --pop-share 1
       rmqlb simulate --input cases.jsonl --output json
       rmqlb simulate --dump snap.json --group G --add 2 --queues 24
       rmqlb simulate -n 10.0.0.9:9876 --group G --strategy CONSISTENT_HASH
@@ -215,14 +213,18 @@ def simulate(  # noqa: PLR0917  (one parameter per flag, as typer wants)
     from rmqlb.render.simulate import one_line, write_simulations
     from rmqlb.whatif.cases import simulate_case
 
-    fmt = resolve_output(output)
-    explicit_namesrv = bool(namesrv) and not _from_env(ctx, "namesrv")
+    fmt = resolve_output(display.output)
+    explicit_namesrv = bool(connection.namesrv) and not _from_env(ctx, "namesrv")
     if dump is not None or check_config or group or explicit_namesrv:
-        from rmqlb.cli.live import LiveOptions
         from rmqlb.cli.whatif import Source, run_running
         from rmqlb.model.strategy import parse_strategy_spec
         from rmqlb.whatif.running import Changes
 
+        if broker_assigned or pop_share is not None:
+            raise InputError(
+                "--broker-assigned and --pop-share simulate a group given by flags; rmqlb "
+                "explain shows what the brokers assign a running group"
+            )
         _reject_with_running(
             input_file=input_file,
             brokers=brokers,
@@ -236,29 +238,18 @@ def simulate(  # noqa: PLR0917  (one parameter per flag, as typer wants)
             raise InputError("give one starting point: --dump FILE, -n ADDR or --check-config FILE")
         live = None
         if dump is None and not check_config:
-            if not namesrv:
+            if not connection.namesrv:
                 raise InputError(
                     "--group needs a starting point: --dump FILE, -n ADDR (or NAMESRV_ADDR) or "
                     "--check-config FILE"
                 )
-            live = LiveOptions(
-                namesrv=namesrv,
+            live = connection.live(
                 groups=tuple(group or ()),
-                timeout=timeout,
-                deadline=deadline,
-                max_in_flight=max_in_flight,
-                tls=tls,
-                tls_insecure=tls_insecure,
-                tls_ca=tls_ca,
-                tls_cert=tls_cert,
-                tls_key=tls_key,
-                access_key=access_key,
-                secret_key=secret_key,
             )
         source = Source(dump, live, tuple(check_config or ()), replicas)
         target = parse_strategy_spec(strategy) if strategy is not None else None
         changes = Changes(add, tuple(add_id or ()), tuple(remove or ()), queues, target, compare)
-        return run_running(source, tuple(group or ()), topic, changes, fmt, color)
+        return run_running(source, tuple(group or ()), topic, changes, fmt, display.color)
     if replicas is not None:
         raise InputError("--replicas picks a consumer count of a --check-config group")
     flags = _Flags(
@@ -277,6 +268,8 @@ def simulate(  # noqa: PLR0917  (one parameter per flag, as typer wants)
         add_id=list(add_id or ()),
         remove=list(remove or ()),
         compare=compare,
+        broker_assigned=broker_assigned,
+        pop_share=pop_share,
     )
     if input_file is not None:
         from rmqlb.whatif.cases import input_cases
@@ -289,7 +282,7 @@ def simulate(  # noqa: PLR0917  (one parameter per flag, as typer wants)
         simulate_case(c, add=add, add_id=flags.add_id, remove=flags.remove, compare=compare)
         for c in cases
     ]
-    write_simulations(sims, fmt, make_console(color) if fmt is Output.table else None)
+    write_simulations(sims, fmt, make_console(display.color) if fmt is Output.table else None)
     failed = [sim for sim in sims if sim.error is not None]
     if not multi and failed:
         error(one_line(failed[0].error or ""))
@@ -361,6 +354,16 @@ class _Flags:
     add_id: list[str]
     remove: list[str]
     compare: bool
+    broker_assigned: bool = False
+    pop_share: int | None = None
+
+    def broker_mode(self) -> "MessageRequestMode | None":
+        """The 5.x broker's request mode when it assigns (``None``: the clients do)."""
+        from rmqlb.model.snapshot import MessageRequestMode, RequestMode
+
+        if self.pop_share is not None:
+            return MessageRequestMode(RequestMode.POP, self.pop_share)
+        return MessageRequestMode(RequestMode.PULL) if self.broker_assigned else None
 
     def reject_with_input(self) -> None:
         """``--input`` cases carry queues, consumers and strategy themselves."""
@@ -376,6 +379,8 @@ class _Flags:
             "--consumer-room": self.consumer_room is not None,
             "--rooms": self.rooms is not None,
             "--config": self.config is not None,
+            "--broker-assigned": self.broker_assigned,
+            "--pop-share": self.pop_share is not None,
         }
         for name, present in given.items():
             if present:
@@ -469,6 +474,12 @@ def _case_from_flags(flags: "_Flags") -> "Case":
         )
     if config is not None and not flags.compare and not isinstance(spec, Config):
         raise InputError("--config is only used by --strategy CONFIG or --compare")
+    broker_mode = flags.broker_mode()
+    if broker_mode is not None and flags.compare:
+        raise InputError(
+            "--compare runs the clients' own strategies: leave out --broker-assigned and "
+            "--pop-share"
+        )
 
     consumer_ids: list[str] | None = None
     if flags.consumer_id:
@@ -487,4 +498,5 @@ def _case_from_flags(flags: "_Flags") -> "Case":
         broker_rooms=broker_rule,
         consumer_rooms=consumer_rule,
         config=config,
+        broker=broker_mode,
     )

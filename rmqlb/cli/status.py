@@ -14,27 +14,15 @@ import typer
 
 from rmqlb.cli.app import app
 from rmqlb.cli.options import (
-    DEFAULT_MAX_IN_FLIGHT,
-    DEFAULT_TIMEOUT,
-    AccessKeyOption,
-    ColorOption,
-    DeadlineOption,
+    Connection,
+    Display,
     FailOn,
     FailOnOption,
     GroupOption,
-    MaxInFlightOption,
-    NamesrvOption,
     Output,
-    OutputOption,
-    SecretKeyOption,
-    TimeoutOption,
-    TlsCaOption,
-    TlsCertOption,
-    TlsInsecureOption,
-    TlsKeyOption,
-    TlsOption,
     make_console,
     resolve_output,
+    shared_options,
 )
 
 if TYPE_CHECKING:
@@ -49,6 +37,7 @@ if TYPE_CHECKING:
 
 
 @app.command()
+@shared_options
 def status(  # noqa: PLR0917  (typer maps every option to a parameter)
     ctx: typer.Context,
     groups: Annotated[
@@ -70,7 +59,7 @@ def status(  # noqa: PLR0917  (typer maps every option to a parameter)
             show_default=False,
         ),
     ] = None,
-    namesrv: NamesrvOption = None,
+    connection: Connection = Connection(),
     topic: Annotated[
         str | None,
         typer.Option(
@@ -90,8 +79,7 @@ def status(  # noqa: PLR0917  (typer maps every option to a parameter)
         bool,
         typer.Option("--system", help="Show RocketMQ's built-in groups too (TOOLS_CONSUMER ...)."),
     ] = False,
-    output: OutputOption = None,
-    color: ColorOption = None,
+    display: Display = Display(),
     fail_on: FailOnOption = FailOn.error,
     watch: Annotated[
         float | None,
@@ -109,16 +97,6 @@ def status(  # noqa: PLR0917  (typer maps every option to a parameter)
             "--count", min=1, help="With --watch: stop after N polls.", show_default=False
         ),
     ] = None,
-    timeout: TimeoutOption = DEFAULT_TIMEOUT,
-    deadline: DeadlineOption = None,
-    max_in_flight: MaxInFlightOption = DEFAULT_MAX_IN_FLIGHT,
-    tls: TlsOption = False,
-    tls_insecure: TlsInsecureOption = False,
-    tls_ca: TlsCaOption = None,
-    tls_cert: TlsCertOption = None,
-    tls_key: TlsKeyOption = None,
-    access_key: AccessKeyOption = None,
-    secret_key: SecretKeyOption = None,
 ) -> int:
     """Every consumer group on one line, worst first: consumers, lag, stranded messages,
     the worst finding.
@@ -136,9 +114,9 @@ def status(  # noqa: PLR0917  (typer maps every option to a parameter)
     from rmqlb.render.status import StatusOptions
 
     names = [*(groups or ()), *(group or ())]
-    if dump is not None and namesrv is not None and not _namesrv_from_env(ctx):
+    if dump is not None and connection.namesrv is not None and not _namesrv_from_env(ctx):
         raise UsageError("give either --dump FILE or -n/--namesrv ADDR, not both", ctx)
-    if dump is None and not namesrv:
+    if dump is None and not connection.namesrv:
         raise UsageError("give --dump FILE or -n/--namesrv ADDR (or set NAMESRV_ADDR)", ctx)
     if count is not None and watch is None:
         raise UsageError("--count only makes sense with --watch", ctx)
@@ -154,24 +132,11 @@ def status(  # noqa: PLR0917  (typer maps every option to a parameter)
             return _load_dump(source)
 
     else:
-        from rmqlb.cli.live import LiveOptions
-
-        options = LiveOptions(
-            namesrv=namesrv or (),
+        options = connection.live(
             groups=tuple(n for n in names if not is_pattern(n)),
             patterns=tuple(n for n in names if is_pattern(n)),
             topic=topic,
             system=system,
-            timeout=timeout,
-            deadline=deadline,
-            max_in_flight=max_in_flight,
-            tls=tls,
-            tls_insecure=tls_insecure,
-            tls_ca=tls_ca,
-            tls_cert=tls_cert,
-            tls_key=tls_key,
-            access_key=access_key,
-            secret_key=secret_key,
             progress=watch is None,
         )
 
@@ -202,10 +167,10 @@ def status(  # noqa: PLR0917  (typer maps every option to a parameter)
             options=DiagnoseOptions(moving=moving),
         )
 
-    fmt = resolve_output(output)
+    fmt = resolve_output(display.output)
     render_options = StatusOptions(fail_on=fail_on.value, pretty_json=sys.stdout.isatty())
     view = StatusWatch(fmt, render_options)
-    console = make_console(color)
+    console = make_console(display.color)
     if watch is not None:
         from rmqlb.cli.watch import watch as watch_loop
 

@@ -41,6 +41,10 @@ SKIPPED = "skipped: broker timed out earlier"
 #: Requests a broker relays to a client: their timeout says nothing of the broker itself.
 RELAYED = frozenset({RequestCode.GET_CONSUMER_RUNNING_INFO})
 
+#: How a broker's answer to GET_CONSUMER_LIST_BY_GROUP starts when it has no consumer of the
+#: group (4.9.8 and 5.x ``ConsumerManageProcessor``).
+NO_CONSUMER_REMARK = "no consumer for this group"
+
 
 @dataclass(frozen=True, slots=True)
 class ClientOptions:
@@ -56,8 +60,8 @@ class ClientOptions:
 
 
 #: Sees every answer :meth:`AdminClient.call` receives: (address, request code, request
-#: extFields, response), before the response is checked. Must not raise.
-ResponseTap = Callable[[str, int, Mapping[str, str], RemotingCommand], None]
+#: extFields, request body, response), before the response is checked. Must not raise.
+ResponseTap = Callable[[str, int, Mapping[str, str], bytes, RemotingCommand], None]
 
 
 class AdminClient:
@@ -147,6 +151,7 @@ class AdminClient:
         ext_fields: Mapping[str, str] | None = None,
         *,
         timeout: float | None = None,
+        body: bytes = b"",
     ) -> RemotingCommand:
         """Send ``code`` to ``addr``; return the successful response or raise.
 
@@ -172,7 +177,7 @@ class AdminClient:
                 raise
             left = max(deadline - time.monotonic(), 0.001)
             try:
-                response = await conn.request(code, ext_fields, timeout=left)
+                response = await conn.request(code, ext_fields, body, timeout=left)
             except TimedOutEarlier:
                 raise
             except RequestTimeout as exc:
@@ -183,7 +188,7 @@ class AdminClient:
                     f"{addr}: {request_code_name(code)} timed out after {duration(budget)}", addr
                 ) from exc
             if self._tap is not None:
-                self._tap(addr, code, dict(ext_fields or {}), response)
+                self._tap(addr, code, dict(ext_fields or {}), body, response)
             if response.code == ResponseCode.SUCCESS:
                 return response
             error = response_error(response.code, response.remark, code)
@@ -326,3 +331,57 @@ class AdminClient:
             broker, RequestCode.QUERY_TOPIC_CONSUME_BY_WHO, {"topic": topic}, timeout=timeout
         )
         return bodies.decode_group_list(resp.body)
+
+    # --- 5.x broker: broker-side assignment ------------------------------------------------
+
+    async def broker_config(
+        self, broker: str, *, timeout: float | None = None
+    ) -> tuple[dict[str, str], int]:
+        """GET_BROKER_CONFIG (26): the broker-side-assignment keys of its config
+        (:data:`~rmqlb.remoting.bodies.BROKER_CONFIG_KEYS` only) and the version it reports
+        in its answer's header."""
+        resp = await self.call(broker, RequestCode.GET_BROKER_CONFIG, timeout=timeout)
+        return bodies.decode_broker_config(resp.body), resp.version
+
+    async def request_modes(
+        self, broker: str, *, timeout: float | None = None
+    ) -> list[bodies.RequestModeEntry]:
+        """GET_ALL_MESSAGE_REQUEST_MODE (402): every (topic, group) mode set on this broker.
+
+        A 4.x broker answers REQUEST_CODE_NOT_SUPPORTED
+        (:class:`~rmqlb.remoting.errors.RequestCodeNotSupported`).
+        """
+        resp = await self.call(broker, RequestCode.GET_ALL_MESSAGE_REQUEST_MODE, timeout=timeout)
+        return bodies.decode_request_modes(resp.body)
+
+    async def consumer_ids(
+        self, broker: str, group: str, *, timeout: float | None = None
+    ) -> list[str]:
+        """GET_CONSUMER_LIST_BY_GROUP (38): the group's client ids as this broker knows them
+        (what it allocates from when it assigns queues)."""
+        resp = await self.call(
+            broker,
+            RequestCode.GET_CONSUMER_LIST_BY_GROUP,
+            {"consumerGroup": group},
+            timeout=timeout,
+        )
+        return bodies.decode_consumer_id_list(resp.body)
+
+    async def query_assignment(
+        self,
+        broker: str,
+        *,
+        topic: str,
+        group: str,
+        client_id: str,
+        strategy_name: str,
+        message_model: str = "CLUSTERING",
+        timeout: float | None = None,
+    ) -> tuple[bodies.QueueAssignment, ...] | None:
+        """QUERY_ASSIGNMENT (400): what this broker would assign ``client_id`` of ``group``
+        for ``topic`` with ``strategy_name`` (``None``: no assignment; see the allowlist)."""
+        body = bodies.encode_query_assignment_request(
+            topic, group, client_id, message_model, strategy_name
+        )
+        resp = await self.call(broker, RequestCode.QUERY_ASSIGNMENT, {}, timeout=timeout, body=body)
+        return bodies.decode_query_assignment(resp.body)

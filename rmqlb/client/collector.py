@@ -48,9 +48,11 @@ from typing import Any, Protocol, TypeVar
 from rmqlb import __version__
 from rmqlb.client.admin import AdminClient, ClientOptions
 from rmqlb.client.errors import CALL_ERRORS, Failed, RemotingError, failure_text
+from rmqlb.client.steps.assignment import BrokerAssignment
 from rmqlb.client.steps.configs import GroupConfigs
 from rmqlb.client.steps.discovery import Discovery
 from rmqlb.client.steps.offsets import Offsets
+from rmqlb.client.steps.proxy import Proxies
 from rmqlb.client.steps.routes import Routes
 from rmqlb.errors import ClusterUnreachable, InputError
 from rmqlb.humanize import duration
@@ -83,7 +85,8 @@ class CollectOptions:
     ``groups``: groups named by the user (each must exist somewhere). ``patterns``: glob
     patterns (``order-*``) selecting among the groups the brokers know. Neither: every group
     the brokers know. ``topic``: discover only the groups that consume it. ``system``:
-    RocketMQ's built-in groups are discovered too.
+    RocketMQ's built-in groups are discovered too. ``proxies``: remoting addresses of 5.1+
+    Proxies asked for the gRPC clients of each group.
     """
 
     namesrv: tuple[str, ...]
@@ -94,6 +97,7 @@ class CollectOptions:
     patterns: tuple[str, ...] = ()
     topic: str | None = None
     system: bool = False
+    proxies: tuple[str, ...] = ()
 
     @property
     def discovers(self) -> bool:
@@ -148,6 +152,8 @@ class Collector:
         self.routes = Routes(self)
         self.configs = GroupConfigs(self)
         self.offsets = Offsets(self)
+        self.assignment = BrokerAssignment(self)
+        self.proxies = Proxies(self)
         self.discovery = Discovery(self)
 
     # --- plumbing ------------------------------------------------------------------------
@@ -286,7 +292,11 @@ class Collector:
             groups={g.name: g for g in results},
             brokers=dict(sorted(self.brokers.items())),
             captured_at=utc_now(),
-            source=Source(namesrv=tuple(self.options.namesrv), rmqlb=__version__),
+            source=Source(
+                namesrv=tuple(self.options.namesrv),
+                rmqlb=__version__,
+                proxies=self.options.proxies,
+            ),
             errors=tuple(self.errors),
         )
 

@@ -37,6 +37,8 @@ PRIORITY: dict[Code, int] = {
     Code.STRATEGY_INCONSISTENT: 9,
     Code.SUBSCRIPTION_INCONSISTENT: 9,
     Code.STALE_ALLOCATION: 8,
+    Code.MIXED_REBALANCE: 8,
+    Code.BROKERS_DISAGREE: 8,
     Code.CONSUMER_STALLED: 7,
     Code.DUPLICATE_ASSIGNMENT: 5,
     Code.ORDERLY_LOCK_LOST: 4,
@@ -83,6 +85,11 @@ PAIRS: dict[tuple[Code, Code], Evidence] = {
     (Code.STALE_ALLOCATION, Code.DUPLICATE_ASSIGNMENT): queues_within,
     (Code.STALE_ALLOCATION, Code.UNCONSUMED_QUEUE): queues_within,
     (Code.STALE_ALLOCATION, Code.ASSIGNMENT_MISMATCH): consumers_within,
+    (Code.MIXED_REBALANCE, Code.DUPLICATE_ASSIGNMENT): queues_within,
+    (Code.MIXED_REBALANCE, Code.UNCONSUMED_QUEUE): queues_within,
+    (Code.MIXED_REBALANCE, Code.ASSIGNMENT_MISMATCH): consumers_within,
+    (Code.BROKERS_DISAGREE, Code.ASSIGNMENT_MISMATCH): consumers_within,
+    (Code.BROKERS_DISAGREE, Code.DUPLICATE_ASSIGNMENT): consumers_within,
     (Code.CONSUMER_STALLED, Code.LAG_SKEW): consumers_within,
     (Code.CONSUMER_STALLED, Code.FLOW_CONTROLLED): consumers_within,
     (Code.CONSUMER_STALLED, Code.CLIENT_UNREACHABLE): consumers_within,
@@ -144,6 +151,10 @@ def _summary(cause: Finding) -> str:
             return f"{ids} {'has' if one else 'have'} no live lock on {queue_text(cause.queues, 4)}"
         case Code.FLOW_CONTROLLED:
             return f"{ids} {'consumes' if one else 'consume'} slower than the producers"
+        case Code.MIXED_REBALANCE:
+            return "some clients balance themselves and the brokers balance the others"
+        case Code.BROKERS_DISAGREE:
+            return "the brokers assign from different consumer lists or routes"
         case _:
             return cause.message
 

@@ -24,6 +24,14 @@ from operator import attrgetter, is_, is_not, sub
 from typing import cast
 
 from rmqlb.allocate import allocate_sorted, validate
+from rmqlb.diagnose.brokerside import (
+    POP_CONSUME_TYPE,
+    BrokerSide,
+    broker_side,
+    client_balance,
+    is_proxy_client,
+    proxy_evidence,
+)
 from rmqlb.diagnose.infer import infer_strategy
 from rmqlb.diagnose.report import StrategyInference
 from rmqlb.errors import AllocationError, InputError
@@ -36,6 +44,7 @@ from rmqlb.model.snapshot import (
     Group,
     MessageModel,
     QueueOffset,
+    Rebalance,
     Snapshot,
     TopicRoute,
 )
@@ -50,7 +59,7 @@ from rmqlb.model.strategy import (
 )
 from rmqlb.snapshot._fast import new_queue
 
-POP_CONSUME_TYPE = "CONSUME_POP"
+__all__ = ["POP_CONSUME_TYPE", "is_proxy_client"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -135,22 +144,10 @@ def group_errors(snapshot: Snapshot, group: Group) -> tuple[CaptureError, ...]:
 class Mode(StrEnum):
     """How a group's queues are handed out, hence what can be checked."""
 
-    CLUSTERING = "CLUSTERING"  # client-side rebalance: everything can be checked
+    CLUSTERING = "CLUSTERING"  # clients or brokers allocate: expected vs actual per queue
     BROADCASTING = "BROADCASTING"  # every client reads every queue
-    POP = "POP"  # the broker assigns (5.x pop consumption)
+    POP = "POP"  # pop consumers whose assignment cannot be computed
     PROXY = "PROXY"  # 5.x gRPC clients behind a proxy (pop, running info unavailable)
-
-
-def is_proxy_client(consumer: Consumer) -> bool:
-    """5.x gRPC clients (apache/rocketmq-clients) use ``hostname@pid@index@<base36 time>``."""
-    parts = consumer.client_id.split("@")
-    return (
-        len(parts) == 4
-        and parts[1].isdigit()
-        and parts[2].isdigit()
-        and parts[3].isalnum()
-        and parts[3].islower()
-    )
 
 
 def is_pop_client(consumer: Consumer, group: Group) -> bool:
@@ -250,6 +247,14 @@ class GroupContext:
             return f"a message was consumed {ago:,} s before the capture"
         return None
 
+    #: Who balances each client id, and why when inferred (absent: reported).
+    balance: dict[str, Rebalance] | None = None
+    balance_why: dict[str, str] | None = None
+
+    def balanced_by(self, cid: str) -> Rebalance:
+        """Who balances ``cid`` (the client itself when unknown)."""
+        return (self.balance or {}).get(cid, Rebalance.CLIENT)
+
     def offset(self, mq: MessageQueue) -> QueueOffset | None:
         """The group's offset of ``mq`` (``None``: not captured)."""
         if self.offsets_by_queue is None:
@@ -281,6 +286,8 @@ class GroupContext:
     def subscribed_topics(self) -> list[str]:
         """Every topic some consumer subscribes: ordinary topics first, then retry topics."""
         topics = {s.topic for c in self.consumers for s in c.subscriptions}
+        if not self.consumers and self.mode is Mode.PROXY:  # what its offsets show
+            topics = {o.queue.topic for o in self.group.offsets}
         ordered = sorted(topics, key=java_key)
         return [t for t in ordered if not t.startswith(RETRY_PREFIX)] + [
             t for t in ordered if t.startswith(RETRY_PREFIX)
@@ -310,20 +317,25 @@ def group_context(
     """Build the context of ``group`` (consumers sorted, strategy and mode chosen)."""
     consumers = tuple(sorted(group.consumers, key=lambda c: java_key(c.client_id)))
     strategy, source = choose_strategy(override, group)
+    balance: dict[str, Rebalance] = {}
+    why: dict[str, str] = {}
+    for c in consumers:
+        if c.client_id not in balance:
+            balance[c.client_id], reason = client_balance(c, group)
+            if reason is not None:
+                why[c.client_id] = reason
     if group.message_model is MessageModel.BROADCASTING:
         mode = Mode.BROADCASTING
-    elif consumers and all(is_proxy_client(c) for c in consumers):
+    elif consumers and all(b is Rebalance.PROXY for b in balance.values()):
         mode = Mode.PROXY
-    elif any(is_pop_client(c, group) for c in consumers) or any(
-        is_proxy_client(c) for c in consumers
-    ):
-        mode = Mode.POP
+    elif not consumers and proxy_evidence(snapshot, group, epoch_ms(snapshot.captured_at)):
+        mode = Mode.PROXY  # consumed through a Proxy whose clients no broker lists
     else:
         mode = Mode.CLUSTERING
     live = bool(snapshot.source is not None and snapshot.source.namesrv)
     inference: StrategyInference | None = None
     blocked: str | None = None
-    if mode is Mode.CLUSTERING:
+    if mode is Mode.CLUSTERING and Rebalance.CLIENT in balance.values():
         found = infer_strategy(strategy, snapshot, consumers)
         if found is not None:
             inference = found.report
@@ -345,6 +357,8 @@ def group_context(
         inference=inference,
         blocked=blocked,
         errors=group_errors(snapshot, group),
+        balance=balance,
+        balance_why=why,
     )
 
 
@@ -427,6 +441,12 @@ class TopicContext:
     lag: list[int | None] | None
     held_index: list[list[int] | None]
     offsets: list[QueueOffset | None] | None = None
+    broker_side: BrokerSide | None = None
+
+    @property
+    def shared(self) -> bool:
+        """A broker serves the topic by POP: several clients may pop one queue."""
+        return self.broker_side is not None and self.broker_side.pop
 
     @property
     def retry(self) -> bool:
@@ -641,8 +661,8 @@ def topic_context(g: GroupContext, topic: str) -> TopicContext:
     first = count = 0
     found = False
     for c in g.consumers:
-        assigned = c.assigned
-        if assigned is None or pop_like:
+        assigned = None if pop_like else _holdings(c, topic, base)
+        if assigned is None:
             actual.append(None)
             positions.append(None)
             held_index.append(None)
@@ -691,16 +711,43 @@ def topic_context(g: GroupContext, topic: str) -> TopicContext:
     expected: dict[str, list[MessageQueue]] | None
     error: str | None = None
     throws = False
+    side: BrokerSide | None = None
+    if g.mode is Mode.CLUSTERING and route is not None:
+        held = {
+            c.client_id: frozenset(a)
+            for c, a in zip(g.consumers, actual, strict=True)
+            if a is not None
+        }
+        side = broker_side(
+            g.snapshot,
+            g.group,
+            consumers=g.consumers,
+            balance=g.balance or {},
+            topic=topic,
+            route=route,
+            mq_all=mq_all,
+            held=held,
+            default_name=g.strategy.name,
+        )
+    # the clients' own cidAll: the brokers' lists, which leave a Proxy's clients out
+    cid_all = [cid for cid in g.cid_all if g.balanced_by(cid) is not Rebalance.PROXY]
+    client_side = [cid for cid in cid_all if side is None or cid not in side.clients]
     if g.mode is not Mode.CLUSTERING or route is None:
         expected = None
+    elif side is not None and not client_side:
+        expected = {}
     elif g.blocked is not None:  # parameters unknown and no default: nothing to compute
         expected, error = None, g.blocked
     else:
-        expected, error, throws = expected_allocation(g.strategy, mq_all, g.cid_all)
+        expected, error, throws = expected_allocation(g.strategy, mq_all, cid_all)
         if expected is not None and isinstance(g.strategy, Config):
             # a CONFIG list is returned for every topic, but only its own topic's queues
             # stay held after that topic's rebalance
             expected = {cid: [q for q in qs if q.topic == topic] for cid, qs in expected.items()}
+    if expected is not None and side is not None:
+        expected = {cid: qs for cid, qs in expected.items() if cid in client_side}
+        for cid in side.clients:
+            expected[cid] = side.expected.get(cid) or []
     owner: list[str | None] = [None] * n
     if expected is not None:
         _set_owners(owner, expected, mq_all, base, topic)
@@ -723,4 +770,22 @@ def topic_context(g: GroupContext, topic: str) -> TopicContext:
         lag=lag,
         held_index=held_index,
         offsets=offsets,
+        broker_side=side,
     )
+
+
+def _holdings(
+    c: Consumer, topic: str, base: dict[str, tuple[int, int]]
+) -> tuple[MessageQueue, ...] | None:
+    """What ``c`` holds: its queues and its POP queues, -1 of ``topic`` as every queue of
+    that broker (``None``: unknown)."""
+    assigned, popped = c.assigned, c.pop_assigned
+    if not popped:
+        return assigned
+    out = list(assigned or ())
+    for mq in popped:
+        if mq.queue_id >= 0:
+            out.append(mq)
+        elif mq.topic == topic and mq.broker_name in base:
+            out.extend(new_queue(topic, mq.broker_name, q) for q in range(base[mq.broker_name][1]))
+    return tuple(dict.fromkeys(out))

@@ -65,7 +65,8 @@ def _queue_rows(ctx: TopicContext) -> tuple[QueueRow, ...]:
     subscribers = ctx.subscribers
     all_known = ctx.actual_known and bool(ctx.actual)
     check = ctx.checks_allocation
-    broadcasting = ctx.g.mode is Mode.BROADCASTING
+    # several holders of a queue are normal: broadcasting, or POP served by a broker
+    broadcasting = ctx.g.mode is Mode.BROADCASTING or ctx.shared
     moved, unconsumed, duplicate, unknown = (
         QueueStatus.moved,
         QueueStatus.unconsumed,

@@ -70,6 +70,12 @@ class Code(StrEnum):
     QUEUE_NOT_WRITABLE = "QUEUE_NOT_WRITABLE"  # a readable broker of a topic takes no writes
     NO_QUEUES = "NO_QUEUES"  # a broker of a topic declares 0 read and 0 write queues
     TOPIC_NOT_ON_ALL_BROKERS = "TOPIC_NOT_ON_ALL_BROKERS"  # on some brokers of a cluster only
+    BROKER_REBALANCE = "BROKER_REBALANCE"  # 5.x: the brokers assign some clients' queues
+    BROKER_STRATEGY_UNKNOWN = "BROKER_STRATEGY_UNKNOWN"  # broker-assigned, strategy not AVG*
+    POP_SHARE_ALL = "POP_SHARE_ALL"  # POP share number making every client pop every queue
+    BROKERS_DISAGREE = "BROKERS_DISAGREE"  # brokers assign from different lists or routes
+    MIXED_REBALANCE = "MIXED_REBALANCE"  # client-side and broker-side clients in one group
+    PROXY_CONSUMED = "PROXY_CONSUMED"  # consumed through a 5.x Proxy, clients not listed
 
 
 class QueueStatus(StrEnum):

@@ -49,6 +49,7 @@ from rmqlb.model import (
     Snapshot,
     TopicRoute,
 )
+from rmqlb.model.snapshot import BROKER_DEFAULTS
 from rmqlb.remoting import bodies
 from rmqlb.remoting.acl import signature as acl_signature
 from rmqlb.remoting.codes import (
@@ -99,6 +100,7 @@ _RELAY_TIMEOUT_FRAME = {
 CLIENT_DEFAULT_REMARK = "not set any response code"
 _SERVER_VERSION = {4: 409, 5: 479}  # V4_9_8, V5_3_3
 NAMESRV = "ns"
+PROXY_PREFIX = "proxy:"  # listener target of a Proxy: "proxy:<its address in the snapshot>"
 
 
 @dataclass(frozen=True, slots=True)
@@ -186,6 +188,8 @@ class FakeCluster:
         self._handlers: set[asyncio.Task[Any]] = set()
         self._writers: set[asyncio.StreamWriter] = set()
         self.namesrv_addr = ""
+        #: the snapshot's Proxy address -> the fake Proxy's (5.x dialect)
+        self.proxy_addrs: dict[str, str] = {}
         self.broker_addrs: dict[str, str] = {}
         self.brokers: dict[str, BrokerInfo] = {}
 
@@ -208,12 +212,24 @@ class FakeCluster:
                 port = int(server.sockets[0].getsockname()[1])
             self.broker_addrs[name] = f"{self.host}:{port}"
         self.brokers = self._broker_table()
+        for proxy in self._proxies():
+            server = await self._listen(PROXY_PREFIX + proxy, 0)
+            self.proxy_addrs[proxy] = f"{self.host}:{server.sockets[0].getsockname()[1]}"
         if self.faults.has("namesrv-down"):
             port = self._namesrv_port or free_port(self.host)
         else:
             server = await self._listen(NAMESRV, self._namesrv_port)
             port = int(server.sockets[0].getsockname()[1])
         self.namesrv_addr = f"{self.host}:{port}"
+
+    def _proxies(self) -> list[str]:
+        """The 5.1+ Proxies of the snapshot (asked, or listing a client): 5.x dialect only."""
+        if self.dialect < 5:
+            return []
+        source = self.snapshot.source
+        named = [*source.proxies] if source is not None else []
+        named += [c.proxy for g in self.snapshot.groups.values() for c in g.consumers if c.proxy]
+        return list(dict.fromkeys(named))
 
     async def _listen(self, target: str, port: int) -> asyncio.Server:
         async def handle(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
@@ -309,6 +325,8 @@ class FakeCluster:
                 return
             if target == NAMESRV:
                 reply = self._namesrv(cmd)
+            elif target.startswith(PROXY_PREFIX):
+                reply = self._proxy(target.removeprefix(PROXY_PREFIX), cmd)
             else:
                 reply = self._acl_check(cmd) or await self._broker(target, cmd)
             if cmd.is_oneway:
@@ -457,11 +475,40 @@ class FakeCluster:
             "RMQ_SYS_TRANS_HALF_TOPIC",
         ]
 
+    # --- Proxy (5.1+ remoting port) ---------------------------------------------------------
+
+    def _proxy(self, proxy: str, cmd: RemotingCommand) -> RemotingCommand:
+        """A 5.1 Proxy's remoting port: the connection list of its gRPC clients of a group
+        (206 when it has none); other codes -> 3."""
+        if cmd.code != RequestCode.GET_CONSUMER_CONNECTION_LIST:
+            return self._unsupported(cmd)
+        name = cmd.ext("consumerGroup") or ""
+        group = self.snapshot.groups.get(name)
+        mine = tuple(c for c in group.consumers if c.proxy == proxy) if group else ()
+        if group is None or not mine:
+            return self._reply(
+                cmd,
+                ResponseCode.CONSUMER_NOT_ONLINE,
+                remark=f"the consumer group[{name}] not online",
+            )
+        listed = replace(group, consumers=mine)
+        body = bodies.encode_consumer_connection(
+            listed, dialect=self.dialect, consume_from_where=_consume_from_where(listed)
+        )
+        return self._reply(cmd, ResponseCode.SUCCESS, body=body)
+
     # --- Broker --------------------------------------------------------------------------
 
     def _online_group(self, name: str) -> Group | None:
+        """The group with the clients a broker lists: not a Proxy's gRPC clients (they
+        heartbeat to the Proxy only); ``None`` when it lists nobody."""
         group = self.snapshot.groups.get(name)
-        return group if group is not None and group.consumers else None
+        if group is None:
+            return None
+        listed = tuple(c for c in group.consumers if c.proxy is None)
+        if not listed:
+            return None
+        return group if len(listed) == len(group.consumers) else replace(group, consumers=listed)
 
     async def _broker(self, broker: str, cmd: RemotingCommand) -> RemotingCommand:
         group_name = cmd.ext("consumerGroup") or ""
@@ -528,7 +575,70 @@ class FakeCluster:
         if cmd.code == RequestCode.QUERY_TOPIC_CONSUME_BY_WHO:
             body = bodies.encode_group_list(self._consumed_by(broker, cmd.ext("topic") or ""))
             return self._reply(cmd, ResponseCode.SUCCESS, body=body)
+        if cmd.code == RequestCode.GET_BROKER_CONFIG:
+            # Only the keys rmqlb reads (a real broker writes its ~200 settings); the
+            # response header carries the config's data version.
+            body = bodies.encode_broker_config(self._broker_config(broker))
+            version = bodies.encode_data_version_field(0)
+            return self._reply(
+                cmd, ResponseCode.SUCCESS, body=body, ext_fields={"version": version}
+            )
+        if self.dialect >= 5 and cmd.code == RequestCode.GET_ALL_MESSAGE_REQUEST_MODE:
+            body = bodies.encode_request_modes(self._request_modes(broker))
+            return self._reply(cmd, ResponseCode.SUCCESS, body=body)
+        if self.dialect >= 5 and cmd.code == RequestCode.QUERY_ASSIGNMENT:
+            return self._query_assignment(cmd, broker)
         return self._unsupported(cmd)
+
+    def _broker_config(self, broker: str) -> dict[str, str]:
+        """The broker-side-assignment settings: the snapshot's, else 5.x's defaults (a 4.x
+        broker has none of these keys)."""
+        if self.dialect < 5:
+            return {}
+        info = self.snapshot.brokers.get(broker)
+        given = info.config if info is not None and info.config is not None else None
+        out = {}
+        for key, attr in bodies.BROKER_CONFIG_ATTRS.items():
+            value = getattr(given, attr, None) if given is not None else None
+            if value is None:
+                value = getattr(BROKER_DEFAULTS, attr)
+            out[key] = str(value).lower() if isinstance(value, bool) else str(value)
+        return out
+
+    def _request_modes(self, broker: str) -> list[bodies.RequestModeEntry]:
+        """Every (topic, group) mode the snapshot says this broker has set."""
+        out = []
+        for name, group in self.snapshot.groups.items():
+            on = group.on_brokers.get(broker)
+            for topic, mode in (on.request_modes or {}).items() if on is not None else ():
+                out.append(
+                    bodies.RequestModeEntry(topic, name, mode.mode.value, mode.pop_share_queue_num)
+                )
+        return out
+
+    def _query_assignment(self, cmd: RemotingCommand, broker: str) -> RemotingCommand:
+        """QUERY_ASSIGNMENT: the answer the snapshot recorded for this broker, client and
+        topic; none recorded: no assignment (``{}``, what a broker answers for a strategy
+        it does not know)."""
+        try:
+            ask = bodies.decode_query_assignment_request(cmd.body)
+        except ProtocolError:
+            return self._reply(cmd, ResponseCode.SYSTEM_ERROR, remark="bad request body")
+        group = self.snapshot.groups.get(ask["consumerGroup"])
+        on = group.on_brokers.get(broker) if group is not None else None
+        found = None
+        for a in on.assignments if on is not None else ():
+            if (a.client_id, a.topic) == (ask["clientId"], ask["topic"]):
+                found = a
+        answer = (
+            None
+            if found is None or found.queues is None
+            else [
+                bodies.QueueAssignment(q, found.mode.value if found.mode else None)
+                for q in found.queues
+            ]
+        )
+        return self._reply(cmd, ResponseCode.SUCCESS, body=bodies.encode_query_assignment(answer))
 
     def _topic_stats(self, cmd: RemotingCommand, broker: str, topic: str) -> RemotingCommand:
         """Min/max offsets of ids ``0 .. writeQueueNums-1`` as a 4.x broker lists them; the
@@ -694,7 +804,7 @@ class FakeCluster:
         if group is None:
             return None
         for consumer in group.consumers:
-            if consumer.client_id == client_id:
+            if consumer.client_id == client_id and consumer.proxy is None:
                 return group, consumer
         return None
 

@@ -23,6 +23,58 @@ DLQ_PREFIX = "%DLQ%"
 NEVER_COMMITTED = -1
 
 
+#: The running-info property of a 5.x push consumer saying whether it balances itself
+#: (``DefaultMQPushConsumer.clientRebalance``, ``"true"`` by default).
+CLIENT_REBALANCE_PROPERTY = "clientRebalance"
+#: The running-info property saying whether a push consumer is orderly.
+CONSUME_ORDERLY_PROPERTY = "PROP_CONSUMEORDERLY"
+#: The running-info property holding a push consumer's message model.
+MESSAGE_MODEL_PROPERTY = "messageModel"
+
+
+class Rebalance(StrEnum):
+    """Who computes a client's queues."""
+
+    #: The client, with its own strategy (every 4.x client; a 5.x one by default).
+    CLIENT = "client"
+    #: A broker of the topic, asked with QUERY_ASSIGNMENT (a 5.x push consumer with
+    #: ``clientRebalance=false``, not orderly, not broadcasting).
+    BROKER = "broker"
+    #: A 5.x Proxy, for its gRPC clients (they pop through it).
+    PROXY = "proxy"
+
+
+class RequestMode(StrEnum):
+    """How a (topic, group) is served by a 5.x broker (``MessageRequestMode``)."""
+
+    PULL = "PULL"
+    POP = "POP"
+
+
+def rebalance_from_properties(properties: Mapping[str, str]) -> Rebalance | None:
+    """Who balances a push consumer, from its running-info properties; ``None`` when they do
+    not say (a 4.x client, or none reported).
+
+    ``RebalancePushImpl.clientRebalance``: ``clientRebalance=false`` asks the broker unless
+    the consumer is orderly or broadcasting.
+
+    >>> rebalance_from_properties({"clientRebalance": "false"})
+    <Rebalance.BROKER: 'broker'>
+    >>> rebalance_from_properties({"clientRebalance": "false", "PROP_CONSUMEORDERLY": "true"})
+    <Rebalance.CLIENT: 'client'>
+    >>> rebalance_from_properties({}) is None
+    True
+    """
+    value = properties.get(CLIENT_REBALANCE_PROPERTY)
+    if value == "true":
+        return Rebalance.CLIENT
+    if value != "false":
+        return None
+    orderly = properties.get(CONSUME_ORDERLY_PROPERTY) == "true"
+    broadcasting = properties.get(MESSAGE_MODEL_PROPERTY) == "BROADCASTING"
+    return Rebalance.CLIENT if orderly or broadcasting else Rebalance.BROKER
+
+
 class MessageModel(StrEnum):
     """How a group consumes: shared queues (CLUSTERING) or every client reads all."""
 
@@ -77,12 +129,34 @@ class TopicRoute:
 
 
 @dataclass(frozen=True, slots=True)
+class BrokerConfig:
+    """The broker config values broker-side assignment depends on (GET_BROKER_CONFIG);
+    ``None``: not read (the Java defaults are in :data:`BROKER_DEFAULTS`)."""
+
+    server_load_balancer_enable: bool | None = None
+    default_message_request_mode: RequestMode | None = None
+    default_pop_share_queue_num: int | None = None
+    load_balance_poll_name_server_interval: int | None = None
+
+
+#: ``BrokerConfig``'s defaults in 5.0.0 .. 5.1.4.
+BROKER_DEFAULTS = BrokerConfig(
+    server_load_balancer_enable=True,
+    default_message_request_mode=RequestMode.PULL,
+    default_pop_share_queue_num=-1,
+    load_balance_poll_name_server_interval=30_000,
+)
+
+
+@dataclass(frozen=True, slots=True)
 class BrokerInfo:
     """A broker of the cluster: its cluster name and addresses by broker id (0 = master)."""
 
     broker_name: str
     cluster: str | None = None
     addrs: Mapping[int, str] = field(default_factory=dict)
+    version: int | None = None
+    config: BrokerConfig | None = None
 
     def master_addr(self) -> str | None:
         """The master address (id 0), else the lowest id's address, else ``None``."""
@@ -137,7 +211,10 @@ class Consumer:
 
     ``assigned`` is the set of queues the client actually holds (keys of its ``mqTable``);
     ``None`` means unknown (the client could not be asked), ``()`` means it holds nothing.
-    ``strategy`` is the strategy the client reports, ``None`` when unknown.
+    ``strategy`` is the strategy the client reports, ``None`` when unknown. ``rebalance``
+    says who computes its queues as reported (``None``: not reported; the loader reads
+    :data:`CLIENT_REBALANCE_PROPERTY` when it is absent); ``proxy`` is the address of the
+    Proxy that listed it (a gRPC client), ``None`` for a client a broker listed.
     """
 
     client_id: str
@@ -154,6 +231,8 @@ class Consumer:
     properties: Mapping[str, str] = field(default_factory=dict)
     process_queues: tuple[ProcessQueueState, ...] | None = None
     status: Mapping[str, ConsumeStatus] = field(default_factory=dict)
+    rebalance: Rebalance | None = None
+    proxy: str | None = None
 
     def subscription(self, topic: str) -> Subscription | None:
         """This client's subscription to ``topic``, if any."""
@@ -206,6 +285,45 @@ class GroupConfig:
 
 
 @dataclass(frozen=True, slots=True)
+class MessageRequestMode:
+    """A (topic, group)'s request mode set on a broker (``SetMessageRequestModeRequestBody``,
+    as GET_ALL_MESSAGE_REQUEST_MODE lists it)."""
+
+    mode: RequestMode = RequestMode.PULL
+    pop_share_queue_num: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class Assignment:
+    """A broker's QUERY_ASSIGNMENT answer for one client and topic.
+
+    ``queues`` ``None``: the broker answered without an assignment (an unknown strategy,
+    an unknown topic, no consumer list); ``()``: it assigned nothing. Queue id -1 means every
+    queue of that broker (POP).
+    """
+
+    client_id: str
+    topic: str
+    strategy_name: str | None = None
+    mode: RequestMode | None = None
+    queues: tuple[MessageQueue, ...] | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class GroupOnBroker:
+    """What one broker knows of a group: what broker-side assignment reads there.
+
+    ``client_ids``: the broker's own consumer list (``None``: not read); ``request_modes``:
+    the modes set for the group by topic (``None``: not read; a topic not listed takes the
+    broker's default); ``assignments``: the broker's QUERY_ASSIGNMENT answers.
+    """
+
+    client_ids: tuple[str, ...] | None = None
+    request_modes: Mapping[str, MessageRequestMode] | None = None
+    assignments: tuple[Assignment, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
 class Group:
     """A consumer group: its assumed strategy, its online clients and its offsets.
 
@@ -220,6 +338,7 @@ class Group:
     consumers: tuple[Consumer, ...] = ()
     offsets: tuple[QueueOffset, ...] = ()
     configs: Mapping[str, GroupConfig] = field(default_factory=dict)
+    on_brokers: Mapping[str, GroupOnBroker] = field(default_factory=dict)
 
 
 @dataclass(frozen=True, slots=True)
@@ -243,6 +362,7 @@ class Source:
 
     namesrv: tuple[str, ...] = ()
     rmqlb: str | None = None
+    proxies: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)

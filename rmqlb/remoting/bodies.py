@@ -670,6 +670,12 @@ def decode_topic_list(body: bytes) -> list[str]:
     return list(_str_list(_parse(body, "TopicList"), "topicList", "TopicList"))
 
 
+def decode_consumer_id_list(body: bytes) -> list[str]:
+    """GET_CONSUMER_LIST_BY_GROUP body (``{"consumerIdList":[...]}``) -> client ids."""
+    where = "GetConsumerListByGroupResponseBody"
+    return list(_str_list(_parse(body, where), "consumerIdList", where))
+
+
 def decode_group_list(body: bytes) -> list[str]:
     """GroupList body (QUERY_TOPIC_CONSUME_BY_WHO) -> group names."""
     return list(_str_list(_parse(body, "GroupList"), "groupList", "GroupList"))
@@ -745,6 +751,8 @@ _TOPIC_SET = {Dialect.V4: HashTable(), Dialect.V5: concurrent_map()}
 _OFFSET_TABLE = {Dialect.V4: HashTable(), Dialect.V5: concurrent_map()}
 # The broker's SubscriptionGroupManager: ConcurrentHashMap(1024).
 _GROUP_TABLE = concurrent_map(1024)
+# MessageRequestModeManager.messageRequestModeMap and its per-topic maps: ConcurrentHashMap().
+_MODE_TABLE = concurrent_map()
 # ConsumerRunningInfo.properties is a java.util.Properties: a ConcurrentHashMap(8) inside
 # since Java 9 (the clients' JVM), filled by MixAll.object2Properties and the PROP_* puts.
 _PROPERTIES_TABLE = concurrent_map(8)
@@ -1239,3 +1247,172 @@ def encode_topic_stats(
 
 def _queue_order(mq: MessageQueue) -> tuple[Any, Any, int]:
     return (java_key(mq.topic), java_key(mq.broker_name), mq.queue_id)
+
+
+# --------------------------------------------------------------------------- 5.x requests
+
+#: The broker config keys rmqlb keeps from GET_BROKER_CONFIG (what broker-side assignment
+#: reads); every other line of the answer (paths, addresses, tuning) is dropped on decoding.
+BROKER_CONFIG_ATTRS: Mapping[str, str] = {
+    "serverLoadBalancerEnable": "server_load_balancer_enable",
+    "defaultMessageRequestMode": "default_message_request_mode",
+    "defaultPopShareQueueNum": "default_pop_share_queue_num",
+    "loadBalancePollNameServerInterval": "load_balance_poll_name_server_interval",
+}
+#: ... by their Java names (the model's :class:`~rmqlb.model.BrokerConfig` attribute names
+#: in :data:`BROKER_CONFIG_ATTRS`).
+BROKER_CONFIG_KEYS = tuple(BROKER_CONFIG_ATTRS)
+
+
+def decode_broker_config(body: bytes) -> dict[str, str]:
+    """GET_BROKER_CONFIG body (``java.util.Properties`` text, ``key=value`` lines) -> the
+    values of :data:`BROKER_CONFIG_KEYS` it has (nothing else is kept)."""
+    try:
+        text = bytes(body).decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise BodyError(f"broker config body: not UTF-8 ({exc.reason})") from None
+    out: dict[str, str] = {}
+    for line in text.splitlines():
+        key, sep, value = line.partition("=")
+        if sep and key.strip() in BROKER_CONFIG_KEYS:
+            out[key.strip()] = value.strip()
+    return out
+
+
+def encode_data_version_field(
+    counter: int, timestamp: int = 0, dialect: Dialect | int = Dialect.V4
+) -> str:
+    """A ``DataVersion`` as a response header field carries it (GET_BROKER_CONFIG; 5.x adds
+    ``stateVersion``)."""
+    state = 0 if _dialect(dialect) is Dialect.V5 else None
+    return fastjson.dumps(Bean(counter=counter, stateVersion=state, timestamp=timestamp)).decode()
+
+
+def encode_broker_config(values: Mapping[str, str]) -> bytes:
+    """``key=value`` lines in key order, as ``MixAll.properties2String`` writes them."""
+    return "".join(f"{k}={v}\n" for k, v in sorted(values.items())).encode()
+
+
+@dataclass(frozen=True, slots=True)
+class RequestModeEntry:
+    """One (topic, group) of GET_ALL_MESSAGE_REQUEST_MODE (``SetMessageRequestModeRequestBody``)."""
+
+    topic: str
+    group: str
+    mode: str
+    pop_share_queue_num: int
+
+
+def decode_request_modes(body: bytes) -> list[RequestModeEntry]:
+    """GET_ALL_MESSAGE_REQUEST_MODE body (``MessageRequestModeSerializeWrapper``:
+    ``messageRequestModeMap`` topic -> group -> mode) -> one entry per (topic, group)."""
+    where = "MessageRequestModeSerializeWrapper"
+    top = _parse(body, where)
+    out: list[RequestModeEntry] = []
+    for tkey, raw_groups in _map(top, "messageRequestModeMap", where).items():
+        topic = _key_str(tkey, f"{where}.messageRequestModeMap")
+        groups = _obj(raw_groups, f"messageRequestModeMap[{topic}]")
+        for gkey, raw in groups.items():
+            group = _key_str(gkey, f"messageRequestModeMap[{topic}]")
+            w = f"messageRequestModeMap[{topic}][{group}]"
+            o = _obj(raw, w)
+            mode = _str(o, "mode", w, "PULL")
+            if mode not in ("PULL", "POP"):
+                raise BodyError(f"{w}.mode: expected PULL or POP, got {mode!r:.40}")
+            out.append(RequestModeEntry(topic, group, mode, _int(o, "popShareQueueNum", w, 0)))
+    return out
+
+
+def encode_request_modes(entries: Iterable[RequestModeEntry]) -> bytes:
+    """What a 5.x broker answers GET_ALL_MESSAGE_REQUEST_MODE (both maps are
+    ConcurrentHashMaps of the default size: Java's iteration order)."""
+    table: dict[str, dict[str, Bean]] = {}
+    for e in entries:
+        table.setdefault(e.topic, {})[e.group] = Bean(
+            {
+                "consumerGroup": e.group,
+                "mode": e.mode,
+                "popShareQueueNum": e.pop_share_queue_num,
+                "topic": e.topic,
+            }
+        )
+    ordered = {
+        topic: _in_order(_MODE_TABLE, groups, java_string_hash)
+        for topic, groups in _in_order(_MODE_TABLE, table, java_string_hash).items()
+    }
+    return fastjson.dumps(Bean({"messageRequestModeMap": ordered}))
+
+
+def encode_query_assignment_request(
+    topic: str, group: str, client_id: str, message_model: str, strategy_name: str
+) -> bytes:
+    """QUERY_ASSIGNMENT request body (``QueryAssignmentRequestBody``), as a 5.x client sends."""
+    return fastjson.dumps(
+        Bean(
+            {
+                "clientId": client_id,
+                "consumerGroup": group,
+                "messageModel": message_model,
+                "strategyName": strategy_name,
+                "topic": topic,
+            }
+        )
+    )
+
+
+def decode_query_assignment_request(body: bytes) -> dict[str, str]:
+    """QUERY_ASSIGNMENT request body -> its five fields (the fake reads it)."""
+    where = "QueryAssignmentRequestBody"
+    top = _parse(body, where)
+    keys = ("clientId", "consumerGroup", "messageModel", "strategyName", "topic")
+    return {k: _str(top, k, where, "") for k in keys}
+
+
+@dataclass(frozen=True, slots=True)
+class QueueAssignment:
+    """One ``MessageQueueAssignment``: a queue (id -1: every queue of the broker) and its mode."""
+
+    queue: MessageQueue
+    mode: str | None
+
+
+def decode_query_assignment(body: bytes) -> tuple[QueueAssignment, ...] | None:
+    """QUERY_ASSIGNMENT body (``QueryAssignmentResponseBody``) -> the assignments in queue
+    order; ``None`` when the broker assigned nothing valid (no ``messageQueueAssignments``:
+    an unknown strategy or topic, no consumer list)."""
+    where = "QueryAssignmentResponseBody"
+    top = _parse(body, where)
+    if top.get("messageQueueAssignments") is None:
+        return None
+    out = []
+    for i, raw in enumerate(_list(top, "messageQueueAssignments", where)):
+        w = f"messageQueueAssignments[{i}]"
+        o = _obj(raw, w)
+        mq = _message_queue(o.get("messageQueue"), f"{w}.messageQueue")
+        out.append(QueueAssignment(mq, _str(o, "mode", w, None)))
+    out.sort(
+        key=lambda a: (java_key(a.queue.topic), java_key(a.queue.broker_name), a.queue.queue_id)
+    )
+    return tuple(out)
+
+
+def encode_query_assignment(assignments: Iterable[QueueAssignment] | None) -> bytes:
+    """What a 5.x broker answers QUERY_ASSIGNMENT (``None``: no assignment, ``{}``)."""
+    if assignments is None:
+        return b"{}"
+    items = [
+        Bean(
+            {
+                "messageQueue": Bean(
+                    {
+                        "brokerName": a.queue.broker_name,
+                        "queueId": a.queue.queue_id,
+                        "topic": a.queue.topic,
+                    }
+                ),
+                "mode": a.mode,
+            }
+        )
+        for a in assignments
+    ]
+    return fastjson.dumps(Bean({"messageQueueAssignments": items}))

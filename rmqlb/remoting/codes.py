@@ -242,11 +242,26 @@ READ_ONLY_CODES: frozenset[int] = frozenset(
         RequestCode.GET_MIN_OFFSET,
         # Broker: its runtime statistics (KVTable), what mqadmin clusterList shows.
         RequestCode.GET_BROKER_RUNTIME_INFO,
+        # Broker: its configuration (Properties text); rmqlb keeps only the four keys
+        # broker-side assignment reads (serverLoadBalancerEnable, defaultMessageRequestMode,
+        # defaultPopShareQueueNum, loadBalancePollNameServerInterval) and drops the rest.
+        RequestCode.GET_BROKER_CONFIG,
+        # 5.x broker: every (topic, group)'s message request mode (PULL / POP and the POP
+        # share number) as SET_MESSAGE_REQUEST_MODE stored it; a 4.x broker answers code 3.
+        RequestCode.GET_ALL_MESSAGE_REQUEST_MODE,
+        # 5.x broker: what it would assign one client of a group (the request body names
+        # topic, group, client id, model and strategy). Read-only: in 5.0.0 and 5.1.4
+        # QueryAssignmentProcessor.queryAssignment only reads the group's request mode, the
+        # broker's consumer list and its cached route, and computes the answer; nothing is
+        # stored or sent to a client. Its one side effect is the cache fill every reader of
+        # TopicRouteInfoManager.getTopicSubscribeInfo causes: a topic missing from the
+        # broker's route cache is fetched from the NameServer, as the broker's next route
+        # poll would. (SET_MESSAGE_REQUEST_MODE, 401, the processor's other code, is not sent.)
+        RequestCode.QUERY_ASSIGNMENT,
     }
 )
 # Deliberately left out although read-only: GET_ALL_CONSUMER_OFFSET / GET_ALL_TOPIC_CONFIG
-# (every group's offsets or topics of a broker: large, and not needed), QUERY_ASSIGNMENT
-# (only meaningful for server-side assignment; may be added later).
+# (every group's offsets or topics of a broker: large, and not needed).
 
 REQUEST_CODE_NAMES: Mapping[int, str] = MappingProxyType(
     {int(member): member.name for member in RequestCode}

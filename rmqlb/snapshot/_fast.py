@@ -26,6 +26,7 @@ from rmqlb.model.snapshot import (
     ConsumeStatus,
     ProcessQueueState,
     QueueOffset,
+    Rebalance,
     Subscription,
 )
 from rmqlb.model.strategy import StrategySpec
@@ -81,6 +82,8 @@ _CONSUMER_FIELDS = (
     "properties",
     "process_queues",
     "status",
+    "rebalance",
+    "proxy",
 )
 (
     _c_id,
@@ -97,6 +100,8 @@ _CONSUMER_FIELDS = (
     _c_props,
     _c_pqs,
     _c_status,
+    _c_rebalance,
+    _c_proxy,
 ) = (setter(Consumer, name) for name in _CONSUMER_FIELDS)
 
 
@@ -115,8 +120,10 @@ def new_consumer(  # noqa: PLR0917  (one parameter per field, in field order)
     properties: dict[str, str],
     process_queues: tuple[ProcessQueueState, ...] | None = None,
     status: Mapping[str, ConsumeStatus] | None = None,
+    rebalance: Rebalance | None = None,
+    proxy: str | None = None,
 ) -> Consumer:
-    """``Consumer(...)`` with every field given in order, faster (14 frozen fields)."""
+    """``Consumer(...)`` with every field given in order, faster (16 frozen fields)."""
     c: Consumer = _new(Consumer)
     _c_id(c, client_id)
     _c_subs(c, subscriptions)
@@ -132,6 +139,8 @@ def new_consumer(  # noqa: PLR0917  (one parameter per field, in field order)
     _c_props(c, properties)
     _c_pqs(c, process_queues)
     _c_status(c, {} if status is None else status)
+    _c_rebalance(c, rebalance)
+    _c_proxy(c, proxy)
     return c
 
 

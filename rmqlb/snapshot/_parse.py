@@ -37,20 +37,27 @@ from typing import Any, NoReturn
 from rmqlb.errors import InputError
 from rmqlb.model.queue import MessageQueue
 from rmqlb.model.snapshot import (
+    Assignment,
+    BrokerConfig,
     BrokerInfo,
     CaptureError,
     Consumer,
     ConsumeStatus,
     Group,
     GroupConfig,
+    GroupOnBroker,
     MessageModel,
+    MessageRequestMode,
     ProcessQueueState,
     QueueData,
     QueueOffset,
+    Rebalance,
+    RequestMode,
     Snapshot,
     Source,
     Subscription,
     TopicRoute,
+    rebalance_from_properties,
 )
 from rmqlb.model.strategy import (
     StrategySpec,
@@ -110,6 +117,8 @@ _MIN_MIN_OFFSET = _minimum(_OFF.min_offset)
     _PROPERTIES,
     _PROCESS_QUEUES,
     _STATUS,
+    _REBALANCE,
+    _PROXY,
 ) = (
     f.key
     for f in (
@@ -127,8 +136,11 @@ _MIN_MIN_OFFSET = _minimum(_OFF.min_offset)
         _C.properties,
         _C.process_queues,
         _C.status,
+        _C.rebalance,
+        _C.proxy,
     )
 )
+_REBALANCES = {r.value: r for r in Rebalance}
 _LAST_TIMESTAMP, _MIN_OFFSET = _OFF.last_timestamp.key, _OFF.min_offset.key
 _LAST_TIMESTAMP_DEFAULT = _OFF.last_timestamp.default
 
@@ -312,6 +324,9 @@ class _Parser:
         elif isinstance(t, spec.Number):
             if type(value) in (int, float) and not math.isnan(value):
                 return float(value)
+        elif isinstance(t, spec.Choice):
+            if type(value) is str and value in t.values:
+                return value
         else:
             raise AssertionError(f"not a scalar field: {field}")
         if value is None and field.nullable:
@@ -329,6 +344,9 @@ class _Parser:
                 self.fail(where, "must not be empty")
             case spec.Bool():
                 self.expected(where, "a boolean", value)
+            case spec.Choice(values=values):
+                choices = " or ".join(repr(v) for v in values)
+                self.fail(where, f"expected {choices}, got {json.dumps(value)[:40]}")
             case _:
                 self.expected(where, "a number", value)
 
@@ -406,7 +424,12 @@ class _Parser:
         return Source(
             namesrv=tuple(self.string(v, f"{where}[{i}]") for i, v in enumerate(items)),
             rmqlb=self.value(raw, f.rmqlb, path),
+            proxies=self.strings(self.collection(raw, f.proxies, path), _at(path, f.proxies.key)),
         )
+
+    def strings(self, items: list[Any], path: str) -> tuple[str, ...]:
+        """An array of strings."""
+        return tuple(self.string(v, f"{path}[{i}]") for i, v in enumerate(items))
 
     def capture_error(self, value: Any, path: str) -> CaptureError:
         raw = self.obj(value, path)
@@ -421,11 +444,28 @@ class _Parser:
             if not _BROKER_ID.search(key):  # int() would take " 1", "+1", "1_0"
                 self.fail(where, f"broker id must be an integer >= 0 (digits only), got {key!r}")
             addrs[int(key)] = self.string(addr, where)
+        config_raw = raw.get(f.config.key)
         return BrokerInfo(
             broker_name=name,
             cluster=self.value(raw, f.cluster, path),
             addrs=addrs,
+            version=self.value(raw, f.version, path),
+            config=None
+            if config_raw is None
+            else self.broker_config(config_raw, _at(path, f.config.key)),
         )
+
+    def broker_config(self, value: Any, path: str) -> BrokerConfig:
+        raw = self.obj(value, path)
+        values = self.scalars(raw, spec.BrokerConfig.fields, path)
+        mode_attr = spec.BrokerConfig.default_message_request_mode.attr
+        values[mode_attr] = self.mode(values[mode_attr])
+        return BrokerConfig(**values)
+
+    @staticmethod
+    def mode(value: str | None) -> RequestMode | None:
+        """A checked request mode as the enum member (``None`` stays ``None``)."""
+        return None if value is None else RequestMode(value)
 
     def topic(self, name: str, value: Any, path: str) -> TopicRoute:
         raw = self.obj(value, path)
@@ -569,6 +609,55 @@ class _Parser:
             configs=self.group_configs(
                 self.collection(raw, f.configs, path), _at(path, f.configs.key)
             ),
+            on_brokers={
+                broker: self.group_on_broker(item, child(_at(path, f.on_brokers.key), broker))
+                for broker, item in self.collection(raw, f.on_brokers, path).items()
+            },
+        )
+
+    def group_on_broker(self, value: Any, path: str) -> GroupOnBroker:
+        """What one broker knows of a group."""
+        raw = self.obj(value, path)
+        f = spec.GroupOnBroker
+        ids_raw = raw.get(f.client_ids.key)
+        ids = (
+            None
+            if ids_raw is None
+            else self.strings(
+                self.array(ids_raw, _at(path, f.client_ids.key)), _at(path, f.client_ids.key)
+            )
+        )
+        modes_raw = raw.get(f.request_modes.key)
+        modes: dict[str, MessageRequestMode] | None = None
+        if modes_raw is not None:
+            where = _at(path, f.request_modes.key)
+            modes = {}
+            for topic, item in self.obj(modes_raw, where).items():
+                at = child(where, topic)
+                values = self.scalars(self.obj(item, at), spec.MessageRequestMode.fields, at)
+                mode_attr = spec.MessageRequestMode.mode.attr
+                values[mode_attr] = RequestMode(values[mode_attr])
+                modes[topic] = MessageRequestMode(**values)
+        where = _at(path, f.assignments.key)
+        assignments = tuple(
+            self.assignment(item, f"{where}[{i}]")
+            for i, item in enumerate(self.collection(raw, f.assignments, path))
+        )
+        return GroupOnBroker(client_ids=ids, request_modes=modes, assignments=assignments)
+
+    def assignment(self, value: Any, path: str) -> Assignment:
+        """One QUERY_ASSIGNMENT answer; its queues default to its topic."""
+        raw = self.obj(value, path)
+        f = spec.Assignment
+        topic = self.value(raw, f.topic, path)
+        return Assignment(
+            client_id=self.value(raw, f.client_id, path),
+            topic=topic,
+            strategy_name=self.value(raw, f.strategy_name, path),
+            mode=self.mode(self.value(raw, f.mode, path)),
+            queues=self.queue_list(
+                raw.get(f.queues.key), _at(path, f.queues.key), topic, _MIN_POP_QUEUE_ID
+            ),
         )
 
     def group_configs(self, configs: Mapping[str, Any], path: str) -> dict[str, GroupConfig]:
@@ -651,8 +740,13 @@ class _Parser:
         version = get(_VERSION)
         orderly = get(_CONSUME_ORDERLY)
         start_time = get(_START_TIME)
+        rebalance_raw = get(_REBALANCE)
+        rebalance = _REBALANCES.get(rebalance_raw) if type(rebalance_raw) is str else None
+        proxy = get(_PROXY)
         if not (
-            (addr is None or type(addr) is str)
+            (rebalance_raw is None or rebalance is not None)
+            and (proxy is None or type(proxy) is str)
+            and (addr is None or type(addr) is str)
             and (language is None or type(language) is str)
             and (consume_type is None or type(consume_type) is str)
             and (version is None or type(version) is int)
@@ -682,6 +776,10 @@ class _Parser:
             ),
             start_time,
             {},
+            None,
+            None,
+            rebalance,
+            proxy,
         )
 
     def checked_consumer(self, value: Any, path: str) -> Consumer:
@@ -729,7 +827,14 @@ class _Parser:
                 raw.get(_PROCESS_QUEUES), _at(path, _PROCESS_QUEUES), default_topic
             ),
             status=self.status_table(self.collection(raw, f.status, path), _at(path, _STATUS)),
+            rebalance=self.rebalance(self.value(raw, f.rebalance, path), props),
+            proxy=self.value(raw, f.proxy, path),
         )
+
+    @staticmethod
+    def rebalance(value: str | None, props: Mapping[str, str]) -> Rebalance | None:
+        """Who balances a consumer: as given, else as its properties say."""
+        return _REBALANCES[value] if value is not None else rebalance_from_properties(props)
 
     def process_queues(
         self, value: Any, path: str, default_topic: str | None

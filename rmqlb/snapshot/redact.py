@@ -32,7 +32,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import replace
 
 from rmqlb.model.javaorder import java_key
-from rmqlb.model.snapshot import BrokerInfo, Consumer, Group, Snapshot, Source
+from rmqlb.model.snapshot import Consumer, Group, GroupOnBroker, Snapshot, Source
 from rmqlb.model.strategy import (
     Config,
     MachineRoomNearby,
@@ -150,6 +150,18 @@ class _Redactor:
             client_addr=self.addr(c.client_addr) if c.client_addr is not None else None,
             strategy=self.strategy(c.strategy, all_ids),
             properties=self.properties(c.properties),
+            proxy=self.addr(c.proxy) if c.proxy is not None else None,
+        )
+
+    def on_broker(self, view: GroupOnBroker) -> GroupOnBroker:
+        return replace(
+            view,
+            client_ids=None
+            if view.client_ids is None
+            else tuple(self.client(cid) for cid in view.client_ids),
+            assignments=tuple(
+                replace(a, client_id=self.client(a.client_id)) for a in view.assignments
+            ),
         )
 
     def group(self, g: Group) -> Group:
@@ -158,6 +170,7 @@ class _Redactor:
             g,
             strategy=self.strategy(g.strategy, ids),
             consumers=tuple(self.consumer(c, ids) for c in g.consumers),
+            on_brokers={name: self.on_broker(v) for name, v in g.on_brokers.items()},
         )
 
 
@@ -180,15 +193,22 @@ def redact(snapshot: Snapshot) -> Snapshot:
         for c in g.consumers:
             ids.append(c.client_id)
             ids.extend(_config_ids(c.strategy))
+        for view in g.on_brokers.values():
+            ids.extend(view.client_ids or ())
+            ids.extend(a.client_id for a in view.assignments)
     r = _Redactor(ids)
     groups = {name: r.group(g) for name, g in snapshot.groups.items()}
     brokers = {
-        name: BrokerInfo(b.broker_name, b.cluster, {k: r.addr(v) for k, v in b.addrs.items()})
+        name: replace(b, addrs={k: r.addr(v) for k, v in b.addrs.items()})
         for name, b in snapshot.brokers.items()
     }
     source = snapshot.source
     if source is not None:
-        source = Source(tuple(r.addr(a) for a in source.namesrv), source.rmqlb)
+        source = Source(
+            tuple(r.addr(a) for a in source.namesrv),
+            source.rmqlb,
+            tuple(r.addr(a) for a in source.proxies),
+        )
     errors = tuple(
         replace(e, target=r.addr(e.target) if e.target else e.target, message=r.text(e.message))
         for e in snapshot.errors

@@ -304,6 +304,7 @@ def record(ref: Ref) -> type[Record]:
 # -- the records, innermost first ---------------------------------------------------------
 
 _TOPIC_DOC = "Topic; defaults to the consumer's only one."
+_MODES = Choice(tuple(m.value for m in _model.RequestMode))
 _QUEUE_NUMS = Int(minimum=0, maximum=MAX_QUEUE_NUMS, unit="queues")
 _NONNEG = Int(minimum=0)
 
@@ -518,6 +519,17 @@ class Consumer(Record):
         sparse=True,
         doc="Consume statistics by topic.",
     )
+    rebalance = Field(
+        "rebalance",
+        Choice(tuple(r.value for r in _model.Rebalance)),
+        nullable=True,
+        doc="Who computes its queues: client, broker (5.x QUERY_ASSIGNMENT) or proxy (a gRPC "
+        "client); absent = not reported (read from "
+        f"properties.{_model.CLIENT_REBALANCE_PROPERTY}).",
+    )
+    proxy = Field(
+        "proxy", Str(), nullable=True, doc="The address of the Proxy that listed this client."
+    )
     #: The queue lists whose queues may leave ``topic`` out when the consumer subscribes
     #: exactly one topic (it is then that topic).
     one_topic_lists: ClassVar[tuple[Field, ...]] = (assigned, pop_assigned, process_queues)
@@ -553,6 +565,60 @@ class GroupConfig(Record):
     consume_message_orderly = Field("consumeMessageOrderly", Bool(), default=False)
 
 
+class MessageRequestMode(Record):
+    """A (topic, group)'s request mode set on a 5.x broker (GET_ALL_MESSAGE_REQUEST_MODE)."""
+
+    model = _model.MessageRequestMode
+    mode = Field("mode", _MODES, required=True)
+    pop_share_queue_num = Field(
+        "popShareQueueNum",
+        Int(),
+        default=0,
+        doc="POP: the shares of how many following clients each client also pops; "
+        "<= 0 or >= clients - 1: every queue.",
+    )
+
+
+class Assignment(Record):
+    """A broker's QUERY_ASSIGNMENT answer for one client and topic."""
+
+    model = _model.Assignment
+    client_id = Field("clientId", Str(min_length=1), required=True)
+    topic = Field("topic", Str(), required=True)
+    strategy_name = Field(
+        "strategyName", Str(), nullable=True, doc="The strategy name the broker was asked with."
+    )
+    mode = Field("mode", _MODES, nullable=True)
+    queues = Field(
+        "queues",
+        ArrayOf(Ref("PopQueueRef")),
+        nullable=True,
+        doc="The queues assigned (topic defaults to the answer's; queue id -1: every queue "
+        "of that broker); absent = the broker answered without an assignment.",
+    )
+
+
+class GroupOnBroker(Record):
+    """What one broker knows of the group: its own consumer list, the request modes set
+    there and its QUERY_ASSIGNMENT answers (5.x broker-side assignment reads these)."""
+
+    model = _model.GroupOnBroker
+    client_ids = Field(
+        "clientIds",
+        ArrayOf(Str()),
+        nullable=True,
+        doc="The broker's own consumer list; absent = not read.",
+    )
+    request_modes = Field(
+        "requestModes",
+        MapOf(Ref("MessageRequestMode")),
+        nullable=True,
+        doc="Request modes set for the group, by topic; a topic not listed takes the "
+        "broker's default; absent = not read.",
+    )
+    assignments = Field("assignments", ArrayOf(Ref("Assignment")), default=[], sparse=True)
+
+
 class Group(Record):
     """A consumer group."""
 
@@ -573,6 +639,39 @@ class Group(Record):
         sparse=True,
         doc="Subscription-group config by broker name.",
     )
+    on_brokers = Field(
+        "onBrokers",
+        MapOf(Ref("GroupOnBroker")),
+        default={},
+        sparse=True,
+        doc="What each broker knows of the group, by broker name.",
+    )
+
+
+class BrokerConfig(Record):
+    """The broker config values 5.x broker-side assignment reads (GET_BROKER_CONFIG); a
+    value left out is unknown."""
+
+    model = _model.BrokerConfig
+    server_load_balancer_enable = Field(
+        "serverLoadBalancerEnable",
+        Bool(),
+        nullable=True,
+        doc="false: QUERY_ASSIGNMENT gives every client every queue.",
+    )
+    default_message_request_mode = Field(
+        "defaultMessageRequestMode",
+        _MODES,
+        nullable=True,
+        doc="The mode of a (topic, group) none was set for (retry topics: always PULL).",
+    )
+    default_pop_share_queue_num = Field("defaultPopShareQueueNum", Int(), nullable=True)
+    load_balance_poll_name_server_interval = Field(
+        "loadBalancePollNameServerInterval",
+        _NONNEG,
+        nullable=True,
+        doc="How often (ms) the broker refreshes the routes it assigns from.",
+    )
 
 
 class BrokerInfo(Record):
@@ -581,6 +680,10 @@ class BrokerInfo(Record):
     model = _model.BrokerInfo
     cluster = Field("cluster", Str(), nullable=True)
     addrs = Field("addrs", MapOf(Str(), key_pattern=BROKER_ID_PATTERN), default={})
+    version = Field(
+        "version", Int(), nullable=True, doc="The broker's version code (as clients report it)."
+    )
+    config = Field("config", Ref("BrokerConfig"), nullable=True)
 
 
 class Source(Record):
@@ -589,6 +692,13 @@ class Source(Record):
     model = _model.Source
     namesrv = Field("namesrv", AnyOf((ArrayOf(Str()), Str())), default=[])
     rmqlb = Field("rmqlb", Str(), nullable=True)
+    proxies = Field(
+        "proxies",
+        ArrayOf(Str()),
+        default=[],
+        sparse=True,
+        doc="The 5.x Proxy remoting addresses asked for their clients.",
+    )
 
 
 class CaptureError(Record):

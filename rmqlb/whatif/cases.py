@@ -25,6 +25,7 @@ from rmqlb.errors import AllocationError, InputError
 from rmqlb.fileio import JsonError, parse_json
 from rmqlb.humanize import plural
 from rmqlb.model.queue import MessageQueue
+from rmqlb.model.snapshot import MessageRequestMode, RequestMode
 from rmqlb.model.strategy import (
     Config,
     MachineRoomNearby,
@@ -123,6 +124,8 @@ class Case:
     id_width: int | None = None
     compare_with: tuple[StrategySpec, ...] = ()
     error: str | None = None
+    #: A 5.x broker assigns the group's queues in this mode (``None``: the clients do).
+    broker: MessageRequestMode | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -161,10 +164,12 @@ def flag_case(
     broker_rooms: RoomRule | None = None,
     consumer_rooms: RoomRule | None = None,
     config: Mapping[str, tuple[MessageQueue, ...]] | None = None,
+    broker: MessageRequestMode | None = None,
 ) -> Case:
     """The group ``simulate``'s flags describe: ``per_broker`` queues on every broker, the
     ``consumer_ids`` given, else ``consumer_count`` default ids wide enough for every id the
-    run generates (the ``add`` joiners and ``--compare``'s "+1")."""
+    run generates (the ``add`` joiners and ``--compare``'s "+1"); ``broker``: a 5.x broker
+    assigns the queues in that mode."""
     queues = make_queues(topic, brokers, per_broker)
     width: int | None = None
     if consumer_ids is not None:
@@ -175,8 +180,23 @@ def flag_case(
     compare_with = (
         tuple(compare_candidates(spec, broker_rooms, consumer_rooms, config)) if compare else ()
     )
-    label = _label("", topic, queues, len(consumers), spec)
-    return Case(None, label, spec, tuple(queues), tuple(consumers), width, compare_with)
+    label = _label("", topic, queues, len(consumers), spec) + broker_text(broker)
+    return Case(
+        None, label, spec, tuple(queues), tuple(consumers), width, compare_with, broker=broker
+    )
+
+
+def broker_text(broker: MessageRequestMode | None) -> str:
+    """The label's note of who assigns: nothing for the clients.
+
+    >>> broker_text(MessageRequestMode(RequestMode.POP, 1))
+    ', assigned by the broker (POP, popShareQueueNum=1)'
+    """
+    if broker is None:
+        return ""
+    if broker.mode is RequestMode.POP:
+        return f", assigned by the broker (POP, popShareQueueNum={broker.pop_share_queue_num})"
+    return ", assigned by the broker (PULL)"
 
 
 def input_case(raw: Any, where: str) -> Case:
@@ -259,6 +279,7 @@ def simulate_case(
             remove=remove,
             compare_with=case.compare_with if compare else None,
             joiner=joiner,
+            broker=case.broker,
         )
     except AllocationError as exc:
         return Simulation(case.label, case.id, error=exc.message)

@@ -17,13 +17,15 @@ queues; adding a fourth consumer (4 + 4 + 4 + 4) moves 9 of the 16 queues (56.2 
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
 from rmqlb.allocate import Assignment, allocate
+from rmqlb.allocate.broker import broker_allocate
 from rmqlb.errors import AllocationError
 from rmqlb.model.javaorder import java_key
 from rmqlb.model.queue import MessageQueue
+from rmqlb.model.snapshot import MessageRequestMode
 from rmqlb.model.strategy import (
     Avg,
     AvgByCircle,
@@ -48,6 +50,9 @@ __all__ = [
     "what_if",
 ]
 
+#: Allocates a whole group: (strategy, queues, client ids) -> client id -> queues.
+Allocator = Callable[[StrategySpec, Sequence[MessageQueue], Sequence[str]], Assignment]
+
 
 @dataclass(frozen=True, slots=True)
 class ScaleResult:
@@ -61,12 +66,28 @@ class ScaleResult:
     moves: Moves
 
 
+def allocator(broker: MessageRequestMode | None) -> Allocator:
+    """How a group is allocated: by the clients (``None``), or by a 5.x broker in ``broker``
+    mode (:func:`rmqlb.allocate.broker.broker_allocate`, POP queue id -1 written out)."""
+    if broker is None:
+        return allocate
+
+    def by_broker(
+        strategy: StrategySpec, queues: Sequence[MessageQueue], consumers: Sequence[str]
+    ) -> Assignment:
+        return broker_allocate(strategy.name, queues, consumers, broker)
+
+    return by_broker
+
+
 def scale(
     strategy: StrategySpec,
     queues: Sequence[MessageQueue],
     consumers: Sequence[str],
     add: Sequence[str] = (),
     remove: Sequence[str] = (),
+    *,
+    broker: MessageRequestMode | None = None,
 ) -> ScaleResult:
     """Allocate before and after ``add`` join and ``remove`` leave, and what moves.
 
@@ -76,8 +97,9 @@ def scale(
     same client id would.
     """
     remaining = [*without(consumers, remove), *add]
-    before = allocate(strategy, queues, consumers)
-    after = allocate(strategy, queues, remaining)
+    run = allocator(broker)
+    before = run(strategy, queues, consumers)
+    after = run(strategy, queues, remaining)
     return ScaleResult(
         before=before,
         after=after,
@@ -223,12 +245,16 @@ def what_if(
     remove: Sequence[str] = (),
     compare_with: Sequence[StrategySpec] | None = None,
     joiner: str | None = None,
+    broker: MessageRequestMode | None = None,
 ) -> WhatIf:
     """Allocate, then scale when ``add``/``remove`` are given and compare when
     ``compare_with`` is. Raises :class:`AllocationError` where Java would throw for the
-    group itself, :class:`InputError` for a ``remove`` that is not in the group."""
-    assignment = allocate(strategy, queues, consumers)
-    event = scale(strategy, queues, consumers, add, remove) if add or remove else None
+    group itself, :class:`InputError` for a ``remove`` that is not in the group. ``broker``:
+    the group lets a 5.x broker assign in that mode (see :func:`allocator`)."""
+    assignment = allocator(broker)(strategy, queues, consumers)
+    event = (
+        scale(strategy, queues, consumers, add, remove, broker=broker) if add or remove else None
+    )
     rows = (
         tuple(compare(compare_with, queues, consumers, joiner))
         if compare_with is not None

@@ -227,6 +227,11 @@ def _group(g: Group, dialect: int, snapshot: Snapshot) -> Group:
         consumers=tuple(consumers),
         offsets=_completed_offsets(snapshot, g, dialect),
         configs={b: g.configs.get(b, GroupConfig()) for b in broker_names(snapshot)},
+        on_brokers=g.on_brokers
+        if dialect >= 5
+        else {  # a 4.x broker answers neither GET_ALL_MESSAGE_REQUEST_MODE nor QUERY_ASSIGNMENT
+            b: replace(v, request_modes=None, assignments=()) for b, v in g.on_brokers.items()
+        },
     )
 
 
@@ -237,6 +242,9 @@ def wire_view(snapshot: Snapshot, dialect: int = 4) -> Snapshot:
         wanted.add(RETRY_PREFIX + name)
         for c in group.consumers:
             wanted.update(s.topic for s in c.subscriptions)
+        if not group.consumers and RETRY_PREFIX + name not in snapshot.topics:
+            # no consumer and no retry topic (a POP-only group): the topics of its offsets
+            wanted.update(o.queue.topic for o in group.offsets if o.committed)
     topics = _routes({t: r for t, r in snapshot.topics.items() if t in wanted})
     return Snapshot(
         topics=topics,

@@ -1,4 +1,10 @@
-"""One real RocketMQ 4.9.8 cluster (NameServer, broker-a, broker-b) for the whole real suite.
+"""One real RocketMQ cluster (NameServer, broker-a, broker-b; 5.x with the Proxy) per kit
+version, each started once and stopped when its tests are done.
+
+Every test runs on the versions its ``@pytest.mark.versions(...)`` names (unmarked: 4.9.8
+only, where the fault scenarios restart brokers with the 4.9.8 store); ``RMQLB_REAL_VERSIONS``
+(comma-separated) narrows the run, e.g. ``RMQLB_REAL_VERSIONS=5.0.0``. The test id says the
+version: ``test_x[5.0.0]``.
 
 Skipped with the reason when Java or the kit is missing, unless ``RMQLB_REAL_BROKER=require``
 (CI sets it), which turns the reason into a failure: CI can never skip the real suite.
@@ -14,7 +20,40 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
-from realkit import BROKER_PORT, KIT, NAMESRV_PORT, Kit
+from realkit import BROKER_PORT, KIT, NAMESRV_PORT, VERSIONS, Kit
+
+#: Port offset of each version's cluster (inside the run's offset): a version's ports are
+#: never reused by the next one, whose NameServer and brokers start while the old sockets
+#: may linger.
+VERSION_OFFSET = {"4.9.8": 0, "5.0.0": 40, "5.1.4": 80}
+
+
+def _selected() -> tuple[str, ...]:
+    wanted = os.environ.get("RMQLB_REAL_VERSIONS", "")
+    if not wanted.strip():
+        return VERSIONS
+    chosen = tuple(v.strip() for v in wanted.split(",") if v.strip())
+    unknown = set(chosen) - set(VERSIONS)
+    if unknown:
+        raise pytest.UsageError(f"RMQLB_REAL_VERSIONS: unknown {sorted(unknown)}; known {VERSIONS}")
+    return chosen
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line(
+        "markers", "versions(*names): the kit versions a real test runs on (default 4.9.8)"
+    )
+
+
+def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
+    """Run each real test once per kit version it is marked for (and the run selects)."""
+    if "kit" not in metafunc.fixturenames:
+        return
+    marker = metafunc.definition.get_closest_marker("versions")
+    versions = marker.args if marker is not None else ("4.9.8",)
+    chosen = [v for v in _selected() if v in versions]
+    if chosen:
+        metafunc.parametrize("kit", chosen, indirect=True, scope="session")
 
 
 def _unavailable() -> str:
@@ -27,8 +66,10 @@ def _unavailable() -> str:
 
 
 @pytest.fixture(scope="session")
-def kit(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Kit]:
-    """The running cluster; stopped (SIGKILL, it is thrown away) when the session ends."""
+def kit(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Kit]:
+    """The running cluster of one version; stopped (SIGKILL, it is thrown away) when the
+    tests of that version are done."""
+    version: str = request.param
     problem = _unavailable()
     if problem:
         if os.environ.get("RMQLB_REAL_BROKER") == "require":
@@ -37,15 +78,25 @@ def kit(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Kit]:
     worker = os.environ.get("PYTEST_XDIST_WORKER", "gw0")
     offset = 200 * int(worker.removeprefix("gw") or 0)
     offset += int(os.environ.get("RMQLB_REAL_PORT_OFFSET", "0"))  # two suites side by side
-    base = tmp_path_factory.mktemp("rocketmq")
-    cluster = Kit(NAMESRV_PORT + offset, BROKER_PORT + offset, base / "kit", base / "truth")
-    cluster.workdir.mkdir()
-    env = cluster.env()
-    start = subprocess.run(
-        [KIT / "cluster.sh", "start"], env=env, capture_output=True, text=True, check=False
+    offset += VERSION_OFFSET[version]
+    base = tmp_path_factory.mktemp(f"rocketmq-{version}")
+    cluster = Kit(
+        NAMESRV_PORT + offset, BROKER_PORT + offset, base / "kit", base / "truth", version
     )
+    cluster.workdir.mkdir()
+    # 5.x brokers assign queues from their own route caches, refreshed every 30 s by default:
+    # 1 s settles broker-assigned groups without waiting out a refresh.
+    extra = (
+        {"RMQ_BROKER_CONF": "loadBalancePollNameServerInterval=1000"} if cluster.has_proxy else {}
+    )
+    env = cluster.env(**extra)
+    command = [KIT / "cluster.sh", "start", *(["--proxy"] if cluster.has_proxy else [])]
+    start = subprocess.run(command, env=env, capture_output=True, text=True, check=False)
     if start.returncode != 0:
-        pytest.fail("cluster.sh start failed:\n" + start.stderr, pytrace=False)
+        subprocess.run(
+            [KIT / "cluster.sh", "stop", "--kill"], env=env, capture_output=True, check=False
+        )
+        pytest.fail(f"cluster.sh start ({version}) failed:\n" + start.stderr, pytrace=False)
     try:
         yield cluster
     finally:
@@ -85,8 +136,20 @@ def _halt_consumers(kit: Kit) -> Iterator[None]:
         kit.halt(name)
 
 
-def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Mark the real tests; leave out those for no version the run selects."""
     here = Path(__file__).parent
+    keep, dropped = [], []
     for item in items:
         if here in Path(str(item.fspath)).parents:
             item.add_marker(pytest.mark.real)
+            callspec = getattr(item, "callspec", None)
+            if "kit" in getattr(item, "fixturenames", ()) and (
+                callspec is None or "kit" not in callspec.params
+            ):
+                dropped.append(item)
+                continue
+        keep.append(item)
+    if dropped:
+        config.hook.pytest_deselected(items=dropped)
+        items[:] = keep

@@ -1,4 +1,4 @@
-"""Drive the real Apache RocketMQ 4.9.8 kit (``../shared/rocketmq``) from the real-cluster tests.
+"""Drive the real Apache RocketMQ kit (``../shared/rocketmq``: 4.9.8, 5.0.0, 5.1.4) from the tests.
 
 The kit's shell scripts do the work (cluster, topics, producer, ground-truth consumers); this
 module only runs them with the right environment, and reads the consumers' JSON lines (what
@@ -31,6 +31,11 @@ CLUSTER = "DefaultCluster"
 NAMESRV_PORT = 28876
 BROKER_PORT = 29911
 
+#: The kit's RocketMQ versions, in the order the suite runs them.
+VERSIONS = ("4.9.8", "5.0.0", "5.1.4")
+#: Every version: for the scenarios that mean the same on each.
+ALL_VERSIONS = VERSIONS
+
 Queue = tuple[str, str, int]  # topic, brokerName, queueId
 
 
@@ -56,7 +61,20 @@ class Kit:
     broker_port: int
     rmq_dir: Path
     workdir: Path
+    version: str = "4.9.8"
     jvms: dict[str, Jvm] = field(default_factory=dict)
+
+    @property
+    def has_proxy(self) -> bool:
+        """5.x clusters run the gRPC Proxy too."""
+        return self.version != "4.9.8"
+
+    @property
+    def proxy_remoting(self) -> str | None:
+        """The Proxy's remoting address (5.1.4 only: the 5.0.0 Proxy has none)."""
+        if self.version in ("4.9.8", "5.0.0"):
+            return None
+        return f"127.0.0.1:{self.broker_port + 101}"
 
     @property
     def namesrv(self) -> str:
@@ -72,6 +90,7 @@ class Kit:
             "RMQ_NAMESRV_PORT": str(self.namesrv_port),
             "RMQ_BROKER_PORT": str(self.broker_port),
             "RMQ_DIR": str(self.rmq_dir),
+            "RMQ_VERSION": self.version,
             **extra,
         }
 

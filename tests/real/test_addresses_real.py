@@ -8,9 +8,11 @@ from __future__ import annotations
 
 import time
 
-from realkit import Kit
+import pytest
+from realkit import ALL_VERSIONS, Kit
 
 
+@pytest.mark.versions(*ALL_VERSIONS)
 def test_a_broker_given_as_the_namesrv_gets_a_hint_at_once(kit: Kit) -> None:
     start = time.monotonic()
     done = kit.rmqlb("explain", "-n", kit.broker_addr("broker-a"), "--timeout", "5", expect=(3,))
@@ -19,6 +21,7 @@ def test_a_broker_given_as_the_namesrv_gets_a_hint_at_once(kit: Kit) -> None:
     assert "9876" in done.stderr and done.stderr.count("\n") == 1
 
 
+@pytest.mark.versions(*ALL_VERSIONS)
 def test_a_broker_before_the_namesrv_in_the_list_is_skipped(kit: Kit) -> None:
     done = kit.rmqlb("dump", "-n", f"{kit.broker_addr('broker-a')};{kit.namesrv}", expect=(0,))
     assert '"format": "rmqlb.snapshot/1"' in done.stdout

@@ -10,8 +10,10 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
 from conftest import Names
 from realkit import (
+    ALL_VERSIONS,
     Kit,
     assert_actual_is_truth,
     assert_expected_is_truth,
@@ -27,6 +29,7 @@ from realkit import (
 RETRY = "%RETRY%"
 
 
+@pytest.mark.versions(*ALL_VERSIONS)
 def test_healthy_group_over_two_brokers(kit: Kit, names: Names) -> None:
     g, t = names.group, names.topic
     kit.topic(t, read=4)
@@ -46,6 +49,7 @@ def test_healthy_group_over_two_brokers(kit: Kit, names: Names) -> None:
     assert len(report_topic(report, g, t)["queues"]) == 8
 
 
+@pytest.mark.versions(*ALL_VERSIONS)
 def test_more_consumers_than_queues(kit: Kit, names: Names) -> None:
     g, t = names.group, names.topic
     kit.topic(t, read=1)
@@ -122,6 +126,7 @@ def test_different_tag_expressions(kit: Kit, names: Names) -> None:
     assert_expected_is_truth(report, states, g, t)
 
 
+@pytest.mark.versions(*ALL_VERSIONS)
 def test_rolling_deploy_avg_and_avg_by_circle(kit: Kit, names: Names) -> None:
     """Old clients run AVG, a new one AVG_BY_CIRCLE: some queues doubled, some orphaned."""
     g, t = names.group, names.topic
@@ -201,6 +206,7 @@ def test_consistent_hash_custom_vnodes_over_two_jvms(kit: Kit, names: Names) -> 
     assert reported.pop().startswith("CONSISTENT_HASH")
 
 
+@pytest.mark.versions(*ALL_VERSIONS)
 def test_broadcasting_group(kit: Kit, names: Names) -> None:
     g, t = names.group, names.topic
     kit.topic(t, read=2)
@@ -219,6 +225,7 @@ def test_broadcasting_group(kit: Kit, names: Names) -> None:
     assert_actual_is_truth(report, states, g, t)  # every client holds every queue
 
 
+@pytest.mark.versions(*ALL_VERSIONS)
 def test_orderly_group(kit: Kit, names: Names) -> None:
     g, t = names.group, names.topic
     kit.topic(t, read=4, order=False)

@@ -8,8 +8,9 @@ stranded in queues nobody consumes are counted exactly.
 
 from __future__ import annotations
 
+import pytest
 from conftest import Names
-from realkit import Kit, findings, report_topic
+from realkit import ALL_VERSIONS, Kit, findings, report_topic
 
 
 def test_split_subscriptions_count_the_stranded_messages(kit: Kit, names: Names) -> None:
@@ -42,6 +43,7 @@ def test_split_subscriptions_count_the_stranded_messages(kit: Kit, names: Names)
     assert "all are consumed from offset 0" in finding["message"]
 
 
+@pytest.mark.versions(*ALL_VERSIONS)
 def test_write_queues_beyond_read_queues_hold_messages_nobody_reads(kit: Kit, names: Names) -> None:
     g, t = names.group, names.topic
     kit.topic(t, read=4, write=8, brokers=("broker-a",))

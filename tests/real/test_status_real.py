@@ -11,8 +11,9 @@ import re
 from pathlib import Path
 from typing import Any
 
+import pytest
 from conftest import Names
-from realkit import Kit
+from realkit import ALL_VERSIONS, Kit
 
 
 def status(kit: Kit, *args: str, expect: tuple[int, ...] = (0, 1, 4)) -> dict[str, Any]:
@@ -28,6 +29,7 @@ def lines(doc: dict[str, Any]) -> dict[str, dict[str, Any]]:
     return {g["group"]: g for g in doc["groups"]}
 
 
+@pytest.mark.versions(*ALL_VERSIONS)
 def test_status_lists_the_groups_with_their_worst_finding_and_lag(kit: Kit, names: Names) -> None:
     base, t = names.group, names.topic
     healthy, retired, split = f"{base}-healthy", f"{base}-retired", f"{base}-split"
@@ -99,6 +101,7 @@ def test_status_lists_the_groups_with_their_worst_finding_and_lag(kit: Kit, name
     assert set(by_topic) == {retired, split}
 
 
+@pytest.mark.versions(*ALL_VERSIONS)
 def test_a_typo_is_exit_2_with_did_you_mean(kit: Kit, names: Names, tmp_path: Path) -> None:
     group, t = f"{names.group}-order", names.topic
     kit.topic(t, read=2)

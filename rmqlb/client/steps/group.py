@@ -1,4 +1,5 @@
-"""One group's capture: connections, running info, offsets, configs and routes, assembled."""
+"""One group's capture: connections (brokers' and Proxies'), running info, offsets, configs,
+routes and broker-side assignment, assembled."""
 
 from __future__ import annotations
 
@@ -27,6 +28,7 @@ async def capture_group(
         c.routes.get(topic)
     infos = await running_infos(c, name, view)
     consumers = [to_consumer(view, conn, infos[conn.client_id]) for conn in view.connections]
+    consumers += await c.proxies.clients(name, frozenset(infos))
     for consumer in consumers:
         for sub in consumer.subscriptions:
             c.routes.get(sub.topic)
@@ -38,7 +40,15 @@ async def capture_group(
     if view.message_model is MessageModel.BROADCASTING:
         topics.clear()
     stats = [o for per_broker in await stats_task for o in per_broker]
+    if not consumers and await c.routes.get(RETRY_PREFIX + name) is None:
+        # Nobody listed and no %RETRY% topic: a POP-only group (5.x gRPC clients, which no
+        # broker lists): the routes of the topics it has offsets of, so its queues and lag
+        # are shown against them.
+        for topic in dict.fromkeys(o.queue.topic for o in stats):
+            c.routes.get(topic)
     offsets = await c.offsets.complete(name, sorted(topics), stats)
+    routes = {t: await c.routes.get(t) for t in sorted({*topics, RETRY_PREFIX + name})}
+    on_brokers = await c.assignment.group(name, masters, view.message_model, consumers, routes)
     configs = {}
     for broker, addr in masters:
         table = await c.configs.of(addr)
@@ -51,4 +61,5 @@ async def capture_group(
         consumers=tuple(consumers),
         offsets=tuple(sorted(offsets, key=lambda o: queue_sort_key(o.queue))),
         configs=configs,
+        on_brokers=on_brokers,
     )

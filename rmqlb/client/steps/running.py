@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import asyncio
+from dataclasses import replace
 from functools import partial
 from typing import TYPE_CHECKING
 
 from rmqlb.client.errors import Failed, failure_text
 from rmqlb.client.steps.connections import GroupView
 from rmqlb.model import Consumer
+from rmqlb.model.snapshot import rebalance_from_properties
 from rmqlb.remoting.bodies import Connection, RunningInfo
 
 if TYPE_CHECKING:
@@ -84,4 +86,6 @@ def to_consumer(view: GroupView, conn: Connection, info: RunningInfo | None) -> 
             language=conn.language,
             version=conn.version,
         )
-    return info.to_consumer(conn.client_id, conn)
+    consumer = info.to_consumer(conn.client_id, conn)
+    rebalance = rebalance_from_properties(consumer.properties)  # who balances it, as it says
+    return replace(consumer, rebalance=rebalance) if rebalance is not None else consumer

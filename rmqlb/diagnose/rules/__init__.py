@@ -4,8 +4,10 @@
   group (modes, membership, duplicate ids, unreachable clients, missing consumers);
 - topic rules ``(TopicContext) -> [Finding]`` see one (group, topic).
 
-Families: :mod:`.modes` (BROADCASTING, POP_MODE, PROXY_CLIENTS), :mod:`.membership`
-(NO_CONSUMERS, DUPLICATE_CLIENT_ID, CLIENT_UNREACHABLE, SUBSCRIPTION_INCONSISTENT,
+Families: :mod:`.modes` (BROADCASTING, PROXY_CLIENTS), :mod:`.brokerside` (5.x
+broker-side assignment: BROKER_REBALANCE, POP_MODE, BROKER_STRATEGY_UNKNOWN, POP_SHARE_ALL,
+BROKERS_DISAGREE, MIXED_REBALANCE), :mod:`.membership`
+(NO_CONSUMERS, PROXY_CONSUMED, DUPLICATE_CLIENT_ID, CLIENT_UNREACHABLE, SUBSCRIPTION_INCONSISTENT,
 STRATEGY_INCONSISTENT), :mod:`.route` (NO_ROUTE, WRITE_EXCEEDS_READ, QUEUE_NOT_READABLE),
 :mod:`.allocation` (ALLOCATION_FAILED, IDLE_CONSUMER, IMBALANCE, UNCONSUMED_QUEUE from the
 expected side), :mod:`.actual` (UNCONSUMED_QUEUE held by nobody, DUPLICATE_ASSIGNMENT,
@@ -24,6 +26,7 @@ from rmqlb.diagnose.report import Finding
 from rmqlb.diagnose.rules import (
     actual,
     allocation,
+    brokerside,
     configs,
     health,
     lag,
@@ -38,6 +41,7 @@ TopicRule = Callable[[TopicContext], list[Finding]]
 
 GROUP_RULES: tuple[GroupRule, ...] = (
     modes.check_modes,
+    brokerside.check_balance,
     membership.check_no_consumers,
     membership.check_duplicate_client_ids,
     membership.check_unreachable,
@@ -49,6 +53,7 @@ TOPIC_RULES: tuple[TopicRule, ...] = (
     route.check_route,
     membership.check_subscriptions,
     membership.check_strategies,
+    brokerside.check_broker_topic,
     allocation.check_allocation,
     actual.check_actual,
     lag.check_lag,

@@ -198,4 +198,6 @@ def check_actual(ctx: TopicContext) -> list[Finding]:
     """Compare what the clients hold with each other and with the expected allocation."""
     if ctx.g.mode is not Mode.CLUSTERING or ctx.route is None:
         return []
-    return [*_held_by_nobody(ctx), *_duplicates(ctx), *_mismatches(ctx)]
+    side = ctx.broker_side
+    nobody = [] if side is not None and side.unassigned else _held_by_nobody(ctx)
+    return [*nobody, *([] if ctx.shared else _duplicates(ctx)), *_mismatches(ctx)]

@@ -17,6 +17,7 @@ from collections.abc import Sequence
 from dataclasses import replace
 
 from rmqlb.allocate import allocate_sorted, validate
+from rmqlb.diagnose.brokerside import five_x, proxy_evidence
 from rmqlb.diagnose.context import (
     GroupContext,
     Mode,
@@ -65,6 +66,28 @@ def _unread(g: GroupContext) -> str:
             requests.append(e.request)
     parts = [f"{', '.join(r)} on {t}" for t, r in seen.items()]
     return "; ".join(parts[:3]) + (f" and {len(parts) - 3} more" if len(parts) > 3 else "")
+
+
+def _consumed_through_proxy(g: GroupContext) -> Finding:
+    """PROXY_CONSUMED: no broker lists a consumer, yet the group is being consumed."""
+    evidence = proxy_evidence(g.snapshot, g.group, g.now_ms)
+    lag = sum(o.lag for o in g.group.offsets)
+    topics = sorted({o.queue.topic for o in g.group.offsets}, key=java_key)
+    source = g.snapshot.source
+    asked = bool(source is not None and source.proxies)
+    return Finding(
+        Code.PROXY_CONSUMED,
+        Severity.info,
+        g.name,
+        f"no broker lists a consumer of {g.name}, yet it is being consumed: "
+        + "; ".join(evidence)
+        + f". Its lag is {lag:,} on {plural(len(topics), 'topic')} ({', '.join(topics[:4])}). "
+        "5.x gRPC clients consume through a Proxy by POP, and a 5.0 broker does not list "
+        "them (it answers the group is not online): their ids, addresses and queues are "
+        "invisible to rmqlb" + ("" if asked else ", and no Proxy was asked"),
+        "nothing to delete: the group is in use. To see its clients, ask a 5.1+ Proxy "
+        "(its remoting address); follow its lag in the queue table",
+    )
 
 
 def _group_without_consumers(g: GroupContext) -> Finding:
@@ -129,6 +152,17 @@ def _without_consumers(g: GroupContext) -> Finding:
             f"start the consumers of {g.name}, or, if it is retired, delete its subscription "
             f"config: {delete}"
         )
+    source = g.snapshot.source
+    if five_x(g.snapshot) and not (source is not None and source.proxies):
+        # 5.0 brokers do not list a Proxy's gRPC clients: "no consumer" is not known
+        message += (
+            " (as far as the brokers know: 5.x gRPC clients consuming through a Proxy are "
+            "not listed by them)"
+        )
+        hint = (
+            f"start the consumers of {g.name}, or check the 5.x Proxy for gRPC clients of "
+            "it (ask a 5.1+ Proxy's remoting address); do not delete the group before that"
+        )
     return Finding(
         Code.NO_CONSUMERS,
         Severity.warning,
@@ -164,6 +198,8 @@ def check_no_consumers(
     """A group without consumers (with what it leaves unconsumed); topics the group has
     offsets for (or was asked about) that nobody subscribes."""
     if not g.consumers:
+        if g.mode is Mode.PROXY:
+            return [_consumed_through_proxy(g)]
         return [_group_without_consumers(g)]
     subscribed = {t.topic for t in topics} | {s.topic for c in g.consumers for s in c.subscriptions}
     lag_by_topic: dict[str, int] = {}
@@ -253,7 +289,11 @@ def check_unreachable(
     """
     if g.mode in (Mode.POP, Mode.PROXY):
         return []
-    unknown = [c for c in g.consumers if c.assigned is None and not is_proxy_client(c)]
+    unknown = [
+        c
+        for c in g.consumers
+        if c.assigned is None and c.pop_assigned is None and not is_proxy_client(c)
+    ]
     if not unknown:
         return []
     if not g.live and len(unknown) == len(g.consumers):

@@ -1,13 +1,15 @@
-"""BROADCASTING / POP_MODE / PROXY_CLIENTS: say explicitly when there is nothing to allocate."""
+"""BROADCASTING / PROXY_CLIENTS: say explicitly when there is nothing to allocate (POP is
+diagnosed by :mod:`.brokerside`)."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
-from rmqlb.diagnose.context import GroupContext, Mode, TopicContext, is_pop_client, is_proxy_client
+from rmqlb.diagnose.context import GroupContext, Mode, TopicContext
 from rmqlb.diagnose.report import Code, Finding, Severity
 from rmqlb.diagnose.rules._text import id_text
 from rmqlb.humanize import plural
+from rmqlb.model.snapshot import Rebalance
 
 
 def check_modes(
@@ -34,8 +36,7 @@ def check_modes(
             )
         )
         return out
-    proxy = [c.client_id for c in g.consumers if is_proxy_client(c)]
-    pop = [c.client_id for c in g.consumers if is_pop_client(c, g.group) and not is_proxy_client(c)]
+    proxy = [c.client_id for c in g.consumers if g.balanced_by(c.client_id) is Rebalance.PROXY]
     if proxy:
         out.append(
             Finding(
@@ -49,20 +50,6 @@ def check_modes(
                 "nothing to fix here: follow their progress with the proxy's metrics or "
                 "mqadmin consumerProgress",
                 consumers=tuple(dict.fromkeys(proxy)),
-            )
-        )
-    if pop:
-        out.append(
-            Finding(
-                Code.POP_MODE,
-                Severity.info,
-                g.name,
-                f"{len(pop)} of {plural(n, 'consumer')} of {g.name} consume in POP mode "
-                f"({id_text(pop, limit)}): the broker hands out messages on every pop "
-                "request, so expected-vs-actual per queue does not apply to the group",
-                "nothing to fix here: check lag per queue (mqadmin consumerProgress) and keep "
-                "one message request mode per topic and group",
-                consumers=tuple(dict.fromkeys(pop)),
             )
         )
     return out

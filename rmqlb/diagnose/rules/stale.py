@@ -277,10 +277,11 @@ def mismatching(ctx: TopicContext) -> dict[str, frozenset[MessageQueue]]:
     out: dict[str, frozenset[MessageQueue]] = {}
     if expected is None:
         return out
+    broker = ctx.broker_side.clients if ctx.broker_side is not None else ()
     for c, held, index in zip(ctx.g.consumers, ctx.actual, ctx.held_index, strict=True):
         cid = c.client_id
-        if held is None or cid in out or cid not in ctx.subscribers:
-            continue
+        if held is None or cid in out or cid not in ctx.subscribers or cid in broker:
+            continue  # (a client the broker balances does not allocate from its own inputs)
         want = expected.get(cid, ())
         if holds_expected(ctx, cid, index, len(want)) or set(held) == set(want):
             continue

@@ -566,3 +566,48 @@ def test_shipped_examples_run(capsys: Capsys) -> None:
     assert counts(obj) == {"10.1.0.1@app": 10, "10.2.0.1@app": 2}
     obj = sim_json(capsys, "--strategy", "CONFIG", "--config", str(EXAMPLES / "config.yaml"))
     assert counts(obj) == {"10.0.0.1@pinned-a": 2, "10.0.0.2@pinned-b": 2}
+
+
+# -- 5.x broker-side assignment -------------------------------------------------------------
+
+
+def test_pop_share_one_gives_each_client_its_share_and_the_next_ones(capsys: Capsys) -> None:
+    obj = sim_json(capsys, "--queues", "4", "--consumers", "3", "--pop-share", "1")
+    ids = {cid: [q["queueId"] for q in qs] for cid, qs in obj["assignments"].items()}
+    assert ids == {
+        "10.0.0.1@consumer-0": [0, 1, 2],
+        "10.0.0.1@consumer-1": [2, 3],
+        "10.0.0.1@consumer-2": [0, 1, 3],
+    }
+
+
+def test_pop_share_at_clients_minus_one_pops_every_queue(capsys: Capsys) -> None:
+    obj = sim_json(capsys, "--queues", "3", "--consumers", "3", "--pop-share", "2")
+    assert counts(obj) == dict.fromkeys(obj["assignments"], 3)
+
+
+def test_broker_assigned_pull_equals_the_clients_avg(capsys: Capsys) -> None:
+    broker = sim_json(capsys, "--queues", "8", "--consumers", "3", "--broker-assigned")
+    client = sim_json(capsys, "--queues", "8", "--consumers", "3")
+    assert broker["assignments"] == client["assignments"]
+    code, out, _ = sim(capsys, "--queues", "8", "--consumers", "3", "--broker-assigned")
+    assert code == 0 and "assigned by the broker (PULL)" in out
+
+
+def test_broker_assigned_with_a_strategy_the_broker_does_not_know(capsys: Capsys) -> None:
+    code, out, err = sim(
+        capsys,
+        "--queues",
+        "4",
+        "--consumers",
+        "2",
+        "--broker-assigned",
+        "--strategy",
+        "CONSISTENT_HASH",
+    )
+    assert_bad_input(code, out, err, "knows only AVG and AVG_BY_CIRCLE")
+
+
+def test_broker_assignment_does_not_compare(capsys: Capsys) -> None:
+    code, out, err = sim(capsys, "--pop-share", "1", "--compare")
+    assert_bad_input(code, out, err, "--compare runs the clients' own strategies")

@@ -80,6 +80,24 @@ EXPECTED: dict[str, list[Expected]] = {
         ("LAG_SKEW", "ClickTopic", [f"broker-a:{i}" for i in range(4, 8)], None),
     ],
     "what-if-shorthand.json": [("IDLE_CONSUMER", "OrderTopic", [], None)],
+    # 5.x broker-side assignment: expected is what the brokers' QueryAssignmentProcessor gives
+    "broker-assigned-pull.json": [("BROKER_REBALANCE", None, [], None)],
+    "pop-share-1.json": [("POP_MODE", None, [], None)],
+    "broker-consistent-hash.json": [
+        ("BROKER_STRATEGY_UNKNOWN", "HashTopic", [f"broker-a:{i}" for i in range(4)], None),
+        ("BROKER_STRATEGY_UNKNOWN", "%RETRY%hash-consumer", ["broker-a:0"], None),
+        ("BROKER_REBALANCE", None, [], None),
+    ],
+    "proxy-consumed.json": [("PROXY_CONSUMED", None, [], None)],
+    "mixed-rebalance.json": [
+        ("STRATEGY_INCONSISTENT", "%RETRY%mixed-consumer", [], None),
+        ("STRATEGY_INCONSISTENT", "MixTopic", ["broker-a:1", "broker-a:3"], None),
+        ("DUPLICATE_ASSIGNMENT", "MixTopic", ["broker-a:3"], 1),
+        ("UNCONSUMED_QUEUE", "MixTopic", ["broker-a:1"], 1),
+        ("ASSIGNMENT_MISMATCH", "MixTopic", ["broker-a:1", "broker-a:3"], 1),
+        ("MIXED_REBALANCE", "MixTopic", ["broker-a:1", "broker-a:3"], None),
+        ("BROKER_REBALANCE", None, [], None),
+    ],
     "stale-client.json": [
         ("STALE_ALLOCATION", "OrderEventTopic", [f"broker-b:{i}" for i in range(4)], None),
         ("DUPLICATE_ASSIGNMENT", "OrderEventTopic", [f"broker-b:{i}" for i in range(4)], 0),
@@ -192,3 +210,30 @@ def test_report_to_text_equals_report_to_json(name: str) -> None:
     assert json.loads(report_to_text(report, "warning", indent=2)) == report_to_json(
         report, "warning"
     )
+
+
+@pytest.mark.parametrize("name", ["broker-assigned-pull.json", "pop-share-1.json"])
+def test_broker_assigned_examples_hold_exactly_what_the_brokers_assign(name: str) -> None:
+    report = diagnose(load_snapshot(EXAMPLES / name))
+    for table in report.groups[0].topics:
+        assert {q.status for q in table.queues} == {QueueStatus.ok}
+        assert [(c.expected, c.actual) for c in table.consumers] == [
+            (c.expected, c.expected) for c in table.consumers
+        ]
+
+
+FIVE_X = {
+    "broker-assigned-pull.json": "BROKER_REBALANCE",
+    "pop-share-1.json": "POP_MODE",
+    "broker-consistent-hash.json": "BROKER_STRATEGY_UNKNOWN",
+    "mixed-rebalance.json": "MIXED_REBALANCE",
+    "proxy-consumed.json": "PROXY_CONSUMED",
+}
+
+
+@pytest.mark.parametrize("name", sorted(FIVE_X))
+def test_the_5x_findings_quoted_in_the_catalogue_are_real_output(name: str) -> None:
+    doc = (EXAMPLES.parent / "docs" / "findings.md").read_text(encoding="utf-8")
+    report = diagnose(load_snapshot(EXAMPLES / name))
+    first = next(f for f in report.findings if f.code.value == FIVE_X[name])
+    assert f"> {first.message}\n>\n> fix: {first.hint}\n" in doc

@@ -99,6 +99,9 @@ def test_allowlist_holds_only_named_read_only_codes() -> None:
         "GET_MIN_OFFSET",
         "GET_TOPIC_STATS_INFO",
         "GET_BROKER_RUNTIME_INFO",
+        "GET_BROKER_CONFIG",
+        "GET_ALL_MESSAGE_REQUEST_MODE",
+        "QUERY_ASSIGNMENT",
     }
     for code in MUTATING:
         assert code not in READ_ONLY_CODES, code.name

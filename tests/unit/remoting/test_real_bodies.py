@@ -30,7 +30,8 @@ from rmqlb.remoting.errors import (
 )
 
 RECORDED = load()
-WITH_BODY = [r for r in RECORDED if r.response.body]
+# Every body but the broker config's (java.util.Properties text: tested on its own) is JSON.
+WITH_BODY = [r for r in RECORDED if r.response.body and r.code != RequestCode.GET_BROKER_CONFIG]
 TOPIC = "RecTopic"
 BROKERS = ("broker-a", "broker-b")
 
@@ -342,8 +343,24 @@ def test_runtime_info() -> None:
     assert (table["brokerVersionDesc"], table["brokerVersion"]) == ("V4_9_8", "409")
     assert int(table["bootTimestamp"]) > 0
     assert "commitLogDiskRatio_${RMQ_DIR}/store/broker-a/commitlog" in table
-    (entry,) = [e for e in manifest()["answers"] if e["rewritten"]]
-    assert entry["label"] == "broker-a" and entry["request"]["code"] == 28
+    entries = [e for e in manifest()["answers"] if e["rewritten"]]
+    assert [(e["label"], e["request"]["code"]) for e in entries] == [
+        ("broker-a", 28),
+        ("broker-a", 26),
+    ]
+
+
+def test_broker_config_and_the_5x_codes_on_4_9_8() -> None:
+    """A 4.9.8 broker answers its config (none of the 5.x broker-side-assignment keys) and
+    REQUEST_CODE_NOT_SUPPORTED to GET_ALL_MESSAGE_REQUEST_MODE and QUERY_ASSIGNMENT."""
+    config = find(RECORDED, RequestCode.GET_BROKER_CONFIG, "broker-a").response
+    assert b"brokerName=broker-a\n" in config.body
+    assert b"${RMQ_DIR}" in config.body
+    assert bodies.decode_broker_config(config.body) == {}
+    for rec in RECORDED:
+        if rec.code in (RequestCode.GET_ALL_MESSAGE_REQUEST_MODE, RequestCode.QUERY_ASSIGNMENT):
+            assert rec.response.code == 3, rec.name
+            assert rec.response.remark == f" request type {rec.code} not supported"
 
 
 # --------------------------------------------------------------------------- typed calls

@@ -34,8 +34,20 @@ from rmqlb.snapshot import parse_snapshot, snapshot_schema, spec
 BASE: dict[str, Any] = {
     "format": "rmqlb.snapshot/1",
     "capturedAt": "2026-11-22T12:00:00Z",
-    "source": {"namesrv": ["127.0.0.1:9876"], "rmqlb": "0.1.0"},
-    "brokers": {"broker-a": {"cluster": "C", "addrs": {"0": "127.0.0.1:10911"}}},
+    "source": {"namesrv": ["127.0.0.1:9876"], "rmqlb": "0.1.0", "proxies": ["127.0.0.1:8080"]},
+    "brokers": {
+        "broker-a": {
+            "cluster": "C",
+            "addrs": {"0": "127.0.0.1:10911"},
+            "version": 453,
+            "config": {
+                "serverLoadBalancerEnable": True,
+                "defaultMessageRequestMode": "PULL",
+                "defaultPopShareQueueNum": -1,
+                "loadBalancePollNameServerInterval": 30000,
+            },
+        }
+    },
     "topics": {
         "T": {
             "queueDatas": [
@@ -131,6 +143,8 @@ BASE: dict[str, Any] = {
                     "subscriptions": ["T"],
                     "assigned": [{"brokerName": "broker-a", "queueId": 1}],
                     "popAssigned": [{"brokerName": "broker-a", "queueId": -1}],
+                    "rebalance": "broker",
+                    "proxy": "127.0.0.1:8080",
                 },
             ],
             "offsets": [
@@ -150,6 +164,21 @@ BASE: dict[str, Any] = {
                     "notifyConsumerIdsChangedEnable": False,
                     "retryMaxTimes": 16,
                     "consumeMessageOrderly": False,
+                }
+            },
+            "onBrokers": {
+                "broker-a": {
+                    "clientIds": ["c1", "c2"],
+                    "requestModes": {"S": {"mode": "POP", "popShareQueueNum": 1}},
+                    "assignments": [
+                        {
+                            "clientId": "c2",
+                            "topic": "T",
+                            "strategyName": "AVG",
+                            "mode": "PULL",
+                            "queues": [{"brokerName": "broker-a", "queueId": -1}],
+                        }
+                    ],
                 }
             },
         }

@@ -1,0 +1,70 @@
+"""Clients only a Proxy knows: GET_CONSUMER_CONNECTION_LIST on each 5.1+ Proxy's remoting port.
+
+A gRPC client talks to the Proxy and pops through it: in CLUSTER mode the brokers do not list
+it (they answer 206 for its group). A 5.1 Proxy's remoting port answers the connection list
+for its gRPC clients (id, address, language, version, subscriptions); each becomes a consumer
+with ``rebalance=proxy`` and ``proxy`` set to the Proxy's address. Its queues stay unknown
+(the Proxy pops any queue for it). A 5.0 Proxy has no remoting port: its clients stay
+invisible. A Proxy that says the group is not online (206) lists nobody.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from functools import partial
+from typing import TYPE_CHECKING
+
+from rmqlb.model import Consumer, Rebalance
+from rmqlb.remoting.bodies import ConsumerConnection
+from rmqlb.remoting.errors import ConsumerNotOnline
+
+if TYPE_CHECKING:
+    from rmqlb.client.collector import Collector
+
+
+class Proxies:
+    """The Proxies the user named (``CollectOptions.proxies``)."""
+
+    def __init__(self, collector: Collector) -> None:
+        self.collector = collector
+
+    async def clients(self, group: str, known: frozenset[str] = frozenset()) -> list[Consumer]:
+        """Every Proxy's clients of ``group``, in Proxy order, each id once (``known``: ids
+        the brokers listed already)."""
+        c = self.collector
+        if not c.options.proxies:
+            return []
+        lists: list[ConsumerConnection | None] = await asyncio.gather(
+            *(
+                c.try_request(
+                    addr,
+                    "GET_CONSUMER_CONNECTION_LIST",
+                    partial(c.admin.consumer_connection, addr, group),
+                    quiet=(ConsumerNotOnline,),
+                    group=group,
+                )
+                for addr in c.options.proxies
+            )
+        )
+        seen = set(known)
+        out = []
+        for addr, conn in zip(c.options.proxies, lists, strict=True):
+            if conn is None:
+                continue
+            subscriptions = tuple(conn.subscriptions.values())
+            for entry in conn.connections:
+                if entry.client_id in seen:
+                    continue
+                seen.add(entry.client_id)
+                out.append(
+                    Consumer(
+                        client_id=entry.client_id,
+                        subscriptions=subscriptions,
+                        client_addr=entry.client_addr,
+                        language=entry.language,
+                        version=entry.version,
+                        rebalance=Rebalance.PROXY,
+                        proxy=addr,
+                    )
+                )
+        return out

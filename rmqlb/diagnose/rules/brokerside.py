@@ -1,0 +1,309 @@
+"""5.x broker-side assignment: BROKER_REBALANCE / POP_MODE (who balances whom),
+BROKER_STRATEGY_UNKNOWN, POP_SHARE_ALL, BROKERS_DISAGREE and MIXED_REBALANCE.
+
+*Expected* for a client that lets the broker assign is what the brokers'
+``QueryAssignmentProcessor`` gives it (:mod:`rmqlb.diagnose.brokerside`); these rules say
+what goes wrong only there, each with its numbers and a fix.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Sequence
+
+from rmqlb.allocate.broker import BROKER_STRATEGY_NAMES
+from rmqlb.diagnose.brokerside import BrokerSide
+from rmqlb.diagnose.context import GroupContext, Mode, TopicContext, expected_allocation
+from rmqlb.diagnose.report import Code, Finding, Severity
+from rmqlb.diagnose.rules._text import id_text, queue_text
+from rmqlb.humanize import plural
+from rmqlb.model.queue import MessageQueue, queue_sort_key
+from rmqlb.model.snapshot import Rebalance, RequestMode
+
+_KNOWN = " and ".join(BROKER_STRATEGY_NAMES)
+_EITHER = " or ".join(BROKER_STRATEGY_NAMES)
+
+
+def _who(g: GroupContext, ids: Sequence[str]) -> str:
+    """``a, b (reported)`` / ``c (inferred: why)``, grouped by reason."""
+    why = g.balance_why or {}
+    groups: dict[str, list[str]] = {}
+    for cid in ids:
+        groups.setdefault(why.get(cid, "reported"), []).append(cid)
+    limit = g.options.max_listed
+    parts = [
+        f"{id_text(members, limit)} "
+        + ("(reported)" if reason == "reported" else f"(inferred: {reason})")
+        for reason, members in groups.items()
+    ]
+    return "; ".join(parts)
+
+
+def check_balance(
+    g: GroupContext, topics: Sequence[TopicContext], topic_filter: str | None
+) -> list[Finding]:
+    """Say which clients the brokers balance and which balance themselves, per mode."""
+    if g.mode is not Mode.CLUSTERING:
+        return []
+    sides = [t.broker_side for t in topics if t.broker_side is not None]
+    broker_ids = list(dict.fromkeys(cid for side in sides for cid in side.clients))
+    if not broker_ids:
+        return []  # (none, or only 4.x brokers: the clients balance themselves)
+    own = [cid for cid, b in (g.balance or {}).items() if b is Rebalance.CLIENT]
+    modes = []
+    for side in sides:
+        texts = sorted(
+            {
+                f"{b.mode.mode.value}"
+                + (
+                    f" popShareQueueNum={b.mode.pop_share_queue_num}"
+                    if b.mode.mode is RequestMode.POP
+                    else ""
+                )
+                + ("" if b.mode_read else " (assumed: the broker default)")
+                for b in side.brokers
+            }
+        )
+        modes.append(f"{side.topic} {'/'.join(texts)}")
+    pop = any(s.pop for s in sides)
+    message = (
+        f"the brokers assign the queues of {plural(len(broker_ids), 'consumer')} of {g.name} "
+        f"(QUERY_ASSIGNMENT): {_who(g, broker_ids)}"
+        + (f"; balancing themselves: {_who(g, own)}" if own else "")
+        + (f"; request modes: {', '.join(modes)}" if modes else "")
+        + ". Expected is what each broker's QueryAssignmentProcessor gives them, from its "
+        "own consumer list and route"
+    )
+    return [
+        Finding(
+            Code.POP_MODE if pop else Code.BROKER_REBALANCE,
+            Severity.info,
+            g.name,
+            message,
+            "nothing to fix: the broker knows only AVG and AVG_BY_CIRCLE, and in POP mode "
+            "several clients popping one queue is normal",
+            consumers=tuple(broker_ids),
+        )
+    ]
+
+
+def check_broker_topic(ctx: TopicContext) -> list[Finding]:
+    """The findings of one topic some clients let the brokers assign."""
+    side = ctx.broker_side
+    if side is None or ctx.g.mode is not Mode.CLUSTERING:
+        return []
+    return [
+        *_unknown_strategy(ctx, side),
+        *_pop_share_all(ctx, side),
+        *_disagree(ctx, side),
+        *_mixed(ctx, side),
+    ]
+
+
+def _unassigned_queues(ctx: TopicContext) -> list[MessageQueue]:
+    """The queues of the topic nobody is expected to hold."""
+    expected = ctx.expected or {}
+    covered = {q for qs in expected.values() for q in qs}
+    return [q for q in ctx.mq_all if q not in covered]
+
+
+def _unknown_strategy(ctx: TopicContext, side: BrokerSide) -> list[Finding]:
+    names = {cid: side.names.get(cid) for cid in side.clients}
+    # (serverLoadBalancerEnable=false answers every queue whatever the name)
+    bad = [
+        cid
+        for cid, name in names.items()
+        if name not in BROKER_STRATEGY_NAMES and side.expected.get(cid) is None
+    ]
+    if not bad:
+        return []
+    used = sorted({names[cid] or "none reported" for cid in bad})
+    nobody = _unassigned_queues(ctx)
+    lag = ctx.total_lag(nobody)
+    effect = (
+        f"{plural(len(nobody), 'queue')} of {ctx.topic} ({queue_text(nobody, 4)}"
+        + (f", {lag:,} messages waiting" if ctx.lag is not None else "")
+        + ") consumed by nobody"
+        if nobody
+        else f"no queue of {ctx.topic} is lost, since other clients hold them"
+    )
+    return [
+        Finding(
+            Code.BROKER_STRATEGY_UNKNOWN,
+            Severity.error if nobody and lag else Severity.warning,
+            ctx.g.name,
+            f"{id_text(bad, ctx.g.options.max_listed)} of {ctx.g.name} let the broker assign "
+            f"their queues of {ctx.topic} but run {', '.join(used)}, which the broker's "
+            f"QueryAssignmentProcessor does not know (only {_KNOWN}): it answers without an "
+            f"assignment, so they keep what they had, or nothing: {effect}",
+            f"run {_EITHER} on those clients (setAllocateMessageQueueStrategy(new "
+            "AllocateMessageQueueAveragely())), or let them balance themselves with their "
+            "strategy (setClientRebalance(true))",
+            topic=ctx.topic,
+            consumers=tuple(bad),
+            queues=tuple(nobody),
+        )
+    ]
+
+
+def _pop_share_all(ctx: TopicContext, side: BrokerSide) -> list[Finding]:
+    out: list[Finding] = []
+    for b in side.brokers:
+        mode = b.mode
+        n = len(b.client_ids)
+        if mode.mode is not RequestMode.POP or not n:
+            continue
+        share = mode.pop_share_queue_num
+        if not (share <= 0 or share >= n - 1):
+            continue
+        queues = [q for q in ctx.mq_all if q.broker_name == b.broker]
+        why = "<= 0" if share <= 0 else f">= {n} clients - 1"
+        source = "set for the group" if b.mode_read and share != -1 else "the broker default"
+        better = (
+            f"set a share between 1 and {n - 2} (mqadmin setConsumeMode -t {ctx.topic} "
+            f"-g {ctx.g.name} -m POP -q 1) to give each client its own queues plus the shares "
+            "of the next ones"
+            if n >= 3
+            else f"with {n} clients every share pops every queue; add clients to share "
+            "queues, or keep it if each client should see the whole topic"
+        )
+        out.append(
+            Finding(
+                Code.POP_SHARE_ALL,
+                Severity.info,
+                ctx.g.name,
+                f"on {b.broker}, {ctx.topic} is served to {ctx.g.name} by POP with "
+                f"popShareQueueNum={share} ({source}; {why}): each of the "
+                f"{plural(n, 'client')} the broker lists pops every one of its "
+                f"{plural(len(queues), 'queue')} (queue id -1), so the {n * len(queues)} "
+                "client-queue pairs all poll, messages of one queue go to any client in any "
+                "order, and no client owns a queue",
+                better,
+                topic=ctx.topic,
+                consumers=tuple(dict.fromkeys(b.client_ids)),
+                queues=tuple(queues),
+            )
+        )
+    return out
+
+
+def _disagree(ctx: TopicContext, side: BrokerSide) -> list[Finding]:
+    """Brokers whose consumer lists differ, or whose reported answers differ from what
+    their list and the current route give (a stale cached route)."""
+    details: list[str] = []
+    clients: set[str] = set()
+    lists = {b.broker: set(b.client_ids) for b in side.brokers if b.list_read}
+    if len({frozenset(v) for v in lists.values()}) > 1:
+        union = set().union(*lists.values())
+        for broker, ids in lists.items():
+            missing = sorted(union - ids)
+            if missing:
+                details.append(f"{broker} does not list {id_text(missing, 4)}")
+                clients.update(missing)
+    for b in side.brokers:
+        for cid, got in b.reported.items():
+            want = b.answers.get(cid)
+            if cid in b.answers and (None if got is None else set(got)) != (
+                None if want is None else set(want)
+            ):
+                details.append(
+                    f"{b.broker} answered {cid} {_queues(got)} where its list and the current "
+                    f"route give {_queues(want)} (its cached route is older: brokers refresh "
+                    "it every loadBalancePollNameServerInterval, 30 s by default)"
+                )
+                clients.add(cid)
+    differing = [
+        cid
+        for cid in side.clients
+        if len(
+            {
+                None if b.answers[cid] is None else frozenset(b.answers[cid] or ())
+                for b in side.brokers
+            }
+        )
+        > 1
+    ]
+    if differing and not details:
+        details.append("their answers differ")
+    if not details:
+        return []
+    clients.update(differing)
+    for cid in differing:
+        per = "; ".join(f"{b.broker}: {_queues(b.answers[cid])}" for b in side.brokers)
+        details.append(f"{cid} gets {per}")
+    return [
+        Finding(
+            Code.BROKERS_DISAGREE,
+            Severity.warning,
+            ctx.g.name,
+            f"the brokers of {ctx.topic} assign {ctx.g.name} from different inputs: "
+            + "; ".join(details[: ctx.g.options.max_listed])
+            + ". Each rebalance asks a broker picked at random, so those clients' queues "
+            "flap between the answers",
+            "usually transient: the brokers converge within a heartbeat (consumer lists) or "
+            "loadBalancePollNameServerInterval (routes); if it persists, check that every "
+            "client reaches every broker of the topic",
+            topic=ctx.topic,
+            consumers=tuple(sorted(clients)),
+        )
+    ]
+
+
+def _queues(queues: Sequence[MessageQueue] | None) -> str:
+    if queues is None:
+        return "no assignment"
+    if not queues:
+        return "nothing"
+    return queue_text(sorted(queues, key=queue_sort_key), 4)
+
+
+def _mixed(ctx: TopicContext, side: BrokerSide) -> list[Finding]:
+    g = ctx.g
+    own = [
+        cid
+        for cid in dict.fromkeys(g.cid_all)
+        if g.balanced_by(cid) is Rebalance.CLIENT and cid in ctx.subscribers
+    ]
+    if not own or ctx.expected is None:
+        return []
+    # each client-side client takes its own strategy's share of every client of the group
+    cid_all = [cid for cid in g.cid_all if g.balanced_by(cid) is not Rebalance.PROXY]
+    shares: dict[str, list[MessageQueue]] = {}
+    for c in g.consumers:
+        if c.client_id in own and c.client_id not in shares:
+            spec = g.effective(c.strategy) if c.strategy is not None else g.strategy
+            got, _, _ = expected_allocation(spec, ctx.mq_all, cid_all)
+            shares[c.client_id] = list((got or {}).get(c.client_id, ()))
+    for cid in side.clients:
+        shares[cid] = list(side.expected.get(cid) or ())
+    counts: Counter[MessageQueue] = Counter(q for qs in shares.values() for q in qs)
+    doubled = [q for q in ctx.mq_all if counts[q] > 1] if not side.pop else []
+    orphaned = [q for q in ctx.mq_all if counts[q] == 0]
+    effects = []
+    if doubled:
+        effects.append(f"{plural(len(doubled), 'queue')} given twice ({queue_text(doubled, 4)})")
+    if orphaned:
+        lag = ctx.total_lag(orphaned)
+        effects.append(
+            f"{plural(len(orphaned), 'queue')} given to nobody ({queue_text(orphaned, 4)}"
+            + (f", {lag:,} messages" if ctx.lag is not None else "")
+            + ")"
+        )
+    if not effects and ctx.retry:
+        return []
+    effect = "; ".join(effects) or "no queue is doubled or lost at the moment"
+    return [
+        Finding(
+            Code.MIXED_REBALANCE,
+            Severity.warning if effects else Severity.info,
+            g.name,
+            f"{g.name} mixes clients that balance themselves ({id_text(own, 4)}: their "
+            f"strategy over every client of the group) with clients the broker balances "
+            f"({id_text(side.clients, 4)}: QueryAssignmentProcessor) on {ctx.topic}: {effect}",
+            "give every client of the group the same setClientRebalance setting (and the "
+            "same strategy), then restart them one at a time",
+            topic=ctx.topic,
+            consumers=(*own, *side.clients),
+            queues=tuple(sorted(doubled + orphaned, key=queue_sort_key)),
+        )
+    ]

@@ -1,0 +1,233 @@
+"""RocketMQ 5.x against real servers and real Java clients (the kit's 5.0.0 and 5.1.4).
+
+Who balances a client changes in 5.x: a push consumer with ``clientRebalance=false`` asks a
+broker (QUERY_ASSIGNMENT), POP groups share queues, gRPC clients pop through the Proxy. Each
+test starts real clients, waits until they settle, runs rmqlb as a user would and compares
+with what every client holds and what the brokers answer it (the kit's state lines: for a
+broker-assigned client ``allocated`` is its broker's QUERY_ASSIGNMENT answer).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from conftest import Names
+from realkit import (
+    CLUSTER,
+    Jvm,
+    Kit,
+    assert_actual_is_truth,
+    assert_expected_is_truth,
+    finding_codes,
+    qkey,
+    report_topic,
+)
+
+RETRY = "%RETRY%"
+FIVE = ("5.0.0", "5.1.4")
+#: ``MQVersion`` ordinals the clients report.
+CLIENT_VERSION = {"4.9.8": 409, "5.0.0": 413, "5.1.4": 441}
+#: Advice that deletes or resets: never for a group that is being consumed.
+DESTRUCTIVE = ("deleteSubGroup", "resetOffset", "deleteTopic")
+
+
+def _per_client(states: dict[str, dict[str, Any]], topic: str, key: str) -> dict[str, set[Any]]:
+    """client id -> the queues of ``topic`` it holds (``held``) or is assigned (``allocated``)."""
+    out = {}
+    for cid, state in states.items():
+        if key == "held":
+            queues = state.get("held", [])
+        else:
+            queues = state.get("views", {}).get(topic, {}).get("allocated", [])
+        out[cid] = {qkey(q) for q in queues if q["topic"] == topic}
+    return out
+
+
+def _dump(kit: Kit, group: str, tmp_path: Path, *extra: str) -> dict[str, Any]:
+    out = tmp_path / f"{group}.json"
+    kit.rmqlb("dump", "-n", kit.namesrv, "-g", group, "--out", str(out), *extra, expect=(0,))
+    doc: dict[str, Any] = json.loads(out.read_text(encoding="utf-8"))
+    return doc
+
+
+def _group(doc: dict[str, Any], name: str) -> dict[str, Any]:
+    return dict(doc["groups"][name])
+
+
+def _broker_answers(doc: dict[str, Any], group: str, topic: str) -> dict[str, set[Any]]:
+    """client id -> the queues of ``topic`` the brokers answered it (every broker the same)."""
+    per_broker: dict[str, dict[str, set[Any]]] = {}
+    for broker, on in _group(doc, group)["onBrokers"].items():
+        for a in on.get("assignments", []):
+            if a["topic"] == topic:
+                queues = {qkey(q) for q in a.get("queues") or []}
+                per_broker.setdefault(broker, {})[a["clientId"]] = queues
+    answers = list(per_broker.values())
+    assert answers, f"no broker answered QUERY_ASSIGNMENT for {topic}"
+    assert all(a == answers[0] for a in answers), per_broker
+    return answers[0]
+
+
+@pytest.mark.versions(*FIVE)
+def test_mixed_5x_and_4_9_8_clients_are_exact(kit: Kit, names: Names) -> None:
+    g, t = names.group, names.topic
+    kit.topic(t, read=4)
+    spec = f"group={g};sub={t}:*"
+    new = kit.consumer("mixed-new", f"{spec};instance=n1", f"{spec};instance=n2")
+    old = kit.consumer("mixed-old", f"{spec};instance=o1;clientVersion=4.9.8")
+    kit.wait(g, new, old, consumers=3, queues={t: 8})
+    states = kit.truth(g, new, old)
+
+    report = kit.explain(g)
+
+    assert report["_exit"] == 0, report["_stderr"]
+    assert finding_codes(report, g) == set()
+    for topic in (t, RETRY + g):
+        assert_actual_is_truth(report, states, g, topic)
+        assert_expected_is_truth(report, states, g, topic)
+    versions = {c["clientId"]: c["version"] for c in report_topic(report, g, t)["consumers"]}
+    mine = CLIENT_VERSION[kit.version]
+    assert versions == {"127.0.0.1@n1": mine, "127.0.0.1@n2": mine, "127.0.0.1@o1": 409}
+
+
+@pytest.mark.versions(*FIVE)
+def test_broker_assigned_pull_group_is_exact(kit: Kit, names: Names, tmp_path: Path) -> None:
+    g, t = names.group, names.topic
+    kit.topic(t, read=4)
+    spec = f"group={g};sub={t}:*;rebalance=broker"
+    jvm = kit.consumer("bpull", f"{spec};instance=b1", f"{spec};instance=b2")
+    kit.wait(g, jvm, consumers=2, queues={t: 8})
+    states = kit.truth(g, jvm)
+
+    report = kit.explain(g)
+    doc = _dump(kit, g, tmp_path)
+
+    assert report["_exit"] == 0, report["_stderr"]
+    assert "BROKER_REBALANCE" in finding_codes(report, g)
+    for topic in (t, RETRY + g):
+        assert_actual_is_truth(report, states, g, topic)
+        assert_expected_is_truth(report, states, g, topic)
+        # what the brokers answer rmqlb == what they answered the clients == what they hold
+        held = _per_client(states, topic, "held")
+        assert _broker_answers(doc, g, topic) == held == _per_client(states, topic, "allocated")
+
+
+@pytest.mark.versions(*FIVE)
+def test_pop_group_with_share_1_is_exact(kit: Kit, names: Names, tmp_path: Path) -> None:
+    g, t = names.group, names.topic
+    kit.topic(t, read=4)
+    kit.mqadmin("setConsumeMode", "-c", CLUSTER, "-t", t, "-g", g, "-m", "POP", "-q", "1")
+    spec = f"group={g};sub={t}:*;rebalance=broker"
+    jvm = kit.consumer("pop", *(f"{spec};instance=p{i}" for i in (1, 2, 3)))
+    kit.wait(g, jvm, consumers=3, queues={t: 8})
+    states = kit.truth(g, jvm)
+
+    report = kit.explain(g)
+    doc = _dump(kit, g, tmp_path)
+
+    held = _per_client(states, t, "held")
+    assert all(len(queues) in (5, 6) for queues in held.values())  # its share + the next's
+    assert _broker_answers(doc, g, t) == held == _per_client(states, t, "allocated")
+    assert "POP_MODE" in finding_codes(report, g)
+    assert_actual_is_truth(report, states, g, t)  # every holder of every queue
+    rows = {c["clientId"]: c for c in report_topic(report, g, t)["consumers"]}
+    for cid, queues in held.items():
+        assert (rows[cid]["expected"], rows[cid]["actual"]) == (len(queues), len(queues))
+    for queue in report_topic(report, g, t)["queues"]:
+        assert queue["status"] == "ok", queue
+
+
+@pytest.mark.versions(*FIVE)
+def test_broker_assigned_consistent_hash_gets_the_unknown_strategy_finding(
+    kit: Kit, names: Names
+) -> None:
+    g, t = names.group, names.topic
+    kit.topic(t, read=4)
+    kit.produce(t, 16)
+    spec = f"group={g};sub={t}:*;rebalance=broker;strategy=CONSISTENT_HASH"
+    jvm = kit.consumer("bhash", f"{spec};instance=h1", f"{spec};instance=h2")
+    kit.wait_for("both clients to start", lambda: len(kit.truth(g, jvm)) == 2)
+    states = kit.truth(g, jvm)
+    assert all(not s.get("held") for s in states.values())  # the broker assigns nothing
+
+    report = kit.explain(g)
+
+    assert "BROKER_STRATEGY_UNKNOWN" in finding_codes(report, g)
+    assert "STALE_ALLOCATION" not in finding_codes(report, g)
+    assert report["_exit"] == 1  # an error: messages nobody will consume
+
+
+def _grpc(kit: Kit, g: str, t: str) -> Jvm:
+    """A slow gRPC consumer and messages for it: a group that is consumed (offsets move) and
+    has lag. A new POP group starts each queue at its last message: the messages are sent
+    once the consumer runs."""
+    kit.topic(t, read=2)
+    jvm = kit.consumer("grpc", f"group={g};sub={t}:*;grpc=true;instance=g1;batch=1;sleepms=1500")
+    kit.wait_for("the gRPC consumer to start", lambda: kit.truth(g, jvm))
+    kit.produce(t, 80)
+
+    def acked() -> bool:
+        return any(s.get("ackedTotal", 0) >= 2 for s in kit.truth(g, jvm).values())
+
+    kit.wait_for("the gRPC consumer to ack messages", acked, timeout=90)
+    return jvm
+
+
+def _assert_in_use(report: dict[str, Any], g: str) -> None:
+    assert "NO_CONSUMERS" not in finding_codes(report, g)
+    for finding in report["findings"]:
+        text = json.dumps(finding)
+        assert not any(word in text for word in DESTRUCTIVE), finding
+    group = next(x for x in report["groups"] if x["group"] == g)
+    assert group["lag"] > 0
+
+
+@pytest.mark.versions(*FIVE)
+def test_grpc_group_gets_no_delete_advice_and_shows_its_lag(
+    kit: Kit, names: Names, tmp_path: Path
+) -> None:
+    g, t = names.group, names.topic
+    _grpc(kit, g, t)
+
+    last: list[dict[str, Any]] = []
+
+    def committed() -> dict[str, Any] | None:
+        report = kit.explain(g)
+        last[:] = [report]
+        group = next(x for x in report["groups"] if x["group"] == g)
+        return report if group["topics"] and group["lag"] > 0 else None
+
+    try:
+        report = kit.wait_for("the brokers to show the group's offsets", committed, timeout=60)
+    except AssertionError as exc:
+        raise AssertionError(f"{exc}; last report: {json.dumps(last[-1])[:3000]}") from None
+    _assert_in_use(report, g)
+    assert "PROXY_CONSUMED" in finding_codes(report, g)
+    # status, explain and dump succeed on this POP-only group (no %RETRY% topic), where
+    # 5.0.0's mqadmin consumerProgress -g fails
+    doc = _dump(kit, g, tmp_path)
+    assert _group(doc, g)["offsets"]
+    done = kit.rmqlb("status", "-n", kit.namesrv, g, "-o", "json")
+    line = next(x for x in json.loads(done.stdout)["groups"] if x["group"] == g)
+    assert line["lag"] > 0
+    text = kit.rmqlb("explain", "-n", kit.namesrv, g)
+    assert "Traceback" not in text.stderr and g in text.stdout
+
+
+@pytest.mark.versions("5.1.4")
+def test_grpc_consumers_are_listed_through_the_5_1_4_proxy(kit: Kit, names: Names) -> None:
+    g, t = names.group, names.topic
+    jvm = _grpc(kit, g, t)
+    assert kit.proxy_remoting is not None
+
+    report = kit.explain(g, "--proxy", kit.proxy_remoting)
+
+    consumers = report_topic(report, g, t)["consumers"]
+    assert [c["clientId"] for c in consumers] == ["127.0.0.1@g1"]
+    assert consumers[0]["version"] == CLIENT_VERSION["5.1.4"]
+    assert "PROXY_CLIENTS" in finding_codes(report, g)
+    _assert_in_use(report, g)
+    assert list(kit.truth(g, jvm)) == ["127.0.0.1@g1"]

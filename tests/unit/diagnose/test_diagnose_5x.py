@@ -1,0 +1,289 @@
+"""5.x: broker-side assignment, POP groups, groups consumed through a Proxy."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from diagnose_builders import codes, consumer, group, labels, only, queues, route, run
+
+from rmqlb.diagnose import Code, Severity
+from rmqlb.diagnose.report import QueueStatus
+
+T = "T"
+BROKER = {"properties": {"clientRebalance": "false"}}
+CLIENT = {"properties": {"clientRebalance": "true"}}
+
+
+def offsets(n: int, lag: int = 0, last: int = 0, broker: str = "broker-a") -> list[dict[str, Any]]:
+    return [
+        {
+            "topic": T,
+            "brokerName": broker,
+            "queueId": i,
+            "brokerOffset": 100 + lag,
+            "consumerOffset": 100,
+            "lastTimestamp": last,
+        }
+        for i in range(n)
+    ]
+
+
+def test_broker_assigned_pull_group_is_exact_and_said_so() -> None:
+    report = run(
+        {T: {"queues": 4}},
+        {
+            "G": group(
+                consumer("c1", T, strategy="AVG", assigned=queues(T, "broker-a", 0, 1), **BROKER),
+                consumer("c2", T, strategy="AVG", assigned=queues(T, "broker-a", 2, 3), **BROKER),
+            )
+        },
+    )
+    assert codes(report) == ["BROKER_REBALANCE"]
+    f = only(report, Code.BROKER_REBALANCE)
+    assert "c1, c2 (reported)" in f.message and "PULL (assumed: the broker default)" in f.message
+    table = report.groups[0].topics[0]
+    assert [r.status for r in table.queues] == [QueueStatus.ok] * 4
+    assert report.groups[0].strategy == "AVG"
+
+
+def test_broker_assignment_follows_each_brokers_own_consumer_list() -> None:
+    # broker-a lists only c1: it gives c1 every queue; c2 (not listed) gets nothing
+    on_brokers = {"broker-a": {"clientIds": ["c1"], "requestModes": {}}}
+    report = run(
+        {T: {"queues": 2}},
+        {
+            "G": group(
+                consumer("c1", T, strategy="AVG", assigned=queues(T, "broker-a", 0, 1), **BROKER),
+                consumer("c2", T, strategy="AVG", assigned=[], **BROKER),
+                onBrokers=on_brokers,
+            )
+        },
+    )
+    assert "ASSIGNMENT_MISMATCH" not in codes(report)
+    assert "STALE_ALLOCATION" not in codes(report)
+    rows = report.groups[0].topics[0].consumers
+    assert [(r.client_id, r.expected) for r in rows] == [("c1", 2), ("c2", 0)]
+
+
+def test_consistent_hash_under_broker_assignment_is_the_unknown_strategy_not_stale() -> None:
+    report = run(
+        {T: {"queues": 4}},
+        {
+            "G": group(
+                consumer("c1", T, strategy="CONSISTENT_HASH", assigned=[], **BROKER),
+                consumer("c2", T, strategy="CONSISTENT_HASH", assigned=[], **BROKER),
+                offsets=offsets(4, lag=5),
+            )
+        },
+    )
+    assert "STALE_ALLOCATION" not in codes(report)
+    assert "IDLE_CONSUMER" not in codes(report)
+    f = only(report, Code.BROKER_STRATEGY_UNKNOWN)
+    assert f.severity is Severity.error
+    assert "4 queues of T" in f.message and "20 messages" in f.message
+    assert "CONSISTENT_HASH" in f.message and "setClientRebalance(true)" in f.hint
+    assert f.consumers == ("c1", "c2")
+
+
+def test_pop_group_with_share_one_is_diagnosed_with_several_holders() -> None:
+    on_brokers = {
+        "broker-a": {
+            "clientIds": ["c1", "c2", "c3"],
+            "requestModes": {T: {"mode": "POP", "popShareQueueNum": 1}},
+        }
+    }
+    # AVG over 4 queues: c1 0 1, c2 2, c3 3; share 1 adds the next client's share
+    held = {"c1": (0, 1, 2), "c2": (2, 3), "c3": (0, 1, 3)}
+    report = run(
+        {T: {"queues": 4}},
+        {
+            "G": group(
+                *(
+                    consumer(
+                        c, T, strategy="AVG", popAssigned=queues(T, "broker-a", *ids), **BROKER
+                    )
+                    for c, ids in held.items()
+                ),
+                onBrokers=on_brokers,
+                offsets=offsets(4, lag=3),
+            )
+        },
+    )
+    assert codes(report) == ["POP_MODE"]
+    table = report.groups[0].topics[0]
+    assert [r.status for r in table.queues] == [QueueStatus.ok] * 4
+    assert table.queues[0].actual == ("c1", "c3")
+    assert [r.lag for r in table.queues] == [3, 3, 3, 3]
+    assert report.groups[0].strategy == "AVG"
+    assert [(r.client_id, r.expected, r.actual) for r in table.consumers] == [
+        ("c1", 3, 3),
+        ("c2", 2, 2),
+        ("c3", 3, 3),
+    ]
+
+
+def test_pop_share_that_makes_every_client_pop_every_queue() -> None:
+    report = run(
+        {T: {"queues": 2}},
+        {
+            "G": group(
+                consumer("c1", T, strategy="AVG", popAssigned=queues(T, "broker-a", -1), **BROKER),
+                consumer("c2", T, strategy="AVG", popAssigned=queues(T, "broker-a", -1), **BROKER),
+                onBrokers={
+                    "broker-a": {
+                        "clientIds": ["c1", "c2"],
+                        "requestModes": {T: {"mode": "POP", "popShareQueueNum": -1}},
+                    }
+                },
+            )
+        },
+    )
+    f = only(report, Code.POP_SHARE_ALL)
+    assert "popShareQueueNum=-1" in f.message and "every one of its 2 queues" in f.message
+    assert labels(f) == ["broker-a:0", "broker-a:1"]
+    assert [r.status for r in report.groups[0].topics[0].queues] == [QueueStatus.ok] * 2
+
+
+def test_brokers_with_different_consumer_lists_disagree() -> None:
+    two = route(("broker-a", 2, 2, 6), ("broker-b", 2, 2, 6))
+    report = run(
+        {T: two},
+        {
+            "G": group(
+                consumer("c1", T, strategy="AVG", **BROKER),
+                consumer("c2", T, strategy="AVG", **BROKER),
+                onBrokers={
+                    "broker-a": {"clientIds": ["c1", "c2"]},
+                    "broker-b": {"clientIds": ["c1"]},
+                },
+            )
+        },
+    )
+    f = only(report, Code.BROKERS_DISAGREE)
+    assert "broker-b does not list c2" in f.message
+    assert "c1 gets broker-a: broker-a:0, broker-a:1; broker-b: " in f.message
+
+
+def test_a_brokers_answer_that_differs_from_its_list_and_route_is_a_stale_route() -> None:
+    report = run(
+        {T: {"queues": 2}},
+        {
+            "G": group(
+                consumer("c1", T, strategy="AVG", **BROKER),
+                onBrokers={
+                    "broker-a": {
+                        "clientIds": ["c1"],
+                        "assignments": [
+                            {"clientId": "c1", "topic": T, "queues": queues(T, "broker-a", 0)}
+                        ],
+                    }
+                },
+            )
+        },
+    )
+    f = only(report, Code.BROKERS_DISAGREE)
+    assert "cached route is older" in f.message
+
+
+def test_mixed_client_and_broker_side_clients_double_and_orphan_queues() -> None:
+    # c1 balances itself: AVG over [c1, c2] -> 0 1; the broker lists only c2 -> c2 gets 0..3
+    report = run(
+        {T: {"queues": 4}},
+        {
+            "G": group(
+                consumer("c1", T, strategy="AVG", **CLIENT),
+                consumer("c2", T, strategy="AVG", **BROKER),
+                onBrokers={"broker-a": {"clientIds": ["c2"]}},
+            )
+        },
+    )
+    f = only(report, Code.MIXED_REBALANCE)
+    assert "2 queues given twice (broker-a:0, broker-a:1)" in f.message
+    assert f.severity is Severity.warning
+
+
+def test_mixed_with_the_same_list_orphans_nothing_but_is_said() -> None:
+    report = run(
+        {T: {"queues": 4}},
+        {
+            "G": group(
+                consumer("c1", T, strategy="AVG", **CLIENT),
+                consumer("c2", T, strategy="AVG", **BROKER),
+            )
+        },
+    )
+    f = only(report, Code.MIXED_REBALANCE)
+    assert f.severity is Severity.info
+
+
+def test_a_proxy_consumed_group_gets_no_delete_advice_and_shows_its_lag() -> None:
+    # the capture time decides: 5 s before it is recent
+    report = run(
+        {T: {"queues": 2}},
+        {"G": group(offsets=offsets(2, lag=7, last=1_768_464_000_000 - 5_000))},
+        extra={"capturedAt": "2026-01-15T08:00:00Z"},
+    )
+    f = only(report, Code.PROXY_CONSUMED)
+    assert "deleteSubGroup" not in f.hint and "nothing to delete" in f.hint
+    assert "lag is 14" in f.message and "5 s before the capture" in f.message
+    table = report.groups[0].topics[0]
+    assert [r.lag for r in table.queues] == [7, 7]
+
+
+def test_no_consumers_on_a_5x_cluster_without_a_proxy_asked_gives_no_delete_advice() -> None:
+    report = run(
+        {T: {"queues": 1}},
+        {"G": group(offsets=offsets(1))},
+        extra={"brokers": {"broker-a": {"version": 413}}},
+    )
+    f = only(report, Code.NO_CONSUMERS)
+    assert "deleteSubGroup" not in f.hint
+
+
+def test_inferred_balance_is_said_with_its_reason() -> None:
+    report = run(
+        {T: {"queues": 2}},
+        {
+            "G": group(
+                consumer("c1", T, strategy="AVG", popAssigned=queues(T, "broker-a", -1)),
+                consumer("c2", T, strategy="AVG", popAssigned=queues(T, "broker-a", -1)),
+            )
+        },
+    )
+    f = (
+        only(report, Code.POP_MODE)
+        if "POP_MODE" in codes(report)
+        else only(report, Code.BROKER_REBALANCE)
+    )
+    assert "inferred: it holds POP queues" in f.message
+
+
+def test_a_pop_client_reporting_only_pop_queues_is_not_unreachable() -> None:
+    report = run(
+        {T: {"queues": 2}},
+        {
+            "G": group(
+                consumer("c1", T, strategy="AVG", popAssigned=queues(T, "broker-a", -1), **BROKER),
+                consumer("c2", T, strategy="AVG", assigned=queues(T, "broker-a", 1), **BROKER),
+            )
+        },
+        extra={"source": {"namesrv": ["10.0.0.1:9876"]}},
+    )
+    assert "CLIENT_UNREACHABLE" not in codes(report)
+
+
+def test_on_4x_brokers_broker_assigned_clients_fall_back_to_their_own_rebalance() -> None:
+    report = run(
+        {T: {"queues": 4}},
+        {
+            "G": group(
+                consumer("c1", T, strategy="CONSISTENT_HASH", assigned=[], **BROKER),
+                consumer("c2", T, strategy="CONSISTENT_HASH", assigned=[], **BROKER),
+            )
+        },
+        extra={"brokers": {"broker-a": {"version": 409}}},
+    )
+    assert "BROKER_STRATEGY_UNKNOWN" not in codes(report)
+    assert "BROKER_REBALANCE" not in codes(report)
+    rows = report.groups[0].topics[0].consumers
+    assert sum(r.expected for r in rows) == 4  # CONSISTENT_HASH, computed by the clients
