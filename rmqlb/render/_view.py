@@ -26,7 +26,7 @@ from rmqlb.diagnose.report import (
     order_findings,
 )
 from rmqlb.errors import ExitCode
-from rmqlb.humanize import duration, plural
+from rmqlb.humanize import age, plural
 from rmqlb.model.queue import MessageQueue
 from rmqlb.model.snapshot import ProcessQueueState, QueueOffset
 from rmqlb.remoting.codes import version_name
@@ -84,7 +84,7 @@ def age_text(timestamp_ms: int, now_ms: int | None) -> str:
         return "never"
     if now_ms is None:
         return ""
-    return f"{duration(max(0, now_ms - timestamp_ms) / 1000)} ago"
+    return f"{age((now_ms - timestamp_ms) / 1000)} ago"
 
 
 def _last_consumed(offset: QueueOffset, now_ms: int | None) -> str:
