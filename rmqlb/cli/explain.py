@@ -278,10 +278,31 @@ class ExplainWatch:
     def renderable(
         self, result: "Report", changes: "ReportChanges | None", console: "Console"
     ) -> "RenderableType":
-        """The report as one Rich renderable, for ``rich.live.Live``."""
-        from rmqlb.render.watch import report_renderable
+        """The report as one Rich renderable, for ``rich.live.Live``: as a table its tables
+        give way (rows counted, problems kept first) so that it fits the terminal under the
+        watch line."""
+        import dataclasses
 
-        return report_renderable(result, self.fmt, self._options(changes), console.width)
+        from rmqlb.render.screen import fit_height
+        from rmqlb.render.watch import STATUS_LINES, report_renderable
+
+        options = self._options(changes)
+        if self.fmt is not Output.table or options.all_queues:
+            return report_renderable(result, self.fmt, options, console.width)
+        most = max(
+            (len(t.queues) + len(t.consumers) for g in result.groups for t in g.topics), default=0
+        )
+        return fit_height(
+            lambda rows, brief: report_renderable(
+                result,
+                self.fmt,
+                dataclasses.replace(options, max_rows=rows, brief_findings=brief),
+                console.width,
+            ),
+            console,
+            console.height - STATUS_LINES,
+            most,
+        )
 
     def show(self, result: "Report", changes: "ReportChanges | None", console: "Console") -> None:
         """The whole report on the console."""

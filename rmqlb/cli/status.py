@@ -221,7 +221,20 @@ class StatusWatch:
         from rmqlb.render.status import build, render_status
 
         if self.fmt is Output.table:
-            return build(result, self._options(changes), console.width)
+            import dataclasses
+
+            from rmqlb.render.screen import fit_height
+            from rmqlb.render.watch import STATUS_LINES
+
+            options = self._options(changes)
+            return fit_height(
+                lambda rows, _brief: build(
+                    result, dataclasses.replace(options, max_rows=rows), console.width
+                ),
+                console,
+                console.height - STATUS_LINES,
+                len(result.shown),
+            )
         buffer = io.StringIO()
         render_status(result, self.fmt, buffer, self._options(changes))
         return Text(buffer.getvalue().rstrip("\n"))

@@ -10,6 +10,7 @@ from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
+from typing import TypeVar
 
 from rmqlb.diagnose.report import (
     ConsumerRow,
@@ -39,11 +40,13 @@ CHANGED_MARK = "*"
 
 @dataclass(frozen=True, slots=True)
 class QueueView:
-    """The queue rows to show and how many ok rows were left out."""
+    """The queue rows to show, how many ok rows were left out, and how many more rows the
+    ``max_rows`` cap left out."""
 
     rows: tuple[QueueRow, ...]
     hidden_ok: int
     show_lag: bool
+    more: int = 0
 
 
 def queue_changed(options: RenderOptions, group: str, topic: str, row: QueueRow) -> bool:
@@ -56,13 +59,51 @@ def queue_view(group: str, topic: TopicReport, options: RenderOptions) -> QueueV
     (and rows that changed since the last poll) only."""
     show_lag = any(r.lag is not None for r in topic.queues)
     if options.all_queues or len(topic.queues) <= options.large_topic:
-        return QueueView(topic.queues, 0, show_lag)
-    rows = tuple(
-        r
-        for r in topic.queues
-        if r.status is not QueueStatus.ok or queue_changed(options, group, topic.topic, r)
-    )
-    return QueueView(rows, len(topic.queues) - len(rows), show_lag)
+        rows = topic.queues
+    else:
+        rows = tuple(
+            r
+            for r in topic.queues
+            if r.status is not QueueStatus.ok or queue_changed(options, group, topic.topic, r)
+        )
+    kept = capped(rows, options, lambda r: r.status is not QueueStatus.ok)
+    return QueueView(kept, len(topic.queues) - len(rows), show_lag, len(rows) - len(kept))
+
+
+T = TypeVar("T")
+
+
+def capped(
+    rows: tuple[T, ...], options: RenderOptions, problem: Callable[[T], bool]
+) -> tuple[T, ...]:
+    """At most ``options.max_rows`` of ``rows`` (all with ``all_queues``): the problem rows
+    first, in their order.
+
+    >>> capped((1, 2, 3, 4), RenderOptions(max_rows=2), lambda n: n % 2 == 0)
+    (2, 4)
+    >>> capped((1, 2, 3, 4), RenderOptions(max_rows=3), lambda n: n > 3)
+    (1, 2, 4)
+    """
+    cap = options.max_rows
+    if cap is None or options.all_queues or len(rows) <= cap:
+        return rows
+    order = sorted(range(len(rows)), key=lambda i: (not problem(rows[i]), i))
+    return tuple(rows[i] for i in sorted(order[:cap]))
+
+
+def topic_more_line(t: TopicReport) -> str:
+    """The one line of a topic whose tables have no room at all."""
+    counts = f"{plural(len(t.queues), 'queue')}, {plural(len(t.consumers), 'consumer')}"
+    return f"… {counts} (taller window or --all-queues)"
+
+
+def more_line(more: int, what: str) -> str:
+    """The line under a table the terminal's height cut short.
+
+    >>> more_line(12, "queue")
+    '… 12 more queues (taller window or --all-queues)'
+    """
+    return f"… {more:,} more {what}{'' if more == 1 else 's'} (taller window or --all-queues)"
 
 
 def captured_ms(captured_at: str | None) -> int | None:
@@ -204,16 +245,18 @@ class ConsumerView:
 
     rows: tuple[tuple[ConsumerRow, str], ...]
     hidden: int
+    more: int = 0
 
 
 def consumer_view(t: TopicReport, options: RenderOptions) -> ConsumerView:
     """Every consumer for ordinary groups; for more than ``large_topic`` consumers (and no
     ``all_queues``) only those with a note (idle, not subscribed, mismatch, unreachable)."""
     rows = tuple((c, consumer_note(c, retry=t.retry)) for c in t.consumers)
-    if options.all_queues or len(rows) <= options.large_topic:
-        return ConsumerView(rows, 0)
-    shown = tuple(r for r in rows if r[1])
-    return ConsumerView(shown, len(rows) - len(shown))
+    shown = rows
+    if not options.all_queues and len(rows) > options.large_topic:
+        shown = tuple(r for r in rows if r[1])
+    kept = capped(shown, options, lambda r: bool(r[1]))
+    return ConsumerView(kept, len(rows) - len(shown), len(shown) - len(kept))
 
 
 def hidden_consumers_line(hidden: int, total: int) -> str:

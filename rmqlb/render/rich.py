@@ -110,6 +110,8 @@ def _queue_table(
         out.append(fit_table(columns, rows, width, row_styles=styles))
     if view.hidden_ok:
         out.append(Text(v.hidden_line(view.hidden_ok, len(t.queues)), style="dim italic"))
+    if view.more:
+        out.append(Text(v.more_line(view.more, "queue"), style="dim italic"))
     if o.changes is not None and any(v.queue_changed(o, group, t.topic, r) for r in view.rows):
         out.append(Text(f"{v.CHANGED_MARK} owner changed since the last poll", style=CHANGED_STYLE))
     return out, used
@@ -170,9 +172,11 @@ def _consumer_table(
         out.append(Text("No consumer in this group.", style="yellow"))
     elif rows:
         out.append(_consumer_rows(t, rows, show_lag, width, names))
-    hidden = len(t.consumers) - len(rows)
-    if t.consumers and hidden:
-        out.append(Text(v.hidden_consumers_line(hidden, len(t.consumers)), style="dim italic"))
+    if t.consumers and view.hidden:
+        out.append(Text(v.hidden_consumers_line(view.hidden, len(t.consumers)), style="dim italic"))
+    more = len(t.consumers) - view.hidden - len(rows)
+    if t.consumers and more > 0:
+        out.append(Text(v.more_line(more, "consumer"), style="dim italic"))
     consumers = {c.client_id for c in t.consumers}
     for cid, name in names.items():
         if cid not in consumers:
@@ -240,8 +244,9 @@ def _finding(line: v.FindingLine, o: RenderOptions) -> RenderableType:
     if o.changes is not None and o.changes.finding_is_new(f):
         head.append("  new", style=CHANGED_STYLE)
     body = 2 + (2 if line.depth else 0)
-    lines: list[RenderableType] = [head, Padding(Text(f.message), (0, 0, 0, body))]
-    if f.hint:
+    message = Text(f.message, no_wrap=o.brief_findings, overflow="ellipsis")
+    lines: list[RenderableType] = [head, Padding(message, (0, 0, 0, body))]
+    if f.hint and not o.brief_findings:
         lines.append(Padding(Text.assemble(("fix: ", "bold green"), f.hint), (0, 0, 0, body)))
     group = Group(*lines)
     return Padding(group, (0, 0, 0, 4 * line.depth - 2)) if line.depth else group
@@ -308,9 +313,14 @@ def build(report: Report, options: RenderOptions | None = None, width: int = 100
         for t in g.topics:
             view = v.queue_view(g.group, t, o)
             parts.append(_topic_header(t))
+            if o.max_rows == 0:  # no room for any row: one line for the topic's tables
+                parts.append(Text(v.topic_more_line(t), style="dim italic"))
+                continue
             queue_table, names = _queue_table(g.group, t, o, width)
             parts += queue_table
             parts += [Text(""), *_consumer_table(t, view.show_lag, width, o, names), Text("")]
+        if o.max_rows == 0 and g.topics:
+            parts.append(Text(""))
         parts += _findings(Text(f"Findings for {g.group}", style="bold"), per_group[g.group], o)
     if rest:
         parts += _findings(Text("Other findings", style="bold"), rest, o)

@@ -21,11 +21,11 @@ from typing import TYPE_CHECKING
 from rich.segment import Segment
 
 if TYPE_CHECKING:
-    from collections.abc import Iterator
+    from collections.abc import Callable, Iterator
 
     from rich.console import Console, ConsoleOptions, RenderableType
 
-__all__ = ["Trimmed", "join_fitting", "lines_of", "trim"]
+__all__ = ["Trimmed", "fit_height", "join_fitting", "lines_of", "trim"]
 
 
 def trim(line: list[Segment]) -> list[Segment]:
@@ -86,3 +86,27 @@ def join_fitting(parts: list[str], width: int, *, first: int = 0, sep: str = "; 
             used += len(gap) + len(piece)
     lines.append(line)
     return "\n".join(lines)
+
+
+def fit_height(
+    build: Callable[[int | None, bool], RenderableType], console: Console, height: int, most: int
+) -> RenderableType:
+    """``build(rows, brief)`` with the most rows per table (``None``: no cap; at most
+    ``most`` matter) whose drawing is at most ``height`` lines on ``console``; when even no
+    row is too tall, the same with ``brief`` (findings on one line each)."""
+
+    def tall(renderable: RenderableType) -> int:
+        return len(lines_of(renderable, console, console.options))
+
+    full = build(None, False)
+    if tall(full) <= height:
+        return full
+    brief = tall(build(0, False)) > height
+    low, high = 0, most  # build(low) is the answer unless a taller cap fits
+    while low < high:
+        mid = (low + high + 1) // 2
+        if tall(build(mid, brief)) <= height:
+            low = mid
+        else:
+            high = mid - 1
+    return build(low, brief)

@@ -48,11 +48,14 @@ MAX_ERRORS_SHOWN = 10
 @dataclass(frozen=True, slots=True)
 class StatusOptions:
     """How to render a status: ``fail_on`` feeds the exit-code line and ``exitCode``;
-    ``changes`` marks lines that changed since the previous ``--watch`` poll."""
+    ``changes`` marks lines that changed since the previous ``--watch`` poll; ``max_rows``
+    caps the colour table's groups (the worst first; the others are counted), so that
+    ``--watch`` fits the terminal."""
 
     fail_on: str = "error"
     changes: StatusChanges | None = None
     pretty_json: bool = True
+    max_rows: int | None = None
 
 
 # ----- cells -------------------------------------------------------------------------------
@@ -328,7 +331,8 @@ def build(  # names are shown through safe(): control characters visible
         head = GAP.join(cell(TITLES.get(t, t.capitalize()), i) for i, t in enumerate(titles))
         parts.append(Text(head, style="bold", no_wrap=True, overflow="ellipsis"))
         parts.append(Text("─" * min(width, len(head)), no_wrap=True))
-        for line, cells in zip(report.shown, rows, strict=True):
+        cap = len(rows) if o.max_rows is None else o.max_rows
+        for line, cells in zip(report.shown[:cap], rows[:cap], strict=True):
             row = Text(no_wrap=True, overflow="ellipsis")
             row.append(cell(cells[0], 0), style="bold cyan" if line.rank >= 1 else "cyan")
             for i in range(1, len(cells)):
@@ -345,6 +349,10 @@ def build(  # names are shown through safe(): control characters visible
                     finding.append(f" {worst.topic}", style="cyan")
                 finding.append(f": {worst.message}", style="dim")
                 parts.append(finding)
+        more = len(rows) - cap
+        if more > 0:
+            groups = "group" if more == 1 else "groups"
+            parts.append(Text(f"… {more:,} more {groups} (taller window)", style="dim italic"))
     else:
         parts.append(Text("No consumer group matched.", style="yellow"))
     for note in legend(report, o):

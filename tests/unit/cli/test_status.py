@@ -143,8 +143,8 @@ def test_watch_off_a_terminal_prints_the_overview_then_only_changes(
     assert (code, err) == (1, "")
     first, _, rest = out.partition("poll ")
     assert "Consumer groups · 5" in first
-    # poll 2 changed nothing and printed nothing; poll 3 says what changed, one line
-    assert rest.startswith("3 at ")
+    # poll 2 changed nothing and says so in one line; poll 3 says what changed
+    assert rest.startswith("2 at ") and ": 0 groups changed, 0 new, 0 gone\npoll 3 at " in rest
     assert "1 group changed, 0 new, 0 gone" in rest
     assert (
         "  group AuditGroup: consumers 0 -> 1; strategy - -> AVG; worst warning NO_CONSUMERS -> "
