@@ -19,10 +19,12 @@ from rmqlb.cli.options import (
     AllGroupsOption,
     Connection,
     Display,
+    DumpOption,
     FailOn,
     FailOnOption,
     GroupOption,
     Output,
+    check_source,
     make_console,
     resolve_output,
     shared_options,
@@ -49,16 +51,7 @@ def explain(  # noqa: PLR0917  (typer maps every option to a parameter)
             show_default=False,
         ),
     ] = None,
-    dump: Annotated[
-        str | None,
-        typer.Option(
-            "--dump",
-            "-d",
-            metavar="FILE",
-            help="Snapshot file (rmqlb.snapshot/1) to explain; '-' reads stdin.",
-            show_default=False,
-        ),
-    ] = None,
+    dump: DumpOption = None,
     connection: Connection = Connection(),
     group: GroupOption = None,
     topic: Annotated[
@@ -125,10 +118,7 @@ def explain(  # noqa: PLR0917  (typer maps every option to a parameter)
     from rmqlb.render import RenderOptions
 
     groups = [*(groups or ()), *(group or ())] or None
-    if dump is not None and connection.namesrv is not None and not _namesrv_from_env(ctx):
-        raise UsageError("give either --dump FILE or -n/--namesrv ADDR, not both", ctx)
-    if dump is None and not connection.namesrv:
-        raise UsageError("give --dump FILE or -n/--namesrv ADDR (or set NAMESRV_ADDR)", ctx)
+    check_source(ctx, dump, connection)
     if count is not None and watch is None:
         raise UsageError("--count only makes sense with --watch", ctx)
     if watch is not None and dump == "-":
@@ -182,13 +172,6 @@ def explain(  # noqa: PLR0917  (typer maps every option to a parameter)
 
 
 # ----- acquisition and analysis ------------------------------------------------------------
-
-
-def _namesrv_from_env(ctx: typer.Context) -> bool:
-    """Whether ``--namesrv`` came from ``$NAMESRV_ADDR`` rather than the command line."""
-    from typer._click.core import ParameterSource
-
-    return ctx.get_parameter_source("namesrv") is ParameterSource.ENVIRONMENT
 
 
 def _load_dump(source: str) -> "Snapshot":

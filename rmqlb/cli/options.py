@@ -34,6 +34,7 @@ __all__ = [
     "Connection",
     "DeadlineOption",
     "Display",
+    "DumpOption",
     "FailOn",
     "FailOnOption",
     "GroupOption",
@@ -48,6 +49,7 @@ __all__ = [
     "TlsInsecureOption",
     "TlsKeyOption",
     "TlsOption",
+    "check_source",
     "make_console",
     "resolve_output",
     "shared_options",
@@ -115,6 +117,30 @@ def make_console(
         highlight=False,
         soft_wrap=False,
     )
+
+
+DumpOption = Annotated[
+    str | None,
+    typer.Option(
+        "--dump",
+        "-d",
+        metavar="FILE",
+        help="Read a snapshot file (rmqlb.snapshot/1) instead of a cluster; '-' reads stdin.",
+        show_default=False,
+    ),
+]
+
+
+def check_source(ctx: typer.Context, dump: str | None, connection: Connection) -> None:
+    """Exactly one of ``--dump FILE`` and ``-n ADDR`` (``$NAMESRV_ADDR`` yields to a file)."""
+    from typer._click.core import ParameterSource
+    from typer._click.exceptions import UsageError
+
+    from_env = ctx.get_parameter_source("namesrv") is ParameterSource.ENVIRONMENT
+    if dump is not None and connection.namesrv is not None and not from_env:
+        raise UsageError("give either --dump FILE or -n/--namesrv ADDR, not both", ctx)
+    if dump is None and not connection.namesrv:
+        raise UsageError("give --dump FILE or -n/--namesrv ADDR (or set NAMESRV_ADDR)", ctx)
 
 
 # ----- live-cluster options (shared by ``explain -n`` and ``dump``) ----------------------------

@@ -119,6 +119,18 @@ def captured_ms(captured_at: str | None) -> int | None:
     return int(stamp.timestamp() * 1000)
 
 
+def iso_ms(epoch_ms: int | None) -> str | None:
+    """``2026-11-22T11:59:58Z``: epoch milliseconds as JSON documents write times (UTC,
+    whole seconds); None stays None.
+
+    >>> iso_ms(1795348798000), iso_ms(None)
+    ('2026-11-22T11:59:58Z', None)
+    """
+    if epoch_ms is None:
+        return None
+    return datetime.fromtimestamp(epoch_ms // 1000, UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
 def age_text(timestamp_ms: int, now_ms: int | None) -> str:
     """``12 s ago`` before the capture, ``never`` for 0, ``""`` without a capture time."""
     if not timestamp_ms:

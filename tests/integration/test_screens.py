@@ -194,3 +194,17 @@ def test_status_watch_keeps_the_summary_on_screen(cols: int, rows: int) -> None:
 def test_simulate_fits(cols: int, rows: int) -> None:
     lines = _lines(_run(["simulate", "--queues", "16", "--consumers", "3"], cols, rows))
     _common_checks(lines, cols)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(("cols", "rows"), SIZES)
+def test_offsets_fits(cols: int, rows: int) -> None:
+    lines = _lines(_run(["offsets", "OrderGroup", "-d", str(DEMO)], cols, rows))
+    _common_checks(lines, cols)
+    text = "\n".join(lines)
+    for cid in _ids(DEMO):
+        if cid.startswith("10.0.1."):  # OrderGroup's clients
+            assert cid in text, cid
+    for number in ("1,500", "1,037", "1,534"):
+        assert number in text, number
+    assert "Totals: 7 queues, lag 3,546, 3 consumers online" in text
