@@ -18,6 +18,7 @@ from rmqlb import __version__
 from rmqlb.cli import (  # noqa: F401
     audit,
     check,
+    client,
     demo,
     dump,
     explain,

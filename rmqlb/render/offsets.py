@@ -181,7 +181,7 @@ def render_offsets(
         from pydantic_core import to_json as dump  # noqa: PLC0415
 
         text = dump(to_json(view), indent=2 if pretty_json else None).decode("utf-8")
-        _write(target, escape_json_controls(text) + "\n")
+        write(target, escape_json_controls(text) + "\n")
         return
     raw = [cells(view, r) for r in view.rows]
     rows = [[escape_controls(c) for c in row] for row in raw]  # blocks escape on their own
@@ -193,7 +193,7 @@ def render_offsets(
         flat = [[c.replace("\n", ", ") for c in row] for row in raw]
         if not headers:
             body = "\n".join("\t".join(escape_controls(c) for c in row) for row in flat)
-            _write(target, body + "\n" if body else "")
+            write(target, body + "\n" if body else "")
             return
         from rmqlb.render.blocks import Block, Column, Heading, Line, Table, to_text  # noqa: PLC0415
 
@@ -206,7 +206,7 @@ def render_offsets(
             Table(columns, tuple(tuple(row) for row in flat)),
             Line(totals_line(view)),
         ]
-        _write(target, to_text(doc, markdown=fmt is Output.markdown, spaced=True))
+        write(target, to_text(doc, markdown=fmt is Output.markdown, spaced=True))
         return
     assert_never(fmt)
 
@@ -259,7 +259,7 @@ def _table(
         console.print(Text(totals_line(view)))
 
 
-def _write(target: Console | IO[str], text: str) -> None:
+def write(target: Console | IO[str], text: str) -> None:
     import sys  # noqa: PLC0415
 
     rich_console = sys.modules.get("rich.console")

@@ -208,3 +208,14 @@ def test_offsets_fits(cols: int, rows: int) -> None:
     for number in ("1,500", "1,037", "1,534"):
         assert number in text, number
     assert "Totals: 7 queues, lag 3,546, 3 consumers online" in text
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(("cols", "rows"), SIZES)
+def test_client_fits(cols: int, rows: int) -> None:
+    stuck = ROOT / "examples" / "slow-and-stuck-consumers.json"
+    cid = "10.0.5.11@7101#5120003391200"
+    lines = _lines(_run(["client", cid, "-d", str(stuck)], cols, rows))
+    _common_checks(lines, cols)
+    assert any(cid in line for line in lines)
+    assert any("PaymentEventTopic broker-a:0" in line and "9,080" in line for line in lines)
