@@ -145,7 +145,10 @@ def explain(  # noqa: PLR0917  (typer maps every option to a parameter)
     analyse = _analyser(groups, topic, strategy, max_imbalance)
     fmt = resolve_output(display.output)
     options = RenderOptions(
-        fail_on=fail_on.value, all_queues=all_queues, pretty_json=sys.stdout.isatty()
+        fail_on=fail_on.value,
+        all_queues=all_queues,
+        pretty_json=sys.stdout.isatty(),
+        wide=display.wide,
     )
     if watch is not None:
         from rmqlb.cli.watch import watch as watch_loop

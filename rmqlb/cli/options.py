@@ -62,7 +62,8 @@ OutputOption = Annotated[
     typer.Option(
         "--output",
         "-o",
-        help="Report format; default: table on a terminal, plain otherwise.",
+        help="Report format (wide: the table with every column); default: table on a "
+        "terminal, plain otherwise.",
         case_sensitive=False,
     ),
 ]
@@ -84,6 +85,8 @@ FailOnOption = Annotated[
 
 def resolve_output(output: Output | None, stream: TextIO | None = None) -> Output:
     """The format to use: the flag, else ``table`` on a terminal and ``plain`` otherwise."""
+    if output is Output.wide:  # a table with every column: the renderers know it as table
+        return Output.table
     if output is not None:
         return output
     stream = stream or sys.stdout
@@ -276,6 +279,11 @@ class Display:
 
     output: OutputOption = None
     color: ColorOption = None
+
+    @property
+    def wide(self) -> bool:
+        """``-o wide``: every column, absolute times beside ages."""
+        return self.output is Output.wide
 
 
 _GROUPS: tuple[type, ...] = (Connection, Display)

@@ -140,12 +140,18 @@ def age_text(timestamp_ms: int, now_ms: int | None) -> str:
     return f"{age((now_ms - timestamp_ms) / 1000)} ago"
 
 
-def _last_consumed(offset: QueueOffset, now_ms: int | None) -> str:
+def _last_consumed(offset: QueueOffset, now_ms: int | None, absolute: bool = False) -> str:
     """``never`` with nothing committed; empty when the broker did not say (a queue consume
-    stats left out)."""
+    stats left out); ``absolute``: the time too (``5 s ago, 11:59:55Z``)."""
     if offset.consumer_offset <= 0:
         return "never"
-    return age_text(offset.last_timestamp, now_ms) if offset.last_timestamp else ""
+    if not offset.last_timestamp:
+        return ""
+    age = age_text(offset.last_timestamp, now_ms)
+    if not absolute:
+        return age
+    stamp = iso_ms(offset.last_timestamp) or ""
+    return f"{age}, {stamp}" if age else stamp
 
 
 @dataclass(frozen=True, slots=True)
@@ -193,10 +199,13 @@ def queue_details(
             DetailColumn(
                 "Last consumed",
                 True,
-                tuple("" if r.offset is None else _last_consumed(r.offset, now_ms) for r in rows),
+                tuple(
+                    "" if r.offset is None else _last_consumed(r.offset, now_ms, options.wide)
+                    for r in rows
+                ),
             )
         )
-    states = _holder_states(t) if options.all_queues else {}
+    states = _holder_states(t) if options.all_queues or options.wide else {}
     if states:
         held = [states.get(r.queue) for r in rows]
         out.append(
@@ -211,6 +220,14 @@ def queue_details(
                 tuple("" if s is None else age_text(s.last_pull_timestamp, now_ms) for s in held),
             )
         )
+        if options.wide:
+            out.append(
+                DetailColumn(
+                    "Locked",
+                    False,
+                    tuple("" if s is None else "yes" if s.locked else "no" for s in held),
+                )
+            )
     return out
 
 

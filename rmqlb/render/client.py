@@ -139,7 +139,7 @@ def render_client(
         text = dump(to_json(views), indent=2 if pretty_json else None).decode("utf-8")
         write(target, escape_json_controls(text) + "\n")
         return
-    if fmt is Output.table:
+    if fmt is Output.table or fmt is Output.wide:
         _table(views, target)
         return
     if fmt is Output.plain or fmt is Output.markdown:

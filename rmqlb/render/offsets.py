@@ -186,7 +186,7 @@ def render_offsets(
     raw = [cells(view, r) for r in view.rows]
     rows = [[escape_controls(c) for c in row] for row in raw]  # blocks escape on their own
     title = f"Group {view.group} · offsets"
-    if fmt is Output.table:
+    if fmt is Output.table or fmt is Output.wide:
         _table(view, rows, target, headers=headers, title=escape_controls(title))
         return
     if fmt is Output.plain or fmt is Output.markdown:

@@ -27,7 +27,9 @@ class RenderOptions:
     ``--watch`` sets so that a report fits the terminal), problem rows kept first; the
     others are counted in one line. ``brief_findings`` shows each finding's message on one
     line cut at the screen's edge, without its fix (the last resort of ``--watch`` on a short
-    terminal).
+    terminal). ``wide`` (``-o wide``) adds the holders' process-queue columns (cached,
+    last pull, locked) and the absolute times beside the ages; on a narrow console they give
+    way like the other detail columns.
     """
 
     fail_on: str = "error"
@@ -38,3 +40,4 @@ class RenderOptions:
     now_ms: int | None = None
     max_rows: int | None = None
     brief_findings: bool = False
+    wide: bool = False

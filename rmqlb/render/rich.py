@@ -102,10 +102,13 @@ def _queue_table(
         columns += _detail_columns(details)
         styles = ["bold" if v.queue_changed(o, group, t.topic, r) else None for r in view.rows]
         rows = _queue_rows(group, t, view, details, o, names={})
-        if layout(columns, rows, width) is None:
+        fitted = layout(columns, rows, width)
+        # short names when the ids leave no room for a table (or, -o wide, for a column)
+        if fitted is None or (o.wide and len(fitted[0]) < len(columns)):
             names = _short_names(t, view.rows)
             short = _queue_rows(group, t, view, details, o, names=names)
-            if layout(columns, short, width) is not None:
+            better = layout(columns, short, width)
+            if better is not None and (fitted is None or len(better[0]) > len(fitted[0])):
                 rows, used = short, names
         out.append(fit_table(columns, rows, width, row_styles=styles))
     if view.hidden_ok:
@@ -199,7 +202,8 @@ def _consumer_rows(
         Column("Subscribes"),
         # the same strategy on every row is the group's (its header says it): it may go
         Column(
-            "Strategy", give_way=len(details) + 1 if len({c.strategy for c, _ in rows}) == 1 else 0
+            "Strategy",
+            give_way=len(details) + 1 if len({c.strategy for c, _ in rows}) == 1 else 0,
         ),
         Column("Expected", justify="right"),
         Column("Actual", justify="right"),

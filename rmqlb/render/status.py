@@ -400,7 +400,7 @@ def render_status(
 ) -> None:
     """Write ``report`` in format ``fmt`` to ``target`` (a Rich console for tables)."""
     o = options or StatusOptions()
-    if fmt is Output.table:
+    if fmt is Output.table or fmt is Output.wide:
         from rich.console import Console  # noqa: PLC0415
 
         console = (

@@ -591,3 +591,21 @@ def test_a_stated_count_is_never_overridden(capsys: pytest.CaptureFixture[str]) 
     assert code == 0
     assert json.loads(out)["groups"][0]["strategy"] == "CONSISTENT_HASH(vnodes=5)"
     assert "ASSIGNMENT_MISMATCH" not in codes(out)
+
+
+def test_wide_adds_the_holders_state_and_absolute_times(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``-o wide``: the table with cached messages, last pull, lock state and the absolute
+    time of the last consumed message; short client names keep those columns on screen."""
+    from pathlib import Path
+
+    stuck = Path(__file__).resolve().parents[3] / "examples" / "slow-and-stuck-consumers.json"
+    monkeypatch.setenv("COLUMNS", "120")
+    code, out, _ = explain(capsys, "--dump", str(stuck), "-o", "wide", "--no-color")
+    assert code == 1
+    head = next(line for line in out.splitlines() if line.startswith("Queue "))
+    assert head.split()[-5:] == ["consumed", "Cached", "Last", "pull", "Locked"]
+    assert "2 s ago, 2026-11-22T11:59:58Z" in out
+    code, table, _ = explain(capsys, "--dump", str(stuck), "-o", "table", "--no-color")
+    assert "Locked" not in table and "2026-11-22T11:59:58Z" not in table

@@ -33,7 +33,8 @@ from rmqlb.render import LARGE_TOPIC_QUEUES, Output, RenderOptions, get_renderer
 
 def _render(report: Report, fmt: Output, width: int = 100, **options: bool) -> str:
     buffer = io.StringIO()
-    target = Console(width=width, file=buffer, color_system=None) if fmt is Output.table else buffer
+    rich = fmt in (Output.table, Output.wide)
+    target = Console(width=width, file=buffer, color_system=None) if rich else buffer
     render(report, fmt, target, RenderOptions(**options))  # type: ignore[arg-type]
     return buffer.getvalue()
 
