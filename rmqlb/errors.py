@@ -78,3 +78,13 @@ class ProtocolError(RmqlbError):
 
 class FrameError(ProtocolError):
     """A frame could not be decoded (bad length, bad header, oversized)."""
+
+
+class Terminated(BaseException):
+    """SIGTERM (or SIGINT, as :class:`KeyboardInterrupt` is for it) ended the run: the CLI
+    boundary prints ``rmqlb: interrupted`` and exits ``128 + signum``. A ``BaseException``,
+    like ``KeyboardInterrupt``, so no ``except Exception`` swallows it on the way up."""
+
+    def __init__(self, signum: int) -> None:
+        super().__init__(signum)
+        self.signum = signum

@@ -21,6 +21,8 @@ import re
 from collections.abc import Callable
 from typing import Any, cast
 
+from rmqlb.render.safe import cap
+
 Path = tuple[str | int, ...]
 
 _WS = re.compile(r"[ \t\n\r]*")
@@ -112,7 +114,10 @@ class _Parser:
         while True:
             self.skip_ws()
             key_line = self.line_at(self.pos)
+            key_pos = self.pos
             key = self.string()
+            if key in out:  # the rule of every rmqlb JSON reader (rmqlb.fileio.parse_json)
+                raise self.fail(f"duplicate key {cap(key, 80)!r} in an object", key_pos)
             self.expect(":")
             key_path = (*path, key)
             self.lines[key_path] = key_line

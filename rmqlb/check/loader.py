@@ -16,7 +16,6 @@ import json
 import string
 from collections.abc import Sequence
 from dataclasses import replace
-from pathlib import Path
 from typing import Any
 
 import yaml
@@ -27,6 +26,7 @@ from rmqlb.check.jsonlines import JsonSyntaxError, parse_with_lines
 from rmqlb.check.jsonlines import Path as JsonPath
 from rmqlb.check.yamlconf import compose, config_from_node, looks_like_check_config
 from rmqlb.errors import InputError
+from rmqlb.fileio import InputKind, read_input
 
 NOT_AN_INPUT = (
     "not a check input: expected an rmqlb config (top-level topics: and/or groups:), a broker "
@@ -40,11 +40,9 @@ def _fallback_broker(index: int) -> str:
 
 
 def read_text(path: str) -> str:
-    """A file's text (UTF-8, BOM tolerated); unreadable files become InputError."""
-    try:
-        data = Path(path).read_bytes()
-    except OSError as exc:
-        raise InputError(f"{path}: cannot read: {exc.strerror or exc}") from None
+    """A file's text (UTF-8, BOM tolerated), read by the one input rule
+    (:func:`rmqlb.fileio.read_input`); unreadable files become InputError."""
+    data = read_input(path, InputKind.CONFIG)
     try:
         return data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:

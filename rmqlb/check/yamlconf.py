@@ -422,7 +422,9 @@ def compose(text: str, file: str) -> yaml.Node | None:
             if isinstance(exc.character, int)
             else f"{file}:{line}: invalid YAML: {exc.reason}"
         ) from None
-    except (yaml.YAMLError, ValueError, RecursionError) as exc:
+    except RecursionError:
+        raise InputError(f"{file}:1: invalid YAML: nested too deeply") from None
+    except (yaml.YAMLError, ValueError) as exc:
         raise InputError(f"{file}:1: invalid YAML: {' '.join(str(exc).split())}") from None
 
 

@@ -30,7 +30,7 @@ from rmqlb.cli import (  # noqa: F401
 )
 from rmqlb.cli.app import app
 from rmqlb.cli.messages import error, say
-from rmqlb.errors import ExitCode, RmqlbError
+from rmqlb.errors import ExitCode, RmqlbError, Terminated
 
 __all__ = ["app", "main", "run"]
 
@@ -52,8 +52,44 @@ def _root(
     queue, which one does, and why they differ."""
 
 
+def _terminate(signum: int, frame: object) -> None:
+    raise Terminated(signum)
+
+
+def _interrupted(signum: int) -> int:
+    """The one line an interrupted run prints, and its exit code (128 + the signal).
+
+    Tasks an interrupt cancelled half-way may still report exceptions nobody read when they
+    are collected: asyncio's logger is silenced so none of that reaches the user."""
+    import logging
+
+    logging.getLogger("asyncio").disabled = True
+    say("interrupted")
+    return 128 + signum
+
+
 def run(argv: list[str] | None = None) -> int:
-    """Run the CLI with ``argv`` and return the exit code instead of exiting."""
+    """Run the CLI with ``argv`` and return the exit code instead of exiting.
+
+    SIGTERM is handled like SIGINT while it runs (in the main thread): the work stops, files
+    being written are left as they were, and ``rmqlb: interrupted`` is the one line printed.
+    """
+    import signal
+    import threading
+
+    previous = None
+    if threading.current_thread() is threading.main_thread():
+        previous = signal.signal(signal.SIGTERM, _terminate)
+    try:
+        return _run(argv)
+    finally:
+        if previous is not None:
+            signal.signal(signal.SIGTERM, previous)
+
+
+def _run(argv: list[str] | None) -> int:
+    import signal
+
     import typer.main
 
     command = typer.main.get_command(app)
@@ -82,8 +118,12 @@ def run(argv: list[str] | None = None) -> int:
         error(str(exc))
         return int(exc.exit_code)
     except KeyboardInterrupt:
-        say("interrupted")
-        return 130
+        return _interrupted(signal.SIGINT)
+    except Terminated as exc:
+        return _interrupted(exc.signum)
+    except RecursionError:  # a backstop: every reader refuses deep nesting itself
+        error("input nested too deeply")
+        return ExitCode.BAD_INPUT
     except BrokenPipeError:
         return 0
     except Exception as exc:  # the boundary: never a traceback for users

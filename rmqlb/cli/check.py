@@ -17,7 +17,6 @@ from rmqlb.cli.options import (
     resolve_output,
     shared_options,
 )
-from rmqlb.errors import InputError
 
 
 @app.command()
@@ -102,8 +101,7 @@ def check(  # noqa: PLR0917  (a Typer command: options are parameters)
     target = make_console(display.color) if fmt is Output.table else sys.stdout
     write_check(result, fmt, target, fail_on.value)
     if junit is not None:
-        try:
-            junit.write_text(junit_xml(result, fail_on.value), encoding="utf-8")
-        except OSError as exc:
-            raise InputError(f"{junit}: cannot write JUnit XML: {exc.strerror or exc}") from None
+        from rmqlb.fileio import write_atomic
+
+        write_atomic(junit, junit_xml(result, fail_on.value), what="--junit")
     return int(result.exit_code(fail_on.value))

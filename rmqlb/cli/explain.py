@@ -8,7 +8,6 @@ The command is thin: acquire a snapshot (a ``--dump`` file or a live cluster), h
 
 import sys
 from collections.abc import Callable
-from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
@@ -179,13 +178,9 @@ def explain(  # noqa: PLR0917  (typer maps every option to a parameter)
 
 def _load_dump(source: str) -> "Snapshot":
     """The snapshot in ``source`` (a path, or ``-`` for stdin)."""
-    if source == "-":
-        from rmqlb.snapshot import decode_json, parse_snapshot
-
-        return parse_snapshot(decode_json(sys.stdin.buffer.read(), "<stdin>"), source="<stdin>")
     from rmqlb.snapshot import load_snapshot
 
-    return load_snapshot(Path(source))
+    return load_snapshot(source)
 
 
 def _analyser(

@@ -10,15 +10,21 @@ from __future__ import annotations
 
 import os
 import sys
+from collections.abc import Coroutine
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
-from rmqlb.errors import InputError
+from rmqlb.errors import InputError, Terminated
 
 if TYPE_CHECKING:
     from rmqlb.client.collector import CollectOptions
     from rmqlb.model.snapshot import Snapshot
+
+T = TypeVar("T")
+
+#: Seconds an interrupted capture gets to cancel its requests and close its connections.
+INTERRUPT_GRACE = 2.0
 
 PROGRESS_DELAY = 0.5
 """Seconds a capture must last before the progress bar is drawn."""
@@ -197,7 +203,60 @@ def snapshot_from_cluster(opts: LiveOptions) -> Snapshot:
     options = opts.collect_options()
     progress = _DelayedProgress() if opts.progress and sys.stderr.isatty() else None
     try:
-        return asyncio.run(collect(options, progress=progress))
+        return asyncio.run(_interruptible(collect(options, progress=progress)))
     finally:
         if progress is not None:
             progress.stop()
+
+
+async def _interruptible(work: Coroutine[Any, Any, T]) -> T:
+    """Run ``work``; SIGINT or SIGTERM cancels every task of the run (so requests stop and
+    connections close) and raises :class:`~rmqlb.errors.Terminated` for the CLI boundary
+    once ``work`` has ended, or after :data:`INTERRUPT_GRACE` seconds at the latest."""
+    import asyncio
+    import signal
+
+    loop = asyncio.get_running_loop()
+    task = loop.create_task(work)
+    this = asyncio.current_task()
+    received: list[int] = []
+    grace: asyncio.Future[None] = loop.create_future()
+
+    def interrupt(signum: int) -> None:
+        if received:
+            return
+        received.append(signum)
+        loop.set_exception_handler(_quiet_after_interrupt)
+        for other in asyncio.all_tasks(loop):  # not only ``work``: the tasks it started too
+            if other is not this:
+                other.cancel()
+        loop.call_later(INTERRUPT_GRACE, _settle, grace)
+
+    installed = []
+    for signum in (signal.SIGINT, signal.SIGTERM):
+        previous = signal.getsignal(signum)
+        try:
+            loop.add_signal_handler(signum, interrupt, signum)
+        except (NotImplementedError, RuntimeError, ValueError):  # not the main thread
+            continue
+        installed.append((signum, previous))
+    try:
+        await asyncio.wait((task, grace), return_when=asyncio.FIRST_COMPLETED)
+        if received:
+            raise Terminated(received[0])
+        return task.result()
+    finally:
+        grace.cancel()
+        for signum, previous in installed:
+            loop.remove_signal_handler(signum)
+            signal.signal(signum, previous)  # the CLI's own SIGTERM handler, for one
+
+
+def _settle(future: Any) -> None:
+    if not future.done():
+        future.set_result(None)
+
+
+def _quiet_after_interrupt(loop: Any, context: dict[str, Any]) -> None:
+    """After an interrupt, tasks cancelled half-way may leave exceptions nobody reads:
+    nothing to tell the user, who asked to stop."""

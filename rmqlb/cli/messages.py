@@ -1,7 +1,8 @@
 """Lines on stderr: errors, warnings and progress notes, terminal-safe.
 
 Messages often echo input (a file name, a group, a client id, a broker's remark), so every
-line goes through :func:`~rmqlb.render.safe.escape_controls` on its way out.
+line goes through :func:`~rmqlb.render.safe.escape_controls` on its way out, and no line is
+longer than :data:`LINE_CAP` characters (a 15 MB remark stays a short line).
 """
 
 from __future__ import annotations
@@ -10,17 +11,25 @@ import sys
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from rmqlb.render.safe import escape_controls
+from rmqlb.render.safe import cap, escape_controls
 
 if TYPE_CHECKING:
     from rmqlb.model.snapshot import CaptureError
 
-__all__ = ["error", "report_failures", "say"]
+__all__ = ["LINE_CAP", "error", "report_failures", "say"]
+
+#: The longest line of a message on stderr, in characters.
+LINE_CAP = 2000
 
 
 def say(message: str, prefix: str = "rmqlb") -> None:
-    """``prefix: message`` on stderr (continuation lines kept), control characters visible."""
-    sys.stderr.write(f"{prefix}: {escape_controls(message)}\n")
+    """``prefix: message`` on stderr (continuation lines kept), control characters visible,
+    each line capped at :data:`LINE_CAP` characters."""
+    lines = escape_controls(message).split("\n")
+    if any(len(line) > LINE_CAP for line in lines):
+        lines = [cap(line, LINE_CAP) for line in lines]
+    text = "\n".join(lines)
+    sys.stderr.write(f"{prefix}: {text}\n")
 
 
 def report_failures(errors: Sequence[CaptureError], prefix: str = "rmqlb") -> None:

@@ -5,8 +5,6 @@ the cases and their numbers and hands them to :mod:`rmqlb.render.simulate`, whic
 format out from the same blocks.
 """
 
-import json
-import sys
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Annotated, Any
 
@@ -24,6 +22,7 @@ from rmqlb.cli.options import (
     shared_options,
 )
 from rmqlb.errors import ExitCode, InputError
+from rmqlb.fileio import InputKind
 
 if TYPE_CHECKING:
     from rmqlb.model.strategy import RoomRule
@@ -351,31 +350,21 @@ class _Flags:
                 )
 
 
-def _read_text(path: str, flag: str) -> str:
-    if path == "-":
-        try:
-            return sys.stdin.read()
-        except UnicodeDecodeError as exc:
-            raise InputError(f"{flag} -: standard input is not UTF-8 text") from exc
-    try:
-        with open(path, encoding="utf-8") as fh:
-            return fh.read()
-    except OSError as exc:
-        raise InputError(f"{flag} {path}: cannot read: {exc.strerror or exc}") from exc
-    except UnicodeDecodeError as exc:
-        raise InputError(f"{flag} {path}: not UTF-8 text") from exc
+def _read_text(path: str, flag: str, kind: InputKind = InputKind.CASES) -> str:
+    """The UTF-8 text of input ``path`` (``-``: stdin), read by the one input rule."""
+    from rmqlb.fileio import decode_text, read_input
+
+    label = f"{flag} {path}"
+    return decode_text(read_input(path, kind, label=label), label)
 
 
 def _load_data_file(path: str, flag: str) -> Any:
     """JSON (``.json``) or YAML (anything else; YAML also reads JSON)."""
-    text = _read_text(path, flag)
+    text = _read_text(path, flag, InputKind.CONFIG)
     if path.lower().endswith(".json"):
-        try:
-            return json.loads(text)
-        except json.JSONDecodeError as exc:
-            raise InputError(
-                f"{flag} {path}: invalid JSON: {exc.msg} at line {exc.lineno} column {exc.colno}"
-            ) from exc
+        from rmqlb.fileio import load_json
+
+        return load_json(text, f"{flag} {path}")
     import yaml
 
     try:

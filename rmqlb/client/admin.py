@@ -16,13 +16,12 @@ stored, and ``repr`` hides it.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
 from rmqlb.client.connection import Connection, Signer, TlsConfig
-from rmqlb.client.errors import ConnectFailed, NotANameServer, RequestTimeout
+from rmqlb.client.errors import ConnectFailed, NotANameServer, RequestTimeout, TimedOutEarlier
 from rmqlb.humanize import duration
 from rmqlb.model import BrokerInfo, MessageQueue, QueueOffset, TopicRoute
 from rmqlb.remoting import bodies
@@ -35,6 +34,12 @@ from rmqlb.remoting.errors import (
     response_error,
 )
 from rmqlb.remoting.frame import MAX_FRAME_SIZE, RemotingCommand
+
+#: What a request to a peer that already let one time out says instead of waiting.
+SKIPPED = "skipped: broker timed out earlier"
+
+#: Requests a broker relays to a client: their timeout says nothing of the broker itself.
+RELAYED = frozenset({RequestCode.GET_CONSUMER_RUNNING_INFO})
 
 
 @dataclass(frozen=True, slots=True)
@@ -70,6 +75,8 @@ class AdminClient:
         self._connections: dict[str, Connection] = {}
         self._locks: dict[str, asyncio.Lock] = {}
         self._failed: dict[str, tuple[float, ConnectFailed]] = {}
+        # addresses that let a request of this run time out: never waited on again
+        self._timed_out: set[str] = set()
         creds = self.options.credentials
         self._signer: Signer | None = creds.sign if creds is not None else None
 
@@ -80,12 +87,18 @@ class AdminClient:
         await self.close()
 
     async def close(self) -> None:
-        """Close every pooled connection."""
+        """Close every pooled connection (at once: each close is bounded)."""
         connections = list(self._connections.values())
         self._connections.clear()
-        for conn in connections:
-            with contextlib.suppress(Exception):
-                await conn.close()
+        await asyncio.gather(*(conn.close() for conn in connections), return_exceptions=True)
+
+    def _timed_out_now(self, addr: str) -> None:
+        """``addr`` let a request time out: requests still waiting on it fail now, later
+        ones are not sent (one deadline per run, not one per request to a dead peer)."""
+        self._timed_out.add(addr)
+        conn = self._connections.get(addr)
+        if conn is not None:
+            conn.give_up(SKIPPED)
 
     async def _connection(self, addr: str, timeout: float) -> Connection:
         """The pooled connection to ``addr``, opened once however many callers ask.
@@ -144,16 +157,27 @@ class AdminClient:
         deadline = time.monotonic() + budget
         attempt = 0
         while True:
+            if addr in self._timed_out:
+                raise TimedOutEarlier(f"{addr}: {request_code_name(code)} {SKIPPED}", addr)
             left = deadline - time.monotonic()
             if left <= 0:
                 raise RequestTimeout(
                     f"{addr}: {request_code_name(code)} timed out after {duration(budget)}", addr
                 )
-            conn = await self._connection(addr, left)
+            try:
+                conn = await self._connection(addr, left)
+            except ConnectFailed as exc:
+                if isinstance(exc.__cause__, TimeoutError):
+                    self._timed_out_now(addr)
+                raise
             left = max(deadline - time.monotonic(), 0.001)
             try:
                 response = await conn.request(code, ext_fields, timeout=left)
+            except TimedOutEarlier:
+                raise
             except RequestTimeout as exc:
+                if code not in RELAYED:  # a relay's slowness is the client's, not the peer's
+                    self._timed_out_now(addr)
                 # the deadline the caller gave, not the microseconds it had left by now
                 raise RequestTimeout(
                     f"{addr}: {request_code_name(code)} timed out after {duration(budget)}", addr

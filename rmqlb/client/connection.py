@@ -29,6 +29,7 @@ from rmqlb.client.errors import (
     ForbiddenRequest,
     RemotingError,
     RequestTimeout,
+    TimedOutEarlier,
 )
 from rmqlb.errors import FrameError, ProtocolError
 from rmqlb.humanize import duration
@@ -42,6 +43,12 @@ from rmqlb.remoting.frame import (
 )
 
 _INT32_MAX = 2**31 - 1
+
+#: Bytes of unsent replies to the peer's own requests past which no more are written.
+REPLY_BUFFER_LIMIT = 256 * 1024
+
+#: Seconds :meth:`Connection.close` waits for the socket to close before aborting it.
+CLOSE_TIMEOUT = 0.5
 
 #: Adds authentication fields to a request's extFields right before it is written
 #: (ACL signing, protocol §9); receives the final extFields and body, returns new extFields.
@@ -241,6 +248,8 @@ class Connection:
                 waiter.future.set_result(cmd)
             return  # a late response after a timeout is dropped, as Java does
         if not cmd.is_oneway:
+            if self._writer.transport.get_write_buffer_size() > REPLY_BUFFER_LIMIT:
+                return  # the peer floods requests and does not read: stop answering
             reply = response_to(
                 cmd,
                 ResponseCode.REQUEST_CODE_NOT_SUPPORTED,
@@ -248,6 +257,19 @@ class Connection:
             )
             with contextlib.suppress(ConnectionError, OSError, RuntimeError):
                 self._writer.write(encode_frame(reply))
+
+    def give_up(self, reason: str) -> None:
+        """Fail every pending request at once with :class:`TimedOutEarlier` (``reason``
+        after the request's name) and drop the socket: the peer is not waited on again."""
+        if self._closed is None:
+            self._closed = TimedOutEarlier(f"{self.addr}: {reason}", self.addr)
+        for waiter in self._pending.values():
+            if not waiter.future.done():
+                message = f"{self.addr}: {waiter.name} {reason}"
+                waiter.future.set_exception(TimedOutEarlier(message, self.addr))
+        self._pending.clear()
+        self._read_task.cancel()
+        self._writer.transport.abort()
 
     def _fail_all(self, error: RemotingError) -> None:
         if self._closed is None:
@@ -257,13 +279,26 @@ class Connection:
                 waiter.future.set_exception(type(error)(error.message, self.addr))
         self._pending.clear()
 
-    async def close(self) -> None:
-        """Close the socket and fail whatever is still pending; safe to call twice."""
+    async def close(self, timeout: float = CLOSE_TIMEOUT) -> None:
+        """Close the socket and fail whatever is still pending; safe to call twice.
+
+        Bounded: a peer that stopped reading (so buffered writes cannot flush) or a TLS
+        close that is never answered gets ``timeout`` seconds, then the socket is aborted.
+        """
         if self._closed is None:
             self._fail_all(ConnectionLost(f"{self.addr}: connection closed", self.addr))
         self._read_task.cancel()
         with contextlib.suppress(asyncio.CancelledError, Exception):
             await self._read_task
-        self._writer.close()
-        with contextlib.suppress(Exception):
-            await self._writer.wait_closed()
+        transport = self._writer.transport
+        if transport.get_write_buffer_size() > 0:
+            transport.abort()  # what is left to write is at most our own NOT_SUPPORTED replies
+        else:
+            self._writer.close()
+        try:
+            async with asyncio.timeout(timeout):
+                await self._writer.wait_closed()
+        except TimeoutError:
+            transport.abort()
+        except Exception:
+            pass

@@ -11,6 +11,7 @@ The tree (all below :class:`rmqlb.errors.RmqlbError`)::
         ├── BadFrame            the peer sent bytes that are not a remoting frame (an HTTP
         │                       answer says so: a web port was given)
         ├── RequestTimeout      no answer before the deadline
+        │   └── TimedOutEarlier skipped: the peer let an earlier request time out
         └── NotANameServer      a broker answered where a NameServer was expected
 
 A peer that *answers* with a non-zero code raises the protocol layer's
@@ -62,6 +63,11 @@ class RequestTimeout(RemotingError):
     """No response arrived before the deadline."""
 
 
+class TimedOutEarlier(RequestTimeout):
+    """Not sent, or no longer awaited: the peer already let a request of this run time out
+    (one deadline per run: a dead broker is waited on once)."""
+
+
 class NotANameServer(RemotingError):
     """The address given as a NameServer answers like something else (a broker)."""
 
@@ -69,3 +75,19 @@ class NotANameServer(RemotingError):
 #: Everything one failed request can raise (ForbiddenRequest deliberately excluded: it is a
 #: bug, never a cluster condition).
 CALL_ERRORS: tuple[type[Exception], ...] = (RemotingError, ProtocolError)
+
+
+class Failed(Exception):
+    """A collection request failed (already recorded as a capture error unless the caller
+    asked not to); ``error`` is what the call raised."""
+
+    def __init__(self, error: BaseException) -> None:
+        super().__init__(str(error))
+        self.error = error
+
+
+def failure_text(exc: BaseException, target: str) -> str:
+    """``exc``'s message without a leading ``target: `` (the error names its target)."""
+    text = str(exc) or type(exc).__name__
+    prefix = f"{target}: "
+    return text[len(prefix) :] if text.startswith(prefix) else text

@@ -13,6 +13,7 @@ Each fault is one ``kind[=value]`` string:
 ``garbage=broker-a``       that broker answers every request with bytes that are no frame
 ``reset=broker-a``         that broker writes half a response, then resets the connection
 ``oversized=broker-a``     that broker announces a frame larger than any client accepts
+``blackhole=broker-a``     that broker accepts connections and requests, never answers
 ``no-config=GROUP``        no broker holds a subscription group config for that group (as
                            after ``mqadmin deleteSubGroup``): only its clients and offsets
                            show it exists
@@ -32,7 +33,15 @@ from dataclasses import dataclass
 from rmqlb.errors import InputError
 
 #: kind -> whether it needs a target name (else a number, or nothing)
-_TARGETED = {"broker-down", "silent-client", "garbage", "reset", "oversized", "no-config"}
+_TARGETED = {
+    "broker-down",
+    "silent-client",
+    "garbage",
+    "reset",
+    "oversized",
+    "no-config",
+    "blackhole",
+}
 _NUMERIC = {"latency", "relay-delay"}
 _BARE = {"namesrv-down"}
 KINDS: tuple[str, ...] = tuple(sorted(_TARGETED | _NUMERIC | _BARE))

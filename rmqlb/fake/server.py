@@ -346,6 +346,8 @@ class FakeCluster:
             writer.write(b"\x00\x00\x00\x10\x00\x00\x00\x0c<html>oops</")
             await writer.drain()
             return True
+        if self.faults.has("blackhole", target):
+            return True  # read, never answered
         if self.faults.has("oversized", target):
             writer.write(b"\x7f\xff\xff\xf0\x00\x00\x00\x10" + b"{" * 64)
             await writer.drain()

@@ -25,6 +25,7 @@ from typing import Any, TypeAlias
 
 from rmqlb.errors import InputError
 from rmqlb.model.queue import MessageQueue
+from rmqlb.ranges import VIRTUAL_NODES
 
 
 class Params(StrEnum):
@@ -242,6 +243,11 @@ def strategy_from_class_name(value: str) -> StrategySpec:
     return Unknown(simple or value)
 
 
+def _short(text: str) -> str:
+    """``text`` as a message shows it: its first 80 characters."""
+    return text if len(text) <= 80 else f"{text[:80]}…"
+
+
 def _integer(value: Any) -> int | None:
     """``value`` as an integer of the JSON form, or ``None``: an int (never a boolean) or an
     integral float (``5.0``), which JSON Schema and fastjson count as an integer too.
@@ -324,6 +330,7 @@ def strategy_from_json(raw: Any, where: str = "strategy", topic: str = "") -> St
         vnodes = _integer(raw.get("virtualNodeCnt", DEFAULT_VIRTUAL_NODES))
         if vnodes is None:
             raise InputError(f"{where}.virtualNodeCnt: expected an integer")
+        VIRTUAL_NODES.check(vnodes, f"{where}.virtualNodeCnt")
         return ConsistentHash(vnodes, _provenance(raw, ("virtualNodeCnt",), where))
     if name == "MACHINE_ROOM":
         idcs = raw.get("consumeridcs", [])
@@ -475,9 +482,14 @@ def parse_strategy_spec(
     if name == "CONSISTENT_HASH":
         raw = params.get("virtualNodeCnt", str(DEFAULT_VIRTUAL_NODES))
         try:
-            return ConsistentHash(int(raw), Params.GIVEN if "virtualNodeCnt" in params else absent)
+            vnodes = int(raw)
         except ValueError:
-            raise InputError(f"strategy {text!r}: vnodes must be an integer, not {raw!r}") from None
+            shown = raw if len(raw) <= 30 else f"{raw[:30]}…"
+            raise InputError(
+                f"strategy {_short(text)!r}: vnodes must be an integer, not {shown!r}"
+            ) from None
+        VIRTUAL_NODES.check(vnodes, f"strategy {_short(text)!r}: vnodes")
+        return ConsistentHash(vnodes, Params.GIVEN if "virtualNodeCnt" in params else absent)
     if name == "MACHINE_ROOM":
         idcs = [i.strip() for i in params.get("consumeridcs", "").split(",") if i.strip()]
         if not idcs:

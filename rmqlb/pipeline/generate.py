@@ -34,6 +34,7 @@ from pathlib import Path
 from typing import Any, Final
 
 from rmqlb.allocate import allocate
+from rmqlb.fileio import write_atomic
 from rmqlb.model.queue import MessageQueue
 from rmqlb.model.strategy import Avg, AvgByCircle, StrategySpec
 
@@ -354,7 +355,7 @@ def generate_fleet(
             target.parent.mkdir(parents=True, exist_ok=True)
             target.write_text(text + "\n")
         if jsonl:
-            (out / f"{cluster.name}.jsonl").write_text("\n".join(lines) + "\n")
+            write_atomic(out / f"{cluster.name}.jsonl", "\n".join(lines) + "\n")
     injections = []
     for cluster in fleet:
         for plan in cluster.plans:
@@ -389,5 +390,5 @@ def generate_fleet(
             for i in injections
         ],
     }
-    (out / MANIFEST).write_text(json.dumps(manifest, indent=2) + "\n")
+    write_atomic(out / MANIFEST, json.dumps(manifest, indent=2) + "\n")
     return manifest

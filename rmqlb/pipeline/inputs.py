@@ -18,6 +18,7 @@ from enum import StrEnum
 from pathlib import Path
 
 from rmqlb.errors import InputError
+from rmqlb.fileio import describe_special
 
 LINES_SUFFIXES = (".jsonl", ".ndjson")
 WHOLE_SUFFIXES = (".json",)
@@ -73,9 +74,11 @@ def plan_inputs(paths: Sequence[str]) -> InputPlan:
         local = Path(raw[len("file:") :] if raw.startswith("file:") else raw)
         if local.is_dir():
             dirs.append(str(local.resolve()))
-        elif local.is_file():
+        elif local.is_file() or describe_special(str(local)) not in (None, "no such file"):
+            # a FIFO, a device or a symlink loop is read as a file: the engine skips it and
+            # says why (the audit goes on)
             target = lines if layout_of(local.name) is Layout.lines else whole
-            target.append(str(local.resolve()))
+            target.append(str(local.absolute()) if not local.is_file() else str(local.resolve()))
         else:
             raise InputError(f"{raw}: no such file or directory")
     return InputPlan(tuple(whole), tuple(lines), tuple(dirs), tuple(uris))

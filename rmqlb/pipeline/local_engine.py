@@ -12,8 +12,9 @@ import os
 import re
 import time
 from collections.abc import Iterator
-from pathlib import Path
 
+from rmqlb.errors import InputError
+from rmqlb.fileio import InputKind, decode_text, read_input
 from rmqlb.pipeline.aggregate import Tables, aggregate
 from rmqlb.pipeline.inputs import InputPlan, Layout, local_files
 from rmqlb.pipeline.progress import AuditProgress, ProgressSink
@@ -42,9 +43,9 @@ def _records(
     file that cannot be read; records are split as Spark's text source splits them."""
     for path, layout in files:
         try:
-            text = Path(path).read_text(encoding="utf-8", errors="replace")
-        except OSError as exc:
-            yield path, None, f"cannot read: {exc.strerror}"
+            text = decode_text(read_input(path, InputKind.AUDIT), path)
+        except InputError as exc:  # "<path>: <why>": the row names the path already
+            yield path, None, str(exc).removeprefix(f"{path}: ")
             continue
         for record in _LINE_BREAK.split(text) if layout is Layout.lines else [text]:
             yield path, record, None

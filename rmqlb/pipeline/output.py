@@ -7,12 +7,13 @@ of :data:`TABLE_COLUMNS`, so readers see one schema whatever engine produced the
 from __future__ import annotations
 
 import json
-import shutil
 from collections.abc import Mapping, Sequence
+from contextlib import AbstractContextManager
 from pathlib import Path
 from typing import Any, Final
 
 from rmqlb.errors import InputError
+from rmqlb.fileio import atomic_directory, write_atomic
 from rmqlb.pipeline.result import AuditResult, summary_json
 
 #: Parquet tables: column -> Arrow/Spark type name ("string", "long", "double", "boolean").
@@ -62,21 +63,27 @@ SUMMARY_FILE: Final = "summary.json"
 
 
 def prepare_out(out: Path) -> None:
-    """Create ``out`` and clear the tables a previous audit left there (never other files)."""
+    """Create ``out`` (a previous audit's tables there stay until new ones replace them,
+    each atomically: :func:`table_directory`; other files are never touched)."""
     if out.exists() and not out.is_dir():
         raise InputError(f"--out {out}: exists and is not a directory")
-    out.mkdir(parents=True, exist_ok=True)
-    for name in TABLE_COLUMNS:
-        target = out / name
-        if target.is_dir():
-            shutil.rmtree(target)
-    (out / SUMMARY_FILE).unlink(missing_ok=True)
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise InputError(f"--out {out}: cannot create: {exc.strerror or exc}") from None
+
+
+def table_directory(out: Path, name: str) -> AbstractContextManager[Path]:
+    """A temporary directory to write table ``name`` into, renamed over ``out/name`` when
+    complete (the previous table stays whole until then)."""
+    return atomic_directory(out / name, what="--out")
 
 
 def write_summary(out: Path, result: AuditResult) -> Path:
-    """Write ``summary.json`` (the ``rmqlb.audit/1`` contract)."""
+    """Write ``summary.json`` (the ``rmqlb.audit/1`` contract), atomically."""
     path = out / SUMMARY_FILE
-    path.write_text(json.dumps(summary_json(result), indent=2, ensure_ascii=False) + "\n")
+    text = json.dumps(summary_json(result), indent=2, ensure_ascii=False) + "\n"
+    write_atomic(path, text, what="--out")
     return path
 
 
@@ -100,6 +107,8 @@ def write_parquet_tables(out: Path, tables: Mapping[str, Sequence[Mapping[str, A
         columns = TABLE_COLUMNS[name]
         schema = pa.schema([pa.field(c, _arrow_type(t)) for c, t in columns.items()])
         table = pa.Table.from_pylist([dict(r) for r in rows], schema=schema)
-        directory = out / name
-        directory.mkdir(parents=True, exist_ok=True)
-        pq.write_table(table, directory / "part-00000.parquet")
+        with table_directory(out, name) as directory:
+            try:
+                pq.write_table(table, directory / "part-00000.parquet")
+            except OSError as exc:  # pyarrow's own OSError: no errno, the message says why
+                raise InputError(f"--out {out / name}: cannot write: {exc}") from None

@@ -43,7 +43,7 @@ from rmqlb.pipeline.batches import (
     split_batches,
 )
 from rmqlb.pipeline.inputs import LINES_GLOB, WHOLE_GLOB, InputPlan
-from rmqlb.pipeline.output import TABLE_COLUMNS
+from rmqlb.pipeline.output import TABLE_COLUMNS, table_directory
 from rmqlb.pipeline.progress import AuditProgress, ProgressSink
 from rmqlb.pipeline.result import AuditOptions, AuditResult, InputProblem
 from rmqlb.pipeline.units import (
@@ -295,9 +295,8 @@ def aggregate_frame(
                 .when(F.col("rank") == 1, "warning")
                 .otherwise("info"),
             )
-            _table(occurrences, "occurrences").write.mode("overwrite").parquet(
-                str(out / "occurrences")
-            )
+            with table_directory(out, "occurrences") as directory:
+                _table(occurrences, "occurrences").write.mode("overwrite").parquet(str(directory))
 
         # collect the aggregates in one job: each table JSON-encoded under a tag
         totals = rows.agg(

@@ -98,3 +98,36 @@ class Credentials:
         return f"Credentials(access_key={self.access_key!r}, secret_key=***{token})"
 
     __str__ = __repr__
+
+
+#: What a broker's ACL refusal (code 1, ``AclException`` remark) means, by its message.
+_REFUSALS = (
+    ("Check signature failed", "wrong secret key"),
+    ("No acl config for", "unknown access key"),
+    ("No accessKey is configured", "no access key given"),
+)
+_ACL_EXCEPTION = "AclException: "
+_NO_PERMISSION = 16
+
+
+def credential_refusal(code: int, remark: str | None) -> str | None:
+    """Why a broker refused a request's credentials, in words, or ``None`` when the answer
+    is no such refusal (ACL 1.0: code 1 with an ``AclException`` remark; ACL 2.0: code 16).
+
+    >>> credential_refusal(1, "org.apache.rocketmq.acl.common.AclException: Check signature "
+    ...                       "failed for accessKey=rmqmonitor, org.apache.rocketmq.acl.X")
+    'wrong secret key (Check signature failed for accessKey=rmqmonitor)'
+    >>> credential_refusal(17, "No topic route info") is None
+    True
+    """
+    text = remark or ""
+    if code == _NO_PERMISSION:
+        return f"no permission ({text.strip()[:200]})" if text.strip() else "no permission"
+    start = text.find(_ACL_EXCEPTION)
+    if code != 1 or start < 0:
+        return None
+    message = text[start + len(_ACL_EXCEPTION) :].split(", org.apache.", 1)[0].strip()[:200]
+    for marker, meaning in _REFUSALS:
+        if message.startswith(marker):
+            return f"{meaning} ({message})"
+    return f"refused ({message})"

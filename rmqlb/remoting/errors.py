@@ -20,6 +20,7 @@ from __future__ import annotations
 
 from rmqlb.errors import ProtocolError
 from rmqlb.remoting.codes import ResponseCode, request_code_name, response_code_name
+from rmqlb.render.safe import cap
 
 
 class FastJsonError(ProtocolError):
@@ -36,7 +37,8 @@ class BodyError(ProtocolError):
 
 
 class ResponseError(ProtocolError):
-    """A response with a non-zero code. ``code``/``remark`` are the peer's, verbatim."""
+    """A response with a non-zero code. ``code``/``remark`` are the peer's, verbatim; the
+    message shows the remark's first line, capped (:func:`~rmqlb.render.safe.cap`)."""
 
     code: int = -1
 
@@ -46,8 +48,9 @@ class ResponseError(ProtocolError):
         self.request_code = request_code
         what = request_code_name(request_code) if request_code is not None else "request"
         text = f"{what} failed: {code} {response_code_name(code)}"
-        if remark:
-            text += f": {remark.strip().splitlines()[0]}"
+        lines = remark.strip().splitlines() if remark else []
+        if lines:
+            text += f": {cap(lines[0])}"
         super().__init__(text)
 
 

@@ -136,8 +136,7 @@ def write_html_report(result: AuditResult, path: Path) -> Path:
         import plotly  # noqa: F401, PLC0415
     except ImportError:
         raise InputError("--report needs plotly: pip install 'rmqlb[spark]'") from None
-    try:
-        path.write_text(render_html_report(result), encoding="utf-8")
-    except OSError as exc:
-        raise InputError(f"--report {path}: {exc.strerror or exc}") from None
+    from rmqlb.fileio import write_atomic  # noqa: PLC0415
+
+    write_atomic(path, render_html_report(result), what="--report")
     return path

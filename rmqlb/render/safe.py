@@ -1,23 +1,34 @@
-"""Terminal-safe text: control characters in names made visible before they are shown.
+"""Terminal-safe text: control, bidi and invisible characters in names made visible.
 
 Group, topic and broker names, client ids, remarks and file contents come from a cluster or a
 file, and any client can put escape sequences in its ``instanceName``: an OSC title, a screen
-clear, an OSC 52 clipboard write. Shown raw, they act on the terminal of whoever reads the
-report. Every command therefore shows such text through :func:`escape_controls`, the one rule:
-each C0 control but newline and tab, DEL and each C1 control becomes a visible ``\\xNN``.
-(``rich.control.escape_control_codes`` covers only BEL, BS, VT, FF and CR, not ESC or C1.)
+clear, an OSC 52 clipboard write; or a right-to-left override (U+202E) that shows
+``pod-7`` as ``7-dop``, a zero-width space that makes two different ids look the same, a line
+separator that starts a fake line. Shown raw, they act on the terminal of whoever reads the
+report or mislead them. Every command therefore shows such text through
+:func:`escape_controls`, the one rule: each C0 control but newline and tab, DEL, each C1
+control, and every character Unicode classes as a format character (``Cf``: zero-width
+spaces and joiners, the BOM, the bidi embeddings, overrides, isolates and marks) or a
+line/paragraph separator (``Zl``, ``Zp``) becomes a visible escape: ``\\xNN`` up to
+U+00FF, ``\\uNNNN`` in the BMP, ``\\UNNNNNNNN`` beyond.
+(``rich.control.escape_control_codes`` covers only BEL, BS, VT, FF and CR.)
 
 - :func:`escape_controls` escapes one string;
 - :func:`safe` applies it to every string inside a result (dataclasses, tuples, lists,
   dicts, sets), so a renderer is handed data that is already safe to lay out: widths are
   measured on the visible form;
 - :func:`escape_json_controls` makes a JSON document safe too: JSON writers escape C0
-  already, but leave DEL and C1 raw; as ``\\u00NN`` they mean the same string.
+  already, but leave the rest raw; as ``\\uNNNN`` escapes they mean the same string, so JSON
+  keeps the exact text;
+- :func:`cap` shortens text echoed in a message (a broker's remark, a file's content) to
+  its first :data:`MESSAGE_CAP` characters and its size.
 
 >>> escape_controls("10.0.0.5@evil\\x1b]0;owned\\x07")
 '10.0.0.5@evil\\\\x1b]0;owned\\\\x07'
 >>> escape_controls("a\\tb\\nc")
 'a\\tb\\nc'
+>>> print(escape_controls("pod-\\u202e7-dop\\u200b"))
+pod-\\u202e7-dop\\u200b
 """
 
 from __future__ import annotations
@@ -29,21 +40,54 @@ from itertools import chain
 from operator import attrgetter
 from typing import Any, TypeVar
 
-__all__ = ["escape_controls", "escape_json_controls", "safe"]
+__all__ = ["MESSAGE_CAP", "cap", "escape_controls", "escape_json_controls", "safe"]
 
 T = TypeVar("T")
 
-_CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f]")
-_JSON_RAW = re.compile("[\x7f-\x9f]")
+# Unicode's format characters (Cf) and line/paragraph separators (Zl, Zp), as of Unicode
+# 15.1 (a test checks this covers every such character of the running Python's Unicode).
+_INVISIBLE = (
+    "\u00ad\u0600-\u0605\u061c\u06dd\u070f\u0890-\u0891\u08e2\u180e\u200b-\u200f"
+    "\u2028-\u202e\u2060-\u2064\u2066-\u206f\ufeff\ufff9-\ufffb\U000110bd\U000110cd"
+    "\U00013430-\U0001343f\U0001bca0-\U0001bca3\U0001d173-\U0001d17a\U000e0001"
+    "\U000e0020-\U000e007f"
+)
+_CONTROL = re.compile(f"[\x00-\x08\x0b-\x1f\x7f-\x9f{_INVISIBLE}]")
+_JSON_RAW = re.compile(f"[\x7f-\x9f{_INVISIBLE}]")
+
+#: Characters of cluster- or file-supplied text a message shows at most (:func:`cap`).
+MESSAGE_CAP = 200
 
 
 def _visible(match: re.Match[str]) -> str:
-    return f"\\x{ord(match.group()):02x}"
+    code = ord(match.group())
+    if code <= 0xFF:
+        return f"\\x{code:02x}"
+    return f"\\u{code:04x}" if code <= 0xFFFF else f"\\U{code:08x}"
+
+
+def _json_escape(match: re.Match[str]) -> str:
+    code = ord(match.group())
+    if code <= 0xFFFF:
+        return f"\\u{code:04x}"
+    high, low = divmod(code - 0x10000, 0x400)
+    return f"\\u{0xD800 + high:04x}\\u{0xDC00 + low:04x}"
+
+
+def cap(text: str, limit: int = MESSAGE_CAP) -> str:
+    """``text``, or its first ``limit`` characters and its size when longer.
+
+    >>> cap("x" * 15_000_000)[-40:]
+    'xxxxxxxx… (15,000,000 characters in all)'
+    """
+    if len(text) <= limit:
+        return text
+    return f"{text[:limit]}… ({len(text):,} characters in all)"
 
 
 def escape_controls(text: str) -> str:
-    """``text`` with every C0 control but newline and tab, DEL and every C1 control written
-    as ``\\xNN``; text without any is returned as is.
+    """``text`` with every C0 control but newline and tab, DEL, every C1 control and every
+    Cf, Zl and Zp character written as an escape; text without any is returned as is.
 
     >>> print(escape_controls("grp\\x1b[2J\\x7f\\x85"))
     grp\\x1b[2J\\x7f\\x85
@@ -54,7 +98,7 @@ def escape_controls(text: str) -> str:
 
 
 def escape_json_controls(document: str) -> str:
-    """A JSON text with DEL and C1 characters written as ``\\u00NN`` escapes.
+    """A JSON text with DEL, C1, Cf, Zl and Zp characters written as ``\\uNNNN`` escapes.
 
     Outside strings JSON has only ASCII punctuation, digits, letters and whitespace, so every
     such character sits inside a string, where the escape means the same character.
@@ -64,7 +108,7 @@ def escape_json_controls(document: str) -> str:
     """
     if _JSON_RAW.search(document) is None:
         return document
-    return _JSON_RAW.sub(lambda m: f"\\u{ord(m.group()):04x}", document)
+    return _JSON_RAW.sub(_json_escape, document)
 
 
 def safe(value: T) -> T:

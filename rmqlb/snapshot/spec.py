@@ -40,13 +40,14 @@ from typing import Any, ClassVar, TypeAlias
 from rmqlb.model import snapshot as _model
 from rmqlb.model.queue import MessageQueue
 from rmqlb.model.strategy import STRATEGY_NAMES
+from rmqlb.ranges import QUEUE_COUNT, VIRTUAL_NODES
 
 FORMAT = "rmqlb.snapshot/1"
 #: Largest ``readQueueNums``/``writeQueueNums`` accepted for one broker (a typo of a few
 #: extra digits would otherwise make the diagnosis allocate billions of queues).
-MAX_QUEUE_NUMS = 1_000_000
+MAX_QUEUE_NUMS = QUEUE_COUNT.maximum
 #: Largest ``virtualNodeCnt`` accepted (the ring costs ``consumers * vnodes``).
-MAX_VIRTUAL_NODES = 100_000
+MAX_VIRTUAL_NODES = VIRTUAL_NODES.maximum
 #: The one broker of a shorthand topic (``{"queues": N}``).
 SHORTHAND_BROKER = "broker-a"
 #: The running-info property a consumer's strategy is read from when it has no ``strategy``.

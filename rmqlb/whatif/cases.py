@@ -17,12 +17,12 @@ An ``--input`` case is ``{"id"?, "topic", "queues": [{"brokerName","queueId"}],
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from rmqlb.errors import AllocationError, InputError
+from rmqlb.fileio import JsonError, parse_json
 from rmqlb.humanize import plural
 from rmqlb.model.queue import MessageQueue
 from rmqlb.model.strategy import (
@@ -35,6 +35,7 @@ from rmqlb.model.strategy import (
     strategy_from_json,
     with_params,
 )
+from rmqlb.ranges import QUEUE_ID
 from rmqlb.whatif.events import WhatIf, compare_candidates, what_if
 from rmqlb.whatif.inputs import default_consumer_ids, id_width, make_queues, new_consumer_ids
 
@@ -83,6 +84,7 @@ def case_from_json(raw: Any, where: str = "$") -> AllocationCase:
             raise InputError(f"{where}.queues[{i}].brokerName: expected a string")
         if isinstance(qid, bool) or not isinstance(qid, int):
             raise InputError(f"{where}.queues[{i}].queueId: expected an integer")
+        QUEUE_ID.check(qid, f"{where}.queues[{i}].queueId")
         queue_topic = q.get("topic", topic)
         if not isinstance(queue_topic, str):
             raise InputError(f"{where}.queues[{i}].topic: expected a string")
@@ -208,18 +210,18 @@ def input_cases(text: str, source: str) -> tuple[list[Case], bool]:
         raise InputError(f"{source}: empty file")
     items: list[tuple[str, Any]]
     try:
-        doc = json.loads(text)
-    except json.JSONDecodeError:
+        doc = parse_json(text)
+    except JsonError as exc:
+        if not exc.syntax:
+            raise InputError(f"{source}: invalid JSON: {exc}") from None
         items = []
         for number, line in enumerate(text.splitlines(), 1):
             if not line.strip():
                 continue
             try:
-                items.append((f"line {number}: $", json.loads(line)))
-            except json.JSONDecodeError as exc:
-                raise InputError(
-                    f"{source}: line {number}: invalid JSON: {exc.msg} (column {exc.colno})"
-                ) from exc
+                items.append((f"line {number}: $", parse_json(line)))
+            except JsonError as exc:
+                raise InputError(f"{source}: line {number}: invalid JSON: {exc}") from None
         multi = True
     else:
         if isinstance(doc, list):

@@ -16,6 +16,7 @@ from typing import Any
 from rmqlb.errors import InputError
 from rmqlb.model.queue import MessageQueue
 from rmqlb.model.strategy import RoomRule, RoomTable
+from rmqlb.ranges import QUEUE_COUNT
 
 __all__ = [
     "DEFAULT_HOST",
@@ -52,6 +53,7 @@ def make_queues(topic: str, brokers: Sequence[str], per_broker: int) -> list[Mes
     """Queues ``0 .. per_broker-1`` on every broker, like a route with equal readQueueNums."""
     if per_broker < 1:
         raise InputError(f"need at least one queue per broker, got {per_broker}")
+    QUEUE_COUNT.check(per_broker, "queues per broker")
     if len(set(brokers)) != len(brokers):
         dup = next(b for b in brokers if brokers.count(b) > 1)
         raise InputError(f"broker {dup!r} given twice")

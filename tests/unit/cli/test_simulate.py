@@ -489,8 +489,8 @@ def test_bad_files(  # noqa: PLR0917  (one argument per parameter column)
 
 def test_missing_and_unreadable_files(capsys: Capsys, tmp_path: Path) -> None:
     missing = str(tmp_path / "missing.yaml")
-    assert_bad_input(*sim(capsys, "--compare", "--rooms", missing), "cannot read")
-    assert_bad_input(*sim(capsys, "--input", missing), "cannot read")
+    assert_bad_input(*sim(capsys, "--compare", "--rooms", missing), "no such file")
+    assert_bad_input(*sim(capsys, "--input", missing), "no such file")
     binary = tmp_path / "bin.json"
     binary.write_bytes(b"\xff\xfe\x00garbage")
     assert_bad_input(*sim(capsys, "--input", str(binary)), "not UTF-8")

@@ -1,0 +1,82 @@
+"""Who is connected: GET_CONSUMER_CONNECTION_LIST on every master, united.
+
+Each broker only knows the clients that heartbeat to it, so the answers are united; a broker
+that says the group is not online (206) simply lists nobody.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from functools import partial
+from typing import TYPE_CHECKING
+
+from rmqlb.model import MessageModel, Subscription
+from rmqlb.remoting.bodies import Connection, ConsumerConnection
+from rmqlb.remoting.errors import ConsumerNotOnline
+
+if TYPE_CHECKING:
+    from rmqlb.client.collector import Collector
+
+
+@dataclass(slots=True)
+class GroupView:
+    """The union of every broker's connection list for one group."""
+
+    message_model: MessageModel = MessageModel.CLUSTERING
+    consume_type: str | None = None
+    subscriptions: dict[str, Subscription] = field(default_factory=dict)
+    connections: list[Connection] = field(default_factory=list)
+    relays: dict[str, list[str]] = field(default_factory=dict)  # clientId -> broker addrs
+    answered: bool = False
+
+    def merge(self, addr: str, conn: ConsumerConnection) -> None:
+        """Unite one broker's connection list into this view.
+
+        A client connects to every broker separately, so its ``clientAddr`` differs per
+        broker; clients are matched by id. One id listed *n* times by one broker is *n*
+        processes sharing an id, so the largest count any broker reports is kept.
+        """
+        if not self.answered:
+            self.answered = True
+            self.message_model = conn.message_model or MessageModel.CLUSTERING
+            self.consume_type = conn.consume_type
+        for topic, sub in conn.subscriptions.items():
+            known = self.subscriptions.get(topic)
+            if known is None or sub.sub_version > known.sub_version:
+                self.subscriptions[topic] = sub
+        here: dict[str, list[Connection]] = {}
+        for c in conn.connections:
+            here.setdefault(c.client_id, []).append(c)
+            self.relays.setdefault(c.client_id, [])
+            if addr not in self.relays[c.client_id]:
+                self.relays[c.client_id].append(addr)
+        for cid, entries in here.items():
+            have = [c for c in self.connections if c.client_id == cid]
+            self.connections.extend(entries[len(have) :])
+
+
+async def connections(
+    collector: Collector, group: str, masters: Sequence[tuple[str, str]]
+) -> GroupView:
+    """Every master's connection list for ``group``, united in master order."""
+    c = collector
+    lists = await asyncio.gather(
+        *(
+            c.try_request(
+                c.label(addr),
+                "GET_CONSUMER_CONNECTION_LIST",
+                partial(c.admin.consumer_connection, addr, group),
+                quiet=(ConsumerNotOnline,),
+                broker=True,
+                group=group,
+            )
+            for _, addr in masters
+        )
+    )
+    view = GroupView()
+    for (_, addr), conn in zip(masters, lists, strict=True):
+        if conn is not None:
+            view.merge(addr, conn)
+    return view

@@ -1,0 +1,132 @@
+"""Offsets and lag: GET_CONSUME_STATS per master, completed with GET_TOPIC_STATS_INFO and
+QUERY_CONSUMER_OFFSET (a queue consume stats leave out, or report at 0 while it holds
+messages)."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Sequence
+from functools import partial
+from typing import TYPE_CHECKING
+
+from rmqlb.client.errors import Failed
+from rmqlb.model import MessageQueue, QueueOffset
+from rmqlb.model.snapshot import NEVER_COMMITTED
+from rmqlb.remoting.bodies import QueueStats
+from rmqlb.remoting.errors import QueryNotFound, TopicNotExist
+
+if TYPE_CHECKING:
+    from rmqlb.client.collector import Collector
+
+
+class Offsets:
+    """A group's per-queue offsets; each broker's topic min/max asked once per capture."""
+
+    def __init__(self, collector: Collector) -> None:
+        self.collector = collector
+        self.topic_stats: dict[tuple[str, str], asyncio.Task[dict[MessageQueue, QueueStats]]] = {}
+
+    async def consume_stats(self, addr: str, group: str) -> list[QueueOffset]:
+        """One master's consume stats for ``group`` (empty when it could not be read)."""
+        c = self.collector
+        stats = await c.try_request(
+            c.label(addr),
+            "GET_CONSUME_STATS",
+            partial(c.admin.consume_stats, addr, group),
+            broker=True,
+            group=group,
+        )
+        return list(stats) if stats is not None else []
+
+    async def complete(
+        self, group: str, topics: Sequence[str], stats: Sequence[QueueOffset]
+    ) -> list[QueueOffset]:
+        """Offsets of every queue of the group's topics, not only those consume stats list.
+
+        GET_CONSUME_STATS leaves out whole topics (one absent from the broker's current
+        subscription table for the group, e.g. with split subscriptions) and maps "never
+        committed" to 0. So each topic's min/max offsets come from GET_TOPIC_STATS_INFO (ids
+        ``0 .. writeQueueNums-1``: queues written but never read too), and a queue missing
+        from consume stats, or listed there at 0 while it holds messages, is asked with
+        QUERY_CONSUMER_OFFSET: code 22 means never committed.
+        """
+        c = self.collector
+        known = {o.queue: o for o in stats}
+        routes = await asyncio.gather(*(c.routes.get(t) for t in topics))
+        wanted: list[tuple[str, str]] = []  # (broker address, topic)
+        for route in routes:
+            if route is None:
+                continue
+            for broker in dict.fromkeys(qd.broker_name for qd in route.queue_datas):
+                info = c.brokers.get(broker)
+                addr = info.master_addr() if info is not None else None
+                if addr:
+                    wanted.append((addr, route.topic))
+        tables = await asyncio.gather(*(self._topic_stats(a, t) for a, t in wanted))
+        ranges: dict[MessageQueue, tuple[str, QueueStats]] = {}
+        for (addr, _), table in zip(wanted, tables, strict=True):
+            for mq, queue_stats in table.items():
+                ranges[mq] = (addr, queue_stats)
+        ask = [
+            (addr, mq)
+            for mq, (addr, qs) in ranges.items()
+            if mq not in known or (known[mq].consumer_offset == 0 and qs.max_offset > qs.min_offset)
+        ]
+        answers = await asyncio.gather(*(self._committed(addr, group, mq) for addr, mq in ask))
+        committed = {mq: v for (_, mq), v in zip(ask, answers, strict=True) if v is not None}
+        out = [o for o in stats if o.queue not in ranges]
+        for mq, (_, qs) in ranges.items():
+            old = known.get(mq)
+            out.append(
+                QueueOffset(
+                    mq,
+                    broker_offset=qs.max_offset,
+                    consumer_offset=committed.get(
+                        mq, old.consumer_offset if old is not None else NEVER_COMMITTED
+                    ),
+                    last_timestamp=old.last_timestamp if old is not None else 0,
+                    min_offset=qs.min_offset,
+                )
+            )
+        return out
+
+    def _topic_stats(self, addr: str, topic: str) -> asyncio.Task[dict[MessageQueue, QueueStats]]:
+        """One broker's min/max offsets of ``topic``, asked once per capture."""
+        key = (addr, topic)
+        task = self.topic_stats.get(key)
+        if task is None:
+            c = self.collector
+
+            async def ask() -> dict[MessageQueue, QueueStats]:
+                found = await c.try_request(
+                    c.label(addr),
+                    "GET_TOPIC_STATS_INFO",
+                    partial(c.admin.topic_stats, addr, topic),
+                    quiet=(TopicNotExist,),
+                    broker=True,
+                    topic=topic,
+                )
+                return found or {}
+
+            task = self.topic_stats[key] = asyncio.ensure_future(ask())
+        return task
+
+    async def _committed(self, addr: str, group: str, mq: MessageQueue) -> int | None:
+        """The committed offset, :data:`NEVER_COMMITTED`, or ``None`` when the ask failed."""
+        c = self.collector
+        label = c.label(addr)
+        try:
+            return await c.request(
+                label,
+                "QUERY_CONSUMER_OFFSET",
+                partial(c.admin.committed_offset, addr, group, mq),
+                record=False,
+                broker=True,
+            )
+        except Failed as failed:
+            if isinstance(failed.error, QueryNotFound):
+                return NEVER_COMMITTED  # the answer, not a failure
+            c.error(
+                label, "QUERY_CONSUMER_OFFSET", f"{mq.label()}: {failed.error}", group, mq.topic
+            )
+            return None

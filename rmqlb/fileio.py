@@ -1,0 +1,401 @@
+"""Every file rmqlb reads or writes goes through here: one rule each way.
+
+Writing (:func:`write_atomic`, :func:`atomic_directory`): the content goes to a temporary
+file (or directory) beside the target, is flushed and fsynced, and is renamed over the
+target. Whatever happens before the rename (a full disk, ``ulimit -f``, SIGINT, SIGTERM) the
+previous file is left as it was and the temporary is removed; after SIGKILL the previous
+file is intact too (only a ``.<name>.*.tmp`` may remain).
+
+Reading (:func:`read_input`): an input is a regular file or standard input (``-``).
+Anything else (a FIFO, a device such as ``/dev/zero``, a socket, a directory, a symlink
+loop) is refused in one line naming what it is, before a byte is read. Reads are bounded:
+each kind of input has a size limit (:data:`LIMITS`, in ``docs/limits.md``), raised for a
+run by ``RMQLB_MAX_INPUT_SIZE``.
+
+JSON (:func:`load_json`): the one reading every loader uses. Strict UTF-8 (a leading BOM
+is skipped), no duplicate key in any object, no lone surrogate escape, and nesting deeper
+than the interpreter allows is an input error, never a ``RecursionError``.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import errno
+import json
+import os
+import re
+import shutil
+import stat
+import sys
+import tempfile
+from collections.abc import Iterator
+from enum import Enum
+from pathlib import Path
+from typing import Any
+
+from rmqlb.errors import InputError
+from rmqlb.ranges import JAVA_LONG
+
+__all__ = [
+    "LIMITS",
+    "InputKind",
+    "JsonError",
+    "atomic_directory",
+    "decode_text",
+    "describe_special",
+    "load_json",
+    "parse_json",
+    "read_input",
+    "size_limit",
+    "write_atomic",
+]
+
+MiB = 1024 * 1024
+
+
+class InputKind(Enum):
+    """What an input file holds; each kind has its own size limit."""
+
+    SNAPSHOT = "snapshot"
+    CASES = "simulate input"
+    CONFIG = "config"
+    AUDIT = "snapshot or JSON Lines"
+
+
+#: The largest input of each kind read by default, in bytes (``docs/limits.md``).
+LIMITS: dict[InputKind, int] = {
+    InputKind.SNAPSHOT: 1024 * MiB,
+    InputKind.CASES: 64 * MiB,
+    InputKind.CONFIG: 64 * MiB,
+    InputKind.AUDIT: 1024 * MiB,
+}
+
+#: Environment variable raising (or lowering) every limit for one run: bytes, or a number
+#: with a K, M or G suffix (powers of 1024).
+LIMIT_ENV = "RMQLB_MAX_INPUT_SIZE"
+_SIZE = re.compile(r"^\s*(\d+)\s*([KMG]?)i?B?\s*$", re.IGNORECASE)
+
+
+def size_limit(kind: InputKind) -> int:
+    """The size limit of ``kind`` for this run (``RMQLB_MAX_INPUT_SIZE`` overrides).
+
+    >>> size_limit(InputKind.CASES) == 64 * 1024 * 1024
+    True
+    """
+    raw = os.environ.get(LIMIT_ENV)
+    if not raw:
+        return LIMITS[kind]
+    match = _SIZE.match(raw)
+    if match is None:
+        raise InputError(f"{LIMIT_ENV}={raw[:40]!r}: expected a size such as 2G, 500M or 1048576")
+    number, unit = int(match.group(1)), match.group(2).upper()
+    return number * {"": 1, "K": 1024, "M": MiB, "G": 1024 * MiB}[unit]
+
+
+def _kind_name(mode: int) -> str | None:
+    """What a non-regular file is, in words (``None`` for a regular file)."""
+    if stat.S_ISREG(mode):
+        return None
+    if stat.S_ISDIR(mode):
+        return "a directory"
+    if stat.S_ISFIFO(mode):
+        return "a FIFO (named pipe)"
+    if stat.S_ISCHR(mode):
+        return "a character device"
+    if stat.S_ISBLK(mode):
+        return "a block device"
+    if stat.S_ISSOCK(mode):
+        return "a socket"
+    return "not a regular file"
+
+
+def describe_special(path: str) -> str | None:
+    """Why ``path`` cannot be read as an input file, or ``None`` when it is a regular file
+    (following symlinks): "no such file", "is a FIFO (named pipe)", "is a symlink loop" ..."""
+    try:
+        mode = os.stat(path).st_mode
+    except OSError as exc:
+        return _os_reason(exc)
+    what = _kind_name(mode)
+    return None if what is None else f"is {what}"
+
+
+def _os_reason(exc: OSError) -> str:
+    if exc.errno == errno.ELOOP:
+        return "is a symlink loop"
+    if exc.errno == errno.ENOENT:
+        return "no such file"
+    if exc.errno == errno.EACCES:
+        return "permission denied"
+    return f"cannot read: {exc.strerror or exc}"
+
+
+def _human(size: int) -> str:
+    if size % MiB == 0:
+        return f"{size // MiB} MiB"
+    return f"{size:,} bytes"
+
+
+def _too_big(name: str, kind: InputKind, limit: int) -> InputError:
+    return InputError(
+        f"{name}: larger than the {_human(limit)} limit for a {kind.value} file "
+        f"(raise it with {LIMIT_ENV}, e.g. {LIMIT_ENV}=4G)"
+    )
+
+
+def read_input(path: str, kind: InputKind, *, label: str | None = None) -> bytes:
+    """The bytes of input ``path`` (``-``: standard input), at most the limit of ``kind``.
+
+    ``label`` names the input in messages (default: the path; ``<stdin>`` for ``-``).
+    Refuses a non-regular file without blocking on it: a FIFO is opened non-blocking and
+    checked with ``fstat`` before anything is read.
+    """
+    limit = size_limit(kind)
+    if path == "-":
+        name = label or "<stdin>"
+        stream = getattr(sys.stdin, "buffer", None)  # a text stream (tests) has no buffer
+        data = (
+            stream.read(limit + 1)
+            if stream is not None
+            else sys.stdin.read(limit + 1).encode("utf-8", "surrogateescape")
+        )
+        if len(data) > limit:
+            raise _too_big(name, kind, limit)
+        return data
+    name = label or path
+    try:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0))
+    except OSError as exc:
+        raise InputError(f"{name}: {_os_reason(exc)}") from None
+    info = os.fstat(fd)
+    what = _kind_name(info.st_mode)
+    if what is not None or info.st_size > limit:
+        os.close(fd)
+        if what is not None:
+            raise InputError(f"{name}: is {what}, expected a {kind.value} file")
+        raise _too_big(name, kind, limit)
+    with os.fdopen(fd, "rb", buffering=0) as handle:
+        os.set_blocking(fd, True)
+        try:
+            data = handle.read(limit + 1)
+        except OSError as exc:
+            raise InputError(f"{name}: cannot read: {exc.strerror or exc}") from None
+    assert data is not None
+    if len(data) > limit:  # the file grew while it was read
+        raise _too_big(name, kind, limit)
+    return data
+
+
+_BOM = b"\xef\xbb\xbf"
+# a \uD800-\uDFFF escape: only a valid pair is accepted (json.loads takes lone ones)
+# 19 digits or more: a number that may not fit in a Java long (2**63 has 19)
+_LONG_DIGITS = re.compile(r"[0-9]{19}")
+_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F][0-9a-fA-F]{2}")
+
+
+def decode_text(data: bytes, name: str) -> str:
+    """``data`` as UTF-8 text (a leading BOM skipped); anything else is one input error."""
+    if data.startswith(_BOM):
+        data = data[len(_BOM) :]
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise InputError(
+            f"{name}: not UTF-8 text (byte 0x{data[exc.start]:02x} at offset {exc.start})"
+        ) from None
+
+
+class JsonError(ValueError):
+    """Why a text is not JSON rmqlb accepts (one line); ``syntax``: not JSON at all, as
+    opposed to JSON that breaks a rule (a duplicate key, a lone surrogate, too deep)."""
+
+    def __init__(self, message: str, *, syntax: bool = False) -> None:
+        super().__init__(message)
+        self.syntax = syntax
+
+
+def _unique_object(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    obj = dict(pairs)
+    if len(obj) != len(pairs):
+        seen: set[str] = set()
+        for key, _ in pairs:
+            if key in seen:
+                shown = key if len(key) <= 80 else key[:80] + "…"
+                raise JsonError(f"duplicate key {shown!r} in an object")
+            seen.add(key)
+    return obj
+
+
+def parse_json(text: str) -> Any:
+    """Decode one JSON text by the rules of :func:`load_json`; raises :class:`JsonError`.
+
+    >>> parse_json('{"a": [1, 2.5, null]}')
+    {'a': [1, 2.5, None]}
+    >>> parse_json('{"a": 1, "a": 2}')
+    Traceback (most recent call last):
+    ...
+    rmqlb.fileio.JsonError: duplicate key 'a' in an object
+    """
+    try:
+        value = json.loads(text, object_pairs_hook=_unique_object)
+    except json.JSONDecodeError as exc:
+        where = f"at line {exc.lineno} column {exc.colno}"
+        raise JsonError(f"{exc.msg} {where}", syntax=True) from None
+    except RecursionError:
+        raise JsonError("nested too deeply") from None
+    if _SURROGATE_ESCAPE.search(text) is not None:
+        _check_surrogates(value)
+    if _LONG_DIGITS.search(text) is not None:
+        _check_longs(value)
+    return value
+
+
+def load_json(data: bytes | str, name: str) -> Any:
+    """Decode one JSON document, the same way for every loader: strict UTF-8 (a leading BOM
+    skipped), no duplicate key, no lone surrogate, no nesting too deep for the interpreter.
+
+    >>> load_json(b'{"a": 1}', "f.json")
+    {'a': 1}
+    >>> load_json(b'{"a": 1, "a": 2}', "f.json")
+    Traceback (most recent call last):
+    ...
+    rmqlb.errors.InputError: f.json: invalid JSON: duplicate key 'a' in an object
+    """
+    text = decode_text(data, name) if isinstance(data, bytes) else data.removeprefix("\ufeff")
+    if not text.strip():
+        raise InputError(f"{name}: empty file, expected a JSON document")
+    try:
+        return parse_json(text)
+    except JsonError as exc:
+        raise InputError(f"{name}: invalid JSON: {exc}") from None
+
+
+def _check_longs(value: Any) -> None:
+    """Refuse an integer outside Java's ``long`` (RocketMQ's offsets and times are longs)."""
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if type(item) is int and item not in JAVA_LONG:
+            digits = len(str(abs(item)))
+            raise JsonError(f"a {digits}-digit integer is out of range ({JAVA_LONG.describe()})")
+        if isinstance(item, dict):
+            stack.extend(item.values())
+        elif isinstance(item, list):
+            stack.extend(item)
+
+
+def _check_surrogates(value: Any) -> None:
+    """Refuse a string holding a lone surrogate (the escape of half a pair)."""
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, str):
+            try:
+                item.encode("utf-8")
+            except UnicodeEncodeError:
+                raise JsonError("a lone surrogate escape (half a UTF-16 pair)") from None
+        elif isinstance(item, dict):
+            stack.extend(item.keys())
+            stack.extend(item.values())
+        elif isinstance(item, list):
+            stack.extend(item)
+
+
+def _temporary_name(target: Path) -> str:
+    return f".{target.name}."
+
+
+def write_atomic(path: str | os.PathLike[str], data: str | bytes, *, what: str = "") -> None:
+    """Replace ``path`` with ``data`` (text is written as UTF-8) atomically.
+
+    On any failure the previous file is intact, the temporary removed, and an
+    :class:`InputError` names the file (``what``: the option it came from, e.g. ``--junit``).
+    """
+    target = Path(path)
+    label = f"{what} {target}" if what else str(target)
+    payload = data.encode("utf-8") if isinstance(data, str) else data
+    try:
+        fd, temp = tempfile.mkstemp(
+            prefix=_temporary_name(target), suffix=".tmp", dir=target.parent or "."
+        )
+    except OSError as exc:
+        raise InputError(f"{label}: cannot write: {exc.strerror or exc}") from None
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(payload)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.chmod(temp, _file_mode(target))
+        os.replace(temp, target)
+    except BaseException as exc:
+        with contextlib.suppress(OSError):
+            os.unlink(temp)
+        if isinstance(exc, OSError):
+            raise InputError(f"{label}: cannot write: {exc.strerror or exc}") from None
+        raise
+    _sync_directory(target.parent)
+
+
+def _file_mode(target: Path) -> int:
+    """The mode an ordinary ``open(target, "w")`` would give (the old file's, if any)."""
+    try:
+        return stat.S_IMODE(os.stat(target).st_mode)
+    except OSError:
+        umask = os.umask(0)
+        os.umask(umask)
+        return 0o666 & ~umask
+
+
+def _sync_directory(directory: Path) -> None:
+    with contextlib.suppress(OSError):
+        fd = os.open(directory or ".", os.O_RDONLY)
+        try:
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+
+
+@contextlib.contextmanager
+def atomic_directory(path: str | os.PathLike[str], *, what: str = "") -> Iterator[Path]:
+    """Build a directory beside ``path`` and rename it over ``path`` when the block ends.
+
+    Yields the temporary directory to fill. On success the previous ``path`` (if any) is
+    replaced; on any failure or signal it is left as it was and the temporary removed.
+    """
+    target = Path(path)
+    label = f"{what} {target}" if what else str(target)
+    if target.exists() and not target.is_dir():
+        raise InputError(f"{label}: exists and is not a directory")
+    parent = target.parent
+    try:
+        parent.mkdir(parents=True, exist_ok=True)
+        temp = Path(tempfile.mkdtemp(prefix=_temporary_name(target), suffix=".tmp", dir=parent))
+    except OSError as exc:
+        raise InputError(f"{label}: cannot write: {exc.strerror or exc}") from None
+    old: Path | None = None
+    try:
+        yield temp
+        os.chmod(temp, _file_mode(target) | 0o111 & ~_umask())
+        if target.exists():
+            old = Path(tempfile.mkdtemp(prefix=_temporary_name(target), suffix=".old", dir=parent))
+            os.replace(target, old / "previous")
+        os.replace(temp, target)
+    except BaseException as exc:
+        if old is not None and not target.exists():
+            with contextlib.suppress(OSError):
+                os.replace(old / "previous", target)
+        shutil.rmtree(temp, ignore_errors=True)
+        if old is not None:
+            shutil.rmtree(old, ignore_errors=True)
+        if isinstance(exc, OSError):
+            raise InputError(f"{label}: cannot write: {exc.strerror or exc}") from None
+        raise
+    if old is not None:
+        shutil.rmtree(old, ignore_errors=True)
+    _sync_directory(parent)
+
+
+def _umask() -> int:
+    umask = os.umask(0)
+    os.umask(umask)
+    return umask
