@@ -7,11 +7,13 @@ CLI's one-line summaries) words them the same way.
 ('1 queue', '16 queues', '2 consumers are')
 >>> duration(4.99956), duration(0.25), duration(2.5), duration(125)
 ('5 s', '250 ms', '2.5 s', '2 min 5 s')
+>>> age(3), age(720), age(5 * 3600), age(365 * 86400)
+('3 s', '12 min', '5 h', '365 d')
 """
 
 from __future__ import annotations
 
-__all__ = ["duration", "plural"]
+__all__ = ["age", "duration", "plural"]
 
 
 def plural(n: int, singular: str, plural_form: str | None = None) -> str:
@@ -66,3 +68,23 @@ def percent(part: float, whole: float) -> str:
     if text == "100.0%":
         return ">99.9%"
     return text
+
+
+MINUTE, HOUR, DAY = 60, 3600, 86400
+
+
+def age(seconds: float) -> str:
+    """How long ago, in the one unit that reads best: whole seconds under a minute, minutes
+    under an hour, hours under two days, then days (rounded down: never older than it is).
+
+    >>> [age(s) for s in (-4, 0, 59.9, 60, 3599, 3600, 47 * 3600, 48 * 3600, 4e7)]
+    ['0 s', '0 s', '59 s', '1 min', '59 min', '1 h', '47 h', '2 d', '462 d']
+    """
+    whole = max(0, int(seconds))
+    if whole < MINUTE:
+        return f"{whole} s"
+    if whole < HOUR:
+        return f"{whole // MINUTE} min"
+    if whole < 2 * DAY:
+        return f"{whole // HOUR} h"
+    return f"{whole // DAY:,} d"

@@ -18,9 +18,11 @@ from rmqlb import __version__
 from rmqlb.cli import (  # noqa: F401
     audit,
     check,
+    client,
     demo,
     dump,
     explain,
+    offsets,
     schema,
     serve,
     simulate,

@@ -33,18 +33,16 @@ def demo(
 
     from rmqlb.cli import run
     from rmqlb.fake import FakeClusterThread
-    from rmqlb.fake.clock import capture_delta_ms, shifted
     from rmqlb.snapshot import decode_json, parse_snapshot
 
     resource = files("rmqlb.data").joinpath(DEMO_SNAPSHOT)
     snapshot = parse_snapshot(decode_json(resource.read_bytes(), DEMO_SNAPSHOT), DEMO_SNAPSHOT)
-    snapshot = shifted(snapshot, capture_delta_ms(snapshot))  # its ages, as of now
     common = ["--fail-on", fail_on.value]
     if display.output is not None:
         common += ["--output", display.output.value]
     if display.color is not None:
         common.append("--color" if display.color else "--no-color")
-    with FakeClusterThread(snapshot, latency_ms=latency_ms) as fake:
+    with FakeClusterThread(snapshot, latency_ms=latency_ms, as_of_now=True) as fake:
         addr = fake.namesrv_addr
         _say(
             f"rmqlb demo: fake cluster up (NameServer {addr}, {len(fake.broker_addrs)} "

@@ -18,10 +18,12 @@ from rmqlb.cli.options import (
     AllGroupsOption,
     Connection,
     Display,
+    DumpOption,
     FailOn,
     FailOnOption,
     GroupOption,
     Output,
+    check_source,
     make_console,
     resolve_output,
     shared_options,
@@ -48,16 +50,7 @@ def explain(  # noqa: PLR0917  (typer maps every option to a parameter)
             show_default=False,
         ),
     ] = None,
-    dump: Annotated[
-        str | None,
-        typer.Option(
-            "--dump",
-            "-d",
-            metavar="FILE",
-            help="Snapshot file (rmqlb.snapshot/1) to explain; '-' reads stdin.",
-            show_default=False,
-        ),
-    ] = None,
+    dump: DumpOption = None,
     connection: Connection = Connection(),
     group: GroupOption = None,
     topic: Annotated[
@@ -124,10 +117,7 @@ def explain(  # noqa: PLR0917  (typer maps every option to a parameter)
     from rmqlb.render import RenderOptions
 
     groups = [*(groups or ()), *(group or ())] or None
-    if dump is not None and connection.namesrv is not None and not _namesrv_from_env(ctx):
-        raise UsageError("give either --dump FILE or -n/--namesrv ADDR, not both", ctx)
-    if dump is None and not connection.namesrv:
-        raise UsageError("give --dump FILE or -n/--namesrv ADDR (or set NAMESRV_ADDR)", ctx)
+    check_source(ctx, dump, connection)
     if count is not None and watch is None:
         raise UsageError("--count only makes sense with --watch", ctx)
     if watch is not None and dump == "-":
@@ -154,7 +144,10 @@ def explain(  # noqa: PLR0917  (typer maps every option to a parameter)
     analyse = _analyser(groups, topic, strategy, max_imbalance)
     fmt = resolve_output(display.output)
     options = RenderOptions(
-        fail_on=fail_on.value, all_queues=all_queues, pretty_json=sys.stdout.isatty()
+        fail_on=fail_on.value,
+        all_queues=all_queues,
+        pretty_json=sys.stdout.isatty(),
+        wide=display.wide,
     )
     if watch is not None:
         from rmqlb.cli.watch import watch as watch_loop
@@ -181,13 +174,6 @@ def explain(  # noqa: PLR0917  (typer maps every option to a parameter)
 
 
 # ----- acquisition and analysis ------------------------------------------------------------
-
-
-def _namesrv_from_env(ctx: typer.Context) -> bool:
-    """Whether ``--namesrv`` came from ``$NAMESRV_ADDR`` rather than the command line."""
-    from typer._click.core import ParameterSource
-
-    return ctx.get_parameter_source("namesrv") is ParameterSource.ENVIRONMENT
 
 
 def _load_dump(source: str) -> "Snapshot":
@@ -273,10 +259,31 @@ class ExplainWatch:
     def renderable(
         self, result: "Report", changes: "ReportChanges | None", console: "Console"
     ) -> "RenderableType":
-        """The report as one Rich renderable, for ``rich.live.Live``."""
-        from rmqlb.render.watch import report_renderable
+        """The report as one Rich renderable, for ``rich.live.Live``: as a table its tables
+        give way (rows counted, problems kept first) so that it fits the terminal under the
+        watch line."""
+        import dataclasses
 
-        return report_renderable(result, self.fmt, self._options(changes), console.width)
+        from rmqlb.render.screen import fit_height
+        from rmqlb.render.watch import STATUS_LINES, report_renderable
+
+        options = self._options(changes)
+        if self.fmt is not Output.table or options.all_queues:
+            return report_renderable(result, self.fmt, options, console.width)
+        most = max(
+            (len(t.queues) + len(t.consumers) for g in result.groups for t in g.topics), default=0
+        )
+        return fit_height(
+            lambda rows, brief: report_renderable(
+                result,
+                self.fmt,
+                dataclasses.replace(options, max_rows=rows, brief_findings=brief),
+                console.width,
+            ),
+            console,
+            console.height - STATUS_LINES,
+            most,
+        )
 
     def show(self, result: "Report", changes: "ReportChanges | None", console: "Console") -> None:
         """The whole report on the console."""

@@ -34,6 +34,7 @@ __all__ = [
     "Connection",
     "DeadlineOption",
     "Display",
+    "DumpOption",
     "FailOn",
     "FailOnOption",
     "GroupOption",
@@ -49,6 +50,7 @@ __all__ = [
     "TlsInsecureOption",
     "TlsKeyOption",
     "TlsOption",
+    "check_source",
     "make_console",
     "resolve_output",
     "shared_options",
@@ -61,7 +63,8 @@ OutputOption = Annotated[
     typer.Option(
         "--output",
         "-o",
-        help="Report format; default: table on a terminal, plain otherwise.",
+        help="Report format (wide: the table with every column); default: table on a "
+        "terminal, plain otherwise.",
         case_sensitive=False,
     ),
 ]
@@ -83,6 +86,8 @@ FailOnOption = Annotated[
 
 def resolve_output(output: Output | None, stream: TextIO | None = None) -> Output:
     """The format to use: the flag, else ``table`` on a terminal and ``plain`` otherwise."""
+    if output is Output.wide:  # a table with every column: the renderers know it as table
+        return Output.table
     if output is not None:
         return output
     stream = stream or sys.stdout
@@ -116,6 +121,30 @@ def make_console(
         highlight=False,
         soft_wrap=False,
     )
+
+
+DumpOption = Annotated[
+    str | None,
+    typer.Option(
+        "--dump",
+        "-d",
+        metavar="FILE",
+        help="Read a snapshot file (rmqlb.snapshot/1) instead of a cluster; '-' reads stdin.",
+        show_default=False,
+    ),
+]
+
+
+def check_source(ctx: typer.Context, dump: str | None, connection: Connection) -> None:
+    """Exactly one of ``--dump FILE`` and ``-n ADDR`` (``$NAMESRV_ADDR`` yields to a file)."""
+    from typer._click.core import ParameterSource
+    from typer._click.exceptions import UsageError
+
+    from_env = ctx.get_parameter_source("namesrv") is ParameterSource.ENVIRONMENT
+    if dump is not None and connection.namesrv is not None and not from_env:
+        raise UsageError("give either --dump FILE or -n/--namesrv ADDR, not both", ctx)
+    if dump is None and not connection.namesrv:
+        raise UsageError("give --dump FILE or -n/--namesrv ADDR (or set NAMESRV_ADDR)", ctx)
 
 
 # ----- live-cluster options (shared by ``explain -n`` and ``dump``) ----------------------------
@@ -266,6 +295,11 @@ class Display:
 
     output: OutputOption = None
     color: ColorOption = None
+
+    @property
+    def wide(self) -> bool:
+        """``-o wide``: every column, absolute times beside ages."""
+        return self.output is Output.wide
 
 
 _GROUPS: tuple[type, ...] = (Connection, Display)

@@ -60,12 +60,10 @@ def serve(  # noqa: PLR0917  (typer maps every option to a parameter)
     import signal
 
     from rmqlb.fake import FakeCluster, Faults
-    from rmqlb.fake.clock import capture_delta_ms, shifted
     from rmqlb.render.safe import escape_controls
     from rmqlb.snapshot import load_snapshot
 
     snap = load_snapshot(snapshot)
-    snap = shifted(snap, capture_delta_ms(snap))  # ages as of now, as a live capture sees them
     faults = Faults.parse(fault or [])
 
     async def main() -> None:
@@ -77,6 +75,7 @@ def serve(  # noqa: PLR0917  (typer maps every option to a parameter)
             latency_ms=latency_ms,
             faults=faults.specs,
             log_path=str(log_requests) if log_requests else None,
+            as_of_now=True,  # ages as of each request, as a live capture sees them
         )
         try:
             await cluster.start()

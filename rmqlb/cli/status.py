@@ -16,10 +16,12 @@ from rmqlb.cli.app import app
 from rmqlb.cli.options import (
     Connection,
     Display,
+    DumpOption,
     FailOn,
     FailOnOption,
     GroupOption,
     Output,
+    check_source,
     make_console,
     resolve_output,
     shared_options,
@@ -49,16 +51,7 @@ def status(  # noqa: PLR0917  (typer maps every option to a parameter)
         ),
     ] = None,
     group: GroupOption = None,
-    dump: Annotated[
-        str | None,
-        typer.Option(
-            "--dump",
-            "-d",
-            metavar="FILE",
-            help="Snapshot file (rmqlb.snapshot/1) to sum up; '-' reads stdin.",
-            show_default=False,
-        ),
-    ] = None,
+    dump: DumpOption = None,
     connection: Connection = Connection(),
     topic: Annotated[
         str | None,
@@ -109,15 +102,12 @@ def status(  # noqa: PLR0917  (typer maps every option to a parameter)
     """
     from typer._click.exceptions import UsageError
 
-    from rmqlb.cli.explain import _load_dump, _namesrv_from_env
+    from rmqlb.cli.explain import _load_dump
     from rmqlb.diagnose.status import is_pattern
     from rmqlb.render.status import StatusOptions
 
     names = [*(groups or ()), *(group or ())]
-    if dump is not None and connection.namesrv is not None and not _namesrv_from_env(ctx):
-        raise UsageError("give either --dump FILE or -n/--namesrv ADDR, not both", ctx)
-    if dump is None and not connection.namesrv:
-        raise UsageError("give --dump FILE or -n/--namesrv ADDR (or set NAMESRV_ADDR)", ctx)
+    check_source(ctx, dump, connection)
     if count is not None and watch is None:
         raise UsageError("--count only makes sense with --watch", ctx)
     if watch is not None and dump == "-":
@@ -236,7 +226,20 @@ class StatusWatch:
         from rmqlb.render.status import build, render_status
 
         if self.fmt is Output.table:
-            return build(result, self._options(changes), console.width)
+            import dataclasses
+
+            from rmqlb.render.screen import fit_height
+            from rmqlb.render.watch import STATUS_LINES
+
+            options = self._options(changes)
+            return fit_height(
+                lambda rows, _brief: build(
+                    result, dataclasses.replace(options, max_rows=rows), console.width
+                ),
+                console,
+                console.height - STATUS_LINES,
+                len(result.shown),
+            )
         buffer = io.StringIO()
         render_status(result, self.fmt, buffer, self._options(changes))
         return Text(buffer.getvalue().rstrip("\n"))

@@ -2,10 +2,12 @@
 
 One loop for both commands; a :class:`WatchView` says how its results are compared, shown
 and summed up. On a terminal the output is redrawn in place (Rich Live) under a status line;
-anywhere else the first poll is shown whole and later polls print only their changes, one
-line each (one JSON object per poll with ``--output json``). A poll that fails after the
-first is reported on stderr and the previous result is kept. Ctrl-C stops with exit 0;
-``count`` stops after that many polls with the last result's exit code.
+anywhere else the first poll is shown whole and every later poll prints a heading line and
+its changes, one line each (one JSON object per poll with ``--output json``, with its time,
+its changes and its failure). A poll that fails after the first is reported on stderr and
+the previous result is kept. Ctrl-C stops with exit 0; ``count`` stops after that many polls
+with the last poll's exit code: the last result's, or the failure's (3 when the cluster
+could not be reached).
 """
 
 from __future__ import annotations
@@ -74,9 +76,11 @@ def watch(
     from rich.console import Group
     from rich.live import Live
 
+    from rmqlb.render.screen import Trimmed
     from rmqlb.render.watch import poll_text, status_line
 
     previous: R | None = None
+    failed: RmqlbError | None = None  # the last poll's failure
     polls = 0
     live = (
         Live(console=console, auto_refresh=False, transient=False, redirect_stderr=False)
@@ -87,8 +91,10 @@ def watch(
         with live if live is not None else nullcontext():
             while True:
                 polls += 1
-                stamp = time.strftime("%H:%M:%S")
+                now = time.time()
+                stamp = time.strftime("%H:%M:%S", time.localtime(now))
                 failure = ""
+                failed = None
                 try:
                     result = poll()
                 except RmqlbError as exc:
@@ -96,23 +102,31 @@ def watch(
                         raise
                     failure = f"poll {polls} failed, keeping the last report: {exc}"
                     say(failure)
-                    result = previous
+                    failed, result = exc, previous
                 changes = view.diff(previous, result) if previous is not None else None
                 if live is not None:
                     status = status_line(
                         interval, polls, stamp, view.summary(changes, True), failure
                     )
-                    live.update(
-                        Group(status, view.renderable(result, changes, console)), refresh=True
-                    )
+                    screen = Group(status, view.renderable(result, changes, console))
+                    live.update(Trimmed(screen), refresh=True)
                 elif changes is None:
                     view.show(result, None, console)
-                elif not view.empty(changes):
+                else:
                     out = console.file
                     if json_output:
-                        out.write(json.dumps(view.to_json(changes, polls)) + "\n")
+                        document = {
+                            **view.to_json(changes, polls),
+                            "time": iso_time(now),
+                            "error": str(failed) if failed is not None else None,
+                        }
+                        out.write(json.dumps(document) + "\n")
                     else:
-                        summary = view.summary(changes, False)
+                        summary = (
+                            f"failed: {failed}"
+                            if failed is not None
+                            else view.summary(changes, False)
+                        )
                         out.write(poll_text(polls, stamp, summary, view.lines(changes)))
                     out.flush()
                 previous = result
@@ -123,4 +137,17 @@ def watch(
         return 0
     if previous is None:  # pragma: no cover - the loop always polls at least once
         raise InputError("no poll completed")
+    if failed is not None:
+        return int(failed.exit_code)
     return view.exit_code(previous)
+
+
+def iso_time(epoch: float) -> str:
+    """``2026-11-22T12:00:05Z``: the one time format of JSON documents (UTC, seconds).
+
+    >>> iso_time(1795348805.4)
+    '2026-11-22T12:00:05Z'
+    """
+    from datetime import UTC, datetime
+
+    return datetime.fromtimestamp(int(epoch), UTC).strftime("%Y-%m-%dT%H:%M:%SZ")

@@ -422,7 +422,7 @@ def line_to_json(line: GroupStatus) -> dict[str, Any]:
     return {
         "group": line.group,
         "messageModel": line.message_model,
-        "strategy": line.strategy,
+        "strategy": None if line.strategy == "-" else line.strategy,  # no sentinel in JSON
         "consumers": line.consumers,
         "topics": line.topics,
         "queues": line.queues,
@@ -484,7 +484,7 @@ def status_to_json(report: StatusReport, fail_on: str = "error") -> dict[str, An
     return {
         "format": STATUS_FORMAT,
         "capturedAt": report.captured_at,
-        "captureSeconds": report.seconds,
+        "captureSeconds": None if report.seconds is None else round(report.seconds, 3),
         "groups": [line_to_json(s) for s in report.shown],
         "totals": {
             "groups": t.groups,

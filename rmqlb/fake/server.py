@@ -38,6 +38,7 @@ from types import MappingProxyType
 from typing import IO, Any
 
 from rmqlb.errors import ProtocolError
+from rmqlb.fake.clock import capture_delta_ms, shifted
 from rmqlb.fake.faults import Faults, FaultSpec
 from rmqlb.model import (
     BrokerInfo,
@@ -160,10 +161,13 @@ class FakeCluster:
         binary_headers: bool = False,
         log_path: str | None = None,
         acl: Mapping[str, str] | None = None,
+        as_of_now: bool = False,
     ) -> None:
         if dialect not in _SERVER_VERSION:
             raise ValueError(f"dialect must be 4 or 5, not {dialect}")
-        self.snapshot = snapshot
+        self._captured = snapshot
+        self._as_of_now = as_of_now
+        self._aged: tuple[int, Snapshot] | None = None  # (whole seconds moved, the snapshot)
         self.host = host
         self.dialect = dialect
         self.faults = Faults.parse(faults)
@@ -192,6 +196,22 @@ class FakeCluster:
         self.proxy_addrs: dict[str, str] = {}
         self.broker_addrs: dict[str, str] = {}
         self.brokers: dict[str, BrokerInfo] = {}
+
+    @property
+    def snapshot(self) -> Snapshot:
+        """What the cluster answers from: the snapshot as captured, or, ``as_of_now``, moved
+        to this second (:mod:`rmqlb.fake.clock`), so every request sees the ages a
+        ``--dump`` of the file shows, however long the fake has run. A new second drops
+        the encoded bodies, whose timestamps it changes."""
+        if not self._as_of_now:
+            return self._captured
+        moved = capture_delta_ms(self._captured) // 1000
+        if self._aged is None or self._aged[0] != moved:
+            self._aged = (moved, shifted(self._captured, moved * 1000))
+            self._bodies.clear()
+            self._who.clear()
+            self._stats = None
+        return self._aged[1]
 
     async def __aenter__(self) -> FakeCluster:
         await self.start()

@@ -4,6 +4,7 @@ Explain reports: one :class:`Renderer` per :class:`Output` format, chosen throug
 closed enum::
 
     Output.table    -> rmqlb.render.rich.RichRenderer      colour tables (Rich)
+    Output.wide     -> the same, every column (the CLI sets RenderOptions.wide)
     Output.plain    -> rmqlb.render.text.PlainRenderer     plain text (blocks.py)
     Output.markdown -> rmqlb.render.text.MarkdownRenderer  GitHub Markdown (blocks.py)
     Output.json     -> rmqlb.render.json.JsonRenderer      the rmqlb.report/1 contract
@@ -60,7 +61,7 @@ def get_renderer(fmt: Output) -> Renderer:
     """The renderer for ``fmt``; every :class:`Output` member has one (mypy checks the match
     is exhaustive through ``assert_never``)."""
     # Imported here so ``rmqlb --help`` never loads Rich tables or tabulate.
-    if fmt is Output.table:
+    if fmt is Output.table or fmt is Output.wide:
         from rmqlb.render.rich import RichRenderer  # noqa: PLC0415
 
         return RichRenderer()

@@ -10,6 +10,7 @@ from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
+from typing import TypeVar
 
 from rmqlb.diagnose.report import (
     ConsumerRow,
@@ -26,7 +27,7 @@ from rmqlb.diagnose.report import (
     order_findings,
 )
 from rmqlb.errors import ExitCode
-from rmqlb.humanize import duration, plural
+from rmqlb.humanize import age, plural
 from rmqlb.model.queue import MessageQueue
 from rmqlb.model.snapshot import ProcessQueueState, QueueOffset
 from rmqlb.remoting.codes import version_name
@@ -39,11 +40,13 @@ CHANGED_MARK = "*"
 
 @dataclass(frozen=True, slots=True)
 class QueueView:
-    """The queue rows to show and how many ok rows were left out."""
+    """The queue rows to show, how many ok rows were left out, and how many more rows the
+    ``max_rows`` cap left out."""
 
     rows: tuple[QueueRow, ...]
     hidden_ok: int
     show_lag: bool
+    more: int = 0
 
 
 def queue_changed(options: RenderOptions, group: str, topic: str, row: QueueRow) -> bool:
@@ -56,13 +59,51 @@ def queue_view(group: str, topic: TopicReport, options: RenderOptions) -> QueueV
     (and rows that changed since the last poll) only."""
     show_lag = any(r.lag is not None for r in topic.queues)
     if options.all_queues or len(topic.queues) <= options.large_topic:
-        return QueueView(topic.queues, 0, show_lag)
-    rows = tuple(
-        r
-        for r in topic.queues
-        if r.status is not QueueStatus.ok or queue_changed(options, group, topic.topic, r)
-    )
-    return QueueView(rows, len(topic.queues) - len(rows), show_lag)
+        rows = topic.queues
+    else:
+        rows = tuple(
+            r
+            for r in topic.queues
+            if r.status is not QueueStatus.ok or queue_changed(options, group, topic.topic, r)
+        )
+    kept = capped(rows, options, lambda r: r.status is not QueueStatus.ok)
+    return QueueView(kept, len(topic.queues) - len(rows), show_lag, len(rows) - len(kept))
+
+
+T = TypeVar("T")
+
+
+def capped(
+    rows: tuple[T, ...], options: RenderOptions, problem: Callable[[T], bool]
+) -> tuple[T, ...]:
+    """At most ``options.max_rows`` of ``rows`` (all with ``all_queues``): the problem rows
+    first, in their order.
+
+    >>> capped((1, 2, 3, 4), RenderOptions(max_rows=2), lambda n: n % 2 == 0)
+    (2, 4)
+    >>> capped((1, 2, 3, 4), RenderOptions(max_rows=3), lambda n: n > 3)
+    (1, 2, 4)
+    """
+    cap = options.max_rows
+    if cap is None or options.all_queues or len(rows) <= cap:
+        return rows
+    order = sorted(range(len(rows)), key=lambda i: (not problem(rows[i]), i))
+    return tuple(rows[i] for i in sorted(order[:cap]))
+
+
+def topic_more_line(t: TopicReport) -> str:
+    """The one line of a topic whose tables have no room at all."""
+    counts = f"{plural(len(t.queues), 'queue')}, {plural(len(t.consumers), 'consumer')}"
+    return f"… {counts} (taller window or --all-queues)"
+
+
+def more_line(more: int, what: str) -> str:
+    """The line under a table the terminal's height cut short.
+
+    >>> more_line(12, "queue")
+    '… 12 more queues (taller window or --all-queues)'
+    """
+    return f"… {more:,} more {what}{'' if more == 1 else 's'} (taller window or --all-queues)"
 
 
 def captured_ms(captured_at: str | None) -> int | None:
@@ -78,21 +119,39 @@ def captured_ms(captured_at: str | None) -> int | None:
     return int(stamp.timestamp() * 1000)
 
 
+def iso_ms(epoch_ms: int | None) -> str | None:
+    """``2026-11-22T11:59:58Z``: epoch milliseconds as JSON documents write times (UTC,
+    whole seconds); None stays None.
+
+    >>> iso_ms(1795348798000), iso_ms(None)
+    ('2026-11-22T11:59:58Z', None)
+    """
+    if epoch_ms is None:
+        return None
+    return datetime.fromtimestamp(epoch_ms // 1000, UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
 def age_text(timestamp_ms: int, now_ms: int | None) -> str:
     """``12 s ago`` before the capture, ``never`` for 0, ``""`` without a capture time."""
     if not timestamp_ms:
         return "never"
     if now_ms is None:
         return ""
-    return f"{duration(max(0, now_ms - timestamp_ms) / 1000)} ago"
+    return f"{age((now_ms - timestamp_ms) / 1000)} ago"
 
 
-def _last_consumed(offset: QueueOffset, now_ms: int | None) -> str:
+def _last_consumed(offset: QueueOffset, now_ms: int | None, absolute: bool = False) -> str:
     """``never`` with nothing committed; empty when the broker did not say (a queue consume
-    stats left out)."""
+    stats left out); ``absolute``: the time too (``5 s ago, 11:59:55Z``)."""
     if offset.consumer_offset <= 0:
         return "never"
-    return age_text(offset.last_timestamp, now_ms) if offset.last_timestamp else ""
+    if not offset.last_timestamp:
+        return ""
+    age = age_text(offset.last_timestamp, now_ms)
+    if not absolute:
+        return age
+    stamp = iso_ms(offset.last_timestamp) or ""
+    return f"{age}, {stamp}" if age else stamp
 
 
 @dataclass(frozen=True, slots=True)
@@ -140,10 +199,13 @@ def queue_details(
             DetailColumn(
                 "Last consumed",
                 True,
-                tuple("" if r.offset is None else _last_consumed(r.offset, now_ms) for r in rows),
+                tuple(
+                    "" if r.offset is None else _last_consumed(r.offset, now_ms, options.wide)
+                    for r in rows
+                ),
             )
         )
-    states = _holder_states(t) if options.all_queues else {}
+    states = _holder_states(t) if options.all_queues or options.wide else {}
     if states:
         held = [states.get(r.queue) for r in rows]
         out.append(
@@ -158,6 +220,14 @@ def queue_details(
                 tuple("" if s is None else age_text(s.last_pull_timestamp, now_ms) for s in held),
             )
         )
+        if options.wide:
+            out.append(
+                DetailColumn(
+                    "Locked",
+                    False,
+                    tuple("" if s is None else "yes" if s.locked else "no" for s in held),
+                )
+            )
     return out
 
 
@@ -204,16 +274,18 @@ class ConsumerView:
 
     rows: tuple[tuple[ConsumerRow, str], ...]
     hidden: int
+    more: int = 0
 
 
 def consumer_view(t: TopicReport, options: RenderOptions) -> ConsumerView:
     """Every consumer for ordinary groups; for more than ``large_topic`` consumers (and no
     ``all_queues``) only those with a note (idle, not subscribed, mismatch, unreachable)."""
     rows = tuple((c, consumer_note(c, retry=t.retry)) for c in t.consumers)
-    if options.all_queues or len(rows) <= options.large_topic:
-        return ConsumerView(rows, 0)
-    shown = tuple(r for r in rows if r[1])
-    return ConsumerView(shown, len(rows) - len(shown))
+    shown = rows
+    if not options.all_queues and len(rows) > options.large_topic:
+        shown = tuple(r for r in rows if r[1])
+    kept = capped(shown, options, lambda r: bool(r[1]))
+    return ConsumerView(kept, len(rows) - len(shown), len(shown) - len(kept))
 
 
 def hidden_consumers_line(hidden: int, total: int) -> str:

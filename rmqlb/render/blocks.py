@@ -101,7 +101,9 @@ def code_span(text: str) -> str:
 class Column:
     """One column: its header, alignment, whether it may wrap at spaces, a minimum width;
     ``key`` marks identifiers (client ids), which get a line each when a table is stacked;
-    ``code`` shows each line of a cell as a code span in Markdown (but ``-``: nobody)."""
+    ``code`` shows each line of a cell as a code span in Markdown (but ``-``: nobody);
+    ``give_way`` is the order in which a colour table drops the column when the console is
+    too narrow (1 first; 0 never)."""
 
     header: str
     justify: Literal["left", "right"] = "left"
@@ -109,6 +111,7 @@ class Column:
     min_width: int = 0
     key: bool = False
     code: bool = False
+    give_way: int = 0
 
 
 @dataclass(frozen=True, slots=True)

@@ -10,9 +10,12 @@ from enum import StrEnum
 
 
 class Output(StrEnum):
-    """``--output``: the four report formats."""
+    """``--output``: the report formats. ``wide`` is ``table`` with every column
+    (kubectl's convention): the CLI resolves it to ``table`` and a wide flag, so renderers
+    treat it as ``table``."""
 
     table = "table"
+    wide = "wide"
     plain = "plain"
     markdown = "markdown"
     json = "json"

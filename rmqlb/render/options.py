@@ -23,7 +23,13 @@ class RenderOptions:
     previous ``--watch`` poll. ``pretty_json`` indents the JSON document (the CLI turns it
     off when stdout is not a terminal: compact JSON is several times faster to write).
     ``now_ms`` is the moment ages are measured from (the renderers set it to the capture
-    time of the report).
+    time of the report). ``max_rows`` caps the rows of each queue and consumer table (what
+    ``--watch`` sets so that a report fits the terminal), problem rows kept first; the
+    others are counted in one line. ``brief_findings`` shows each finding's message on one
+    line cut at the screen's edge, without its fix (the last resort of ``--watch`` on a short
+    terminal). ``wide`` (``-o wide``) adds the holders' process-queue columns (cached,
+    last pull, locked) and the absolute times beside the ages; on a narrow console they give
+    way like the other detail columns.
     """
 
     fail_on: str = "error"
@@ -32,3 +38,6 @@ class RenderOptions:
     changes: ReportChanges | None = None
     pretty_json: bool = True
     now_ms: int | None = None
+    max_rows: int | None = None
+    brief_findings: bool = False
+    wide: bool = False

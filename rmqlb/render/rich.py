@@ -18,6 +18,7 @@ from rmqlb.diagnose.report import (
     ConsumerRow,
     Finding,
     GroupReport,
+    QueueRow,
     QueueStatus,
     Report,
     Severity,
@@ -29,8 +30,9 @@ from rmqlb.humanize import plural
 from rmqlb.render import _view as v
 from rmqlb.render.options import RenderOptions
 from rmqlb.render.safe import safe
+from rmqlb.render.screen import Trimmed
 from rmqlb.render.styles import SEVERITY_BADGE, SEVERITY_STYLE, severity_count
-from rmqlb.render.table import Column, fit_table
+from rmqlb.render.table import Column, fit_table, layout
 
 STATUS_STYLE: dict[QueueStatus, str] = {
     QueueStatus.ok: "green",
@@ -59,9 +61,32 @@ def _topic_header(t: TopicReport) -> Text:
     return Text.assemble((before, "bold"), (t.topic, "bold cyan"), (after, "bold"))
 
 
-def _queue_table(group: str, t: TopicReport, o: RenderOptions, width: int) -> list[RenderableType]:
+def _detail_columns(details: list[v.DetailColumn]) -> list[Column]:
+    """Detail columns give way as the console narrows, the last first."""
+    return [
+        Column(d.header, justify="right" if d.right else "left", give_way=len(details) - i)
+        for i, d in enumerate(details)
+    ]
+
+
+def _short_names(t: TopicReport, rows: tuple[QueueRow, ...]) -> dict[str, str]:
+    """``c1``, ``c2`` … for the client ids, in the consumer table's order, then any other
+    holder: what the queue table shows when the full ids leave it no room."""
+    names: dict[str, str] = {}
+    ids = [c.client_id for c in t.consumers]
+    ids += [cid for r in rows for cid in (r.expected, *(r.actual or ())) if cid]
+    for cid in ids:
+        names.setdefault(cid, f"c{len(names) + 1}")
+    return names
+
+
+def _queue_table(
+    group: str, t: TopicReport, o: RenderOptions, width: int
+) -> tuple[list[RenderableType], dict[str, str]]:
+    """The queue table, and the short names it uses for client ids (empty: full ids)."""
     view = v.queue_view(group, t, o)
     out: list[RenderableType] = []
+    used: dict[str, str] = {}
     if view.rows:
         # under --watch, room for the " *" mark so the columns stay put from poll to poll
         marks = 2 if o.changes is not None else 0
@@ -74,31 +99,57 @@ def _queue_table(group: str, t: TopicReport, o: RenderOptions, width: int) -> li
             *([Column("Lag", justify="right")] if view.show_lag else []),
         ]
         details = v.queue_details(t, view.rows, o.now_ms, o)
-        columns += [Column(d.header, justify="right" if d.right else "left") for d in details]
-        rows: list[list[Text]] = []
-        styles: list[str | None] = []
-        for r in view.rows:
-            style = STATUS_STYLE[r.status]
-            changed = v.queue_changed(o, group, t.topic, r)
-            label = Text(r.queue.label())
-            if changed:
-                label.append(" " + v.CHANGED_MARK, style=CHANGED_STYLE)
-            expected = Text(v.expected_text(r), style="dim" if r.expected is None else "")
-            actual = Text(
-                "\n".join(v.actual_list(r)), style="" if r.status is QueueStatus.ok else style
-            )
-            cells = [label, expected, actual, Text(r.status.value, style=style)]
-            if view.show_lag:
-                cells.append(Text(v.lag_text(r.lag)))
-            cells += [Text(d.cells[len(rows)]) for d in details]
-            rows.append(cells)
-            styles.append("bold" if changed else None)
+        columns += _detail_columns(details)
+        styles = ["bold" if v.queue_changed(o, group, t.topic, r) else None for r in view.rows]
+        rows = _queue_rows(group, t, view, details, o, names={})
+        fitted = layout(columns, rows, width)
+        # short names when the ids leave no room for a table (or, -o wide, for a column)
+        if fitted is None or (o.wide and len(fitted[0]) < len(columns)):
+            names = _short_names(t, view.rows)
+            short = _queue_rows(group, t, view, details, o, names=names)
+            better = layout(columns, short, width)
+            if better is not None and (fitted is None or len(better[0]) > len(fitted[0])):
+                rows, used = short, names
         out.append(fit_table(columns, rows, width, row_styles=styles))
     if view.hidden_ok:
         out.append(Text(v.hidden_line(view.hidden_ok, len(t.queues)), style="dim italic"))
+    if view.more:
+        out.append(Text(v.more_line(view.more, "queue"), style="dim italic"))
     if o.changes is not None and any(v.queue_changed(o, group, t.topic, r) for r in view.rows):
         out.append(Text(f"{v.CHANGED_MARK} owner changed since the last poll", style=CHANGED_STYLE))
-    return out
+    return out, used
+
+
+def _queue_rows(
+    group: str,
+    t: TopicReport,
+    view: v.QueueView,
+    details: list[v.DetailColumn],
+    o: RenderOptions,
+    *,
+    names: dict[str, str],
+) -> list[list[Text]]:
+    """The cells of the queue table, client ids replaced by ``names`` where given."""
+    rows: list[list[Text]] = []
+    for r in view.rows:
+        style = STATUS_STYLE[r.status]
+        label = Text(r.queue.label())
+        if v.queue_changed(o, group, t.topic, r):
+            label.append(" " + v.CHANGED_MARK, style=CHANGED_STYLE)
+        expected = Text(
+            names.get(v.expected_text(r), v.expected_text(r)),
+            style="dim" if r.expected is None else "",
+        )
+        actual = Text(
+            "\n".join(names.get(a, a) for a in v.actual_list(r)),
+            style="" if r.status is QueueStatus.ok else style,
+        )
+        cells = [label, expected, actual, Text(r.status.value, style=style)]
+        if view.show_lag:
+            cells.append(Text(v.lag_text(r.lag)))
+        cells += [Text(d.cells[len(rows)]) for d in details]
+        rows.append(cells)
+    return rows
 
 
 def _consumer_style(c: ConsumerRow, note: str) -> str:
@@ -108,36 +159,62 @@ def _consumer_style(c: ConsumerRow, note: str) -> str:
 
 
 def _consumer_table(
-    t: TopicReport, show_lag: bool, width: int, o: RenderOptions
+    t: TopicReport, show_lag: bool, width: int, o: RenderOptions, names: dict[str, str]
 ) -> list[RenderableType]:
-    if not t.consumers:
-        return [Text("No consumer in this group.", style="yellow")]
-    view = v.consumer_view(t, o)
+    """The consumer table; with ``names`` (the queue table's short names) a first column
+    gives each row its name, and the names of holders not in the table are spelled out."""
     out: list[RenderableType] = []
-    if view.rows:
-        out.append(_consumer_rows(t, view.rows, show_lag, width))
-    if view.hidden:
+    view = v.consumer_view(t, o)
+    rows = view.rows
+    if names:  # every consumer the queue table names gets its row
+        rows = tuple((c, v.consumer_note(c, retry=t.retry)) for c in t.consumers)
+        rows = tuple(
+            (c, note) for c, note in rows if (c, note) in view.rows or c.client_id in names
+        )
+    if not t.consumers:
+        out.append(Text("No consumer in this group.", style="yellow"))
+    elif rows:
+        out.append(_consumer_rows(t, rows, show_lag, width, names))
+    if t.consumers and view.hidden:
         out.append(Text(v.hidden_consumers_line(view.hidden, len(t.consumers)), style="dim italic"))
+    more = len(t.consumers) - view.hidden - len(rows)
+    if t.consumers and more > 0:
+        out.append(Text(v.more_line(more, "consumer"), style="dim italic"))
+    consumers = {c.client_id for c in t.consumers}
+    for cid, name in names.items():
+        if cid not in consumers:
+            note = ("  holds a queue, not a consumer of this topic", "dim")
+            out.append(Text.assemble((name, "bold"), "  ", cid, note))
     return out
 
 
 def _consumer_rows(
-    t: TopicReport, rows: tuple[tuple[ConsumerRow, str], ...], show_lag: bool, width: int
+    t: TopicReport,
+    rows: tuple[tuple[ConsumerRow, str], ...],
+    show_lag: bool,
+    width: int,
+    names: dict[str, str],
 ) -> RenderableType:
     details = v.consumer_details(t, [c for c, _ in rows])
     columns = [
+        *([Column("#")] if names else []),
         Column("Client ID", key=True),
         Column("Subscribes"),
-        Column("Strategy"),
+        # the same strategy on every row is the group's (its header says it): it may go
+        Column(
+            "Strategy",
+            give_way=len(details) + 1 if len({c.strategy for c, _ in rows}) == 1 else 0,
+        ),
         Column("Expected", justify="right"),
         Column("Actual", justify="right"),
         *([Column("Lag", justify="right")] if show_lag else []),
-        *(Column(d.header, justify="right" if d.right else "left") for d in details),
+        *_detail_columns(details),
         Column("Note", wrap=True),
     ]
     cells: list[list[Text]] = []
     for c, note in rows:
         row = [
+            *([Text(names.get(c.client_id, ""), style="bold")] if names else []),
             Text(c.client_id),
             Text("yes") if c.subscribes else Text("no", style="red"),
             Text(c.strategy or "?"),
@@ -150,6 +227,9 @@ def _consumer_rows(
         row.append(Text(note))
         cells.append(row)
     styles = [_consumer_style(c, note) or None for c, note in rows]
+    if names and layout(columns, cells, width) is None:  # stacked: each record under its id
+        columns[0], columns[1] = columns[1], columns[0]
+        cells = [[row[1], row[0], *row[2:]] for row in cells]
     return fit_table(columns, cells, width, row_styles=styles)
 
 
@@ -168,8 +248,9 @@ def _finding(line: v.FindingLine, o: RenderOptions) -> RenderableType:
     if o.changes is not None and o.changes.finding_is_new(f):
         head.append("  new", style=CHANGED_STYLE)
     body = 2 + (2 if line.depth else 0)
-    lines: list[RenderableType] = [head, Padding(Text(f.message), (0, 0, 0, body))]
-    if f.hint:
+    message = Text(f.message, no_wrap=o.brief_findings, overflow="ellipsis")
+    lines: list[RenderableType] = [head, Padding(message, (0, 0, 0, body))]
+    if f.hint and not o.brief_findings:
         lines.append(Padding(Text.assemble(("fix: ", "bold green"), f.hint), (0, 0, 0, body)))
     group = Group(*lines)
     return Padding(group, (0, 0, 0, 4 * line.depth - 2)) if line.depth else group
@@ -236,8 +317,14 @@ def build(report: Report, options: RenderOptions | None = None, width: int = 100
         for t in g.topics:
             view = v.queue_view(g.group, t, o)
             parts.append(_topic_header(t))
-            parts += _queue_table(g.group, t, o, width)
-            parts += [Text(""), *_consumer_table(t, view.show_lag, width, o), Text("")]
+            if o.max_rows == 0:  # no room for any row: one line for the topic's tables
+                parts.append(Text(v.topic_more_line(t), style="dim italic"))
+                continue
+            queue_table, names = _queue_table(g.group, t, o, width)
+            parts += queue_table
+            parts += [Text(""), *_consumer_table(t, view.show_lag, width, o, names), Text("")]
+        if o.max_rows == 0 and g.topics:
+            parts.append(Text(""))
         parts += _findings(Text(f"Findings for {g.group}", style="bold"), per_group[g.group], o)
     if rest:
         parts += _findings(Text("Other findings", style="bold"), rest, o)
@@ -257,4 +344,4 @@ class RichRenderer:
             if isinstance(target, Console)
             else Console(file=target, color_system=None, highlight=False)
         )
-        console.print(build(report, options, console.width), highlight=False)
+        console.print(Trimmed(build(report, options, console.width)), highlight=False)

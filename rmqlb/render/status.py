@@ -48,11 +48,14 @@ CHANGED_MARK = "*"
 @dataclass(frozen=True, slots=True)
 class StatusOptions:
     """How to render a status: ``fail_on`` feeds the exit-code line and ``exitCode``;
-    ``changes`` marks lines that changed since the previous ``--watch`` poll."""
+    ``changes`` marks lines that changed since the previous ``--watch`` poll; ``max_rows``
+    caps the colour table's groups (the worst first; the others are counted), so that
+    ``--watch`` fits the terminal."""
 
     fail_on: str = "error"
     changes: StatusChanges | None = None
     pretty_json: bool = True
+    max_rows: int | None = None
 
 
 # ----- cells -------------------------------------------------------------------------------
@@ -131,6 +134,11 @@ def title_line(report: StatusReport) -> str:
 def summary_line(report: StatusReport) -> str:
     """The footer's first line: how many groups, how bad, how many consumers, and when or
     how fast the data was captured."""
+    return "; ".join(summary_parts(report))
+
+
+def summary_parts(report: StatusReport) -> list[str]:
+    """The parts of :func:`summary_line` (a narrow screen breaks the line between them)."""
     t = totals(report)
     parts = [
         f"{t.groups} group{'s' if t.groups != 1 else ''}, {t.errors} with errors, "
@@ -141,20 +149,25 @@ def summary_line(report: StatusReport) -> str:
         parts.append(f"captured in {duration(report.seconds)}")
     elif report.captured_at:
         parts.append(f"captured at {report.captured_at}")
-    return "; ".join(parts)
+    return parts
 
 
 def totals_line(report: StatusReport) -> str:
     """The footer's sums: lag, stranded messages, consume rate (when reported)."""
+    return ", ".join(totals_parts(report))
+
+
+def totals_parts(report: StatusReport) -> list[str]:
+    """The parts of :func:`totals_line`."""
     t = totals(report)
     lag = f"{t.lag:,}" + ("" if t.lag_complete else "+")
     stranded = f"{t.stranded:,}" + ("" if t.stranded_complete else "+")
-    text = f"lag {lag}, stranded {stranded}"
+    parts = [f"lag {lag}", f"stranded {stranded}"]
     if not (t.lag_complete and t.stranded_complete):
-        text += " (+: more where offsets could not be read)"
+        parts[-1] += " (+: more where offsets could not be read)"
     if t.consume_tps is not None:
-        text += f", consuming {t.consume_tps:,.1f} msg/s"
-    return text
+        parts.append(f"consuming {t.consume_tps:,.1f} msg/s")
+    return parts
 
 
 def exit_line(report: StatusReport, fail_on: str) -> str:
@@ -260,6 +273,26 @@ def status_blocks(report: StatusReport, options: StatusOptions) -> list[Block]:
 
 GAP = "  "  # between two columns
 TITLES = {"tps": "TPS"}
+GIVE_WAY = ("model", "strategy", "topics", "queues", "tps", "consumers")
+"""The columns a narrow console drops, first to last; group, lag and stranded always stay
+(and the worst finding, on its own line under each row)."""
+
+
+def fitting_columns(titles: list[str], widths: list[int], width: int) -> list[int]:
+    """The indices of the columns kept on a console ``width`` cells wide.
+
+    >>> fitting_columns(["group", "model", "lag"], [10, 12, 5], 31)
+    [0, 1, 2]
+    >>> fitting_columns(["group", "model", "lag"], [10, 12, 5], 20)
+    [0, 2]
+    """
+    kept = list(range(len(titles)))
+    for name in GIVE_WAY:
+        if sum(widths[i] for i in kept) + len(GAP) * (len(kept) - 1) <= width:
+            break
+        if name in titles:
+            kept.remove(titles.index(name))
+    return kept
 
 
 def build(  # names are shown through safe(): control characters visible
@@ -274,6 +307,7 @@ def build(  # names are shown through safe(): control characters visible
     from rich.console import Group  # noqa: PLC0415
     from rich.text import Text  # noqa: PLC0415
 
+    from rmqlb.render.screen import join_fitting  # noqa: PLC0415
     from rmqlb.render.styles import SEVERITY_BADGE  # noqa: PLC0415
 
     report = safe(report)
@@ -285,6 +319,10 @@ def build(  # names are shown through safe(): control characters visible
         titles = headers(show_tps)[:-2]  # the worst finding goes under the row
         rows = [row_cells(line, o, show_tps)[:-2] for line in report.shown]
         widths = [max(len(t), *(len(row[i]) for row in rows)) for i, t in enumerate(titles)]
+        kept = fitting_columns(titles, widths, width)
+        titles = [titles[i] for i in kept]
+        widths = [widths[i] for i in kept]
+        rows = [[row[i] for i in kept] for row in rows]
 
         def cell(text: str, i: int) -> str:
             if titles[i] in RIGHT:
@@ -294,7 +332,8 @@ def build(  # names are shown through safe(): control characters visible
         head = GAP.join(cell(TITLES.get(t, t.capitalize()), i) for i, t in enumerate(titles))
         parts.append(Text(head, style="bold", no_wrap=True, overflow="ellipsis"))
         parts.append(Text("─" * min(width, len(head)), no_wrap=True))
-        for line, cells in zip(report.shown, rows, strict=True):
+        cap = len(rows) if o.max_rows is None else o.max_rows
+        for line, cells in zip(report.shown[:cap], rows[:cap], strict=True):
             row = Text(no_wrap=True, overflow="ellipsis")
             row.append(cell(cells[0], 0), style="bold cyan" if line.rank >= 1 else "cyan")
             for i in range(1, len(cells)):
@@ -312,6 +351,10 @@ def build(  # names are shown through safe(): control characters visible
                 finding.append(f" [{worst_tag(line)}]", style="bold")
                 finding.append(f": {worst.message}", style="dim")
                 parts.append(finding)
+        more = len(rows) - cap
+        if more > 0:
+            groups = "group" if more == 1 else "groups"
+            parts.append(Text(f"… {more:,} more {groups} (taller window)", style="dim italic"))
     else:
         parts.append(Text("No consumer group matched.", style="yellow"))
     for note in legend(report, o):
@@ -322,10 +365,10 @@ def build(  # names are shown through safe(): control characters visible
     parts.append(Text(""))
     footer = Text.assemble(
         ("Summary: ", "bold"),
-        summary_line(report),
+        join_fitting(summary_parts(report), width, first=len("Summary: ")),
         "\n",
         ("Totals: ", "bold"),
-        totals_line(report),
+        join_fitting(totals_parts(report), width, first=len("Totals: "), sep=", "),
         "\n",
     )
     footer.append(
@@ -353,7 +396,7 @@ def render_status(
 ) -> None:
     """Write ``report`` in format ``fmt`` to ``target`` (a Rich console for tables)."""
     o = options or StatusOptions()
-    if fmt is Output.table:
+    if fmt is Output.table or fmt is Output.wide:
         from rich.console import Console  # noqa: PLC0415
 
         console = (
@@ -361,7 +404,9 @@ def render_status(
             if isinstance(target, Console)
             else Console(file=target, color_system=None, highlight=False)
         )
-        console.print(build(report, o, console.width), highlight=False)
+        from rmqlb.render.screen import Trimmed  # noqa: PLC0415
+
+        console.print(Trimmed(build(report, o, console.width)), highlight=False)
         return
     if fmt is Output.plain or fmt is Output.markdown:
         blocks = status_blocks(report, o)

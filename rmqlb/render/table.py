@@ -7,7 +7,9 @@ lays the table out itself:
 1. every column at its natural width when the table fits;
 2. else the columns that may wrap (``Column(wrap=True)``: notes, queue lists, messages) give
    way, down to their longest word, widest first;
-3. else the table is *stacked*: one record per row, the first cell as its heading, the
+3. else the columns that may go (``Column(give_way=N)``) are dropped, lowest ``N`` first,
+   until the rest fits;
+4. else the table is *stacked*: one record per row, the first cell as its heading, the
    short cells as ``Header value`` pairs after it, and each identifier on a line of its own.
 
 A word is never broken in any column; text is wrapped only at spaces.
@@ -19,9 +21,9 @@ A word is never broken in any column; text is wrapped only at spaces.
 >>> with console.capture() as cap:
 ...     console.print(fit_table(columns, rows, width=60))
 >>> print("\n".join(line.rstrip() for line in cap.get().splitlines()))
-Client ID                         Queues   Note
-───────────────────────────────────────────────────
-10.0.0.5@12345#8814520316744000        6   mismatch
+Client ID                        Queues  Note
+─────────────────────────────────────────────────
+10.0.0.5@12345#8814520316744000       6  mismatch
 >>> with console.capture() as cap:
 ...     console.print(fit_table(columns, rows, width=40))
 >>> print("\n".join(line.rstrip() for line in cap.get().splitlines()))
@@ -42,10 +44,12 @@ from rich.text import Text
 
 from rmqlb.render.blocks import Column
 
-__all__ = ["GAP", "Column", "fit_table", "table_widths"]
+__all__ = ["GAP", "Column", "fit_table", "layout", "table_widths"]
 
-GAP = 3
-"""Columns of an edgeless ``SIMPLE_HEAD`` table are three cells apart (pad, rule, pad)."""
+GAP = 2
+"""Columns of an edgeless ``SIMPLE_HEAD`` table are two cells apart (pad, rule)."""
+PAIR_GAP = 3
+"""Cells between two ``Header value`` pairs of a stacked record."""
 
 
 def _lines(cell: Text) -> list[str]:
@@ -92,6 +96,32 @@ def table_widths(
     return widths
 
 
+def layout(
+    columns: Sequence[Column], rows: Sequence[Sequence[Text]], width: int, *, edge: bool = False
+) -> tuple[list[int], list[int]] | None:
+    """The columns kept (their indices) and their widths for a table ``width`` cells wide,
+    the columns that give way dropped lowest ``give_way`` first; None: it must be stacked.
+
+    >>> cols = [Column("id"), Column("a", give_way=2), Column("b", give_way=1)]
+    >>> rows = [[Text("abcdef"), Text("xx"), Text("yyy")]]
+    >>> layout(cols, rows, 15), layout(cols, rows, 12), layout(cols, rows, 9), layout(cols, rows, 5)
+    (([0, 1, 2], [6, 2, 3]), ([0, 1], [6, 2]), ([0], [6]), None)
+    """
+    order = [i for _, i in sorted((c.give_way, i) for i, c in enumerate(columns) if c.give_way)]
+    kept = list(range(len(columns)))
+    while True:
+        n = len(kept)
+        # edgeless: pad, rule between columns; boxed: padding both sides, n + 1 rules
+        overhead = 3 * n + 1 if edge else GAP * (n - 1)
+        shown = [columns[i] for i in kept]
+        widths = table_widths(shown, [[row[i] for i in kept] for row in rows], width - overhead)
+        if widths is not None:
+            return kept, widths
+        if not order:
+            return None
+        kept.remove(order.pop(0))
+
+
 def fit_table(
     columns: Sequence[Column],
     rows: Sequence[Sequence[Text]],
@@ -102,27 +132,29 @@ def fit_table(
     box: rich_box.Box = rich_box.SIMPLE_HEAD,
     show_lines: bool = False,
 ) -> RenderableType:
-    """The rows as a table ``width`` cells wide at most, or stacked when it cannot fit."""
+    """The rows as a table ``width`` cells wide at most, dropping the columns that give way
+    as needed, or stacked (with every column) when even the others cannot fit."""
     styles = list(row_styles) if row_styles is not None else [None] * len(rows)
     edge = box is not rich_box.SIMPLE_HEAD
-    n = len(columns)
-    # edgeless: pad, rule, pad between columns; boxed: padding both sides, n + 1 rules
-    overhead = 3 * n + 1 if edge else GAP * (n - 1)
-    widths = table_widths(columns, rows, width - overhead)
-    if widths is None:
+    fitted = layout(columns, rows, width, edge=edge)
+    if fitted is None:
         return _stacked(columns, rows, styles, title, width)
+    kept, widths = fitted
+    shown = [columns[i] for i in kept]
+    cells = [[row[i] for i in kept] for row in rows]
     table = Table(
         box=box,
         header_style="bold",
         pad_edge=edge,
+        padding=(0, 1) if edge else (0, 1, 0, 0),
         show_edge=edge,
         show_lines=show_lines,
         title=title,
         title_justify="left",
     )
-    for col, w in zip(columns, widths, strict=True):
+    for col, w in zip(shown, widths, strict=True):
         table.add_column(col.header, justify=col.justify, width=w, overflow="fold")
-    for row, style in zip(rows, styles, strict=True):
+    for row, style in zip(cells, styles, strict=True):
         table.add_row(*row, style=style)
     return table
 
@@ -153,12 +185,12 @@ def _stacked(
                 keys.append((col.header, cell))
                 continue
             pair = cell_len(col.header) + 1 + cell_len(cell.plain)
-            if line + GAP + pair > width:
+            if line + PAIR_GAP + pair > width:
                 heading.append("\n ")
                 line = 1
-            heading.append(" " * GAP + col.header + " ", style="dim")
+            heading.append(" " * PAIR_GAP + col.header + " ", style="dim")
             heading.append_text(Text(" ").join(cell.split("\n")))
-            line += GAP + pair
+            line += PAIR_GAP + pair
         out.append(heading)
         out += _key_lines(keys, label, width, style)
     return Group(*out)
@@ -172,10 +204,10 @@ def _key_lines(
     line and its value under it, indented by four."""
     if not keys:
         return []
-    beside = 2 + label + GAP
+    beside = 2 + label + PAIR_GAP
     longest = max(cell_len(w) for _, cell in keys for w in cell.plain.split())
     if longest + beside <= width:
-        grid = Table.grid(padding=(0, GAP, 0, 0), pad_edge=False)
+        grid = Table.grid(padding=(0, PAIR_GAP, 0, 0), pad_edge=False)
         grid.add_column(style="dim", no_wrap=True, min_width=label)
         grid.add_column(overflow="fold")
         for header, cell in keys:

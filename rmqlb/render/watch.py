@@ -52,6 +52,11 @@ def poll_text(poll: int, stamp: str, summary: str, lines: Sequence[str]) -> str:
     return "\n".join(out) + "\n"
 
 
+STATUS_LINES = 2
+"""Lines kept for the watch line over the redrawn report (one line, cut at the screen's
+edge) and the line the terminal's cursor ends on."""
+
+
 def status_line(
     interval: float, poll: int, stamp: str, summary: str, failure: str = ""
 ) -> RenderableType:
@@ -63,6 +68,8 @@ def status_line(
         f"watching every {duration(interval)} · poll {poll} at {stamp} · "
         f"{escape_controls(summary)} · Ctrl-C stops",
         style="dim",
+        no_wrap=True,
+        overflow="ellipsis",
     )
     if failure:
         status.append("\n" + escape_controls(failure), style="bold red")

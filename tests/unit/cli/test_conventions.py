@@ -116,7 +116,7 @@ def test_completion_completes_commands_and_choices() -> None:
 
     assert complete("rmqlb ex") == ["explain"]
     assert complete("rmqlb explain --fail-on ") == ["error", "warning", "info", "never"]
-    assert complete("rmqlb check -o ") == ["table", "plain", "markdown", "json"]
+    assert complete("rmqlb check -o ") == ["table", "wide", "plain", "markdown", "json"]
 
 
 @pytest.mark.parametrize(

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -343,48 +344,100 @@ def test_watch_off_a_terminal_prints_the_report_then_only_changes(
     assert "Summary:" not in rest  # only the changes, not the report again
 
 
-def test_watch_prints_nothing_when_nothing_changed(
+def test_watch_prints_a_line_per_poll_even_when_nothing_changed(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     path = write(tmp_path, REBALANCE)
     _rewrite_between_polls(monkeypatch, path, [REBALANCE, REBALANCE])
     code, out, _ = explain(capsys, "--dump", str(path), "--watch", "1", "--count", "3")
     assert code == 1
-    assert "poll " not in out
+    polls = [line for line in out.splitlines() if line.startswith("poll ")]
+    assert len(polls) == 2
+    assert all(p.endswith(": 0 queues changed owner, 0 new findings, 0 cleared") for p in polls)
 
 
 def test_watch_json_emits_change_objects(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     path = write(tmp_path, SETTLED)
-    _rewrite_between_polls(monkeypatch, path, [REBALANCE])
+    _rewrite_between_polls(monkeypatch, path, [REBALANCE, REBALANCE])
     code, out, _ = explain(
-        capsys, "--dump", str(path), "--watch", "1", "--count", "2", "-o", "json"
+        capsys, "--dump", str(path), "--watch", "1", "--count", "3", "-o", "json"
     )
     assert code == 1
-    decoder = json.JSONDecoder()
-    report, end = decoder.raw_decode(out)
-    assert_report_contract(report)
-    change = json.loads(out[end:].strip())
+    lines = out.splitlines()
+    assert len(lines) == 3  # NDJSON: the report, then one object per poll
+    assert_report_contract(json.loads(lines[0]))
+    change, same = json.loads(lines[1]), json.loads(lines[2])
     assert change["format"] == "rmqlb.changes/1" and change["poll"] == 2
     assert sorted(q["queueId"] for q in change["queues"]) == [6, 7, 11, 12, 13, 14, 15]
     assert {f["code"] for f in change["newFindings"]} >= {"DUPLICATE_ASSIGNMENT"}
+    assert re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ", change["time"])
+    assert change["error"] is None
+    assert same["poll"] == 3 and same["queues"] == [] and same.keys() == change.keys()
 
 
 def test_watch_survives_a_bad_poll(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    """A failed poll keeps the last report; the exit code is the last poll's: the failure's
+    when the last one failed, the report's once a poll succeeds again."""
     path = write(tmp_path, HEALTHY)
     pauses: list[float] = []
 
     def fake_sleep(seconds: float) -> None:
         pauses.append(seconds)
-        path.write_text("{truncated", encoding="utf-8")
+        if len(pauses) == 1:
+            path.write_text("{truncated", encoding="utf-8")
+        else:
+            path.write_text(json.dumps(HEALTHY), encoding="utf-8")
 
     monkeypatch.setattr(watch_module, "sleep", fake_sleep)
-    code, _, err = explain(capsys, "--dump", str(path), "--watch", "1", "--count", "2")
+    code, out, err = explain(capsys, "--dump", str(path), "--watch", "1", "--count", "2")
+    assert code == 2
+    assert "poll 2 failed" in err and "poll 2 at " in out and ": failed: " in out
+    pauses.clear()
+    path.write_text(json.dumps(HEALTHY), encoding="utf-8")
+    code, _, _ = explain(capsys, "--dump", str(path), "--watch", "1", "--count", "3")
     assert code == 0
-    assert "poll 2 failed" in err
+
+
+def test_watch_exits_3_when_the_last_poll_cannot_reach_the_cluster(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import io
+
+    from rich.console import Console
+
+    from rmqlb.cli.explain import ExplainWatch
+    from rmqlb.diagnose import diagnose
+    from rmqlb.errors import ClusterUnreachable
+    from rmqlb.render import RenderOptions
+    from rmqlb.snapshot import parse_snapshot
+
+    report = diagnose(parse_snapshot(HEALTHY))
+    polls: list[int] = []
+
+    def poll() -> Any:
+        polls.append(1)
+        if len(polls) > 1:
+            raise ClusterUnreachable("no NameServer answered")
+        return report
+
+    monkeypatch.setattr(watch_module, "sleep", lambda _: None)
+    out = io.StringIO()
+    code = watch_module.watch(
+        poll,
+        ExplainWatch(Output.json, RenderOptions(pretty_json=False)),
+        Console(file=out),
+        json_output=True,
+        interval=1,
+        count=2,
+        redraw=False,
+    )
+    assert code == 3
+    last = json.loads(out.getvalue().splitlines()[-1])
+    assert last["poll"] == 2 and last["error"] == "no NameServer answered"
 
 
 def test_watch_stops_on_ctrl_c_with_exit_0(
@@ -538,3 +591,21 @@ def test_a_stated_count_is_never_overridden(capsys: pytest.CaptureFixture[str]) 
     assert code == 0
     assert json.loads(out)["groups"][0]["strategy"] == "CONSISTENT_HASH(vnodes=5)"
     assert "ASSIGNMENT_MISMATCH" not in codes(out)
+
+
+def test_wide_adds_the_holders_state_and_absolute_times(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``-o wide``: the table with cached messages, last pull, lock state and the absolute
+    time of the last consumed message; short client names keep those columns on screen."""
+    from pathlib import Path
+
+    stuck = Path(__file__).resolve().parents[3] / "examples" / "slow-and-stuck-consumers.json"
+    monkeypatch.setenv("COLUMNS", "120")
+    code, out, _ = explain(capsys, "--dump", str(stuck), "-o", "wide", "--no-color")
+    assert code == 1
+    head = next(line for line in out.splitlines() if line.startswith("Queue "))
+    assert head.split()[-5:] == ["consumed", "Cached", "Last", "pull", "Locked"]
+    assert "2 s ago, 2026-11-22T11:59:58Z" in out
+    code, table, _ = explain(capsys, "--dump", str(stuck), "-o", "table", "--no-color")
+    assert "Locked" not in table and "2026-11-22T11:59:58Z" not in table

@@ -143,8 +143,8 @@ def test_watch_off_a_terminal_prints_the_overview_then_only_changes(
     assert (code, err) == (1, "")
     first, _, rest = out.partition("poll ")
     assert "Consumer groups · 5" in first
-    # poll 2 changed nothing and printed nothing; poll 3 says what changed, one line
-    assert rest.startswith("3 at ")
+    # poll 2 changed nothing and says so in one line; poll 3 says what changed
+    assert rest.startswith("2 at ") and ": 0 groups changed, 0 new, 0 gone\npoll 3 at " in rest
     assert "1 group changed, 0 new, 0 gone" in rest
     assert (
         "  group AuditGroup: consumers 0 -> 1; strategy - -> AVG; worst warning NO_CONSUMERS -> "
@@ -196,3 +196,19 @@ def test_watch_on_a_terminal_redraws_and_marks_changes(
     text = buffer.getvalue()
     assert "poll 1" in text and "1 group changed (marked *), 0 new, 0 gone" in text
     assert "AuditGroup *" in text and "* changed since the last poll" in text
+
+
+def test_json_has_no_sentinels_and_rounded_seconds(capsys: pytest.CaptureFixture[str]) -> None:
+    """``strategy`` is null where the table shows ``-``; keys do not depend on flags."""
+    from pathlib import Path
+
+    demo = Path(__file__).resolve().parents[3] / "rmqlb" / "data" / "demo-snapshot.json"
+    assert run(["status", "--dump", str(demo), "-o", "json"]) == 1
+    doc = json.loads(capsys.readouterr().out)
+    by_group = {g["group"]: g for g in doc["groups"]}
+    assert by_group["NotifyGroup"]["strategy"] is None
+    assert "-" not in {g["strategy"] for g in doc["groups"]}
+    assert run(["status", "--dump", str(demo), "-o", "json", "--problems"]) == 1
+    problems = json.loads(capsys.readouterr().out)
+    assert problems.keys() == doc.keys()
+    assert problems["groups"][0].keys() == doc["groups"][0].keys()

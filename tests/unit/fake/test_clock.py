@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from rmqlb.diagnose import diagnose
 from rmqlb.fake.clock import capture_delta_ms, shifted
 from rmqlb.model import Snapshot
@@ -45,3 +47,24 @@ def _plus_an_hour(stamp: str | None) -> str:
     assert stamp is not None
     moved = datetime.fromisoformat(stamp.replace("Z", "+00:00")) + timedelta(hours=1)
     return moved.isoformat().replace("+00:00", "Z")
+
+
+def test_a_fake_served_for_an_hour_answers_with_the_ages_of_each_request(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """``as_of_now``: every request sees the snapshot moved to its own second, so an hour
+    of serving changes no age (a one-time shift at start would age every client by it)."""
+    from rmqlb.fake import FakeCluster, clock
+
+    snap = load_snapshot(STUCK)
+    captured = 1_795_348_800_000  # its capturedAt, 2026-11-22T12:00:00Z
+    now = [captured + 5_000.4]
+    monkeypatch.setattr(clock.time, "time", lambda: now[0] / 1000)
+    fake = FakeCluster(snap, as_of_now=True)
+    first = fake.snapshot
+    assert _codes(shifted(first, -5_000)) == _codes(snap)
+    now[0] += 3_600_000  # an hour later
+    later = fake.snapshot
+    assert later is not first
+    assert _codes(shifted(later, -3_605_000)) == _codes(snap)
+    assert FakeCluster(snap).snapshot is snap  # without as_of_now: as captured

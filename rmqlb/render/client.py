@@ -1,0 +1,201 @@
+"""``rmqlb client``: one consumer client up close, like ``mqadmin consumerStatus -i``.
+
+Its group, address, version, strategy and subscriptions, then per held queue the state of
+its process queue (cached messages and MiB, last pull and consume as ages before the
+capture, locked, dropped, the offset it will commit). All of it is in the snapshot already.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import IO, TYPE_CHECKING, Any, assert_never
+
+from rmqlb.render.formats import Output
+
+if TYPE_CHECKING:
+    from rich.console import Console
+
+    from rmqlb.model.snapshot import Consumer, ProcessQueueState, Snapshot
+
+UNKNOWN = "unknown (its running info was not captured)"
+HEADERS = ("queue", "cached", "MiB", "last pull", "last consume", "locked", "dropped", "commit")
+
+
+@dataclass(frozen=True, slots=True)
+class ClientView:
+    """One client of one group, and the capture time its ages are measured from."""
+
+    group: str
+    consumer: Consumer
+    captured_at: str | None
+
+
+def find_clients(snapshot: Snapshot, client_id: str, group: str | None) -> list[ClientView]:
+    """Every appearance of ``client_id`` (in ``group`` only, when given)."""
+    return [
+        ClientView(name, c, snapshot.captured_at)
+        for name, g in snapshot.groups.items()
+        if group is None or name == group
+        for c in g.consumers
+        if c.client_id == client_id
+    ]
+
+
+def facts(view: ClientView) -> list[tuple[str, str]]:
+    """``(name, value)`` lines of the client's header (unknown: ``?``)."""
+    from rmqlb.model.strategy import describe  # noqa: PLC0415
+    from rmqlb.remoting.codes import version_name  # noqa: PLC0415
+
+    c = view.consumer
+    subs = ", ".join(f"{s.topic} {s.sub_string}" for s in c.subscriptions) or "none"
+    return [
+        ("client", c.client_id),
+        ("group", view.group),
+        ("address", c.client_addr or "?"),
+        ("version", version_name(c.version) if c.version is not None else "?"),
+        ("strategy", describe(c.strategy) if c.strategy is not None else "?"),
+        ("consume", c.consume_type or "?"),
+        ("orderly", "?" if c.consume_orderly is None else "yes" if c.consume_orderly else "no"),
+        ("subscriptions", subs),
+    ]
+
+
+def queue_cells(view: ClientView, pq: ProcessQueueState) -> list[str]:
+    """One held queue's cells, in :data:`HEADERS` order."""
+    from rmqlb.render._view import age_text, captured_ms  # noqa: PLC0415
+
+    now = captured_ms(view.captured_at)
+    return [
+        f"{pq.queue.topic} {pq.queue.label()}",
+        f"{pq.cached_msg_count:,}",
+        f"{pq.cached_msg_size_mib:,}",
+        age_text(pq.last_pull_timestamp, now),
+        age_text(pq.last_consume_timestamp, now),
+        "yes" if pq.locked else "no",
+        "yes" if pq.dropped else "no",
+        f"{pq.commit_offset:,}",
+    ]
+
+
+def to_json(views: list[ClientView]) -> dict[str, Any]:
+    """The ``rmqlb.client/1`` document (times ISO 8601 UTC; unknown is null)."""
+    from rmqlb.model.strategy import describe  # noqa: PLC0415
+    from rmqlb.remoting.codes import version_name  # noqa: PLC0415
+    from rmqlb.render._view import iso_ms  # noqa: PLC0415
+
+    def when(ms: int) -> str | None:
+        return iso_ms(ms) if ms else None
+
+    return {
+        "format": "rmqlb.client/1",
+        "capturedAt": views[0].captured_at if views else None,
+        "clients": [
+            {
+                "clientId": v.consumer.client_id,
+                "group": v.group,
+                "address": v.consumer.client_addr,
+                "version": version_name(v.consumer.version)
+                if v.consumer.version is not None
+                else None,
+                "strategy": describe(v.consumer.strategy)
+                if v.consumer.strategy is not None
+                else None,
+                "subscriptions": [
+                    {"topic": s.topic, "expression": s.sub_string} for s in v.consumer.subscriptions
+                ],
+                "queues": None
+                if v.consumer.process_queues is None
+                else [
+                    {
+                        "topic": pq.queue.topic,
+                        "brokerName": pq.queue.broker_name,
+                        "queueId": pq.queue.queue_id,
+                        "cachedMessages": pq.cached_msg_count,
+                        "cachedMiB": pq.cached_msg_size_mib,
+                        "lastPull": when(pq.last_pull_timestamp),
+                        "lastConsume": when(pq.last_consume_timestamp),
+                        "locked": pq.locked,
+                        "dropped": pq.dropped,
+                        "commitOffset": pq.commit_offset,
+                    }
+                    for pq in v.consumer.process_queues
+                ],
+            }
+            for v in views
+        ],
+    }
+
+
+def render_client(
+    views: list[ClientView], fmt: Output, target: Console | IO[str], *, pretty_json: bool
+) -> None:
+    """Write the clients in ``fmt`` (a Rich console for ``table``)."""
+    from rmqlb.render.offsets import write  # noqa: PLC0415
+    from rmqlb.render.safe import escape_json_controls  # noqa: PLC0415
+
+    if fmt is Output.json:
+        from pydantic_core import to_json as dump  # noqa: PLC0415
+
+        text = dump(to_json(views), indent=2 if pretty_json else None).decode("utf-8")
+        write(target, escape_json_controls(text) + "\n")
+        return
+    if fmt is Output.table or fmt is Output.wide:
+        _table(views, target)
+        return
+    if fmt is Output.plain or fmt is Output.markdown:
+        from rmqlb.render.blocks import Block, Column, Line, Table, to_text  # noqa: PLC0415
+
+        doc: list[Block] = []
+        for v in views:
+            doc.append(Line("\n".join(f"{k}: {val}" for k, val in facts(v))))
+            states = v.consumer.process_queues
+            if states is None:
+                doc.append(Line(f"held queues: {UNKNOWN}"))
+                continue
+            right = set(HEADERS) - {"queue"}
+            columns = tuple(Column(h, "right" if h in right else "left") for h in HEADERS)
+            rows = tuple(tuple(queue_cells(v, pq)) for pq in states)
+            doc.append(Table(columns, rows) if rows else Line("held queues: none"))
+        write(target, to_text(doc, markdown=fmt is Output.markdown, spaced=True))
+        return
+    assert_never(fmt)
+
+
+def _table(views: list[ClientView], target: Console | IO[str]) -> None:
+    from rich.console import Console as RichConsole  # noqa: PLC0415
+    from rich.text import Text  # noqa: PLC0415
+
+    from rmqlb.render.safe import escape_controls  # noqa: PLC0415
+    from rmqlb.render.screen import Trimmed  # noqa: PLC0415
+    from rmqlb.render.table import Column, fit_table  # noqa: PLC0415
+
+    console = (
+        target
+        if isinstance(target, RichConsole)
+        else RichConsole(file=target, color_system=None, highlight=False)
+    )
+    give_way = {"MiB": 1, "dropped": 2, "locked": 3, "last pull": 4}
+    columns = [
+        Column(
+            h.capitalize() if h != "MiB" else h,
+            justify="left" if h == "queue" else "right",
+            give_way=give_way.get(h, 0),
+        )
+        for h in HEADERS
+    ]
+    for i, v in enumerate(views):
+        if i:
+            console.print()
+        for name, value in facts(v):
+            console.print(Text.assemble((f"{name:<14}", "bold"), escape_controls(value)))
+        states = v.consumer.process_queues
+        if states is None:
+            console.print(
+                Text("held queues: unknown (its running info was not captured)", "yellow")
+            )
+            continue
+        if not states:
+            console.print(Text("held queues: none", "dim"))
+            continue
+        rows = [[Text(escape_controls(c)) for c in queue_cells(v, pq)] for pq in states]
+        console.print(Trimmed(fit_table(columns, rows, console.width)))

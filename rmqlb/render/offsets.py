@@ -1,0 +1,269 @@
+"""``rmqlb offsets``: every queue of a group with its offsets, lag and holder.
+
+What ``mqadmin consumerProgress -g`` and ``kafka-consumer-groups --describe`` show, for a
+group with consumers or without: per queue the broker's max offset, the committed offset
+(``never`` when the group never committed one), the lag, the client holding it and how long
+before the capture its last consumed message was stored; totals under the table.
+:func:`offsets_view` is pure (snapshot in, rows out); the renderers write the four formats.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import IO, TYPE_CHECKING, Any, assert_never
+
+from rmqlb.humanize import plural
+from rmqlb.model.queue import MessageQueue, queue_sort_key
+from rmqlb.render.formats import Output
+
+if TYPE_CHECKING:
+    from rich.console import Console
+
+    from rmqlb.model.snapshot import Group, Snapshot
+
+SORT_KEYS = ("queue", "lag", "holder")
+"""``--sort-by`` values: queue order (Java's), lag (largest first), holder (then queue)."""
+
+
+@dataclass(frozen=True, slots=True)
+class OffsetRow:
+    """One queue: ``committed`` None when never committed, ``holders`` None when unknown
+    (a client could not be asked), ``last_consumed_ms`` None when nothing was consumed."""
+
+    queue: MessageQueue
+    broker_offset: int
+    committed: int | None
+    lag: int
+    holders: tuple[str, ...] | None
+    last_consumed_ms: int | None
+
+
+@dataclass(frozen=True, slots=True)
+class OffsetsView:
+    """A group's offset rows (sorted), its online consumers and the capture time."""
+
+    group: str
+    rows: tuple[OffsetRow, ...]
+    consumers: int
+    captured_at: str | None
+
+    @property
+    def lag(self) -> int:
+        """Total lag."""
+        return sum(r.lag for r in self.rows)
+
+
+def _holders(group: Group, queue: MessageQueue) -> tuple[str, ...] | None:
+    held = tuple(c.client_id for c in group.consumers if c.assigned and queue in c.assigned)
+    if held or all(c.assigned is not None for c in group.consumers):
+        return held
+    return None
+
+
+def _sort_key(by: str) -> Callable[[OffsetRow], Any]:
+    if by == "lag":
+        return lambda r: (-r.lag, queue_sort_key(r.queue))
+    if by == "holder":
+        return lambda r: (
+            r.holders is None,
+            not r.holders,
+            r.holders or (),
+            queue_sort_key(r.queue),
+        )
+    return lambda r: queue_sort_key(r.queue)
+
+
+def offsets_view(
+    snapshot: Snapshot, group: str, *, topic: str | None = None, sort_by: str = "queue"
+) -> OffsetsView:
+    """The rows of ``group`` (only ``topic``'s when given), sorted by ``sort_by``."""
+    g = snapshot.groups[group]
+    rows = [
+        OffsetRow(
+            queue=o.queue,
+            broker_offset=o.broker_offset,
+            committed=o.consumer_offset if o.committed else None,
+            lag=o.lag,
+            holders=_holders(g, o.queue),
+            last_consumed_ms=o.last_timestamp if o.committed and o.last_timestamp else None,
+        )
+        for o in g.offsets
+        if topic is None or o.queue.topic == topic
+    ]
+    rows.sort(key=_sort_key(sort_by))
+    return OffsetsView(group, tuple(rows), len(g.consumers), snapshot.captured_at)
+
+
+# ----- cells -------------------------------------------------------------------------------
+
+
+HEADERS = ("topic", "queue", "max offset", "committed", "lag", "holder", "last consumed")
+
+
+def holder_text(row: OffsetRow) -> str:
+    """``-`` for nobody, ``?`` when unknown, the client ids otherwise (one per line)."""
+    if row.holders is None:
+        return "?"
+    return "\n".join(row.holders) if row.holders else "-"
+
+
+def cells(view: OffsetsView, row: OffsetRow) -> list[str]:
+    """The text cells of one row, in :data:`HEADERS` order."""
+    from rmqlb.render._view import age_text, captured_ms  # noqa: PLC0415
+
+    last = (
+        "never"
+        if row.last_consumed_ms is None
+        else age_text(row.last_consumed_ms, captured_ms(view.captured_at))
+    )
+    return [
+        row.queue.topic,
+        row.queue.label(),
+        f"{row.broker_offset:,}",
+        "never" if row.committed is None else f"{row.committed:,}",
+        f"{row.lag:,}",
+        holder_text(row),
+        last,
+    ]
+
+
+def totals_line(view: OffsetsView) -> str:
+    """``Totals: 8 queues, lag 4,210, 0 consumers online``."""
+    return (
+        f"Totals: {plural(len(view.rows), 'queue')}, lag {view.lag:,}, "
+        f"{plural(view.consumers, 'consumer')} online"
+    )
+
+
+def to_json(view: OffsetsView) -> dict[str, Any]:
+    """The ``rmqlb.offsets/1`` document (times ISO 8601 UTC; unknown is null)."""
+    from rmqlb.render._view import iso_ms  # noqa: PLC0415
+
+    return {
+        "format": "rmqlb.offsets/1",
+        "group": view.group,
+        "capturedAt": view.captured_at,
+        "consumers": view.consumers,
+        "queues": [
+            {
+                "topic": r.queue.topic,
+                "brokerName": r.queue.broker_name,
+                "queueId": r.queue.queue_id,
+                "brokerOffset": r.broker_offset,
+                "consumerOffset": r.committed,
+                "lag": r.lag,
+                "holders": list(r.holders) if r.holders is not None else None,
+                "lastConsumed": iso_ms(r.last_consumed_ms),
+            }
+            for r in view.rows
+        ],
+        "totals": {"queues": len(view.rows), "lag": view.lag},
+    }
+
+
+# ----- formats -----------------------------------------------------------------------------
+
+
+def render_offsets(
+    view: OffsetsView,
+    fmt: Output,
+    target: Console | IO[str],
+    *,
+    headers: bool = True,
+    pretty_json: bool = True,
+) -> None:
+    """Write ``view`` in ``fmt`` (a Rich console for ``table``); ``headers`` False leaves
+    out the column names and the totals (``--no-headers``, for scripts)."""
+    from rmqlb.render.safe import escape_controls, escape_json_controls  # noqa: PLC0415
+
+    if fmt is Output.json:
+        from pydantic_core import to_json as dump  # noqa: PLC0415
+
+        text = dump(to_json(view), indent=2 if pretty_json else None).decode("utf-8")
+        write(target, escape_json_controls(text) + "\n")
+        return
+    raw = [cells(view, r) for r in view.rows]
+    rows = [[escape_controls(c) for c in row] for row in raw]  # blocks escape on their own
+    title = f"Group {view.group} · offsets"
+    if fmt is Output.table or fmt is Output.wide:
+        _table(view, rows, target, headers=headers, title=escape_controls(title))
+        return
+    if fmt is Output.plain or fmt is Output.markdown:
+        flat = [[c.replace("\n", ", ") for c in row] for row in raw]
+        if not headers:
+            body = "\n".join("\t".join(escape_controls(c) for c in row) for row in flat)
+            write(target, body + "\n" if body else "")
+            return
+        from rmqlb.render.blocks import Block, Column, Heading, Line, Table, to_text  # noqa: PLC0415
+
+        right = {"max offset", "committed", "lag", "last consumed"}
+        columns = tuple(
+            Column(h, "right" if h in right else "left", code=h == "holder") for h in HEADERS
+        )
+        doc: list[Block] = [
+            Heading(title, 1),
+            Table(columns, tuple(tuple(row) for row in flat)),
+            Line(totals_line(view)),
+        ]
+        write(target, to_text(doc, markdown=fmt is Output.markdown, spaced=True))
+        return
+    assert_never(fmt)
+
+
+def _table(
+    view: OffsetsView,
+    rows: list[list[str]],
+    target: Console | IO[str],
+    *,
+    headers: bool,
+    title: str,
+) -> None:
+    from rich.console import Console as RichConsole  # noqa: PLC0415
+    from rich.text import Text  # noqa: PLC0415
+
+    from rmqlb.render.screen import Trimmed  # noqa: PLC0415
+    from rmqlb.render.table import Column, fit_table  # noqa: PLC0415
+
+    console = (
+        target
+        if isinstance(target, RichConsole)
+        else RichConsole(file=target, color_system=None, highlight=False)
+    )
+    right = {"max offset", "committed", "lag", "last consumed"}
+    give_way = {"last consumed": 1, "max offset": 2, "topic": 3}
+    columns = [
+        Column(
+            h.capitalize(),
+            justify="right" if h in right else "left",
+            key=h == "holder",
+            give_way=give_way.get(h, 0),
+        )
+        for h in HEADERS
+    ]
+    cells_ = [
+        [
+            Text(c, style="bold red" if h == "lag" and c != "0" else "")
+            for h, c in zip(HEADERS, row, strict=True)
+        ]
+        for row in rows
+    ]
+    if headers:
+        console.print(Text(title, style="bold"))
+    if rows:
+        table = fit_table(columns, cells_, console.width)
+        if not headers and hasattr(table, "show_header"):
+            table.show_header = False
+        console.print(Trimmed(table))
+    if headers:
+        console.print(Text(totals_line(view)))
+
+
+def write(target: Console | IO[str], text: str) -> None:
+    import sys  # noqa: PLC0415
+
+    rich_console = sys.modules.get("rich.console")
+    if rich_console is not None and isinstance(target, rich_console.Console):
+        target.file.write(text)
+    else:
+        target.write(text)  # type: ignore[union-attr]

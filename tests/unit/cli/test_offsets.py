@@ -1,0 +1,57 @@
+"""``rmqlb offsets``: every queue of a group with its offsets, lag and holder."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from rmqlb.cli import run
+
+DEMO = Path(__file__).resolve().parents[3] / "rmqlb" / "data" / "demo-snapshot.json"
+
+
+def offsets(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
+    code = run(["offsets", *args])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_a_group_without_consumers_shows_every_queue(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = offsets(capsys, "AuditGroup", "-d", str(DEMO), "-o", "json")
+    doc = json.loads(out)
+    assert code == 0 and doc["format"] == "rmqlb.offsets/1" and doc["consumers"] == 0
+    assert [q["lag"] for q in doc["queues"]] == [1020, 1090, 1045, 1055]
+    assert doc["totals"] == {"queues": 4, "lag": 4210}
+    assert all(q["holders"] == [] for q in doc["queues"])
+    assert all(q["lastConsumed"].endswith("Z") for q in doc["queues"])
+
+
+@pytest.mark.parametrize(
+    ("by", "first"),
+    [("queue", "%RETRY%OrderGroup"), ("lag", "RefundTopic broker-b:0"), ("holder", "%RETRY%")],
+)
+def test_sort_by(by: str, first: str, capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = offsets(capsys, "OrderGroup", "-d", str(DEMO), "--sort-by", by, "--no-headers")
+    assert code == 0
+    row = out.splitlines()[0].split("\t")
+    assert " ".join(row[:2]).startswith(first)
+    lags = [int(line.split("\t")[4].replace(",", "")) for line in out.splitlines()]
+    if by == "lag":
+        assert lags == sorted(lags, reverse=True)
+
+
+def test_totals_and_never_committed(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = offsets(capsys, "OrderGroup", "-d", str(DEMO), "-o", "plain")
+    assert code == 0
+    assert "Totals: 7 queues, lag 3,546, 3 consumers online" in out
+    refund = [line for line in out.splitlines() if line.startswith("RefundTopic")]
+    assert sum(line.rstrip().endswith("never") for line in refund) == 3
+
+
+def test_bad_input_is_one_line(capsys: pytest.CaptureFixture[str]) -> None:
+    code, _, err = offsets(capsys, "Nope", "-d", str(DEMO))
+    assert code == 2 and err.count("\n") == 1 and "Nope" in err
+    code, _, err = offsets(capsys, "OrderGroup", "-d", str(DEMO), "--sort-by", "size")
+    assert code == 2 and "queue, lag, holder" in err
