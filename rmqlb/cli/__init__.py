@@ -21,6 +21,7 @@ from rmqlb.cli import (  # noqa: F401
     demo,
     dump,
     explain,
+    exporter,
     schema,
     serve,
     simulate,

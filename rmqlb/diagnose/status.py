@@ -27,7 +27,7 @@ its worst finding is the SUBSCRIPTION_INCONSISTENT error.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from fnmatch import fnmatchcase
 from typing import Any
@@ -121,7 +121,7 @@ class GroupStatus:
     """One line of the overview (``findings`` most severe first; ``errors``: the capture
     failures that leave this line incomplete; ``consume_tps``: the ``consumeOKTPS`` its
     clients report in their running info, summed over clients and topics, ``None`` when no
-    client reported one)."""
+    client reported one; ``stranded_topics``: ``stranded`` topic by topic)."""
 
     group: str
     message_model: str
@@ -134,6 +134,7 @@ class GroupStatus:
     consume_tps: float | None
     findings: tuple[Finding, ...] = ()
     errors: tuple[CaptureError, ...] = ()
+    stranded_topics: Mapping[str, Stranded] = field(default_factory=dict)
 
     @property
     def worst(self) -> Finding | None:
@@ -262,25 +263,36 @@ def _topics_and_queues(snapshot: Snapshot, group: Group, report: GroupReport) ->
     return len(seen | {q.topic for q in extra}), queues + len(extra)
 
 
-def _stranded(group: Group, report: GroupReport) -> Stranded:
-    queues = messages = unknown = 0
+def stranded_by_topic(group: Group, report: GroupReport) -> dict[str, Stranded]:
+    """What is stranded (see the module docstring), topic by topic; topics with nothing
+    stranded are left out."""
+    counts: dict[str, list[int]] = {}
     covered: set[MessageQueue] = set()
     for t in report.topics:
         for row in t.queues:
             covered.add(row.queue)
             if row.status is not QueueStatus.unconsumed:
                 continue
-            queues += 1
+            c = counts.setdefault(t.topic, [0, 0, 0])
+            c[0] += 1
             if row.lag is None:
-                unknown += 1
+                c[2] += 1
             else:
-                messages += row.lag
+                c[1] += row.lag
     for o in group.offsets:
         if o.queue not in covered:
             covered.add(o.queue)
-            queues += 1
-            messages += o.lag
-    return Stranded(queues, messages, unknown)
+            c = counts.setdefault(o.queue.topic, [0, 0, 0])
+            c[0] += 1
+            c[1] += o.lag
+    return {topic: Stranded(*c) for topic, c in counts.items()}
+
+
+def _stranded(by_topic: Mapping[str, Stranded]) -> Stranded:
+    parts = by_topic.values()
+    return Stranded(
+        sum(s.queues for s in parts), sum(s.messages for s in parts), sum(s.unknown for s in parts)
+    )
 
 
 def _topics_of(name: str, group: Group) -> set[str]:
@@ -317,6 +329,7 @@ def group_status(
     """The overview line of one diagnosed group."""
     group = snapshot.groups[report.group]
     topics, queues = _topics_and_queues(snapshot, group, report)
+    by_topic = stranded_by_topic(group, report)
     rates = [
         sum(st.consume_ok_tps for st in c.status.values()) for c in group.consumers if c.status
     ]
@@ -328,10 +341,11 @@ def group_status(
         topics=topics,
         queues=queues,
         lag=_lag(group),
-        stranded=_stranded(group, report),
+        stranded=_stranded(by_topic),
         consume_tps=round(sum(rates), 3) if rates else None,
         findings=tuple(worst_first(findings)),
         errors=_errors_of(report.group, group, snapshot.errors),
+        stranded_topics=by_topic,
     )
 
 
@@ -506,5 +520,6 @@ __all__ = [
     "select_groups",
     "status",
     "status_to_json",
+    "stranded_by_topic",
     "totals",
 ]
