@@ -25,7 +25,6 @@ from rmqlb.cli.options import (
     MaxInFlightOption,
     NamesrvOption,
     Output,
-    OutputOption,
     SecretKeyOption,
     TimeoutOption,
     TlsCaOption,
@@ -36,6 +35,7 @@ from rmqlb.cli.options import (
     make_console,
     resolve_output,
 )
+from rmqlb.render.formats import StatusOutput
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -90,7 +90,16 @@ def status(  # noqa: PLR0917  (typer maps every option to a parameter)
         bool,
         typer.Option("--system", help="Show RocketMQ's built-in groups too (TOOLS_CONSUMER ...)."),
     ] = False,
-    output: OutputOption = None,
+    output: Annotated[
+        StatusOutput | None,
+        typer.Option(
+            "--output",
+            "-o",
+            help="Report format; default: table on a terminal, plain otherwise. openmetrics: "
+            "the metrics of 'rmqlb exporter', once (docs/exporter.md).",
+            case_sensitive=False,
+        ),
+    ] = None,
     color: ColorOption = None,
     fail_on: FailOnOption = FailOn.error,
     watch: Annotated[
@@ -142,6 +151,8 @@ def status(  # noqa: PLR0917  (typer maps every option to a parameter)
         raise UsageError("give --dump FILE or -n/--namesrv ADDR (or set NAMESRV_ADDR)", ctx)
     if count is not None and watch is None:
         raise UsageError("--count only makes sense with --watch", ctx)
+    if watch is not None and output is StatusOutput.openmetrics:
+        raise UsageError("-o openmetrics writes the metrics once: leave out --watch", ctx)
     if watch is not None and dump == "-":
         raise UsageError("--watch cannot re-read stdin: give --dump a file", ctx)
 
@@ -180,17 +191,22 @@ def status(  # noqa: PLR0917  (typer maps every option to a parameter)
 
             return snapshot_from_cluster(options)
 
-    def poll() -> "StatusReport":
+    def capture() -> "tuple[Snapshot, StatusReport]":
         from rmqlb.diagnose.status import status as summarize
 
         start = time.perf_counter()
         snapshot = acquire()
         took = time.perf_counter() - start if live else None
-        return summarize(
+        return snapshot, summarize(
             snapshot, names=names, topic=topic, system=system, problems=problems, seconds=took
         )
 
-    fmt = resolve_output(output)
+    def poll() -> "StatusReport":
+        return capture()[1]
+
+    if output is StatusOutput.openmetrics:
+        return _openmetrics(*capture(), live=live, fail_on=fail_on.value)
+    fmt = resolve_output(Output(output.value) if output is not None else None)
     render_options = StatusOptions(fail_on=fail_on.value, pretty_json=sys.stdout.isatty())
     view = StatusWatch(fmt, render_options)
     console = make_console(color)
@@ -209,6 +225,23 @@ def status(  # noqa: PLR0917  (typer maps every option to a parameter)
     report = poll()
     view.show(report, None, console)
     return view.exit_code(report)
+
+
+def _openmetrics(snapshot: "Snapshot", report: "StatusReport", *, live: bool, fail_on: str) -> int:
+    """The metrics of one capture on stdout (a snapshot file's: as of its ``capturedAt``);
+    explain's exit code."""
+    from rmqlb.diagnose.context import epoch_ms
+    from rmqlb.diagnose.report import exit_code
+    from rmqlb.exporter.metrics import capture_of, families
+    from rmqlb.exporter.server import openmetrics
+
+    stamp = epoch_ms(snapshot.captured_at)
+    finished = time.time() if live or stamp is None else stamp / 1000
+    capture = capture_of(report, snapshot, duration=report.seconds, finished=finished)
+    sys.stdout.flush()
+    sys.stdout.buffer.write(openmetrics(families(capture)))
+    sys.stdout.buffer.flush()
+    return int(exit_code(report.report, fail_on))
 
 
 class StatusWatch:

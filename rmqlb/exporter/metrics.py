@@ -128,6 +128,11 @@ def _group_families(report: StatusReport, per_queue: bool) -> Iterator[Metric]:
     rate = _family("group_consume_rate_messages_per_second", "consumeOKTPS summed over clients.", g)
     partial = _family("group_partial", "1 when some data of the group was not read.", g)
     findings = _family("group_findings", "Findings by code and severity.", (*g, "code", "severity"))
+    worst = _family(
+        "group_worst_finding",
+        "1 for the group's worst finding (status's choice: causes before symptoms).",
+        (*g, "code", "severity"),
+    )
     root = _family(
         "group_root_cause",
         "1 when a root-cause finding (caused by no other) is at least this severe.",
@@ -161,6 +166,8 @@ def _group_families(report: StatusReport, per_queue: bool) -> Iterator[Metric]:
             counts[key] = counts.get(key, 0) + 1
         for (code, severity), n in sorted(counts.items()):
             findings.add_metric([name, code, severity], n)
+        if line.worst is not None:
+            worst.add_metric([name, line.worst.code.value, line.worst.severity.value], 1)
         roots = [f.severity.rank for f in line.findings if f.caused_by is None]
         for level in ROOT_CAUSE_LEVELS:
             root.add_metric([name, level.value], int(any(r >= level.rank for r in roots)))
@@ -181,7 +188,7 @@ def _group_families(report: StatusReport, per_queue: bool) -> Iterator[Metric]:
         for topic, s in sorted(line.stranded_topics.items()):
             if complete and s.unknown == 0:
                 t_stranded.add_metric([name, topic], s.messages)
-    yield from (info, consumers, lag, stranded, stranded_q, rate, partial, findings, root)
+    yield from (info, consumers, lag, stranded, stranded_q, rate, partial, findings, worst, root)
     yield from (t_lag, t_stranded, t_queues)
     if per_queue:
         yield q_lag
