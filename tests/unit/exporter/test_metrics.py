@@ -141,3 +141,28 @@ def test_openmetrics_text_ends_with_eof_and_has_one_type_per_family() -> None:
     assert text.endswith("# EOF\n")
     types = [line.split()[2] for line in text.splitlines() if line.startswith("# TYPE")]
     assert len(types) == len(set(types))
+
+
+def test_docs_list_every_metric_with_its_labels() -> None:
+    from rmqlb.exporter.server import CaptureCollector, Exporter
+
+    rows: dict[str, set[str]] = {}
+    for line in (ROOT / "docs" / "exporter.md").read_text(encoding="utf-8").splitlines():
+        cells = [c.strip() for c in line.split("|")[1:-1]]
+        if len(cells) == 3 and cells[0].startswith("`rmqlb_"):
+            rows[cells[0].strip("`")] = {c.strip(" `") for c in cells[1].split(",") if c.strip()}
+    snapshot = load_snapshot(DEMO)
+    failed = CaptureError("10.0.0.1:10911", "GET_CONSUME_STATS", "timed out", topic="T")
+    snapshot = dataclasses.replace(snapshot, errors=(failed,))
+    full = capture_of(status(snapshot), snapshot, duration=1.0, finished=1.0)
+    exporter = Exporter(lambda _last: full, interval=1.0)
+    exporter.run_once()
+    published = {
+        f.name + ("_total" if f.type == "counter" else ""): set(f.samples[0].labels)
+        for f in [
+            *CaptureCollector(exporter, per_queue=True).collect(),
+            *families(capture(DEMO), per_queue=True),  # unknown lag is left out above
+        ]
+        if f.samples
+    }
+    assert published == rows
