@@ -31,8 +31,8 @@ if TYPE_CHECKING:
 
 class Exporter:
     """The capture loop. ``capture`` returns the next :class:`Capture` (a failed one with
-    ``report=None``; it must not raise); ``log`` gets one line per capture that failed or
-    recovered."""
+    ``report=None``; an exception is served as one too); ``log`` gets a line when captures
+    start failing (or fail differently) and when they recover."""
 
     def __init__(
         self,
@@ -54,11 +54,16 @@ class Exporter:
         """One capture, made current (a failure keeps the time of the last success)."""
         before = self.current
         last = before.last_success if before is not None else None
-        result = self._capture(last)
+        try:
+            result = self._capture(last)
+        except Exception as exc:  # a bug must not stop the loop: served as a failed capture
+            failure = f"internal error: {type(exc).__name__}: {exc}"
+            result = Capture(None, finished=self.clock(), last_success=last, failure=failure)
         kind = "failed" if result.report is None else ("partial" if result.errors else "ok")
         self.results[kind] += 1
         if result.report is None:
-            self._log(f"capture failed: {result.failure}")
+            if before is None or before.failure != result.failure:
+                self._log(f"capture failed: {result.failure}")  # once, until it changes
         elif before is not None and before.report is None:
             self._log("capture succeeded again")
         self.current = result  # one reference swap: collect() sees the old or the new

@@ -84,7 +84,7 @@ def test_bare_rmqlb_shows_the_help_and_exits_0(capsys: pytest.CaptureFixture[str
     assert run([]) == 0
     out, err = capsys.readouterr()
     assert out.startswith("Usage: rmqlb")
-    for command in ("explain", "simulate", "dump", "check", "audit", "serve", "demo"):
+    for command in ("explain", "simulate", "dump", "check", "audit", "serve", "demo", "exporter"):
         assert f"  {command} " in out
     assert err == ""
 
@@ -114,9 +114,11 @@ def test_completion_completes_commands_and_choices() -> None:
         )
         return done.stdout.split()
 
-    assert complete("rmqlb ex") == ["explain"]
+    assert complete("rmqlb ex") == ["explain", "exporter"]
+    assert complete("rmqlb expo") == ["exporter"]
     assert complete("rmqlb explain --fail-on ") == ["error", "warning", "info", "never"]
     assert complete("rmqlb check -o ") == ["table", "plain", "markdown", "json"]
+    assert complete("rmqlb status -o ")[-1] == "openmetrics"
 
 
 @pytest.mark.parametrize(
