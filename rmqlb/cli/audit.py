@@ -16,7 +16,7 @@ import typer
 
 from rmqlb.cli.app import app
 from rmqlb.cli.messages import say
-from rmqlb.cli.options import ColorOption, FailOn, FailOnOption, OutputOption
+from rmqlb.cli.options import Display, FailOn, FailOnOption, shared_options
 from rmqlb.errors import InputError
 
 if TYPE_CHECKING:
@@ -34,6 +34,7 @@ class EngineName(StrEnum):
 
 
 @app.command()
+@shared_options
 def audit(  # noqa: PLR0917  (typer maps every option to a parameter)
     paths: Annotated[
         list[str] | None,
@@ -119,8 +120,7 @@ def audit(  # noqa: PLR0917  (typer maps every option to a parameter)
             show_default=False,
         ),
     ] = None,
-    output: OutputOption = None,
-    color: ColorOption = None,
+    display: Display = Display(),
     fail_on: FailOnOption = FailOn.error,
 ) -> int:
     """Audit a fleet of snapshots: persistent vs transient problems, flapping groups, worst
@@ -172,8 +172,8 @@ def audit(  # noqa: PLR0917  (typer maps every option to a parameter)
         write_html_report(result, report)
     from rmqlb.render.audit import write_summary
 
-    fmt = resolve_output(output)
-    write_summary(result, fmt, make_console(color), top)
+    fmt = resolve_output(display.output)
+    write_summary(result, fmt, make_console(display.color), top)
     return int(exit_code(result, fail_on.value))
 
 

@@ -10,17 +10,18 @@ import typer
 from rmqlb.cli.app import app
 from rmqlb.cli.messages import say
 from rmqlb.cli.options import (
-    ColorOption,
+    Display,
     FailOn,
     Output,
-    OutputOption,
     make_console,
     resolve_output,
+    shared_options,
 )
 from rmqlb.errors import InputError
 
 
 @app.command()
+@shared_options
 def check(  # noqa: PLR0917  (a Typer command: options are parameters)
     files: Annotated[
         list[str],
@@ -31,8 +32,7 @@ def check(  # noqa: PLR0917  (a Typer command: options are parameters)
             metavar="FILE...",
         ),
     ],
-    output: OutputOption = None,
-    color: ColorOption = None,
+    display: Display = Display(),
     fail_on: Annotated[
         FailOn,
         typer.Option(
@@ -85,7 +85,7 @@ def check(  # noqa: PLR0917  (a Typer command: options are parameters)
     result = run_check(
         config, CheckOptions(max_imbalance=max_imbalance, keep_allocations=explain_counts)
     )
-    fmt = resolve_output(output)
+    fmt = resolve_output(display.output)
     if os.environ.get("GITHUB_ACTIONS") == "true":
         # Annotations go to stdout, except beside JSON, which must stay parseable.
         stream = sys.stderr if fmt is Output.json else sys.stdout
@@ -99,7 +99,7 @@ def check(  # noqa: PLR0917  (a Typer command: options are parameters)
                     handle.write(markdown_text(result, fail_on.value))
             except OSError as exc:
                 say(f"cannot write the job summary {summary_file}: {exc.strerror}")
-    target = make_console(color) if fmt is Output.table else sys.stdout
+    target = make_console(display.color) if fmt is Output.table else sys.stdout
     write_check(result, fmt, target, fail_on.value)
     if junit is not None:
         try:

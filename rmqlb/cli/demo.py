@@ -6,15 +6,15 @@ from typing import Annotated
 import typer
 
 from rmqlb.cli.app import app
-from rmqlb.cli.options import ColorOption, FailOn, FailOnOption, OutputOption
+from rmqlb.cli.options import Display, FailOn, FailOnOption, shared_options
 
 DEMO_SNAPSHOT = "demo-snapshot.json"
 
 
 @app.command()
+@shared_options
 def demo(
-    output: OutputOption = None,
-    color: ColorOption = None,
+    display: Display = Display(),
     fail_on: FailOnOption = FailOn.error,
     latency_ms: Annotated[
         float, typer.Option("--latency-ms", min=0, help="Delay every fake answer by this many ms.")
@@ -40,10 +40,10 @@ def demo(
     snapshot = parse_snapshot(decode_json(resource.read_bytes(), DEMO_SNAPSHOT), DEMO_SNAPSHOT)
     snapshot = shifted(snapshot, capture_delta_ms(snapshot))  # its ages, as of now
     common = ["--fail-on", fail_on.value]
-    if output is not None:
-        common += ["--output", output.value]
-    if color is not None:
-        common.append("--color" if color else "--no-color")
+    if display.output is not None:
+        common += ["--output", display.output.value]
+    if display.color is not None:
+        common.append("--color" if display.color else "--no-color")
     with FakeClusterThread(snapshot, latency_ms=latency_ms) as fake:
         addr = fake.namesrv_addr
         _say(

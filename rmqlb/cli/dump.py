@@ -9,21 +9,10 @@ import typer
 from rmqlb.cli.app import app
 from rmqlb.cli.messages import report_failures, say
 from rmqlb.cli.options import (
-    DEFAULT_MAX_IN_FLIGHT,
-    DEFAULT_TIMEOUT,
-    AccessKeyOption,
     AllGroupsOption,
-    DeadlineOption,
+    Connection,
     GroupOption,
-    MaxInFlightOption,
-    NamesrvOption,
-    SecretKeyOption,
-    TimeoutOption,
-    TlsCaOption,
-    TlsCertOption,
-    TlsInsecureOption,
-    TlsKeyOption,
-    TlsOption,
+    shared_options,
 )
 from rmqlb.errors import ExitCode, InputError
 from rmqlb.humanize import plural
@@ -33,6 +22,7 @@ if TYPE_CHECKING:
 
 
 @app.command()
+@shared_options
 def dump(  # noqa: PLR0917  (typer maps every option to a parameter)
     groups: Annotated[
         list[str] | None,
@@ -42,7 +32,7 @@ def dump(  # noqa: PLR0917  (typer maps every option to a parameter)
             show_default=False,
         ),
     ] = None,
-    namesrv: NamesrvOption = None,
+    connection: Connection = Connection(),
     group: GroupOption = None,
     topic: Annotated[
         str | None,
@@ -78,16 +68,6 @@ def dump(  # noqa: PLR0917  (typer maps every option to a parameter)
         bool,
         typer.Option("--redact", help="Replace client ids and addresses with stable pseudonyms."),
     ] = False,
-    timeout: TimeoutOption = DEFAULT_TIMEOUT,
-    deadline: DeadlineOption = None,
-    max_in_flight: MaxInFlightOption = DEFAULT_MAX_IN_FLIGHT,
-    tls: TlsOption = False,
-    tls_insecure: TlsInsecureOption = False,
-    tls_ca: TlsCaOption = None,
-    tls_cert: TlsCertOption = None,
-    tls_key: TlsKeyOption = None,
-    access_key: AccessKeyOption = None,
-    secret_key: SecretKeyOption = None,
 ) -> int:
     """Capture consumer groups, their clients, queues and offsets into a snapshot.
 
@@ -98,7 +78,7 @@ def dump(  # noqa: PLR0917  (typer maps every option to a parameter)
     unreachable, 4 partial (the failed requests are listed on stderr and in the snapshot's
     errors).
     """
-    from rmqlb.cli.live import LiveOptions, snapshot_from_cluster
+    from rmqlb.cli.live import snapshot_from_cluster
     from rmqlb.diagnose import record_inferred
     from rmqlb.render.safe import escape_json_controls
     from rmqlb.snapshot import dumps_snapshot, save_snapshot
@@ -108,21 +88,10 @@ def dump(  # noqa: PLR0917  (typer maps every option to a parameter)
     if groups and all_groups:
         raise typer.BadParameter("give GROUP names or --all-groups, not both")
     _check_format(output)
-    opts = LiveOptions(
-        namesrv=namesrv or "",
+    opts = connection.live(
         groups=tuple(groups),
         topic=topic,
         all_groups=all_groups,
-        timeout=timeout,
-        deadline=deadline,
-        max_in_flight=max_in_flight,
-        tls=tls,
-        tls_insecure=tls_insecure,
-        tls_ca=tls_ca,
-        tls_cert=tls_cert,
-        tls_key=tls_key,
-        access_key=access_key,
-        secret_key=secret_key,
     )
     snapshot = snapshot_from_cluster(opts)
     if topic is not None:

@@ -16,28 +16,16 @@ import typer
 from rmqlb.cli.app import app
 from rmqlb.cli.messages import report_failures
 from rmqlb.cli.options import (
-    DEFAULT_MAX_IN_FLIGHT,
-    DEFAULT_TIMEOUT,
-    AccessKeyOption,
     AllGroupsOption,
-    ColorOption,
-    DeadlineOption,
+    Connection,
+    Display,
     FailOn,
     FailOnOption,
     GroupOption,
-    MaxInFlightOption,
-    NamesrvOption,
     Output,
-    OutputOption,
-    SecretKeyOption,
-    TimeoutOption,
-    TlsCaOption,
-    TlsCertOption,
-    TlsInsecureOption,
-    TlsKeyOption,
-    TlsOption,
     make_console,
     resolve_output,
+    shared_options,
 )
 
 if TYPE_CHECKING:
@@ -50,6 +38,7 @@ if TYPE_CHECKING:
 
 
 @app.command()
+@shared_options
 def explain(  # noqa: PLR0917  (typer maps every option to a parameter)
     ctx: typer.Context,
     groups: Annotated[
@@ -70,7 +59,7 @@ def explain(  # noqa: PLR0917  (typer maps every option to a parameter)
             show_default=False,
         ),
     ] = None,
-    namesrv: NamesrvOption = None,
+    connection: Connection = Connection(),
     group: GroupOption = None,
     topic: Annotated[
         str | None,
@@ -87,8 +76,7 @@ def explain(  # noqa: PLR0917  (typer maps every option to a parameter)
             show_default=False,
         ),
     ] = None,
-    output: OutputOption = None,
-    color: ColorOption = None,
+    display: Display = Display(),
     fail_on: FailOnOption = FailOn.error,
     all_queues: Annotated[
         bool,
@@ -122,16 +110,6 @@ def explain(  # noqa: PLR0917  (typer maps every option to a parameter)
             "--count", min=1, help="With --watch: stop after N polls.", show_default=False
         ),
     ] = None,
-    timeout: TimeoutOption = DEFAULT_TIMEOUT,
-    deadline: DeadlineOption = None,
-    max_in_flight: MaxInFlightOption = DEFAULT_MAX_IN_FLIGHT,
-    tls: TlsOption = False,
-    tls_insecure: TlsInsecureOption = False,
-    tls_ca: TlsCaOption = None,
-    tls_cert: TlsCertOption = None,
-    tls_key: TlsKeyOption = None,
-    access_key: AccessKeyOption = None,
-    secret_key: SecretKeyOption = None,
     all_groups: AllGroupsOption = False,
 ) -> int:
     """Explain who should hold which queue, who does, and every problem with its fix.
@@ -147,9 +125,9 @@ def explain(  # noqa: PLR0917  (typer maps every option to a parameter)
     from rmqlb.render import RenderOptions
 
     groups = [*(groups or ()), *(group or ())] or None
-    if dump is not None and namesrv is not None and not _namesrv_from_env(ctx):
+    if dump is not None and connection.namesrv is not None and not _namesrv_from_env(ctx):
         raise UsageError("give either --dump FILE or -n/--namesrv ADDR, not both", ctx)
-    if dump is None and not namesrv:
+    if dump is None and not connection.namesrv:
         raise UsageError("give --dump FILE or -n/--namesrv ADDR (or set NAMESRV_ADDR)", ctx)
     if count is not None and watch is None:
         raise UsageError("--count only makes sense with --watch", ctx)
@@ -163,22 +141,9 @@ def explain(  # noqa: PLR0917  (typer maps every option to a parameter)
             return _load_dump(source)
 
     else:
-        from rmqlb.cli.live import LiveOptions
-
-        live = LiveOptions(
-            namesrv=namesrv or (),
+        live = connection.live(
             groups=tuple(groups or ()),
             all_groups=all_groups,
-            timeout=timeout,
-            deadline=deadline,
-            max_in_flight=max_in_flight,
-            tls=tls,
-            tls_insecure=tls_insecure,
-            tls_ca=tls_ca,
-            tls_cert=tls_cert,
-            tls_key=tls_key,
-            access_key=access_key,
-            secret_key=secret_key,
             progress=watch is None,  # a progress bar would fight the --watch redraw
         )
 
@@ -188,7 +153,7 @@ def explain(  # noqa: PLR0917  (typer maps every option to a parameter)
             return snapshot_from_cluster(live)
 
     analyse = _analyser(groups, topic, strategy, max_imbalance)
-    fmt = resolve_output(output)
+    fmt = resolve_output(display.output)
     options = RenderOptions(
         fail_on=fail_on.value, all_queues=all_queues, pretty_json=sys.stdout.isatty()
     )
@@ -199,7 +164,7 @@ def explain(  # noqa: PLR0917  (typer maps every option to a parameter)
         return watch_loop(
             lambda: view.poll(analyse(acquire())),
             view,
-            make_console(color),
+            make_console(display.color),
             json_output=fmt is Output.json,
             interval=watch,
             count=count,
@@ -208,7 +173,7 @@ def explain(  # noqa: PLR0917  (typer maps every option to a parameter)
     report = analyse(acquire())
     report_failures(report.errors)
     if fmt is Output.table:
-        _render(report, fmt, make_console(color), options)
+        _render(report, fmt, make_console(display.color), options)
     else:  # text formats go straight to stdout: no Rich console to load and build
         from rmqlb.render import render
 

@@ -13,22 +13,7 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from rmqlb.cli.app import app
-from rmqlb.cli.options import (
-    DEFAULT_MAX_IN_FLIGHT,
-    DEFAULT_TIMEOUT,
-    AccessKeyOption,
-    DeadlineOption,
-    GroupOption,
-    MaxInFlightOption,
-    NamesrvOption,
-    SecretKeyOption,
-    TimeoutOption,
-    TlsCaOption,
-    TlsCertOption,
-    TlsInsecureOption,
-    TlsKeyOption,
-    TlsOption,
-)
+from rmqlb.cli.options import Connection, GroupOption, shared_options
 from rmqlb.errors import InputError
 
 if TYPE_CHECKING:
@@ -72,6 +57,7 @@ def capture_live(options: "LiveOptions", names: list[str], last_success: float |
 
 
 @app.command()
+@shared_options
 def exporter(  # noqa: PLR0917  (typer maps every option to a parameter)
     groups: Annotated[
         list[str] | None,
@@ -82,7 +68,7 @@ def exporter(  # noqa: PLR0917  (typer maps every option to a parameter)
         ),
     ] = None,
     group: GroupOption = None,
-    namesrv: NamesrvOption = None,
+    connection: Connection = Connection(),
     listen: Annotated[
         str,
         typer.Option("--listen", metavar="HOST:PORT", help="Where to serve /metrics."),
@@ -108,16 +94,6 @@ def exporter(  # noqa: PLR0917  (typer maps every option to a parameter)
     system: Annotated[
         bool, typer.Option("--system", help="RocketMQ's built-in groups too.")
     ] = False,
-    timeout: TimeoutOption = DEFAULT_TIMEOUT,
-    deadline: DeadlineOption = None,
-    max_in_flight: MaxInFlightOption = DEFAULT_MAX_IN_FLIGHT,
-    tls: TlsOption = False,
-    tls_insecure: TlsInsecureOption = False,
-    tls_ca: TlsCaOption = None,
-    tls_cert: TlsCertOption = None,
-    tls_key: TlsKeyOption = None,
-    access_key: AccessKeyOption = None,
-    secret_key: SecretKeyOption = None,
 ) -> int:
     """Serve rmqlb's diagnoses as Prometheus metrics: lag, stranded messages, queues by
     status and findings per group, and the health of each capture.
@@ -130,7 +106,6 @@ def exporter(  # noqa: PLR0917  (typer maps every option to a parameter)
     import contextlib
     import signal
 
-    from rmqlb.cli.live import LiveOptions
     from rmqlb.cli.messages import say
     from rmqlb.diagnose.status import is_pattern
     from rmqlb.exporter.server import CaptureCollector, Exporter, make_server, registry_for
@@ -138,22 +113,11 @@ def exporter(  # noqa: PLR0917  (typer maps every option to a parameter)
 
     names = [*(groups or ()), *(group or ())]
     host, port = split_listen(listen)
-    options = LiveOptions(
-        namesrv=namesrv or (),
+    options = connection.live(
         groups=tuple(n for n in names if not is_pattern(n)),
         patterns=tuple(n for n in names if is_pattern(n)),
         topic=topic,
         system=system,
-        timeout=timeout,
-        deadline=deadline,
-        max_in_flight=max_in_flight,
-        tls=tls,
-        tls_insecure=tls_insecure,
-        tls_ca=tls_ca,
-        tls_cert=tls_cert,
-        tls_key=tls_key,
-        access_key=access_key,
-        secret_key=secret_key,
         progress=False,
     )
     options.collect_options()  # bad flags: exit 2 now, not a failed capture every interval

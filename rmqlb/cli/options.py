@@ -6,18 +6,24 @@ re-exported here so commands keep importing it from one place.
 
 from __future__ import annotations
 
+import functools
+import inspect
 import os
 import sys
+from collections.abc import Callable
+from dataclasses import dataclass, field, fields
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, TextIO
+from typing import TYPE_CHECKING, Annotated, Any, TextIO, TypeVar, get_type_hints
 
 import typer
 
 from rmqlb.failon import FailOn
-from rmqlb.render.formats import Output
+from rmqlb.render.formats import Output, StatusOutput
 
 if TYPE_CHECKING:
     from rich.console import Console
+
+    from rmqlb.cli.live import LiveOptions
 
 __all__ = [
     "DEFAULT_MAX_IN_FLIGHT",
@@ -25,7 +31,9 @@ __all__ = [
     "AccessKeyOption",
     "AllGroupsOption",
     "ColorOption",
+    "Connection",
     "DeadlineOption",
+    "Display",
     "FailOn",
     "FailOnOption",
     "GroupOption",
@@ -34,6 +42,7 @@ __all__ = [
     "Output",
     "OutputOption",
     "SecretKeyOption",
+    "StatusDisplay",
     "TimeoutOption",
     "TlsCaOption",
     "TlsCertOption",
@@ -42,6 +51,7 @@ __all__ = [
     "TlsOption",
     "make_console",
     "resolve_output",
+    "shared_options",
     "use_color",
 ]
 
@@ -190,3 +200,110 @@ DEFAULT_TIMEOUT = 5.0
 """Seconds per request, like mqadmin."""
 DEFAULT_MAX_IN_FLIGHT = 128
 """Requests in flight at most, over all connections."""
+
+
+# ----- option groups, declared once -----------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Connection:
+    """How to reach a live cluster: ``-n`` and the flags every live command shares.
+
+    A command takes it as one parameter annotated ``Connection``; :func:`shared_options`
+    turns that parameter into the options below, in this order.
+    """
+
+    namesrv: NamesrvOption = None
+    timeout: TimeoutOption = DEFAULT_TIMEOUT
+    deadline: DeadlineOption = None
+    max_in_flight: MaxInFlightOption = DEFAULT_MAX_IN_FLIGHT
+    tls: TlsOption = False
+    tls_insecure: TlsInsecureOption = False
+    tls_ca: TlsCaOption = None
+    tls_cert: TlsCertOption = None
+    tls_key: TlsKeyOption = None
+    access_key: AccessKeyOption = None
+    secret_key: SecretKeyOption = field(default=None, repr=False)
+
+    def live(self, **what: Any) -> LiveOptions:
+        """:class:`~rmqlb.cli.live.LiveOptions` for these flags and ``what`` to read."""
+        from rmqlb.cli.live import LiveOptions
+
+        return LiveOptions(
+            namesrv=self.namesrv or (),
+            timeout=self.timeout,
+            deadline=self.deadline,
+            max_in_flight=self.max_in_flight,
+            tls=self.tls,
+            tls_insecure=self.tls_insecure,
+            tls_ca=self.tls_ca,
+            tls_cert=self.tls_cert,
+            tls_key=self.tls_key,
+            access_key=self.access_key,
+            secret_key=self.secret_key,
+            **what,
+        )
+
+
+@dataclass(frozen=True)
+class Display:
+    """How a report looks: the format (``-o``) and colours, shared by every report command."""
+
+    output: OutputOption = None
+    color: ColorOption = None
+
+
+StatusOutputOption = Annotated[
+    StatusOutput | None,
+    typer.Option(
+        "--output",
+        "-o",
+        help="Report format; default: table on a terminal, plain otherwise. openmetrics: "
+        "the metrics of 'rmqlb exporter', once (docs/exporter.md).",
+        case_sensitive=False,
+    ),
+]
+
+
+@dataclass(frozen=True)
+class StatusDisplay:
+    """:class:`Display` of ``status``, whose ``-o`` also takes ``openmetrics``."""
+
+    output: StatusOutputOption = None
+    color: ColorOption = None
+
+
+_GROUPS: tuple[type, ...] = (Connection, Display, StatusDisplay)
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+def shared_options(command: F) -> F:
+    """Declare a command's option groups once: every parameter annotated with a group
+    (:class:`Connection`, :class:`Display`) becomes that group's options on the command line,
+    at its place, and reaches the command as one instance of the group."""
+    hints = get_type_hints(command, include_extras=True)
+    signature = inspect.signature(command)
+    params: list[inspect.Parameter] = []
+    groups: dict[str, type] = {}
+    for param in signature.parameters.values():
+        group = hints.get(param.name)
+        if group not in _GROUPS:
+            params.append(param.replace(annotation=hints.get(param.name, param.annotation)))
+            continue
+        assert isinstance(group, type)
+        groups[param.name] = group
+        group_hints = get_type_hints(group, include_extras=True)
+        params.extend(
+            inspect.Parameter(f.name, param.kind, default=f.default, annotation=group_hints[f.name])
+            for f in fields(group)
+        )
+
+    @functools.wraps(command)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        for name, group in groups.items():
+            kwargs[name] = group(**{f.name: kwargs.pop(f.name) for f in fields(group)})
+        return command(*args, **kwargs)
+
+    wrapper.__signature__ = signature.replace(parameters=params)  # type: ignore[attr-defined]
+    wrapper.__annotations__ = {p.name: p.annotation for p in params}
+    return wrapper  # type: ignore[return-value]

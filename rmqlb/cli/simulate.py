@@ -15,25 +15,13 @@ import typer
 from rmqlb.cli.app import app
 from rmqlb.cli.messages import error
 from rmqlb.cli.options import (
-    DEFAULT_MAX_IN_FLIGHT,
-    DEFAULT_TIMEOUT,
-    AccessKeyOption,
-    ColorOption,
-    DeadlineOption,
+    Connection,
+    Display,
     GroupOption,
-    MaxInFlightOption,
-    NamesrvOption,
     Output,
-    OutputOption,
-    SecretKeyOption,
-    TimeoutOption,
-    TlsCaOption,
-    TlsCertOption,
-    TlsInsecureOption,
-    TlsKeyOption,
-    TlsOption,
     make_console,
     resolve_output,
+    shared_options,
 )
 from rmqlb.errors import ExitCode, InputError
 
@@ -46,6 +34,7 @@ DEFAULT_CONSUMERS = 3
 
 
 @app.command()
+@shared_options
 def simulate(  # noqa: PLR0917  (one parameter per flag, as typer wants)
     ctx: typer.Context,
     queues: Annotated[
@@ -164,7 +153,7 @@ def simulate(  # noqa: PLR0917  (one parameter per flag, as typer wants)
             show_default=False,
         ),
     ] = None,
-    namesrv: NamesrvOption = None,
+    connection: Connection = Connection(),
     group: GroupOption = None,
     check_config: Annotated[
         list[str] | None,
@@ -185,18 +174,7 @@ def simulate(  # noqa: PLR0917  (one parameter per flag, as typer wants)
             show_default=False,
         ),
     ] = None,
-    output: OutputOption = None,
-    color: ColorOption = None,
-    timeout: TimeoutOption = DEFAULT_TIMEOUT,
-    deadline: DeadlineOption = None,
-    max_in_flight: MaxInFlightOption = DEFAULT_MAX_IN_FLIGHT,
-    tls: TlsOption = False,
-    tls_insecure: TlsInsecureOption = False,
-    tls_ca: TlsCaOption = None,
-    tls_cert: TlsCertOption = None,
-    tls_key: TlsKeyOption = None,
-    access_key: AccessKeyOption = None,
-    secret_key: SecretKeyOption = None,
+    display: Display = Display(),
 ) -> int:
     """Show how a strategy splits queues among consumers, what a scale event moves, and how
     the strategies compare; or, from a running group (--dump, -n with --group, or
@@ -215,10 +193,9 @@ def simulate(  # noqa: PLR0917  (one parameter per flag, as typer wants)
     from rmqlb.render.simulate import one_line, write_simulations
     from rmqlb.whatif.cases import simulate_case
 
-    fmt = resolve_output(output)
-    explicit_namesrv = bool(namesrv) and not _from_env(ctx, "namesrv")
+    fmt = resolve_output(display.output)
+    explicit_namesrv = bool(connection.namesrv) and not _from_env(ctx, "namesrv")
     if dump is not None or check_config or group or explicit_namesrv:
-        from rmqlb.cli.live import LiveOptions
         from rmqlb.cli.whatif import Source, run_running
         from rmqlb.model.strategy import parse_strategy_spec
         from rmqlb.whatif.running import Changes
@@ -236,29 +213,18 @@ def simulate(  # noqa: PLR0917  (one parameter per flag, as typer wants)
             raise InputError("give one starting point: --dump FILE, -n ADDR or --check-config FILE")
         live = None
         if dump is None and not check_config:
-            if not namesrv:
+            if not connection.namesrv:
                 raise InputError(
                     "--group needs a starting point: --dump FILE, -n ADDR (or NAMESRV_ADDR) or "
                     "--check-config FILE"
                 )
-            live = LiveOptions(
-                namesrv=namesrv,
+            live = connection.live(
                 groups=tuple(group or ()),
-                timeout=timeout,
-                deadline=deadline,
-                max_in_flight=max_in_flight,
-                tls=tls,
-                tls_insecure=tls_insecure,
-                tls_ca=tls_ca,
-                tls_cert=tls_cert,
-                tls_key=tls_key,
-                access_key=access_key,
-                secret_key=secret_key,
             )
         source = Source(dump, live, tuple(check_config or ()), replicas)
         target = parse_strategy_spec(strategy) if strategy is not None else None
         changes = Changes(add, tuple(add_id or ()), tuple(remove or ()), queues, target, compare)
-        return run_running(source, tuple(group or ()), topic, changes, fmt, color)
+        return run_running(source, tuple(group or ()), topic, changes, fmt, display.color)
     if replicas is not None:
         raise InputError("--replicas picks a consumer count of a --check-config group")
     flags = _Flags(
@@ -289,7 +255,7 @@ def simulate(  # noqa: PLR0917  (one parameter per flag, as typer wants)
         simulate_case(c, add=add, add_id=flags.add_id, remove=flags.remove, compare=compare)
         for c in cases
     ]
-    write_simulations(sims, fmt, make_console(color) if fmt is Output.table else None)
+    write_simulations(sims, fmt, make_console(display.color) if fmt is Output.table else None)
     failed = [sim for sim in sims if sim.error is not None]
     if not multi and failed:
         error(one_line(failed[0].error or ""))

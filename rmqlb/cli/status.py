@@ -14,26 +14,15 @@ import typer
 
 from rmqlb.cli.app import app
 from rmqlb.cli.options import (
-    DEFAULT_MAX_IN_FLIGHT,
-    DEFAULT_TIMEOUT,
-    AccessKeyOption,
-    ColorOption,
-    DeadlineOption,
+    Connection,
     FailOn,
     FailOnOption,
     GroupOption,
-    MaxInFlightOption,
-    NamesrvOption,
     Output,
-    SecretKeyOption,
-    TimeoutOption,
-    TlsCaOption,
-    TlsCertOption,
-    TlsInsecureOption,
-    TlsKeyOption,
-    TlsOption,
+    StatusDisplay,
     make_console,
     resolve_output,
+    shared_options,
 )
 from rmqlb.render.formats import StatusOutput
 
@@ -49,6 +38,7 @@ if TYPE_CHECKING:
 
 
 @app.command()
+@shared_options
 def status(  # noqa: PLR0917  (typer maps every option to a parameter)
     ctx: typer.Context,
     groups: Annotated[
@@ -70,7 +60,7 @@ def status(  # noqa: PLR0917  (typer maps every option to a parameter)
             show_default=False,
         ),
     ] = None,
-    namesrv: NamesrvOption = None,
+    connection: Connection = Connection(),
     topic: Annotated[
         str | None,
         typer.Option(
@@ -90,17 +80,7 @@ def status(  # noqa: PLR0917  (typer maps every option to a parameter)
         bool,
         typer.Option("--system", help="Show RocketMQ's built-in groups too (TOOLS_CONSUMER ...)."),
     ] = False,
-    output: Annotated[
-        StatusOutput | None,
-        typer.Option(
-            "--output",
-            "-o",
-            help="Report format; default: table on a terminal, plain otherwise. openmetrics: "
-            "the metrics of 'rmqlb exporter', once (docs/exporter.md).",
-            case_sensitive=False,
-        ),
-    ] = None,
-    color: ColorOption = None,
+    display: StatusDisplay = StatusDisplay(),
     fail_on: FailOnOption = FailOn.error,
     watch: Annotated[
         float | None,
@@ -118,16 +98,6 @@ def status(  # noqa: PLR0917  (typer maps every option to a parameter)
             "--count", min=1, help="With --watch: stop after N polls.", show_default=False
         ),
     ] = None,
-    timeout: TimeoutOption = DEFAULT_TIMEOUT,
-    deadline: DeadlineOption = None,
-    max_in_flight: MaxInFlightOption = DEFAULT_MAX_IN_FLIGHT,
-    tls: TlsOption = False,
-    tls_insecure: TlsInsecureOption = False,
-    tls_ca: TlsCaOption = None,
-    tls_cert: TlsCertOption = None,
-    tls_key: TlsKeyOption = None,
-    access_key: AccessKeyOption = None,
-    secret_key: SecretKeyOption = None,
 ) -> int:
     """Every consumer group on one line, worst first: consumers, lag, stranded messages,
     the worst finding.
@@ -145,13 +115,13 @@ def status(  # noqa: PLR0917  (typer maps every option to a parameter)
     from rmqlb.render.status import StatusOptions
 
     names = [*(groups or ()), *(group or ())]
-    if dump is not None and namesrv is not None and not _namesrv_from_env(ctx):
+    if dump is not None and connection.namesrv is not None and not _namesrv_from_env(ctx):
         raise UsageError("give either --dump FILE or -n/--namesrv ADDR, not both", ctx)
-    if dump is None and not namesrv:
+    if dump is None and not connection.namesrv:
         raise UsageError("give --dump FILE or -n/--namesrv ADDR (or set NAMESRV_ADDR)", ctx)
     if count is not None and watch is None:
         raise UsageError("--count only makes sense with --watch", ctx)
-    if watch is not None and output is StatusOutput.openmetrics:
+    if watch is not None and display.output is StatusOutput.openmetrics:
         raise UsageError("-o openmetrics writes the metrics once: leave out --watch", ctx)
     if watch is not None and dump == "-":
         raise UsageError("--watch cannot re-read stdin: give --dump a file", ctx)
@@ -165,24 +135,11 @@ def status(  # noqa: PLR0917  (typer maps every option to a parameter)
             return _load_dump(source)
 
     else:
-        from rmqlb.cli.live import LiveOptions
-
-        options = LiveOptions(
-            namesrv=namesrv or (),
+        options = connection.live(
             groups=tuple(n for n in names if not is_pattern(n)),
             patterns=tuple(n for n in names if is_pattern(n)),
             topic=topic,
             system=system,
-            timeout=timeout,
-            deadline=deadline,
-            max_in_flight=max_in_flight,
-            tls=tls,
-            tls_insecure=tls_insecure,
-            tls_ca=tls_ca,
-            tls_cert=tls_cert,
-            tls_key=tls_key,
-            access_key=access_key,
-            secret_key=secret_key,
             progress=watch is None,
         )
 
@@ -204,12 +161,13 @@ def status(  # noqa: PLR0917  (typer maps every option to a parameter)
     def poll() -> "StatusReport":
         return capture()[1]
 
+    output = display.output
     if output is StatusOutput.openmetrics:
         return _openmetrics(*capture(), live=live, fail_on=fail_on.value)
     fmt = resolve_output(Output(output.value) if output is not None else None)
     render_options = StatusOptions(fail_on=fail_on.value, pretty_json=sys.stdout.isatty())
     view = StatusWatch(fmt, render_options)
-    console = make_console(color)
+    console = make_console(display.color)
     if watch is not None:
         from rmqlb.cli.watch import watch as watch_loop
 

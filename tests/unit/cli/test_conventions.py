@@ -231,3 +231,47 @@ def test_rich_tables_never_wrap_or_cut_an_identifier(
         # a line showing the start of a name shows a whole name: none is wrapped or cut
         starts = [n for n in names if n[:16] in line]
         assert not starts or any(n in line for n in starts), line
+
+
+def _options_of(name: str) -> dict[str, tuple[tuple[str, ...], str | None, object]]:
+    """``{parameter: (flags, help, default)}`` of command ``name``."""
+    import typer.main
+
+    from rmqlb.cli import app
+
+    command = typer.main.get_command(app).commands[name]  # type: ignore[attr-defined]
+    return {
+        p.name: (tuple(p.opts), getattr(p, "help", None), p.default)
+        for p in command.params
+        if p.name
+    }
+
+
+def test_live_and_display_options_are_declared_once() -> None:
+    """Every live command takes the same connection options, every report command the same
+    output options: declared once (``Connection``, ``Display``), never re-typed per command."""
+    from dataclasses import fields
+
+    from rmqlb.cli.options import Connection, Display
+
+    live = [f.name for f in fields(Connection)]
+    display = [f.name for f in fields(Display)]
+    reference = _options_of("explain")
+    for name in ("status", "dump", "simulate", "exporter"):
+        options = _options_of(name)
+        for option in live:
+            assert options[option] == reference[option], (name, option)
+    for name in ("status", "simulate", "demo", "audit", "check"):
+        options = _options_of(name)
+        for option in display:
+            if name == "status" and option == "output":  # StatusDisplay: also openmetrics
+                assert options[option][0] == reference[option][0]
+                continue
+            assert options[option] == reference[option], (name, option)
+
+
+def test_a_grouped_option_reaches_the_command(capsys: pytest.CaptureFixture[str]) -> None:
+    """``--timeout`` given to a command arrives in its ``Connection`` (checked where it is
+    validated: a NameServer address that is not host:port is refused before any request)."""
+    assert run(["status", "-n", "no-port", "--timeout", "0.5"]) == 2
+    assert "expected host:port" in capsys.readouterr().err
