@@ -8,6 +8,7 @@ clears. Everything is polled: no fixed sleep.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import re
@@ -90,34 +91,34 @@ class Prometheus:
         self.log.close()
 
 
-@pytest.fixture
-def exporter_and_prometheus(
-    kit: Kit, names: Names, tmp_path: Path
-) -> Iterator[tuple[subprocess.Popen[str], Prometheus]]:
-    """``rmqlb exporter`` for this test's group, and a Prometheus scraping it."""
+@contextlib.contextmanager
+def exporter_and_prometheus(kit: Kit, group: str, workdir: Path) -> Iterator[Prometheus]:
+    """``rmqlb exporter`` for ``group``, and a Prometheus scraping it; both stopped after
+    (the exporter by SIGTERM, which must end it cleanly)."""
     listen = f"127.0.0.1:{free_port()}"
-    args = ["exporter", "-n", kit.namesrv, names.group, "--listen", listen, "--interval", "1"]
+    args = ["exporter", "-n", kit.namesrv, group, "--listen", listen, "--interval", "1"]
     exporter = subprocess.Popen(
         [sys.executable, "-m", "rmqlb", *args],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
     )
-    prometheus = Prometheus(tmp_path, listen)
+    prometheus = None
     try:
-        yield exporter, prometheus
+        prometheus = Prometheus(workdir, listen)
+        yield prometheus
     finally:
-        prometheus.stop()
+        if prometheus is not None:
+            prometheus.stop()
         exporter.terminate()  # SIGTERM: a clean stop
         out, err = exporter.communicate(timeout=30)
-        assert exporter.returncode == 0, err
-        assert out.splitlines()[-1] == "rmqlb exporter: stopped"
+    assert exporter.returncode == 0, err
+    assert out.splitlines()[-1] == "rmqlb exporter: stopped"
 
 
 def test_prometheus_fires_on_stranded_messages_and_clears_when_fixed(
-    kit: Kit, names: Names, exporter_and_prometheus: tuple[subprocess.Popen[str], Prometheus]
+    kit: Kit, names: Names, tmp_path: Path
 ) -> None:
-    _, prom = exporter_and_prometheus
     g, t1, t2 = names.group, names.topic_n(1), names.topic_n(2)
     kit.topic(t1, read=4)
     kit.topic(t2, read=4)
@@ -127,30 +128,32 @@ def test_prometheus_fires_on_stranded_messages_and_clears_when_fixed(
     kit.wait_steady(g, split, consumers=2, queues={t1: 8, t2: 8})
     kit.produce(t1, 80)  # 10 per queue: 40 in the 4 queues that fall to the non-subscriber
 
-    stranded = f'rmqlb_topic_stranded_messages{{group="{g}",topic="{t1}"}}'
-    kit.wait_for("Prometheus to see 40 stranded messages", lambda: prom.value(stranded) == 40)
-    states: set[str] = set()
+    # only now the exporter and Prometheus: the cluster's set-up has the machine to itself
+    with exporter_and_prometheus(kit, g, tmp_path) as prom:
+        stranded = f'rmqlb_topic_stranded_messages{{group="{g}",topic="{t1}"}}'
+        kit.wait_for("Prometheus to see 40 stranded messages", lambda: prom.value(stranded) == 40)
+        states: set[str] = set()
 
-    def firing() -> dict[str, Any] | None:
-        mine = [a for a in prom.alerts(g) if a["labels"]["alertname"] == ALERT]
-        states.update(a["state"] for a in mine)
-        return next((a for a in mine if a["state"] == "firing"), None)
+        def firing() -> dict[str, Any] | None:
+            mine = [a for a in prom.alerts(g) if a["labels"]["alertname"] == ALERT]
+            states.update(a["state"] for a in mine)
+            return next((a for a in mine if a["state"] == "firing"), None)
 
-    alert = kit.wait_for("the stranded-messages alert to fire", firing, every=0.5)
-    assert states <= {"pending", "firing"}
-    assert alert["labels"]["code"] in ("SUBSCRIPTION_INCONSISTENT", "UNCONSUMED_QUEUE")
-    assert alert["annotations"]["runbook"] == f"rmqlb explain {g}"
-    assert alert["annotations"]["summary"].startswith(f"Group {g}: ")
-    assert prom.value('rmqlb_up{job="rmqlb"}') == 1
+        alert = kit.wait_for("the stranded-messages alert to fire", firing, every=0.5)
+        assert states <= {"pending", "firing"}
+        assert alert["labels"]["code"] in ("SUBSCRIPTION_INCONSISTENT", "UNCONSUMED_QUEUE")
+        assert alert["annotations"]["runbook"] == f"rmqlb explain {g}"
+        assert alert["annotations"]["summary"].startswith(f"Group {g}: ")
+        assert prom.value('rmqlb_up{job="rmqlb"}') == 1
 
-    # the fix: every client subscribes both topics
-    kit.halt("exp-split")
-    both = f"group={g};sub={t1}:*;sub={t2}:*"
-    fixed = kit.consumer("exp-fixed", f"{both};instance=one", f"{both};instance=two")
-    kit.wait(g, fixed, consumers=2, queues={t1: 8, t2: 8})
-    group_stranded = f'rmqlb_group_stranded_messages{{group="{g}"}}'
-    kit.wait_for("Prometheus to see nothing stranded", lambda: prom.value(group_stranded) == 0)
-    kit.wait_for(
-        "the alert to clear",
-        lambda: not [a for a in prom.alerts(g) if a["labels"]["alertname"] == ALERT],
-    )
+        # the fix: every client subscribes both topics
+        kit.halt("exp-split")
+        both = f"group={g};sub={t1}:*;sub={t2}:*"
+        fixed = kit.consumer("exp-fixed", f"{both};instance=one", f"{both};instance=two")
+        kit.wait(g, fixed, consumers=2, queues={t1: 8, t2: 8})
+        group_stranded = f'rmqlb_group_stranded_messages{{group="{g}"}}'
+        kit.wait_for("Prometheus to see nothing stranded", lambda: prom.value(group_stranded) == 0)
+        kit.wait_for(
+            "the alert to clear",
+            lambda: not [a for a in prom.alerts(g) if a["labels"]["alertname"] == ALERT],
+        )
