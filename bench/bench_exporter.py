@@ -9,7 +9,6 @@ two is the row (target <= 1.05: flat, allowing the allocator's noise).
 
 from __future__ import annotations
 
-import asyncio
 import gc
 import re
 import subprocess
@@ -42,8 +41,7 @@ def run() -> list[BenchResult]:
         found = re.search(r"NameServer (\S+)", fake.stdout.readline())
         assert found, "rmqlb serve did not start"
         options = LiveOptions(namesrv=found.group(1), progress=False)
-        runner = asyncio.Runner()  # as the exporter: one event loop for every capture
-        exporter = Exporter(lambda last: capture_live(options, [], last, runner), interval=1.0)
+        exporter = Exporter(lambda last: capture_live(options, [], last), interval=1.0)
         collector = CaptureCollector(exporter)
         tracemalloc.start()
         try:
@@ -56,7 +54,6 @@ def run() -> list[BenchResult]:
             late = _traced()
         finally:
             tracemalloc.stop()
-            runner.close()
     finally:
         fake.terminate()
         fake.wait()

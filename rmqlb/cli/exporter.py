@@ -17,8 +17,6 @@ from rmqlb.cli.options import Connection, GroupOption, shared_options
 from rmqlb.errors import InputError
 
 if TYPE_CHECKING:
-    import asyncio
-
     from rmqlb.cli.live import LiveOptions
     from rmqlb.exporter.metrics import Capture
 
@@ -34,14 +32,8 @@ def split_listen(value: str) -> tuple[str, int]:
     return host.strip("[]") or "0.0.0.0", int(port)
 
 
-def capture_live(
-    options: "LiveOptions",
-    names: list[str],
-    last_success: float | None,
-    runner: "asyncio.Runner | None" = None,
-) -> "Capture":
-    """One capture of the cluster (on ``runner``'s loop): a failed one (``report=None``)
-    when it cannot be read."""
+def capture_live(options: "LiveOptions", names: list[str], last_success: float | None) -> "Capture":
+    """One capture of the cluster: a failed one (``report=None``) when it cannot be read."""
     from rmqlb.cli.live import snapshot_from_cluster
     from rmqlb.diagnose.status import status
     from rmqlb.errors import RmqlbError
@@ -49,7 +41,7 @@ def capture_live(
 
     start = time.perf_counter()
     try:
-        snapshot = snapshot_from_cluster(options, runner)
+        snapshot = snapshot_from_cluster(options)
         report = status(snapshot, names=names, topic=options.topic, system=options.system)
     except RmqlbError as exc:
         took = time.perf_counter() - start
@@ -133,10 +125,7 @@ def exporter(  # noqa: PLR0917  (typer maps every option to a parameter)
     def log(line: str) -> None:
         say("exporter: " + escape_controls(line))
 
-    import asyncio
-
-    runner = asyncio.Runner()  # one event loop for every capture, on the capture thread
-    loop = Exporter(lambda last: capture_live(options, names, last, runner), interval, log)
+    loop = Exporter(lambda last: capture_live(options, names, last), interval, log)
     try:
         server = make_server(host, port, registry_for(CaptureCollector(loop, per_queue=per_queue)))
     except OSError as exc:
@@ -165,7 +154,5 @@ def exporter(  # noqa: PLR0917  (typer maps every option to a parameter)
         loop.stop()
         server.shutdown()
         server.server_close()
-        if not loop.busy:
-            runner.close()
     sys.stdout.write("rmqlb exporter: stopped\n")
     return 0

@@ -17,8 +17,6 @@ from typing import TYPE_CHECKING, Any
 from rmqlb.errors import InputError
 
 if TYPE_CHECKING:
-    import asyncio
-
     from rmqlb.client.collector import CollectOptions
     from rmqlb.model.snapshot import Snapshot
 
@@ -186,10 +184,8 @@ class _DelayedProgress:
             self._progress.stop()
 
 
-def snapshot_from_cluster(opts: LiveOptions, runner: asyncio.Runner | None = None) -> Snapshot:
-    """Capture a snapshot of the live cluster (see :mod:`rmqlb.client.collector`), on
-    ``runner``'s event loop when given (a long-running caller keeps one: a new loop per
-    capture leaves a little memory behind each time), else on a new one.
+def snapshot_from_cluster(opts: LiveOptions) -> Snapshot:
+    """Capture a snapshot of the live cluster (see :mod:`rmqlb.client.collector`).
 
     Raises :class:`~rmqlb.errors.ClusterUnreachable` (exit 3) when no NameServer answers;
     partial failures are in ``Snapshot.errors`` (the report then exits 4).
@@ -201,8 +197,6 @@ def snapshot_from_cluster(opts: LiveOptions, runner: asyncio.Runner | None = Non
     options = opts.collect_options()
     progress = _DelayedProgress() if opts.progress and sys.stderr.isatty() else None
     try:
-        if runner is not None:
-            return runner.run(collect(options, progress=progress))
         return asyncio.run(collect(options, progress=progress))
     finally:
         if progress is not None:

@@ -87,11 +87,6 @@ class Exporter:
             self._thread.join(wait)
 
     @property
-    def busy(self) -> bool:
-        """Whether the capture thread still runs (a capture outlasted :meth:`stop`)."""
-        return self._thread is not None and self._thread.is_alive()
-
-    @property
     def stopped(self) -> threading.Event:
         """Set once :meth:`stop` was called."""
         return self._stop
