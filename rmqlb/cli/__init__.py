@@ -22,6 +22,7 @@ from rmqlb.cli import (  # noqa: F401
     demo,
     dump,
     explain,
+    exporter,
     offsets,
     schema,
     serve,

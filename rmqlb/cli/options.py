@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Annotated, Any, TextIO, TypeVar, get_type_hint
 import typer
 
 from rmqlb.failon import FailOn
-from rmqlb.render.formats import Output
+from rmqlb.render.formats import Output, StatusOutput
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -44,6 +44,7 @@ __all__ = [
     "OutputOption",
     "ProxyOption",
     "SecretKeyOption",
+    "StatusDisplay",
     "TimeoutOption",
     "TlsCaOption",
     "TlsCertOption",
@@ -302,7 +303,27 @@ class Display:
         return self.output is Output.wide
 
 
-_GROUPS: tuple[type, ...] = (Connection, Display)
+StatusOutputOption = Annotated[
+    StatusOutput | None,
+    typer.Option(
+        "--output",
+        "-o",
+        help="Report format; default: table on a terminal, plain otherwise. openmetrics: "
+        "the metrics of 'rmqlb exporter', once (docs/exporter.md).",
+        case_sensitive=False,
+    ),
+]
+
+
+@dataclass(frozen=True)
+class StatusDisplay:
+    """:class:`Display` of ``status``, whose ``-o`` also takes ``openmetrics``."""
+
+    output: StatusOutputOption = None
+    color: ColorOption = None
+
+
+_GROUPS: tuple[type, ...] = (Connection, Display, StatusDisplay)
 F = TypeVar("F", bound=Callable[..., Any])
 
 

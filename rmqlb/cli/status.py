@@ -15,17 +15,18 @@ import typer
 from rmqlb.cli.app import app
 from rmqlb.cli.options import (
     Connection,
-    Display,
     DumpOption,
     FailOn,
     FailOnOption,
     GroupOption,
     Output,
+    StatusDisplay,
     check_source,
     make_console,
     resolve_output,
     shared_options,
 )
+from rmqlb.render.formats import StatusOutput
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -72,7 +73,7 @@ def status(  # noqa: PLR0917  (typer maps every option to a parameter)
         bool,
         typer.Option("--system", help="Show RocketMQ's built-in groups too (TOOLS_CONSUMER ...)."),
     ] = False,
-    display: Display = Display(),
+    display: StatusDisplay = StatusDisplay(),
     fail_on: FailOnOption = FailOn.error,
     watch: Annotated[
         float | None,
@@ -110,6 +111,8 @@ def status(  # noqa: PLR0917  (typer maps every option to a parameter)
     check_source(ctx, dump, connection)
     if count is not None and watch is None:
         raise UsageError("--count only makes sense with --watch", ctx)
+    if watch is not None and display.output is StatusOutput.openmetrics:
+        raise UsageError("-o openmetrics writes the metrics once: leave out --watch", ctx)
     if watch is not None and dump == "-":
         raise UsageError("--watch cannot re-read stdin: give --dump a file", ctx)
 
@@ -137,7 +140,7 @@ def status(  # noqa: PLR0917  (typer maps every option to a parameter)
 
     committed: dict[str, dict[Any, int]] = {}
 
-    def poll() -> "StatusReport":
+    def capture() -> "tuple[Snapshot, StatusReport]":
         from rmqlb.diagnose.context import DiagnoseOptions
         from rmqlb.diagnose.status import moved_offsets
         from rmqlb.diagnose.status import status as summarize
@@ -147,7 +150,7 @@ def status(  # noqa: PLR0917  (typer maps every option to a parameter)
         took = time.perf_counter() - start if live else None
         # --watch: offsets that moved since the last poll are evidence of consumption
         moving = moved_offsets(committed, snapshot)
-        return summarize(
+        return snapshot, summarize(
             snapshot,
             names=names,
             topic=topic,
@@ -157,7 +160,13 @@ def status(  # noqa: PLR0917  (typer maps every option to a parameter)
             options=DiagnoseOptions(moving=moving),
         )
 
-    fmt = resolve_output(display.output)
+    def poll() -> "StatusReport":
+        return capture()[1]
+
+    output = display.output
+    if output is StatusOutput.openmetrics:
+        return _openmetrics(*capture(), live=live, fail_on=fail_on.value)
+    fmt = resolve_output(Output(output.value) if output is not None else None)
     render_options = StatusOptions(fail_on=fail_on.value, pretty_json=sys.stdout.isatty())
     view = StatusWatch(fmt, render_options)
     console = make_console(display.color)
@@ -179,6 +188,23 @@ def status(  # noqa: PLR0917  (typer maps every option to a parameter)
     report_failures(report.errors)
     view.show(report, None, console)
     return view.exit_code(report)
+
+
+def _openmetrics(snapshot: "Snapshot", report: "StatusReport", *, live: bool, fail_on: str) -> int:
+    """The metrics of one capture on stdout (a snapshot file's: as of its ``capturedAt``);
+    explain's exit code."""
+    from rmqlb.diagnose.context import epoch_ms
+    from rmqlb.diagnose.report import exit_code
+    from rmqlb.exporter.metrics import capture_of, families
+    from rmqlb.exporter.server import openmetrics
+
+    stamp = epoch_ms(snapshot.captured_at)
+    finished = time.time() if live or stamp is None else stamp / 1000
+    capture = capture_of(report, snapshot, duration=report.seconds, finished=finished)
+    sys.stdout.flush()
+    sys.stdout.buffer.write(openmetrics(families(capture)))
+    sys.stdout.buffer.flush()
+    return int(exit_code(report.report, fail_on))
 
 
 class StatusWatch:

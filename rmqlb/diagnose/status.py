@@ -27,7 +27,7 @@ its worst finding is the SUBSCRIPTION_INCONSISTENT error.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from fnmatch import fnmatchcase
 from typing import Any
@@ -100,7 +100,8 @@ class GroupStatus:
     failures that leave this line incomplete; ``consume_tps``: the ``consumeOKTPS`` its
     clients report in their running info, summed over clients and topics, ``None`` when no
     client reported one; ``lag_complete`` false: some offsets could not be read, so ``lag``
-    is a lower bound, or unknown when ``None``)."""
+    is a lower bound, or unknown when ``None``; ``stranded_topics``: ``stranded`` topic by
+    topic)."""
 
     group: str
     message_model: str
@@ -114,6 +115,7 @@ class GroupStatus:
     findings: tuple[Finding, ...] = ()
     errors: tuple[CaptureError, ...] = ()
     lag_complete: bool = True
+    stranded_topics: Mapping[str, Stranded] = field(default_factory=dict)
 
     @property
     def worst(self) -> Finding | None:
@@ -277,25 +279,39 @@ def _topics_and_queues(snapshot: Snapshot, group: Group, report: GroupReport) ->
     return len(seen | {q.topic for q in extra}), queues + len(extra)
 
 
-def _stranded(group: Group, report: GroupReport, complete: bool) -> Stranded:
-    queues = messages = unknown = 0
+def stranded_by_topic(group: Group, report: GroupReport) -> dict[str, Stranded]:
+    """What is stranded (see the module docstring), topic by topic; topics with nothing
+    stranded are left out."""
+    counts: dict[str, list[int]] = {}
     covered: set[MessageQueue] = set()
     for t in report.topics:
         for row in t.queues:
             covered.add(row.queue)
             if row.status is not QueueStatus.unconsumed:
                 continue
-            queues += 1
+            c = counts.setdefault(t.topic, [0, 0, 0])
+            c[0] += 1
             if row.lag is None:
-                unknown += 1
+                c[2] += 1
             else:
-                messages += row.lag
+                c[1] += row.lag
     for o in group.offsets:
         if o.queue not in covered:
             covered.add(o.queue)
-            queues += 1
-            messages += o.lag
-    return Stranded(queues, messages, unknown, complete)
+            c = counts.setdefault(o.queue.topic, [0, 0, 0])
+            c[0] += 1
+            c[1] += o.lag
+    return {topic: Stranded(c[0], c[1], c[2]) for topic, c in counts.items()}
+
+
+def _stranded(by_topic: Mapping[str, Stranded], complete: bool) -> Stranded:
+    parts = by_topic.values()
+    return Stranded(
+        sum(s.queues for s in parts),
+        sum(s.messages for s in parts),
+        sum(s.unknown for s in parts),
+        complete,
+    )
 
 
 def _lag(group: Group) -> int | None:
@@ -315,6 +331,7 @@ def group_status(
     topics, queues = _topics_and_queues(snapshot, group, report)
     errors = group_errors(snapshot, group)
     complete = not any(e.request in OFFSET_REQUESTS for e in errors)
+    by_topic = stranded_by_topic(group, report)
     rates = [
         sum(st.consume_ok_tps for st in c.status.values()) for c in group.consumers if c.status
     ]
@@ -326,11 +343,12 @@ def group_status(
         topics=topics,
         queues=queues,
         lag=_lag(group),
-        stranded=_stranded(group, report, complete),
+        stranded=_stranded(by_topic, complete),
         lag_complete=complete,
         consume_tps=round(sum(rates), 3) if rates else None,
         findings=tuple(worst_first(findings)),
         errors=errors,
+        stranded_topics=by_topic,
     )
 
 
@@ -521,5 +539,6 @@ __all__ = [
     "select_groups",
     "status",
     "status_to_json",
+    "stranded_by_topic",
     "totals",
 ]

@@ -19,3 +19,14 @@ class Output(StrEnum):
     plain = "plain"
     markdown = "markdown"
     json = "json"
+
+
+class StatusOutput(StrEnum):
+    """``status --output``: the report formats, and the metrics of ``rmqlb exporter`` once
+    (``openmetrics``, for node_exporter's textfile collector)."""
+
+    table = "table"
+    plain = "plain"
+    markdown = "markdown"
+    json = "json"
+    openmetrics = "openmetrics"

@@ -84,7 +84,7 @@ def test_bare_rmqlb_shows_the_help_and_exits_0(capsys: pytest.CaptureFixture[str
     assert run([]) == 0
     out, err = capsys.readouterr()
     assert out.startswith("Usage: rmqlb")
-    for command in ("explain", "simulate", "dump", "check", "audit", "serve", "demo"):
+    for command in ("explain", "simulate", "dump", "check", "audit", "serve", "demo", "exporter"):
         assert f"  {command} " in out
     assert err == ""
 
@@ -114,9 +114,11 @@ def test_completion_completes_commands_and_choices() -> None:
         )
         return done.stdout.split()
 
-    assert complete("rmqlb ex") == ["explain"]
+    assert complete("rmqlb ex") == ["explain", "exporter"]
+    assert complete("rmqlb expo") == ["exporter"]
     assert complete("rmqlb explain --fail-on ") == ["error", "warning", "info", "never"]
     assert complete("rmqlb check -o ") == ["table", "wide", "plain", "markdown", "json"]
+    assert complete("rmqlb status -o ")[-1] == "openmetrics"
 
 
 @pytest.mark.parametrize(
@@ -255,13 +257,16 @@ def test_live_and_display_options_are_declared_once() -> None:
     live = [f.name for f in fields(Connection)]
     display = [f.name for f in fields(Display)]
     reference = _options_of("explain")
-    for name in ("status", "dump", "simulate"):
+    for name in ("status", "dump", "simulate", "exporter"):
         options = _options_of(name)
         for option in live:
             assert options[option] == reference[option], (name, option)
     for name in ("status", "simulate", "demo", "audit", "check"):
         options = _options_of(name)
         for option in display:
+            if name == "status" and option == "output":  # StatusDisplay: also openmetrics
+                assert options[option][0] == reference[option][0]
+                continue
             assert options[option] == reference[option], (name, option)
 
 
