@@ -22,8 +22,6 @@ import os
 from pathlib import Path
 from typing import Any
 
-from pydantic_core import from_json
-
 from rmqlb.errors import InputError
 from rmqlb.model.snapshot import Snapshot
 from rmqlb.snapshot._fast import gc_paused
@@ -52,8 +50,11 @@ def decode_json(data: bytes, source: str) -> Any:
     """Decode JSON bytes; a syntax error becomes one :class:`InputError` line with line/col.
 
     Uses pydantic-core's JSON parser (about twice as fast as ``json.loads`` on big dumps and
-    strict about invalid UTF-8 and lone surrogates).
+    strict about invalid UTF-8 and lone surrogates), imported here: paths that never read a
+    file (live capture) do not pay for its import.
     """
+    from pydantic_core import from_json  # noqa: PLC0415
+
     if data.startswith(_BOM):
         data = data[len(_BOM) :]
     if not data.strip():
