@@ -8,10 +8,11 @@ NameServer and two brokers on ports of their own (``RMQLB_BENCH_KIT_PORT_OFFSET`
 of them with a subscription config and committed offsets only, written straight to the brokers
 in a few pipelined connections (``UPDATE_AND_CREATE_TOPIC``,
 ``UPDATE_AND_CREATE_SUBSCRIPTIONGROUP``, ``UPDATE_CONSUMER_OFFSET``: the requests
-``mqadmin updateTopic`` / ``updateSubGroup`` and a consumer's offset commit send, in one Python process instead of one JVM per call), plus
-:data:`LIVE` groups with real Java push consumers (one JVM).
+``mqadmin updateTopic`` / ``updateSubGroup`` and a consumer's offset commit send, in one
+Python process instead of one JVM per call), plus :data:`LIVE` groups with real Java push
+consumers (one JVM).
 
-Rows (wall time of whole processes, median of :data:`RUNS`, run alternately with mqadmin):
+Rows (wall time of whole processes, median of :data:`RUNS` each, mqadmin in the same run):
 
 - ``explain -n ADDR GROUP -o json`` and the table, one live group: target 0.15 s;
 - ``status -n ADDR -o json``, every group: target 0.5 s;
