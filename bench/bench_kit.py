@@ -18,7 +18,8 @@ Rows (wall time of whole processes, median of :data:`RUNS` each, mqadmin in the 
 - ``status -n ADDR -o json``, every group: target 0.5 s;
 - ``explain -n ADDR --all-groups -o json``: target 1 s.
 
-The ratio is time / target; mqadmin's time for the same question is in the detail. Skipped
+The ratio is time / target (target 1); mqadmin's time for the same question is in the
+detail. Skipped
 with the reason when the kit or Java is missing. The cluster is killed at the end.
 """
 
@@ -179,7 +180,7 @@ def run() -> list[BenchResult]:
     problem = _unavailable()
     if problem:
         return [
-            BenchResult(f"kit: {name}", float("nan"), target, f"skipped: {problem}")
+            BenchResult(f"kit: {name} / {target:g} s", float("nan"), 1.0, f"skipped: {problem}")
             for name, target, _ in ROWS
         ]
     with tempfile.TemporaryDirectory(prefix="rmqlb-bench-kit-") as tmp:
@@ -231,10 +232,10 @@ def _measure(env: dict[str, str], tmp: Path) -> list[BenchResult]:
         )
         results.append(
             BenchResult(
-                f"kit: {name}",
+                f"kit: {name} / {target:g} s",
                 took / target,
                 1.0,
-                f"{ms(took)} (target {target:g} s; median of {RUNS} processes) vs {versus}; "
+                f"{ms(took)} (median of {RUNS} processes) vs {versus}; "
                 f"status saw {seen} groups; seeded in {seed_s:.1f} s; "
                 f"load {os.getloadavg()[0]:.1f}",
             )
