@@ -19,8 +19,8 @@ Rows (wall time of whole processes, median of :data:`RUNS` each, mqadmin in the 
 - ``explain -n ADDR --all-groups -o json``: target 1 s.
 
 The ratio is time / target (target 1); mqadmin's time for the same question is in the
-detail. Skipped
-with the reason when the kit or Java is missing. The cluster is killed at the end.
+detail. Skipped with the reason when the kit or Java is missing. The cluster is killed at
+the end.
 """
 
 from __future__ import annotations
