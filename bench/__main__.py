@@ -42,9 +42,9 @@ def main(argv: list[str] | None = None) -> int:
     table = [
         (
             r.name,
-            "error" if r.ratio != r.ratio else f"{r.ratio:.2f}",
+            "-" if r.skipped else "error" if r.ratio != r.ratio else f"{r.ratio:.2f}",
             "-" if r.target != r.target else f"<= {r.target:g}",
-            "ERROR" if r.ratio != r.ratio else ("ok" if r.ok else "MISS"),
+            "skip" if r.skipped else "ERROR" if r.ratio != r.ratio else ("ok" if r.ok else "MISS"),
             r.detail,
         )
         for r in rows

@@ -19,6 +19,11 @@ class BenchResult:
     detail: str
 
     @property
+    def skipped(self) -> bool:
+        """A row that could not run here (its ``detail`` starts with ``skipped:`` and says why)."""
+        return self.detail.startswith("skipped:")
+
+    @property
     def ok(self) -> bool:
         """Whether the ratio meets its target."""
         return self.ratio <= self.target

@@ -5,9 +5,10 @@ traceback)."""
 
 from __future__ import annotations
 
+import copy
 import os
 import sys
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 from typer._click import exceptions as click_exceptions  # typer 0.28 vendors click
@@ -88,12 +89,30 @@ def run(argv: list[str] | None = None) -> int:
             signal.signal(signal.SIGTERM, previous)
 
 
+def _click_command(argv: list[str] | None) -> Any:
+    """The click command that runs ``argv``: the root group with only the invoked command
+    when ``argv`` names one (typer builds every registered command's options from its
+    signature, about three times the cost of building one), else with all of them (help,
+    ``--version``, shell completion, an unknown command)."""
+    import typer.main
+
+    name = argv[0] if argv else None
+    chosen = [
+        c
+        for c in app.registered_commands
+        if c.callback and (c.name or c.callback.__name__.replace("_", "-")) == name
+    ]
+    if not chosen or any(k.endswith("_COMPLETE") for k in os.environ):
+        return typer.main.get_command(app)
+    only = copy.copy(app)
+    only.registered_commands = chosen
+    return typer.main.get_command(only)
+
+
 def _run(argv: list[str] | None) -> int:
     import signal
 
-    import typer.main
-
-    command = typer.main.get_command(app)
+    command = _click_command(argv)
     try:
         result = command.main(args=argv, prog_name="rmqlb", standalone_mode=False)
     except typer.Exit as exc:

@@ -15,7 +15,7 @@ allocation exactly once, over the whole group, as every Java client would:
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from enum import StrEnum
@@ -126,19 +126,49 @@ def group_topics(group: Group) -> set[str]:
     )
 
 
+class ErrorIndex:
+    """A snapshot's capture errors by the group, topic or client they are about, built once:
+    finding each group's errors by scanning them all made a 1,000-group capture that ran
+    into its deadline (thousands of errors) quadratic."""
+
+    def __init__(self, errors: Iterable[CaptureError]) -> None:
+        self._by: dict[tuple[str, str], list[tuple[int, CaptureError]]] = {}
+        for i, e in enumerate(errors):
+            if e.group is not None:
+                key = ("group", e.group)
+            elif e.topic is not None:
+                if e.request in DISCOVERY_REQUESTS:
+                    continue
+                key = ("topic", e.topic)
+            else:
+                key = ("client", e.target)
+            self._by.setdefault(key, []).append((i, e))
+
+    def of(self, group: Group) -> tuple[CaptureError, ...]:
+        """Failures that leave what is known of ``group`` incomplete: requests about the
+        group (or, in snapshots that do not say, about one of its clients), and requests
+        about one of its topics (its route, its offsets) that failed; in capture order."""
+        keys = [("group", group.name)]
+        keys += [("topic", t) for t in group_topics(group)]
+        keys += [("client", c.client_id) for c in group.consumers]
+        found = {i: e for key in keys for i, e in self._by.get(key, ())}
+        return tuple(found[i] for i in sorted(found))
+
+
+_last_index: tuple[tuple[CaptureError, ...], ErrorIndex] | None = None
+
+
+def error_index(errors: tuple[CaptureError, ...]) -> ErrorIndex:
+    """The index of ``errors``, built once for the snapshot being diagnosed."""
+    global _last_index  # noqa: PLW0603  (one snapshot at a time: a one-entry cache)
+    if _last_index is None or _last_index[0] is not errors:
+        _last_index = (errors, ErrorIndex(errors))
+    return _last_index[1]
+
+
 def group_errors(snapshot: Snapshot, group: Group) -> tuple[CaptureError, ...]:
-    """Failures that leave what is known of ``group`` incomplete: requests about the group
-    (or, in snapshots that do not say, about one of its clients), and requests about one of
-    its topics (its route, its offsets) that failed."""
-    topics = group_topics(group)
-    clients = {c.client_id for c in group.consumers}
-    return tuple(
-        e
-        for e in snapshot.errors
-        if e.group == group.name
-        or (e.group is None and e.request not in DISCOVERY_REQUESTS and e.topic in topics)
-        or (e.group is None and e.topic is None and e.target in clients)
-    )
+    """Failures that leave what is known of ``group`` incomplete (see :class:`ErrorIndex`)."""
+    return error_index(snapshot.errors).of(group)
 
 
 class Mode(StrEnum):

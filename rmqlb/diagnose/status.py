@@ -324,7 +324,9 @@ def _lag(group: Group) -> int | None:
 
 
 def group_status(
-    snapshot: Snapshot, report: GroupReport, findings: Sequence[Finding]
+    snapshot: Snapshot,
+    report: GroupReport,
+    findings: Sequence[Finding],
 ) -> GroupStatus:
     """The overview line of one diagnosed group."""
     group = snapshot.groups[report.group]

@@ -381,11 +381,11 @@ def build(  # names are shown through safe(): control characters visible
 
 def to_json_text(report: StatusReport, options: StatusOptions) -> str:
     """The ``rmqlb.status/1`` document as text (indented when ``pretty_json``)."""
-    from pydantic_core import to_json  # noqa: PLC0415
+    from rmqlb.jsontext import dumps  # noqa: PLC0415
 
     document: dict[str, Any] = status_to_json(report, options.fail_on)
     indent = 2 if options.pretty_json else None
-    return escape_json_controls(to_json(document, indent=indent).decode("utf-8")) + "\n"
+    return escape_json_controls(dumps(document, indent=indent)) + "\n"
 
 
 def render_status(

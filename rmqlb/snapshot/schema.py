@@ -17,7 +17,6 @@ the loader reads the same spec, and a property test checks the two accept the sa
 from __future__ import annotations
 
 import json
-from importlib import resources
 from typing import Any
 
 from rmqlb.snapshot import spec
@@ -38,6 +37,8 @@ DRAFT = "https://json-schema.org/draft/2020-12/schema"
 
 def snapshot_schema() -> dict[str, Any]:
     """The shipped JSON Schema (draft 2020-12) of the snapshot format."""
+    from importlib import resources  # noqa: PLC0415  (only the schema command needs it)
+
     text = resources.files("rmqlb.data").joinpath(SCHEMA_RESOURCE).read_text(encoding="utf-8")
     schema: dict[str, Any] = json.loads(text)
     return schema

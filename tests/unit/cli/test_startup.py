@@ -1,4 +1,5 @@
-"""``rmqlb --help`` must stay lean: heavy modules load only inside the command that needs them.
+"""``rmqlb --help`` and ``rmqlb explain`` must stay lean: heavy modules load only inside the
+command (and the output format) that needs them.
 
 Runs in a fresh interpreter, because this test process has imported everything already.
 """
@@ -8,8 +9,15 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
+
+from rmqlb.fake import FakeClusterThread
+from rmqlb.snapshot import load_snapshot
+
+EXAMPLES = Path(__file__).parents[3] / "examples"
 
 HEAVY = (
     "pydantic",
@@ -25,26 +33,80 @@ HEAVY = (
     "rmqlb.allocate",
 )
 
+# What ``explain`` must not import, whatever its input: other commands' engines, data-frame
+# stacks, the fake cluster, the packaged-resource machinery (the schema command's).
+NOT_FOR_EXPLAIN = (
+    "pyspark",
+    "pandas",
+    "pyarrow",
+    "pydantic",
+    "yaml",
+    "rmqlb.whatif",
+    "rmqlb.pipeline",
+    "rmqlb.check",
+    "rmqlb.fake",
+    "importlib.resources",
+)
+# ``-o json`` of a file: no network stack, no Rich.
+HEAVY_DUMP_JSON = (*NOT_FOR_EXPLAIN, "rich", "asyncio", "ssl", "rmqlb.client", "rmqlb.remoting")
+# A live capture reads no file: pydantic-core (the big-file JSON reader and writer) stays out
+# for one group's small report, and so do the encoders' decimal arithmetic and Rich.
+HEAVY_LIVE_JSON = (*NOT_FOR_EXPLAIN, "rich", "pydantic_core", "decimal")
+HEAVY_LIVE_TABLE = (*NOT_FOR_EXPLAIN, "pydantic_core")
+
 PROBE = (
     "import json, sys\n"
     "import rmqlb.cli\n"
-    "code = rmqlb.cli.run(['--help'])\n"
+    "code = rmqlb.cli.run(sys.argv[1:])\n"
     "sys.stdout.write('\\n' + json.dumps({'code': code, 'modules': sorted(sys.modules)}) + '\\n')\n"
 )
 
 
-@pytest.fixture(scope="module")
-def loaded() -> dict[str, object]:
+def _probe(*argv: str) -> dict[str, object]:
     proc = subprocess.run(
-        [sys.executable, "-c", PROBE],
+        [sys.executable, "-c", PROBE, *argv],
         capture_output=True,
         text=True,
         timeout=120,
         check=False,
     )
-    assert proc.returncode == 0, proc.stderr
+    assert proc.returncode in {0, 1}, proc.stderr
     result: dict[str, object] = json.loads(proc.stdout.strip().splitlines()[-1])
     return result
+
+
+def _imported(loaded: dict[str, object], module: str) -> list[str]:
+    modules = loaded["modules"]
+    assert isinstance(modules, list)
+    return sorted(m for m in modules if m == module or m.startswith(module + "."))
+
+
+@pytest.fixture(scope="module")
+def loaded() -> dict[str, object]:
+    return _probe("--help")
+
+
+@pytest.fixture(scope="module")
+def fake_addr() -> Iterator[str]:
+    with FakeClusterThread(
+        load_snapshot(EXAMPLES / "16-queues-3-consumers-rebalancing.json")
+    ) as fake:
+        yield fake.namesrv_addr
+
+
+@pytest.fixture(scope="module")
+def dump_json() -> dict[str, object]:
+    return _probe("explain", "--dump", str(EXAMPLES / "healthy.json"), "-o", "json")
+
+
+@pytest.fixture(scope="module")
+def live_json(fake_addr: str) -> dict[str, object]:
+    return _probe("explain", "-n", fake_addr, "order-consumer", "-o", "json")
+
+
+@pytest.fixture(scope="module")
+def live_table(fake_addr: str) -> dict[str, object]:
+    return _probe("explain", "-n", fake_addr, "order-consumer", "-o", "table")
 
 
 def test_help_succeeds(loaded: dict[str, object]) -> None:
@@ -53,7 +115,30 @@ def test_help_succeeds(loaded: dict[str, object]) -> None:
 
 @pytest.mark.parametrize("module", HEAVY)
 def test_heavy_module_not_imported_by_help(loaded: dict[str, object], module: str) -> None:
-    modules = loaded["modules"]
-    assert isinstance(modules, list)
-    present = sorted(m for m in modules if m == module or m.startswith(module + "."))
+    present = _imported(loaded, module)
     assert not present, f"'rmqlb --help' imported {module}: {present[:5]}"
+
+
+def test_explain_paths_ran(
+    dump_json: dict[str, object], live_json: dict[str, object], live_table: dict[str, object]
+) -> None:
+    assert (dump_json["code"], live_json["code"], live_table["code"]) == (0, 1, 1)
+    for loaded in (dump_json, live_json, live_table):  # the probes ran the diagnosis
+        assert _imported(loaded, "rmqlb.diagnose.engine")
+    assert _imported(live_json, "rmqlb.client.collector")
+    assert _imported(live_table, "rich.table")
+
+
+EXPLAIN_CASES = (
+    [("dump_json", "explain --dump FILE -o json", m) for m in HEAVY_DUMP_JSON]
+    + [("live_json", "explain -n ADDR GROUP -o json", m) for m in HEAVY_LIVE_JSON]
+    + [("live_table", "explain -n ADDR GROUP (table)", m) for m in HEAVY_LIVE_TABLE]
+)
+
+
+@pytest.mark.parametrize(("probe", "command", "module"), EXPLAIN_CASES)
+def test_heavy_module_not_imported_by_explain(
+    request: pytest.FixtureRequest, probe: str, command: str, module: str
+) -> None:
+    present = _imported(request.getfixturevalue(probe), module)
+    assert not present, f"'rmqlb {command}' imported {module}: {present[:5]}"

@@ -3,13 +3,16 @@
 from __future__ import annotations
 
 from pathlib import Path
+from random import Random
 from typing import Any
 
 import pytest
 from diagnose_builders import consumer, group, queues, snapshot
 
+from rmqlb.diagnose.context import ErrorIndex
 from rmqlb.diagnose.report import exit_code
 from rmqlb.diagnose.status import (
+    DISCOVERY_REQUESTS,
     MIXED,
     GroupStatus,
     StatusReport,
@@ -21,6 +24,8 @@ from rmqlb.diagnose.status import (
     worst_first,
 )
 from rmqlb.errors import ExitCode, GroupNotFound
+from rmqlb.model import Consumer, Group, Subscription
+from rmqlb.model.snapshot import CaptureError
 from rmqlb.snapshot import load_snapshot
 
 DEMO = Path(__file__).resolve().parents[3] / "rmqlb" / "data" / "demo-snapshot.json"
@@ -241,3 +246,41 @@ def test_a_broadcasting_groups_lag_is_its_clients_not_the_brokers() -> None:
     report = status(snap)
     assert line(report, "B").lag is None  # offsets live in the clients
     assert line(report, "C").lag == 700  # never committed: counted from the min offset
+
+
+def test_error_index_finds_what_a_scan_of_every_error_finds() -> None:
+    """Each line's errors: those about the group, about one of its topics (not discovery),
+    or (unattributed) about one of its clients; in capture order, as a scan of them all."""
+    rng = Random(7)
+    names, topics, clients = ["g1", "g2", "g3"], ["T1", "T2", "%RETRY%g1"], ["c1", "c2", "c3"]
+    requests = ["GET_CONSUME_STATS", "GET_ROUTEINFO_BY_TOPIC", *sorted(DISCOVERY_REQUESTS)]
+    errors = [
+        CaptureError(
+            target=rng.choice([*clients, "broker-a"]),
+            request=rng.choice(requests),
+            message=f"failure {i}",
+            group=rng.choice([None, *names]),
+            topic=rng.choice([None, *topics]),
+        )
+        for i in range(400)
+    ]
+    index = ErrorIndex(errors)
+    for name in names:
+        g = Group(
+            name,
+            consumers=tuple(
+                Consumer(client_id=c, subscriptions=(Subscription(rng.choice(topics[:2])),))
+                for c in rng.sample(clients, 2)
+            ),
+        )
+        mine = {f"%RETRY%{name}"} | {s.topic for c in g.consumers for s in c.subscriptions}
+        ids = {c.client_id for c in g.consumers}
+        expected = tuple(
+            e
+            for e in errors
+            if e.group == name
+            or (e.group is None and e.request not in DISCOVERY_REQUESTS and e.topic in mine)
+            or (e.group is None and e.topic is None and e.target in ids)
+        )
+        assert expected
+        assert index.of(g) == expected

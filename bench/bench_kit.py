@@ -1,0 +1,248 @@
+"""Whole processes on a real RocketMQ 4.9.8 cluster of 1,000 consumer groups, against the kit's
+own ``mqadmin consumerProgress`` in the same run.
+
+The kit (``../shared/rocketmq`` beside the clone, or ``$RMQLB_ROCKETMQ_KIT``) starts a
+NameServer and two brokers on ports of their own (``RMQLB_BENCH_KIT_PORT_OFFSET``, default
+3000, added to 28876 / 29911). The cluster then gets, as a big production cluster has,
+:data:`TOPICS` topics of 8 queues (4 per broker) and :data:`GROUPS` subscription groups, most
+of them with a subscription config and committed offsets only, written straight to the brokers
+in a few pipelined connections (``UPDATE_AND_CREATE_TOPIC``,
+``UPDATE_AND_CREATE_SUBSCRIPTIONGROUP``, ``UPDATE_CONSUMER_OFFSET``: the requests
+``mqadmin updateTopic`` / ``updateSubGroup`` and a consumer's offset commit send, in one
+Python process instead of one JVM per call), plus :data:`LIVE` groups with real Java push
+consumers (one JVM).
+
+Rows (wall time of whole processes, median of :data:`RUNS` each, mqadmin in the same run):
+
+- ``explain -n ADDR GROUP -o json`` and the table, one live group: target 0.15 s;
+- ``status -n ADDR -o json``, every group: target 0.5 s;
+- ``explain -n ADDR --all-groups -o json``: target 1 s.
+
+The ratio is time / target (target 1); mqadmin's time for the same question is in the
+detail. Skipped with the reason when the kit or Java is missing. The cluster is killed at
+the end.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+
+from bench._util import BenchResult, ms
+from rmqlb.remoting.codes import RequestCode
+from rmqlb.remoting.frame import FrameDecoder, encode_frame, request
+
+ROOT = Path(__file__).resolve().parents[1]
+KIT = Path(os.environ.get("RMQLB_ROCKETMQ_KIT", ROOT.parent / "shared" / "rocketmq"))
+OFFSET = int(os.environ.get("RMQLB_BENCH_KIT_PORT_OFFSET", "3000"))
+NAMESRV_PORT = 28876 + OFFSET
+BROKER_PORT = 29911 + OFFSET
+BROKERS = {"broker-a": BROKER_PORT, "broker-b": BROKER_PORT + 10}
+TOPICS = 100
+QUEUES_PER_BROKER = 4
+GROUPS = 1000
+LIVE = 4
+RUNS = 5
+WINDOW = 256  # requests in flight per connection while seeding
+
+
+def _names() -> list[tuple[str, str]]:
+    """(group, topic) for every group: group i consumes topic i mod TOPICS."""
+    return [(f"bench-group-{i:04d}", f"bench-topic-{i % TOPICS:03d}") for i in range(GROUPS)]
+
+
+def _send_all(port: int, commands: Iterable[tuple[int, dict[str, str], bytes]]) -> None:
+    """Send the requests to one broker, :data:`WINDOW` in flight; every answer must be 0."""
+    decoder = FrameDecoder()
+    with socket.create_connection(("127.0.0.1", port), timeout=30) as sock:
+        pending = 0
+
+        def drain(down_to: int) -> None:
+            nonlocal pending
+            while pending > down_to:
+                data = sock.recv(1 << 16)
+                if not data:
+                    raise RuntimeError(f"broker 127.0.0.1:{port} closed the connection")
+                for answer in decoder.feed(data):
+                    pending -= 1
+                    if answer.code != 0:
+                        raise RuntimeError(f"broker refused a seeding request: {answer.remark}")
+
+        for opaque, (code, ext, body) in enumerate(commands, 1):
+            sock.sendall(encode_frame(request(code, ext, opaque=opaque, body=body)))
+            pending += 1
+            drain(WINDOW)
+        drain(0)
+
+
+def _seed() -> None:
+    """Topics, subscription groups and committed offsets (0: nothing to consume) on both
+    brokers."""
+    topics = sorted({t for _, t in _names()})
+    for port in BROKERS.values():
+        _send_all(
+            port,
+            (
+                (
+                    RequestCode.UPDATE_AND_CREATE_TOPIC,
+                    {
+                        "topic": t,
+                        "defaultTopic": "TBW102",
+                        "readQueueNums": str(QUEUES_PER_BROKER),
+                        "writeQueueNums": str(QUEUES_PER_BROKER),
+                        "perm": "6",
+                        "topicFilterType": "SINGLE_TAG",
+                        "topicSysFlag": "0",
+                        "order": "false",
+                    },
+                    b"",
+                )
+                for t in topics
+            ),
+        )
+        groups = (
+            (
+                RequestCode.UPDATE_AND_CREATE_SUBSCRIPTIONGROUP,
+                {},
+                json.dumps({"groupName": g}).encode(),
+            )
+            for g, _ in _names()
+        )
+        offsets = (
+            (
+                RequestCode.UPDATE_CONSUMER_OFFSET,
+                {"consumerGroup": g, "topic": t, "queueId": str(q), "commitOffset": "0"},
+                b"",
+            )
+            for g, t in _names()[LIVE:]
+            for q in range(QUEUES_PER_BROKER)
+        )
+        _send_all(port, (*groups, *offsets))
+
+
+def _env(rmq_dir: Path) -> dict[str, str]:
+    return {
+        **os.environ,
+        "RMQ_NAMESRV_PORT": str(NAMESRV_PORT),
+        "RMQ_BROKER_PORT": str(BROKER_PORT),
+        "RMQ_DIR": str(rmq_dir),
+        "RMQ_FAST": "1",
+    }
+
+
+def _run(args: Sequence[str | Path], env: dict[str, str]) -> str:
+    done = subprocess.run(
+        [str(a) for a in args], env=env, capture_output=True, text=True, timeout=300, check=False
+    )
+    if done.returncode != 0:
+        raise RuntimeError(f"{' '.join(map(str, args))} exited {done.returncode}: {done.stderr}")
+    return done.stdout
+
+
+def _median_wall(cmd: Sequence[str], env: dict[str, str]) -> float:
+    walls = []
+    for _ in range(RUNS):
+        start = time.perf_counter()
+        subprocess.run(
+            cmd, check=False, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+        )
+        walls.append(time.perf_counter() - start)
+    return statistics.median(walls)
+
+
+def _unavailable() -> str:
+    if not (KIT / "cluster.sh").exists():
+        return f"no RocketMQ kit at {KIT} (set RMQLB_ROCKETMQ_KIT)"
+    check = subprocess.run(
+        [KIT / "cluster.sh", "check"], check=False, capture_output=True, text=True
+    )
+    return check.stderr.strip() if check.returncode else ""
+
+
+ROWS = (
+    ("live explain of one group, -o json", 0.15, ["explain", "-o", "json", "{live}"]),
+    ("live explain of one group, table", 0.15, ["explain", "-o", "table", "{live}"]),
+    (f"status of {GROUPS} groups, -o json", 0.5, ["status", "-o", "json"]),
+    (f"explain --all-groups ({GROUPS} groups), -o json", 1.0, ["explain", "--all-groups"]),
+)
+
+
+def run() -> list[BenchResult]:
+    """Start the kit, seed it, time rmqlb and mqadmin; skipped rows when the kit is absent."""
+    problem = _unavailable()
+    if problem:
+        return [
+            BenchResult(f"kit: {name} / {target:g} s", float("nan"), 1.0, f"skipped: {problem}")
+            for name, target, _ in ROWS
+        ]
+    with tempfile.TemporaryDirectory(prefix="rmqlb-bench-kit-") as tmp:
+        env = _env(Path(tmp) / "kit")
+        (Path(tmp) / "kit").mkdir()
+        _run([KIT / "cluster.sh", "start"], env)
+        try:
+            return _measure(env, Path(tmp))
+        finally:
+            subprocess.run(
+                [KIT / "cluster.sh", "stop", "--kill"], check=False, env=env, capture_output=True
+            )
+
+
+def _measure(env: dict[str, str], tmp: Path) -> list[BenchResult]:
+    seeded = time.perf_counter()
+    _seed()
+    seed_s = time.perf_counter() - seeded
+    specs = [f"group={g};sub={t}:*" for g, t in _names()[:LIVE]]
+    _run([KIT / "consumer.sh", "live", tmp / "live.jsonl", *specs], env)
+    live = _names()[0][0]
+    _run([KIT / "truth.py", "wait", tmp / "live.jsonl", "--group", live, "--consumers", "1"], env)
+    namesrv = f"127.0.0.1:{NAMESRV_PORT}"
+    rmqlb = [sys.executable, "-m", "rmqlb"]
+    # what users run: compiled bytecode (a read-only checkout would compile on every run)
+    user_env = {k: v for k, v in env.items() if k != "PYTHONDONTWRITEBYTECODE"}
+    subprocess.run([*rmqlb, "--help"], check=False, env=user_env, capture_output=True)
+    status = json.loads(
+        subprocess.run(
+            [*rmqlb, "status", "-n", namesrv, "-o", "json", "--fail-on", "never"],
+            check=False,
+            env=user_env,
+            capture_output=True,
+            text=True,
+        ).stdout
+    )
+    seen = len(status["groups"])
+    admin = [str(KIT / "mqadmin.sh"), "consumerProgress", "-n", namesrv]
+    mq_one = _median_wall([*admin, "-g", live], env)
+    mq_all = _median_wall(admin, env)
+    results = []
+    for name, target, args in ROWS:
+        argv = [a.replace("{live}", live) for a in args]
+        took = _median_wall([*rmqlb, *argv, "-n", namesrv, "--fail-on", "never"], user_env)
+        versus = (
+            f"mqadmin consumerProgress -g GROUP {ms(mq_one)}"
+            if "{live}" in args
+            else (f"mqadmin consumerProgress (every group it finds) {ms(mq_all)}")
+        )
+        results.append(
+            BenchResult(
+                f"kit: {name} / {target:g} s",
+                took / target,
+                1.0,
+                f"{ms(took)} (median of {RUNS} processes) vs {versus}; "
+                f"status saw {seen} groups; seeded in {seed_s:.1f} s; "
+                f"load {os.getloadavg()[0]:.1f}",
+            )
+        )
+    return results
+
+
+if __name__ == "__main__":
+    for row in run():
+        print(f"{row.name:50s} {row.ratio:6.2f} (target {row.target}) {row.detail}")
