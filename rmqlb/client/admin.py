@@ -81,6 +81,8 @@ class AdminClient:
         self._failed: dict[str, tuple[float, ConnectFailed]] = {}
         # addresses that let a request of this run time out: never waited on again
         self._timed_out: set[str] = set()
+        #: The RocketMQ version each address answered with (its responses' header).
+        self.server_versions: dict[str, int] = {}
         creds = self.options.credentials
         self._signer: Signer | None = creds.sign if creds is not None else None
 
@@ -187,6 +189,8 @@ class AdminClient:
                 raise RequestTimeout(
                     f"{addr}: {request_code_name(code)} timed out after {duration(budget)}", addr
                 ) from exc
+            if code not in RELAYED:  # a relayed answer may carry the client's version
+                self.server_versions[addr] = response.version
             if self._tap is not None:
                 self._tap(addr, code, dict(ext_fields or {}), body, response)
             if response.code == ResponseCode.SUCCESS:

@@ -40,7 +40,7 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from functools import partial
 from typing import Any, Protocol, TypeVar
@@ -290,7 +290,7 @@ class Collector:
         return Snapshot(
             topics=self.routes.known(),
             groups={g.name: g for g in results},
-            brokers=dict(sorted(self.brokers.items())),
+            brokers=self._with_versions(),
             captured_at=utc_now(),
             source=Source(
                 namesrv=tuple(self.options.namesrv),
@@ -299,6 +299,17 @@ class Collector:
             ),
             errors=tuple(self.errors),
         )
+
+    def _with_versions(self) -> dict[str, BrokerInfo]:
+        """The brokers, each with the version its master answered with when not read from
+        its config: every response header carries it, so this costs no request."""
+        out: dict[str, BrokerInfo] = {}
+        for name, info in sorted(self.brokers.items()):
+            master = info.addrs.get(0)
+            seen = self.admin.server_versions.get(master) if master is not None else None
+            known = info.version is not None or seen is None
+            out[name] = info if known else replace(info, version=seen)
+        return out
 
     def masters(self) -> list[tuple[str, str]]:
         """(broker name, address to ask) for every broker: the master, else a slave."""

@@ -22,6 +22,7 @@ from rmqlb.allocate.broker import BrokerState, Queues, query_assignment, request
 from rmqlb.model.javaorder import java_key
 from rmqlb.model.queue import MessageQueue
 from rmqlb.model.snapshot import (
+    RETRY_PREFIX,
     Consumer,
     Group,
     MessageRequestMode,
@@ -277,6 +278,22 @@ def proxy_evidence(snapshot: Snapshot, group: Group, now_ms: int | None) -> list
     if pop_topics:
         out.append(f"a POP request mode is set for it on {', '.join(pop_topics)}")
     return out
+
+
+def consumed_invisibly(snapshot: Snapshot, group: Group, now_ms: int | None) -> bool:
+    """Whether a group no broker lists a consumer of is consumed through a Proxy: a POP
+    request mode is set for it, or it shows recent consumption (:func:`proxy_evidence`)
+    while no broker is known to run 4.x and it has no ``%RETRY%`` topic (push consumers
+    create one at their first heartbeat: a group that has one and no consumer listed had
+    remoting clients that just stopped, not gRPC clients)."""
+    evidence = proxy_evidence(snapshot, group, now_ms)
+    if not evidence:
+        return False
+    if any(e.startswith("a POP request mode") for e in evidence):
+        return True
+    if any(b.version is not None and b.version < V5_0_0 for b in snapshot.brokers.values()):
+        return False
+    return RETRY_PREFIX + group.name not in snapshot.topics
 
 
 def plural_queues(n: int) -> str:

@@ -29,8 +29,8 @@ from rmqlb.diagnose.brokerside import (
     BrokerSide,
     broker_side,
     client_balance,
+    consumed_invisibly,
     is_proxy_client,
-    proxy_evidence,
 )
 from rmqlb.diagnose.infer import infer_strategy
 from rmqlb.diagnose.report import StrategyInference
@@ -358,7 +358,7 @@ def group_context(
         mode = Mode.BROADCASTING
     elif consumers and all(b is Rebalance.PROXY for b in balance.values()):
         mode = Mode.PROXY
-    elif not consumers and proxy_evidence(snapshot, group, epoch_ms(snapshot.captured_at)):
+    elif not consumers and consumed_invisibly(snapshot, group, epoch_ms(snapshot.captured_at)):
         mode = Mode.PROXY  # consumed through a Proxy whose clients no broker lists
     else:
         mode = Mode.CLUSTERING

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import unicodedata
 from dataclasses import dataclass, field
 
 from hypothesis import given
@@ -16,7 +17,8 @@ CONTROLS = [chr(c) for c in (*range(0x00, 0x20), *range(0x7F, 0xA0)) if chr(c) n
 
 
 def has_controls(text: str) -> bool:
-    return any(ch in text for ch in CONTROLS)
+    """C0 (but newline and tab), DEL, C1, and Unicode's Cf, Zl and Zp characters."""
+    return any(ch in CONTROLS or unicodedata.category(ch) in ("Cf", "Zl", "Zp") for ch in text)
 
 
 def test_every_c0_c1_and_del_is_escaped_but_newline_and_tab() -> None:
