@@ -16,6 +16,7 @@ from rmqlb.cli.options import (
     Connection,
     Display,
     GroupOption,
+    Inputs,
     Output,
     make_console,
     resolve_output,
@@ -194,6 +195,7 @@ def simulate(  # noqa: PLR0917  (one parameter per flag, as typer wants)
         ),
     ] = None,
     display: Display = Display(),
+    inputs: Inputs = Inputs(),
 ) -> int:
     """Show how a strategy splits queues among consumers, what a scale event moves, and how
     the strategies compare; or, from a running group (--dump, -n with --group, or
