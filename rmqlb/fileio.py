@@ -146,15 +146,28 @@ def _kind_name(mode: int) -> str | None:
     return "not a regular file"
 
 
-def describe_special(path: str) -> str | None:
+def describe_special(path: str, kind: InputKind | None = None) -> str | None:
     """Why ``path`` cannot be read as an input file, or ``None`` when it is a regular file
-    (following symlinks): "no such file", "is a FIFO (named pipe)", "is a symlink loop" ..."""
+    (following symlinks): "no such file", "is a FIFO (named pipe)", "is a symlink loop" ...
+
+    With ``kind``, in the words :func:`read_input` refuses it with (a file over the limit of
+    ``kind`` too), for a reader that must skip such a file before it opens it (Spark)."""
     try:
-        mode = os.stat(path).st_mode
+        info = os.stat(path)
     except OSError as exc:
         return _os_reason(exc)
-    what = _kind_name(mode)
-    return None if what is None else f"is {what}"
+    what = _kind_name(info.st_mode)
+    if kind is None:
+        return None if what is None else f"is {what}"
+    return _refusal(what, info.st_size, kind)
+
+
+def _refusal(what: str | None, size: int, kind: InputKind) -> str | None:
+    """Why a file that is ``what`` (``None``: regular) of ``size`` bytes is not read."""
+    if what is not None:
+        return f"is {what}, expected a {kind.value} file"
+    limit = size_limit(kind)
+    return _too_big(kind, limit) if size > limit else None
 
 
 def _os_reason(exc: OSError) -> str:
@@ -173,9 +186,9 @@ def _human(size: int) -> str:
     return f"{size:,} bytes"
 
 
-def _too_big(name: str, kind: InputKind, limit: int) -> InputError:
-    return InputError(
-        f"{name}: larger than the {_human(limit)} limit for a {kind.value} file "
+def _too_big(kind: InputKind, limit: int) -> str:
+    return (
+        f"larger than the {_human(limit)} limit for a {kind.value} file "
         f"(raise it with {LIMIT_FLAG}, e.g. {LIMIT_FLAG} 4GiB)"
     )
 
@@ -197,7 +210,7 @@ def read_input(path: str, kind: InputKind, *, label: str | None = None) -> bytes
             else sys.stdin.read(limit + 1).encode("utf-8", "surrogateescape")
         )
         if len(data) > limit:
-            raise _too_big(name, kind, limit)
+            raise InputError(f"{name}: {_too_big(kind, limit)}")
         return data
     name = label or path
     try:
@@ -205,12 +218,10 @@ def read_input(path: str, kind: InputKind, *, label: str | None = None) -> bytes
     except OSError as exc:
         raise InputError(f"{name}: {_os_reason(exc)}") from None
     info = os.fstat(fd)
-    what = _kind_name(info.st_mode)
-    if what is not None or info.st_size > limit:
+    why = _refusal(_kind_name(info.st_mode), info.st_size, kind)
+    if why is not None:
         os.close(fd)
-        if what is not None:
-            raise InputError(f"{name}: is {what}, expected a {kind.value} file")
-        raise _too_big(name, kind, limit)
+        raise InputError(f"{name}: {why}")
     with os.fdopen(fd, "rb", buffering=0) as handle:
         os.set_blocking(fd, True)
         try:
@@ -219,7 +230,7 @@ def read_input(path: str, kind: InputKind, *, label: str | None = None) -> bytes
             raise InputError(f"{name}: cannot read: {exc.strerror or exc}") from None
     assert data is not None
     if len(data) > limit:  # the file grew while it was read
-        raise _too_big(name, kind, limit)
+        raise InputError(f"{name}: {_too_big(kind, limit)}")
     return data
 
 
