@@ -409,8 +409,10 @@ def _load_data_file(path: str, flag: str) -> Any:
         return load_json(text, f"{flag} {path}")
     import yaml
 
+    from rmqlb.yamlio import safe_load
+
     try:
-        return yaml.safe_load(text)
+        return safe_load(text)
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark
         where = f" at line {mark.line + 1} column {mark.column + 1}" if mark is not None else ""

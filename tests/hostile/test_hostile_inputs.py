@@ -240,6 +240,63 @@ def test_check_refuses_duplicate_keys_and_deep_nesting(
     assert words in _one_error(capsys).lower()
 
 
+# --- YAML: a duplicate key is refused as in JSON -------------------------------------------
+
+YAML_DUPLICATES: dict[str, tuple[list[str], str, str, int]] = {
+    # reader: (arguments before the file, YAML with a key twice, the key, its second line)
+    "check": (
+        ["check"],
+        "topics:\n  T: {queues: 4, perm: 6}\ngroups:\n  G: {topics: [T]}\ntopics:\n  U: {}\n",
+        "topics",
+        5,
+    ),
+    "simulate --config": (
+        ["simulate", "--strategy", "CONFIG", "--queues", "4", "--config"],
+        '10.0.0.1@a: ["broker-a:0"]\n10.0.0.2@b: ["broker-a:1"]\n10.0.0.1@a: ["broker-a:2"]\n',
+        "10.0.0.1@a",
+        3,
+    ),
+    "simulate --rooms": (
+        ["simulate", "--strategy", "MACHINE_ROOM_NEARBY", "--brokers", "3", "--queues", "4",
+         "--consumer-id", "10.1.0.1@app", "--rooms"],
+        "brokers:\n  broker-a: hz\n  broker-b: hz\n  broker-a: sh\nconsumers: {}\n",
+        "broker-a",
+        4,
+    ),
+    "check, nested in free-form values": (
+        ["check"],
+        "topics:\n  T: {queues: 4, perm: 6}\ngroups:\n  G:\n    topics: [T]\n"
+        "    strategy: {name: AVG, name: AVG_BY_CIRCLE}\n",
+        "name",
+        6,
+    ),
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("reader", YAML_DUPLICATES)
+def test_yaml_inputs_refuse_a_duplicate_key_naming_it_and_its_line(
+    reader: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    args, text, key, line = YAML_DUPLICATES[reader]
+    path = tmp_path / "in.yaml"
+    path.write_text(text)
+    assert run([*args, str(path)]) == 2
+    err = _one_error(capsys)
+    assert f"duplicate key {key!r}" in err, err
+    assert f"{path}:{line}:" in err or f"at line {line} " in err, err
+
+
+def test_yaml_keeps_merge_keys_and_repeated_keys_in_different_mappings() -> None:
+    from rmqlb.yamlio import safe_load
+
+    text = "base: &b {x: 1, y: 2}\nd:\n  <<: *b\n  x: 3\nlist: [{a: 1}, {a: 1}]\n"
+    assert safe_load(text) == {
+        "base": {"x": 1, "y": 2},
+        "d": {"x": 3, "y": 2},
+        "list": [{"a": 1}, {"a": 1}],
+    }
+
+
 def test_check_refuses_invalid_utf8(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     path = tmp_path / "conf.yaml"
     path.write_bytes(b"topics:\n  T\xff: {queues: 4}\n")
