@@ -39,6 +39,8 @@ from rmqlb.ranges import JAVA_LONG
 
 __all__ = [
     "LIMITS",
+    "LIMIT_ENV",
+    "LIMIT_FLAG",
     "InputKind",
     "JsonError",
     "atomic_directory",

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Annotated, Any, TextIO, TypeVar, get_type_hint
 import typer
 
 from rmqlb.failon import FailOn
+from rmqlb.fileio import LIMIT_ENV, LIMIT_FLAG, max_input_size, parse_size
 from rmqlb.render.formats import Output, StatusOutput
 
 if TYPE_CHECKING:
@@ -154,8 +155,6 @@ def _input_size(value: str | int | None) -> int | None:
     """``--max-input-size`` in bytes, by the one size rule (:func:`rmqlb.fileio.parse_size`)."""
     if value is None or isinstance(value, int):
         return value
-    from rmqlb.fileio import parse_size
-
     try:
         return parse_size(value)
     except ValueError as exc:
@@ -165,12 +164,12 @@ def _input_size(value: str | int | None) -> int | None:
 MaxInputSizeOption = Annotated[
     int | None,
     typer.Option(
-        "--max-input-size",
+        LIMIT_FLAG,
         metavar="SIZE",
-        envvar="RMQLB_MAX_INPUT_SIZE",
+        envvar=LIMIT_ENV,
         parser=_input_size,
         help="Read input files of up to SIZE bytes (e.g. 2GiB, 500MB, 1048576); default: the "
-        "limit of each kind of input (docs/limits.md), or $RMQLB_MAX_INPUT_SIZE.",
+        f"limit of each kind of input (docs/limits.md), or ${LIMIT_ENV}.",
         show_default=False,
     ),
 ]
@@ -387,8 +386,6 @@ def shared_options(command: F) -> F:
 
     @functools.wraps(command)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
-        from rmqlb.fileio import max_input_size
-
         limit: int | None = None
         for name, group in groups.items():
             kwargs[name] = instance = group(**{f.name: kwargs.pop(f.name) for f in fields(group)})
