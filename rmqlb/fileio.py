@@ -10,7 +10,7 @@ Reading (:func:`read_input`): an input is a regular file or standard input (``-`
 Anything else (a FIFO, a device such as ``/dev/zero``, a socket, a directory, a symlink
 loop) is refused in one line naming what it is, before a byte is read. Reads are bounded:
 each kind of input has a size limit (:data:`LIMITS`, in ``docs/limits.md``), raised for a
-run by ``RMQLB_MAX_INPUT_SIZE``.
+run by ``--max-input-size`` (:func:`max_input_size`) or ``RMQLB_MAX_INPUT_SIZE``.
 
 JSON (:func:`load_json`): the one reading every loader uses. Strict UTF-8 (a leading BOM
 is skipped), no duplicate key in any object, no lone surrogate escape, and nesting deeper
@@ -20,6 +20,7 @@ than the interpreter allows is an input error, never a ``RecursionError``.
 from __future__ import annotations
 
 import contextlib
+import contextvars
 import errno
 import json
 import os
@@ -38,13 +39,17 @@ from rmqlb.ranges import JAVA_LONG
 
 __all__ = [
     "LIMITS",
+    "LIMIT_ENV",
+    "LIMIT_FLAG",
     "InputKind",
     "JsonError",
     "atomic_directory",
     "decode_text",
     "describe_special",
     "load_json",
+    "max_input_size",
     "parse_json",
+    "parse_size",
     "read_input",
     "size_limit",
     "write_atomic",
@@ -70,26 +75,60 @@ LIMITS: dict[InputKind, int] = {
     InputKind.AUDIT: 1024 * MiB,
 }
 
-#: Environment variable raising (or lowering) every limit for one run: bytes, or a number
-#: with a K, M or G suffix (powers of 1024).
+#: The option setting every limit for one run, and the environment variable it defaults to.
+LIMIT_FLAG = "--max-input-size"
 LIMIT_ENV = "RMQLB_MAX_INPUT_SIZE"
-_SIZE = re.compile(r"^\s*(\d+)\s*([KMG]?)i?B?\s*$", re.IGNORECASE)
+_SIZE = re.compile(r"^\s*(\d{1,20})\s*(?:([KMGT])(i)?(B)?|B)?\s*$", re.IGNORECASE)
+_LIMIT: contextvars.ContextVar[int | None] = contextvars.ContextVar("max_input_size", default=None)
+
+
+def parse_size(text: str) -> int:
+    """A size in bytes: plain bytes (``1048576``, ``512B``), ``KiB``/``MiB``/``GiB``/``TiB``
+    (powers of 1024, also written ``K``/``M``/``G``/``T``) or ``KB``/``MB``/``GB``/``TB``
+    (powers of 1000); raises :class:`ValueError` with the one-line reason.
+
+    >>> parse_size("2GiB"), parse_size("500MB"), parse_size("64M"), parse_size("100")
+    (2147483648, 500000000, 67108864, 100)
+    """
+    match = _SIZE.match(text)
+    if match is None:
+        raise ValueError(f"{text[:40]!r} is not a size: expected e.g. 2GiB, 500MB or 1048576")
+    number, unit, binary, byte = match.groups()
+    exponent = " KMGT".index(unit.upper()) if unit else 0
+    size = int(number) * int((1024 if binary or not byte else 1000) ** exponent)
+    if size < 1:
+        raise ValueError(f"{text[:40]!r}: a size limit must be at least 1 byte")
+    return size
+
+
+@contextlib.contextmanager
+def max_input_size(size: int | None) -> Iterator[None]:
+    """Within the block every input of any kind may be ``size`` bytes (``None``: the
+    defaults, or ``RMQLB_MAX_INPUT_SIZE``); what ``--max-input-size`` sets."""
+    token = _LIMIT.set(size)
+    try:
+        yield
+    finally:
+        _LIMIT.reset(token)
 
 
 def size_limit(kind: InputKind) -> int:
-    """The size limit of ``kind`` for this run (``RMQLB_MAX_INPUT_SIZE`` overrides).
+    """The size limit of ``kind`` for this run: ``--max-input-size``, else
+    ``RMQLB_MAX_INPUT_SIZE``, else :data:`LIMITS`.
 
     >>> size_limit(InputKind.CASES) == 64 * 1024 * 1024
     True
     """
+    given = _LIMIT.get()
+    if given is not None:
+        return given
     raw = os.environ.get(LIMIT_ENV)
     if not raw:
         return LIMITS[kind]
-    match = _SIZE.match(raw)
-    if match is None:
-        raise InputError(f"{LIMIT_ENV}={raw[:40]!r}: expected a size such as 2G, 500M or 1048576")
-    number, unit = int(match.group(1)), match.group(2).upper()
-    return number * {"": 1, "K": 1024, "M": MiB, "G": 1024 * MiB}[unit]
+    try:
+        return parse_size(raw)
+    except ValueError as exc:
+        raise InputError(f"{LIMIT_ENV}: {exc}") from None
 
 
 def _kind_name(mode: int) -> str | None:
@@ -109,15 +148,28 @@ def _kind_name(mode: int) -> str | None:
     return "not a regular file"
 
 
-def describe_special(path: str) -> str | None:
+def describe_special(path: str, kind: InputKind | None = None) -> str | None:
     """Why ``path`` cannot be read as an input file, or ``None`` when it is a regular file
-    (following symlinks): "no such file", "is a FIFO (named pipe)", "is a symlink loop" ..."""
+    (following symlinks): "no such file", "is a FIFO (named pipe)", "is a symlink loop" ...
+
+    With ``kind``, in the words :func:`read_input` refuses it with (a file over the limit of
+    ``kind`` too), for a reader that must skip such a file before it opens it (Spark)."""
     try:
-        mode = os.stat(path).st_mode
+        info = os.stat(path)
     except OSError as exc:
         return _os_reason(exc)
-    what = _kind_name(mode)
-    return None if what is None else f"is {what}"
+    what = _kind_name(info.st_mode)
+    if kind is None:
+        return None if what is None else f"is {what}"
+    return _refusal(what, info.st_size, kind)
+
+
+def _refusal(what: str | None, size: int, kind: InputKind) -> str | None:
+    """Why a file that is ``what`` (``None``: regular) of ``size`` bytes is not read."""
+    if what is not None:
+        return f"is {what}, expected a {kind.value} file"
+    limit = size_limit(kind)
+    return _too_big(kind, limit) if size > limit else None
 
 
 def _os_reason(exc: OSError) -> str:
@@ -136,10 +188,10 @@ def _human(size: int) -> str:
     return f"{size:,} bytes"
 
 
-def _too_big(name: str, kind: InputKind, limit: int) -> InputError:
-    return InputError(
-        f"{name}: larger than the {_human(limit)} limit for a {kind.value} file "
-        f"(raise it with {LIMIT_ENV}, e.g. {LIMIT_ENV}=4G)"
+def _too_big(kind: InputKind, limit: int) -> str:
+    return (
+        f"larger than the {_human(limit)} limit for a {kind.value} file "
+        f"(raise it with {LIMIT_FLAG}, e.g. {LIMIT_FLAG} 4GiB)"
     )
 
 
@@ -160,7 +212,7 @@ def read_input(path: str, kind: InputKind, *, label: str | None = None) -> bytes
             else sys.stdin.read(limit + 1).encode("utf-8", "surrogateescape")
         )
         if len(data) > limit:
-            raise _too_big(name, kind, limit)
+            raise InputError(f"{name}: {_too_big(kind, limit)}")
         return data
     name = label or path
     try:
@@ -168,12 +220,10 @@ def read_input(path: str, kind: InputKind, *, label: str | None = None) -> bytes
     except OSError as exc:
         raise InputError(f"{name}: {_os_reason(exc)}") from None
     info = os.fstat(fd)
-    what = _kind_name(info.st_mode)
-    if what is not None or info.st_size > limit:
+    why = _refusal(_kind_name(info.st_mode), info.st_size, kind)
+    if why is not None:
         os.close(fd)
-        if what is not None:
-            raise InputError(f"{name}: is {what}, expected a {kind.value} file")
-        raise _too_big(name, kind, limit)
+        raise InputError(f"{name}: {why}")
     with os.fdopen(fd, "rb", buffering=0) as handle:
         os.set_blocking(fd, True)
         try:
@@ -182,7 +232,7 @@ def read_input(path: str, kind: InputKind, *, label: str | None = None) -> bytes
             raise InputError(f"{name}: cannot read: {exc.strerror or exc}") from None
     assert data is not None
     if len(data) > limit:  # the file grew while it was read
-        raise _too_big(name, kind, limit)
+        raise InputError(f"{name}: {_too_big(kind, limit)}")
     return data
 
 

@@ -55,6 +55,7 @@ from rmqlb.model.strategy import (
     strategy_from_json,
     with_params,
 )
+from rmqlb.yamlio import UniqueKeyLoader
 
 MAX_QUEUES = 65536
 """Largest queue count accepted for one broker of one topic."""
@@ -424,7 +425,7 @@ class _Reader:
 def compose(text: str, file: str) -> yaml.Node | None:
     """Compose one YAML document into nodes; bad YAML becomes a one-line InputError."""
     try:
-        return yaml.compose(text, Loader=yaml.SafeLoader)
+        return yaml.compose(text, Loader=UniqueKeyLoader)
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         line = mark.line + 1 if mark is not None else 1

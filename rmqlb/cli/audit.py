@@ -16,7 +16,7 @@ import typer
 
 from rmqlb.cli.app import app
 from rmqlb.cli.messages import say
-from rmqlb.cli.options import Display, FailOn, FailOnOption, shared_options
+from rmqlb.cli.options import Display, FailOn, FailOnOption, Inputs, shared_options
 from rmqlb.errors import InputError
 
 if TYPE_CHECKING:
@@ -121,6 +121,7 @@ def audit(  # noqa: PLR0917  (typer maps every option to a parameter)
         ),
     ] = None,
     display: Display = Display(),
+    inputs: Inputs = Inputs(),
     fail_on: FailOnOption = FailOn.error,
 ) -> int:
     """Audit a fleet of snapshots: persistent vs transient problems, flapping groups, worst

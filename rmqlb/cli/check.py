@@ -12,6 +12,7 @@ from rmqlb.cli.messages import say
 from rmqlb.cli.options import (
     Display,
     FailOn,
+    Inputs,
     Output,
     make_console,
     resolve_output,
@@ -32,6 +33,7 @@ def check(  # noqa: PLR0917  (a Typer command: options are parameters)
         ),
     ],
     display: Display = Display(),
+    inputs: Inputs = Inputs(),
     fail_on: Annotated[
         FailOn,
         typer.Option(

@@ -12,6 +12,7 @@ from rmqlb.cli.options import (
     Display,
     DumpOption,
     GroupOption,
+    Inputs,
     Output,
     check_source,
     make_console,
@@ -30,6 +31,7 @@ def client(  # noqa: PLR0917  (typer maps every option to a parameter)
     dump: DumpOption = None,
     connection: Connection = Connection(),
     display: Display = Display(),
+    inputs: Inputs = Inputs(),
 ) -> int:
     """One client: its group, address, version, strategy and subscriptions, and per held
     queue its process-queue state (cached messages and MiB, last pull and consume, locked,

@@ -22,6 +22,7 @@ from rmqlb.cli.options import (
     FailOn,
     FailOnOption,
     GroupOption,
+    Inputs,
     Output,
     check_source,
     make_console,
@@ -69,6 +70,7 @@ def explain(  # noqa: PLR0917  (typer maps every option to a parameter)
         ),
     ] = None,
     display: Display = Display(),
+    inputs: Inputs = Inputs(),
     fail_on: FailOnOption = FailOn.error,
     all_queues: Annotated[
         bool,

@@ -15,6 +15,7 @@ from rmqlb.cli.options import (
     Connection,
     Display,
     DumpOption,
+    Inputs,
     Output,
     check_source,
     make_console,
@@ -48,6 +49,7 @@ def offsets(  # noqa: PLR0917  (typer maps every option to a parameter)
         typer.Option("--no-headers", help="Rows only: no title, column names or totals."),
     ] = False,
     display: Display = Display(),
+    inputs: Inputs = Inputs(),
 ) -> int:
     """Every queue of GROUP with the broker's max offset, the committed offset, the lag,
     the client holding it and when its last consumed message was stored, with totals: what

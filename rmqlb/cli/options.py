@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Annotated, Any, TextIO, TypeVar, get_type_hint
 import typer
 
 from rmqlb.failon import FailOn
+from rmqlb.fileio import LIMIT_ENV, LIMIT_FLAG, max_input_size, parse_size
 from rmqlb.render.formats import Output, StatusOutput
 
 if TYPE_CHECKING:
@@ -38,7 +39,9 @@ __all__ = [
     "FailOn",
     "FailOnOption",
     "GroupOption",
+    "Inputs",
     "MaxInFlightOption",
+    "MaxInputSizeOption",
     "NamesrvOption",
     "Output",
     "OutputOption",
@@ -146,6 +149,30 @@ def check_source(ctx: typer.Context, dump: str | None, connection: Connection) -
         raise UsageError("give either --dump FILE or -n/--namesrv ADDR, not both", ctx)
     if dump is None and not connection.namesrv:
         raise UsageError("give --dump FILE or -n/--namesrv ADDR (or set NAMESRV_ADDR)", ctx)
+
+
+def _input_size(value: str | int | None) -> int | None:
+    """``--max-input-size`` in bytes, by the one size rule (:func:`rmqlb.fileio.parse_size`)."""
+    if value is None or isinstance(value, int):
+        return value
+    try:
+        return parse_size(value)
+    except ValueError as exc:
+        raise typer.BadParameter(str(exc)) from None
+
+
+MaxInputSizeOption = Annotated[
+    int | None,
+    typer.Option(
+        LIMIT_FLAG,
+        metavar="SIZE",
+        envvar=LIMIT_ENV,
+        parser=_input_size,
+        help="Read input files of up to SIZE bytes (e.g. 2GiB, 500MB, 1048576); default: the "
+        f"limit of each kind of input (docs/limits.md), or ${LIMIT_ENV}.",
+        show_default=False,
+    ),
+]
 
 
 # ----- live-cluster options (shared by ``explain -n`` and ``dump``) ----------------------------
@@ -323,14 +350,23 @@ class StatusDisplay:
     color: ColorOption = None
 
 
-_GROUPS: tuple[type, ...] = (Connection, Display, StatusDisplay)
+@dataclass(frozen=True)
+class Inputs:
+    """How much of an input file a command reads (``--max-input-size``), shared by every
+    command that reads files; the limit holds while the command runs."""
+
+    max_input_size: MaxInputSizeOption = None
+
+
+_GROUPS: tuple[type, ...] = (Connection, Display, StatusDisplay, Inputs)
 F = TypeVar("F", bound=Callable[..., Any])
 
 
 def shared_options(command: F) -> F:
     """Declare a command's option groups once: every parameter annotated with a group
-    (:class:`Connection`, :class:`Display`) becomes that group's options on the command line,
-    at its place, and reaches the command as one instance of the group."""
+    (:class:`Connection`, :class:`Display`, :class:`Inputs`) becomes that group's options on
+    the command line, at its place, and reaches the command as one instance of the group.
+    The limit of :class:`Inputs` holds while the command runs."""
     hints = get_type_hints(command, include_extras=True)
     signature = inspect.signature(command)
     params: list[inspect.Parameter] = []
@@ -350,9 +386,13 @@ def shared_options(command: F) -> F:
 
     @functools.wraps(command)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
+        limit: int | None = None
         for name, group in groups.items():
-            kwargs[name] = group(**{f.name: kwargs.pop(f.name) for f in fields(group)})
-        return command(*args, **kwargs)
+            kwargs[name] = instance = group(**{f.name: kwargs.pop(f.name) for f in fields(group)})
+            if isinstance(instance, Inputs):
+                limit = instance.max_input_size
+        with max_input_size(limit):
+            return command(*args, **kwargs)
 
     wrapper.__signature__ = signature.replace(parameters=params)  # type: ignore[attr-defined]
     wrapper.__annotations__ = {p.name: p.annotation for p in params}

@@ -16,6 +16,7 @@ from rmqlb.cli.options import (
     Connection,
     Display,
     GroupOption,
+    Inputs,
     Output,
     make_console,
     resolve_output,
@@ -194,6 +195,7 @@ def simulate(  # noqa: PLR0917  (one parameter per flag, as typer wants)
         ),
     ] = None,
     display: Display = Display(),
+    inputs: Inputs = Inputs(),
 ) -> int:
     """Show how a strategy splits queues among consumers, what a scale event moves, and how
     the strategies compare; or, from a running group (--dump, -n with --group, or
@@ -407,8 +409,10 @@ def _load_data_file(path: str, flag: str) -> Any:
         return load_json(text, f"{flag} {path}")
     import yaml
 
+    from rmqlb.yamlio import safe_load
+
     try:
-        return yaml.safe_load(text)
+        return safe_load(text)
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark
         where = f" at line {mark.line + 1} column {mark.column + 1}" if mark is not None else ""

@@ -19,6 +19,7 @@ from rmqlb.cli.options import (
     FailOn,
     FailOnOption,
     GroupOption,
+    Inputs,
     Output,
     StatusDisplay,
     check_source,
@@ -74,6 +75,7 @@ def status(  # noqa: PLR0917  (typer maps every option to a parameter)
         typer.Option("--system", help="Show RocketMQ's built-in groups too (TOOLS_CONSUMER ...)."),
     ] = False,
     display: StatusDisplay = StatusDisplay(),
+    inputs: Inputs = Inputs(),
     fail_on: FailOnOption = FailOn.error,
     watch: Annotated[
         float | None,

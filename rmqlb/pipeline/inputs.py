@@ -13,12 +13,12 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from enum import StrEnum
 from pathlib import Path
 
 from rmqlb.errors import InputError
-from rmqlb.fileio import describe_special
+from rmqlb.fileio import InputKind, describe_special
 
 LINES_SUFFIXES = (".jsonl", ".ndjson")
 WHOLE_SUFFIXES = (".json",)
@@ -113,3 +113,23 @@ def local_files(plan: InputPlan) -> list[tuple[str, Layout]]:
         for path, layout in walk(directory):
             files.setdefault(path, layout)
     return list(files.items())
+
+
+def spark_plan(plan: InputPlan) -> tuple[InputPlan, list[tuple[str, str]]]:
+    """What Spark reads of ``plan``, and ``(path, why)`` for each local file it must not open.
+
+    Local files are listed as for the local engine (:func:`local_files`); a FIFO, a device,
+    a symlink loop or a file over the size limit is left out with the reason the local engine
+    gives (:func:`rmqlb.fileio.describe_special`), before Spark could block on it or read it
+    whole. Remote URIs are Spark's to list.
+    """
+    whole: list[str] = []
+    lines: list[str] = []
+    skipped: list[tuple[str, str]] = []
+    for path, layout in local_files(replace(plan, uris=())):
+        why = describe_special(path, InputKind.AUDIT)
+        if why is not None:
+            skipped.append((path, why))
+        else:
+            (lines if layout is Layout.lines else whole).append(path)
+    return InputPlan(tuple(whole), tuple(lines), (), plan.uris), skipped

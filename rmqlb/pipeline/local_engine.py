@@ -20,16 +20,15 @@ from rmqlb.pipeline.inputs import InputPlan, Layout, local_files
 from rmqlb.pipeline.progress import AuditProgress, ProgressSink
 from rmqlb.pipeline.result import AuditOptions, AuditResult
 from rmqlb.pipeline.units import (
-    KIND_ERROR,
     KIND_GROUP,
     KIND_SNAPSHOT,
     Diagnoser,
     Parser,
     Row,
-    UnitRow,
     Verdict,
     audit_record,
     diagnose_units,
+    unreadable,
 )
 
 # Spark's text source splits lines on \r\n, \r and \n only (not on U+2028 & co.).
@@ -49,10 +48,6 @@ def _records(
             continue
         for record in _LINE_BREAK.split(text) if layout is Layout.lines else [text]:
             yield path, record, None
-
-
-def _unreadable(path: str, why: str) -> UnitRow:
-    return (KIND_ERROR, None, None, None, None, None, path, why)
 
 
 def read_rows(
@@ -75,7 +70,7 @@ def read_rows(
     counter = _Counter(files, progress) if progress is not None else None
     for path, record, why in _records(files):
         if record is None:
-            rows = list(diagnose_units([_unreadable(path, why or "cannot read")]))
+            rows = list(diagnose_units([unreadable(path, why or "cannot read")]))
         else:
             rows = audit_record(
                 record, path, pattern, parser=parser, diagnoser=diagnoser, verdicts=verdicts

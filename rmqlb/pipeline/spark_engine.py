@@ -42,7 +42,7 @@ from rmqlb.pipeline.batches import (
     diagnose_batches,
     split_batches,
 )
-from rmqlb.pipeline.inputs import LINES_GLOB, WHOLE_GLOB, InputPlan
+from rmqlb.pipeline.inputs import LINES_GLOB, WHOLE_GLOB, InputPlan, spark_plan
 from rmqlb.pipeline.output import TABLE_COLUMNS, table_directory
 from rmqlb.pipeline.progress import AuditProgress, ProgressSink
 from rmqlb.pipeline.result import AuditOptions, AuditResult, InputProblem
@@ -53,13 +53,16 @@ from rmqlb.pipeline.units import (
     KIND_SNAPSHOT,
     ROW_DDL,
     UNIT_DDL,
+    diagnose_units,
+    unreadable,
 )
 
 MAX_PROBLEMS = 100
 
 
 def read_records(spark: Any, plan: InputPlan) -> Any:
-    """A DataFrame ``(path, text)``: one row per snapshot file or per JSON Lines line."""
+    """A DataFrame ``(path, text)``: one row per snapshot file or per JSON Lines line
+    (``plan`` as :func:`~rmqlb.pipeline.inputs.spark_plan` made it: no special file)."""
     from pyspark.sql import functions as F  # noqa: PLC0415
 
     def frame(reader: Any, paths: list[str]) -> Any:
@@ -79,6 +82,8 @@ def read_records(spark: Any, plan: InputPlan) -> Any:
         frames.append(frame(whole, dirs))
         lines = spark.read.option("recursiveFileLookup", "true")
         frames.append(frame(lines.option("pathGlobFilter", LINES_GLOB), dirs))
+    if not frames:  # every input was skipped
+        return spark.createDataFrame([], "path string, text string")
     records = frames[0]
     for other in frames[1:]:
         records = records.unionByName(other)
@@ -90,15 +95,25 @@ def diagnosed_rows(spark: Any, plan: InputPlan, options: AuditOptions) -> Any:
 
     When the records already fill every core, split and diagnose run fused in one
     ``mapInArrow``; otherwise (a few big dumps) the units are spread over the cores first.
+    A local file Spark must not open (a FIFO, a device, a symlink loop) is one ``error`` row
+    with its reason, as in the local engine.
     """
+    plan, skipped = spark_plan(plan)
     records = read_records(spark, plan)
     cores = spark.sparkContext.defaultParallelism
     if records.rdd.getNumPartitions() >= cores:
-        return records.mapInArrow(
+        rows = records.mapInArrow(
             partial(audit_batches, cluster_from=options.cluster_from), ROW_DDL
         )
-    units = records.mapInArrow(partial(split_batches, cluster_from=options.cluster_from), UNIT_DDL)
-    return units.repartition(cores).mapInArrow(diagnose_batches, ROW_DDL)
+    else:
+        units = records.mapInArrow(
+            partial(split_batches, cluster_from=options.cluster_from), UNIT_DDL
+        )
+        rows = units.repartition(cores).mapInArrow(diagnose_batches, ROW_DDL)
+    if skipped:
+        errors = list(diagnose_units(unreadable(path, why) for path, why in skipped))
+        rows = rows.unionByName(spark.createDataFrame(errors, ROW_DDL))
+    return rows
 
 
 def _table(df: Any, name: str) -> Any:

@@ -130,6 +130,11 @@ Row = tuple[
 ]
 
 
+def unreadable(path: str, why: str) -> UnitRow:
+    """The ``error`` unit of an input file neither engine could read (``why``)."""
+    return (KIND_ERROR, None, None, None, None, None, path, why)
+
+
 def _marker_row(  # noqa: PLR0917  (mirrors the positional Row tuple)
     kind: str,
     cluster: str | None,

@@ -83,16 +83,86 @@ def test_audit_skips_a_special_file_with_its_reason(
     assert any(words in line and path in line for line in captured.err.splitlines()), captured.err
 
 
-def test_a_size_limit_refuses_a_big_file_and_says_how_to_raise_it(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+ROOMS = ROOT / "examples" / "simulate" / "rooms.yaml"
+CONFIG = ROOT / "examples" / "simulate" / "config.yaml"
+
+# every command that reads an input file: its arguments and the file it reads
+SIZED: dict[str, tuple[list[str], Path]] = {
+    "explain": (["explain", "--dump", str(DEMO), "--all-groups"], DEMO),
+    "status": (["status", "--dump", str(DEMO)], DEMO),
+    "offsets": (["offsets", "OrderGroup", "--dump", str(DEMO)], DEMO),
+    "client": (["client", "10.0.1.11@2101#1900214562211", "--dump", str(DEMO)], DEMO),
+    "simulate --dump": (["simulate", "--dump", str(DEMO), "--group", "OrderGroup"], DEMO),
+    "simulate --input": (["simulate", "--input", str(CASES)], CASES),
+    "simulate --config": (
+        ["simulate", "--strategy", "CONFIG", "--config", str(CONFIG), "--queues", "4"],
+        CONFIG,
+    ),
+    "simulate --rooms": (
+        ["simulate", "--strategy", "MACHINE_ROOM_NEARBY", "--rooms", str(ROOMS), "--brokers",
+         "3", "--queues", "4", "--consumer-id", "10.1.0.1@app"],
+        ROOMS,
+    ),
+    "check": (["check", str(CHECK)], CHECK),
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("reader", SIZED)
+def test_max_input_size_refuses_a_file_just_over_it_and_raises_the_limit(
+    reader: str, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    monkeypatch.setenv("RMQLB_MAX_INPUT_SIZE", "1K")
+    args, path = SIZED[reader]
+    size = path.stat().st_size
+    assert run([*args, "--max-input-size", str(size - 1)]) == 2
+    err = _one_error(capsys)
+    assert f"larger than the {size - 1:,} bytes limit" in err
+    assert "--max-input-size" in err
+    assert run([*args, "--max-input-size", str(size)]) in (0, 1)
+    assert "larger than" not in capsys.readouterr().err
+
+
+def test_max_input_size_raises_a_limit_of_a_whole_kind(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("RMQLB_MAX_INPUT_SIZE", "1K")  # the default of the flag
     assert run(["status", "--dump", str(DEMO)]) == 2
     err = _one_error(capsys)
     assert "larger than the 1,024 bytes limit for a snapshot file" in err
-    assert "RMQLB_MAX_INPUT_SIZE" in err
+    assert "raise it with --max-input-size" in err
+    assert run(["status", "--dump", str(DEMO), "--max-input-size", "1MiB"]) in (0, 1)
     monkeypatch.setenv("RMQLB_MAX_INPUT_SIZE", "64M")
     assert run(["status", "--dump", str(DEMO)]) in (0, 1)
+
+
+def test_audit_skips_a_file_over_max_input_size(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (tmp_path / "big.json").write_bytes(DEMO.read_bytes() + b" " * 10)
+    (tmp_path / "good.json").write_bytes(DEMO.read_bytes())
+    limit = str(DEMO.stat().st_size)
+    args = ["audit", "--engine", "local", str(tmp_path), "-o", "json", "--max-input-size", limit]
+    assert run(args) in (0, 1)
+    captured = capsys.readouterr()
+    assert json.loads(captured.out)["snapshots"] == 1
+    assert "big.json" in captured.err and "--max-input-size" in captured.err, captured.err
+
+
+@pytest.mark.parametrize("value", ["lots", "0", "2XB", "-5"])
+def test_a_bad_max_input_size_is_one_line(value: str, capsys: pytest.CaptureFixture[str]) -> None:
+    assert run(["status", "--dump", str(DEMO), "--max-input-size", value]) == 2
+    err = _one_error(capsys)
+    assert "--max-input-size" in err
+
+
+@pytest.mark.parametrize(
+    ("text", "size"),
+    [("100", 100), ("100B", 100), ("2GiB", 2 * 1024**3), ("2G", 2 * 1024**3),
+     ("500MB", 500_000_000), ("4 KiB", 4096), ("1kb", 1000), ("1TiB", 1024**4)],
+)  # fmt: skip
+def test_sizes_are_read_by_one_rule(text: str, size: int) -> None:
+    from rmqlb.fileio import parse_size
+
+    assert parse_size(text) == size
 
 
 def test_an_endless_stdin_ends_in_exit_2_within_the_limit() -> None:
@@ -168,6 +238,63 @@ def test_check_refuses_duplicate_keys_and_deep_nesting(
     path.write_text(text)
     assert run(["check", str(path)]) == 2
     assert words in _one_error(capsys).lower()
+
+
+# --- YAML: a duplicate key is refused as in JSON -------------------------------------------
+
+YAML_DUPLICATES: dict[str, tuple[list[str], str, str, int]] = {
+    # reader: (arguments before the file, YAML with a key twice, the key, its second line)
+    "check": (
+        ["check"],
+        "topics:\n  T: {queues: 4, perm: 6}\ngroups:\n  G: {topics: [T]}\ntopics:\n  U: {}\n",
+        "topics",
+        5,
+    ),
+    "simulate --config": (
+        ["simulate", "--strategy", "CONFIG", "--queues", "4", "--config"],
+        '10.0.0.1@a: ["broker-a:0"]\n10.0.0.2@b: ["broker-a:1"]\n10.0.0.1@a: ["broker-a:2"]\n',
+        "10.0.0.1@a",
+        3,
+    ),
+    "simulate --rooms": (
+        ["simulate", "--strategy", "MACHINE_ROOM_NEARBY", "--brokers", "3", "--queues", "4",
+         "--consumer-id", "10.1.0.1@app", "--rooms"],
+        "brokers:\n  broker-a: hz\n  broker-b: hz\n  broker-a: sh\nconsumers: {}\n",
+        "broker-a",
+        4,
+    ),
+    "check, nested in free-form values": (
+        ["check"],
+        "topics:\n  T: {queues: 4, perm: 6}\ngroups:\n  G:\n    topics: [T]\n"
+        "    strategy: {name: AVG, name: AVG_BY_CIRCLE}\n",
+        "name",
+        6,
+    ),
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("reader", YAML_DUPLICATES)
+def test_yaml_inputs_refuse_a_duplicate_key_naming_it_and_its_line(
+    reader: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    args, text, key, line = YAML_DUPLICATES[reader]
+    path = tmp_path / "in.yaml"
+    path.write_text(text)
+    assert run([*args, str(path)]) == 2
+    err = _one_error(capsys)
+    assert f"duplicate key {key!r}" in err, err
+    assert f"{path}:{line}:" in err or f"at line {line} " in err, err
+
+
+def test_yaml_keeps_merge_keys_and_repeated_keys_in_different_mappings() -> None:
+    from rmqlb.yamlio import safe_load
+
+    text = "base: &b {x: 1, y: 2}\nd:\n  <<: *b\n  x: 3\nlist: [{a: 1}, {a: 1}]\n"
+    assert safe_load(text) == {
+        "base": {"x": 1, "y": 2},
+        "d": {"x": 3, "y": 2},
+        "list": [{"a": 1}, {"a": 1}],
+    }
 
 
 def test_check_refuses_invalid_utf8(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -167,7 +167,7 @@ def test_nearby_needs_rooms() -> None:
         ("topics:\n  T: [1]", r"c\.yaml:2: topics\.T: expected a mapping, found a list"),
         (
             "topics:\n  T: {queues: 1}\n  T: {queues: 2}",
-            r"c\.yaml:3: topics\.T: duplicate key \(first at line 2\)",
+            r"c\.yaml:3: invalid YAML: duplicate key 'T' in a mapping \(first at line 2\)",
         ),
         (
             "groups:\n  G:\n    strategy: FAST",
