@@ -167,7 +167,11 @@ def status(  # noqa: PLR0917  (typer maps every option to a parameter)
     if output is StatusOutput.openmetrics:
         return _openmetrics(*capture(), live=live, fail_on=fail_on.value)
     fmt = resolve_output(Output(output.value) if output is not None else None)
-    render_options = StatusOptions(fail_on=fail_on.value, pretty_json=sys.stdout.isatty())
+    render_options = StatusOptions(
+        fail_on=fail_on.value,
+        pretty_json=sys.stdout.isatty(),
+        wide=output is StatusOutput.wide,
+    )
     view = StatusWatch(fmt, render_options)
     console = make_console(display.color)
     if watch is not None:

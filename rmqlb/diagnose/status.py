@@ -101,7 +101,9 @@ class GroupStatus:
     clients report in their running info, summed over clients and topics, ``None`` when no
     client reported one; ``lag_complete`` false: some offsets could not be read, so ``lag``
     is a lower bound, or unknown when ``None``; ``stranded_topics``: ``stranded`` topic by
-    topic)."""
+    topic; ``versions``: the distinct client versions its consumers report, oldest first;
+    ``last_consumed_ms``: the newest store time of a consumed message over its committed
+    offsets, ``None`` when none is known)."""
 
     group: str
     message_model: str
@@ -116,6 +118,8 @@ class GroupStatus:
     errors: tuple[CaptureError, ...] = ()
     lag_complete: bool = True
     stranded_topics: Mapping[str, Stranded] = field(default_factory=dict)
+    versions: tuple[int, ...] = ()
+    last_consumed_ms: int | None = None
 
     @property
     def worst(self) -> Finding | None:
@@ -351,6 +355,11 @@ def group_status(
         findings=tuple(worst_first(findings)),
         errors=errors,
         stranded_topics=by_topic,
+        versions=tuple(sorted({c.version for c in group.consumers if c.version is not None})),
+        last_consumed_ms=max(
+            (o.last_timestamp for o in group.offsets if o.committed and o.last_timestamp),
+            default=None,
+        ),
     )
 
 
@@ -417,7 +426,8 @@ def status(
 # ----- the JSON contract -------------------------------------------------------------------
 
 
-def _severity_counts(findings: Sequence[Finding]) -> dict[str, int]:
+def severity_counts(findings: Sequence[Finding]) -> dict[str, int]:
+    """How many findings of each severity: ``{"error": 2, "warning": 1, "info": 0}``."""
     counts = {s.value: 0 for s in Severity}
     for f in findings:
         counts[f.severity.value] += 1
@@ -457,7 +467,7 @@ def line_to_json(line: GroupStatus) -> dict[str, Any]:
             "complete": stranded_complete,
         },
         "consumeTps": line.consume_tps,
-        "findings": _severity_counts(line.findings),
+        "findings": severity_counts(line.findings),
         "worst": finding_to_json(worst) if worst is not None else None,
         "worstConsequences": line.consequences,
         "partial": [_error_json(e) for e in line.errors],

@@ -212,3 +212,14 @@ def test_json_has_no_sentinels_and_rounded_seconds(capsys: pytest.CaptureFixture
     problems = json.loads(capsys.readouterr().out)
     assert problems.keys() == doc.keys()
     assert problems["groups"][0].keys() == doc["groups"][0].keys()
+
+
+def test_wide_is_the_table_with_more_columns(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("COLUMNS", "200")
+    code, wide, err = status(capsys, "--dump", str(DEMO), "-o", "wide", "--no-color")
+    assert (code, err) == (1, "")
+    _, table, _ = status(capsys, "--dump", str(DEMO), "-o", "table", "--no-color")
+    assert "Last consumed" in wide and "Last consumed" not in table
+    assert "45 min ago, 2026-11-22T11:15:00Z" in wide
