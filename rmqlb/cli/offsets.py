@@ -15,6 +15,7 @@ from rmqlb.cli.options import (
     Connection,
     Display,
     DumpOption,
+    NoHeadersOption,
     Output,
     check_source,
     make_console,
@@ -43,10 +44,7 @@ def offsets(  # noqa: PLR0917  (typer maps every option to a parameter)
             help="Row order: queue (Java's), lag (largest first) or holder.",
         ),
     ] = "queue",
-    no_headers: Annotated[
-        bool,
-        typer.Option("--no-headers", help="Rows only: no title, column names or totals."),
-    ] = False,
+    no_headers: NoHeadersOption = False,
     display: Display = Display(),
 ) -> int:
     """Every queue of GROUP with the broker's max offset, the committed offset, the lag,

@@ -40,6 +40,7 @@ __all__ = [
     "GroupOption",
     "MaxInFlightOption",
     "NamesrvOption",
+    "NoHeadersOption",
     "Output",
     "OutputOption",
     "ProxyOption",
@@ -68,6 +69,10 @@ OutputOption = Annotated[
         "terminal, plain otherwise.",
         case_sensitive=False,
     ),
+]
+NoHeadersOption = Annotated[
+    bool,
+    typer.Option("--no-headers", help="Rows only: no title, column names or totals."),
 ]
 ColorOption = Annotated[
     bool | None,

@@ -19,6 +19,7 @@ from rmqlb.cli.options import (
     FailOn,
     FailOnOption,
     GroupOption,
+    NoHeadersOption,
     Output,
     StatusDisplay,
     check_source,
@@ -73,6 +74,16 @@ def status(  # noqa: PLR0917  (typer maps every option to a parameter)
         bool,
         typer.Option("--system", help="Show RocketMQ's built-in groups too (TOOLS_CONSUMER ...)."),
     ] = False,
+    sort_by: Annotated[
+        str,
+        typer.Option(
+            "--sort-by",
+            metavar="worst|lag|stranded|tps|name",
+            help="Line order: worst (severity, then lag), lag, stranded or tps (largest "
+            "first), name.",
+        ),
+    ] = "worst",
+    no_headers: NoHeadersOption = False,
     display: StatusDisplay = StatusDisplay(),
     fail_on: FailOnOption = FailOn.error,
     watch: Annotated[
@@ -104,9 +115,12 @@ def status(  # noqa: PLR0917  (typer maps every option to a parameter)
     from typer._click.exceptions import UsageError
 
     from rmqlb.cli.explain import _load_dump
-    from rmqlb.diagnose.status import is_pattern
+    from rmqlb.diagnose.status import SORT_KEYS, is_pattern
+    from rmqlb.errors import InputError
     from rmqlb.render.status import StatusOptions
 
+    if sort_by not in SORT_KEYS:
+        raise InputError(f"--sort-by {sort_by}: expected one of {', '.join(SORT_KEYS)}")
     names = [*(groups or ()), *(group or ())]
     check_source(ctx, dump, connection)
     if count is not None and watch is None:
@@ -142,7 +156,7 @@ def status(  # noqa: PLR0917  (typer maps every option to a parameter)
 
     def capture() -> "tuple[Snapshot, StatusReport]":
         from rmqlb.diagnose.context import DiagnoseOptions
-        from rmqlb.diagnose.status import moved_offsets
+        from rmqlb.diagnose.status import moved_offsets, sorted_by
         from rmqlb.diagnose.status import status as summarize
 
         start = time.perf_counter()
@@ -150,7 +164,7 @@ def status(  # noqa: PLR0917  (typer maps every option to a parameter)
         took = time.perf_counter() - start if live else None
         # --watch: offsets that moved since the last poll are evidence of consumption
         moving = moved_offsets(committed, snapshot)
-        return snapshot, summarize(
+        report = summarize(
             snapshot,
             names=names,
             topic=topic,
@@ -159,6 +173,7 @@ def status(  # noqa: PLR0917  (typer maps every option to a parameter)
             seconds=took,
             options=DiagnoseOptions(moving=moving),
         )
+        return snapshot, sorted_by(report, sort_by)
 
     def poll() -> "StatusReport":
         return capture()[1]
@@ -171,6 +186,7 @@ def status(  # noqa: PLR0917  (typer maps every option to a parameter)
         fail_on=fail_on.value,
         pretty_json=sys.stdout.isatty(),
         wide=output is StatusOutput.wide,
+        headers=not no_headers,
     )
     view = StatusWatch(fmt, render_options)
     console = make_console(display.color)

@@ -27,8 +27,8 @@ its worst finding is the SUBSCRIPTION_INCONSISTENT error.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field, replace
 from fnmatch import fnmatchcase
 from typing import Any
 
@@ -388,6 +388,29 @@ def _relevant_errors(snapshot: Snapshot, names: Iterable[str]) -> tuple[CaptureE
     return tuple(e for e in snapshot.errors if relevant(e))
 
 
+SORT_KEYS = ("worst", "lag", "stranded", "tps", "name")
+"""``status --sort-by`` values: worst severity first (then lag), lag, stranded messages and
+consume rate (largest first), name (Java's order); ties go by name."""
+
+
+def sort_key(by: str) -> Callable[[GroupStatus], Any]:
+    """The order of :data:`SORT_KEYS` value ``by``: unknown numbers after known ones."""
+    if by == "lag":
+        return lambda s: (s.lag is None, -(s.lag or 0), java_key(s.group))
+    if by == "stranded":
+        return lambda s: (not s.stranded.known, -s.stranded.messages, java_key(s.group))
+    if by == "tps":
+        return lambda s: (s.consume_tps is None, -(s.consume_tps or 0), java_key(s.group))
+    if by == "name":
+        return lambda s: java_key(s.group)
+    return lambda s: (-s.rank, -(s.lag or 0), java_key(s.group))
+
+
+def sorted_by(report: StatusReport, by: str) -> StatusReport:
+    """``report`` with its lines in the order of ``by`` (one of :data:`SORT_KEYS`)."""
+    return replace(report, lines=tuple(sorted(report.lines, key=sort_key(by))))
+
+
 def status(
     snapshot: Snapshot,
     *,
@@ -412,7 +435,7 @@ def status(
     for f in report.findings:
         per_group[f.group].append(f)
     lines = [group_status(snapshot, g, per_group[g.group]) for g in report.groups]
-    lines.sort(key=lambda s: (-s.rank, -(s.lag or 0), java_key(s.group)))
+    lines.sort(key=sort_key("worst"))
     return StatusReport(
         lines=tuple(lines),
         report=report,

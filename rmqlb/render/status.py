@@ -56,13 +56,16 @@ class StatusOptions:
     """How to render a status: ``fail_on`` feeds the exit-code line and ``exitCode``;
     ``changes`` marks lines that changed since the previous ``--watch`` poll; ``max_rows``
     caps the colour table's groups (the worst first; the others are counted), so that
-    ``--watch`` fits the terminal; ``wide`` (``-o wide``) adds :data:`WIDE` to the table."""
+    ``--watch`` fits the terminal; ``wide`` (``-o wide``) adds :data:`WIDE` to the table;
+    ``headers`` False (``--no-headers``) leaves only the rows (a tab-separated line per group
+    in ``plain`` and ``markdown``)."""
 
     fail_on: str = "error"
     changes: StatusChanges | None = None
     pretty_json: bool = True
     max_rows: int | None = None
     wide: bool = False
+    headers: bool = True
 
 
 # ----- cells -------------------------------------------------------------------------------
@@ -356,7 +359,7 @@ def build(  # names are shown through safe(): control characters visible
 
     o = options or StatusOptions()
     show_tps = report.show_tps
-    parts: list[RenderableType] = [Text(title_line(report), style="bold")]
+    parts: list[RenderableType] = [Text(title_line(report), style="bold")] if o.headers else []
     if report.shown:
         titles = headers(show_tps, o.wide)[:-2]  # the worst finding goes under the row
         rows = [row_cells(line, o, show_tps, report.captured_at)[:-2] for line in report.shown]
@@ -374,8 +377,9 @@ def build(  # names are shown through safe(): control characters visible
             return text.ljust(widths[i])
 
         head = GAP.join(cell(TITLES.get(t, t.capitalize()), i) for i, t in enumerate(titles))
-        parts.append(Text(head, style="bold", no_wrap=True, overflow="ellipsis"))
-        parts.append(Text("─" * min(width, len(head)), no_wrap=True))
+        if o.headers:
+            parts.append(Text(head, style="bold", no_wrap=True, overflow="ellipsis"))
+            parts.append(Text("─" * min(width, len(head)), no_wrap=True))
         cap = len(rows) if o.max_rows is None else o.max_rows
         for line, cells in zip(report.shown[:cap], rows[:cap], strict=True):
             row = Text(no_wrap=True, overflow="ellipsis")
@@ -399,8 +403,10 @@ def build(  # names are shown through safe(): control characters visible
         if more > 0:
             groups = "group" if more == 1 else "groups"
             parts.append(Text(f"… {more:,} more {groups} (taller window)", style="dim italic"))
-    else:
+    elif o.headers:
         parts.append(Text("No consumer group matched.", style="yellow"))
+    if not o.headers:
+        return Group(*parts)
     for note in legend(report, o):
         parts.append(Text(note, style="dim italic"))
     for note in partial_lines(report):
@@ -452,7 +458,12 @@ def render_status(
 
         console.print(Trimmed(build(report, o, console.width)), highlight=False)
         return
-    if fmt is Output.plain or fmt is Output.markdown:
+    if (fmt is Output.plain or fmt is Output.markdown) and not o.headers:
+        from rmqlb.render.safe import escape_controls  # noqa: PLC0415
+
+        rows = (row_cells(line, o, report.show_tps, report.captured_at) for line in report.shown)
+        text = "".join("\t".join(escape_controls(c) for c in row) + "\n" for row in rows)
+    elif fmt is Output.plain or fmt is Output.markdown:
         blocks = status_blocks(report, o)
         text = to_text(blocks, markdown=fmt is Output.markdown, spaced=True)
     elif fmt is Output.json:
