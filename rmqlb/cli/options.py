@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Annotated, Any, TextIO, TypeVar, get_type_hint
 
 import typer
 
+from rmqlb.cli.complete import complete_group
 from rmqlb.failon import FailOn
 from rmqlb.render.formats import Output, StatusOutput
 
@@ -173,6 +174,7 @@ GroupOption = Annotated[
         metavar="GROUP",
         help="A consumer group (repeatable; mqadmin's -g), like the GROUP arguments.",
         show_default=False,
+        autocompletion=complete_group,
     ),
 ]
 AllGroupsOption = Annotated[

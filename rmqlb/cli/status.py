@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 
 from rmqlb.cli.app import app
+from rmqlb.cli.complete import complete_group, complete_topic
 from rmqlb.cli.options import (
     Connection,
     DumpOption,
@@ -50,6 +51,7 @@ def status(  # noqa: PLR0917  (typer maps every option to a parameter)
             metavar="[GROUP|GLOB]...",
             help="Groups, or glob patterns such as 'order-*' (default: every group).",
             show_default=False,
+            autocompletion=complete_group,
         ),
     ] = None,
     group: GroupOption = None,
@@ -62,6 +64,7 @@ def status(  # noqa: PLR0917  (typer maps every option to a parameter)
             "-t",
             help="Only groups that consume this topic (online subscribers or offsets).",
             show_default=False,
+            autocompletion=complete_topic,
         ),
     ] = None,
     problems: Annotated[
