@@ -221,7 +221,8 @@ def versions_text(line: GroupStatus) -> str:
 
 def last_consumed_text(line: GroupStatus, captured_at: str | None) -> str:
     """``12 min ago, 2026-11-22T11:48:00Z``; ``never`` when no message was consumed."""
-    from rmqlb.render._view import age_text, captured_ms, iso_ms  # noqa: PLC0415
+    from rmqlb.jsontext import iso_ms  # noqa: PLC0415
+    from rmqlb.render._view import age_text, captured_ms  # noqa: PLC0415
 
     if line.last_consumed_ms is None:
         return "never"
