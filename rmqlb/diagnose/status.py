@@ -52,11 +52,13 @@ from rmqlb.diagnose.report import (
     finding_to_json,
     order_findings,
 )
+from rmqlb.jsontext import iso_ms
 from rmqlb.model.javaorder import java_key
 from rmqlb.model.queue import MessageQueue
 from rmqlb.model.snapshot import RETRY_PREFIX, CaptureError, Group, MessageModel, Snapshot
 from rmqlb.model.strategy import StrategySpec, describe, same_algorithm
 from rmqlb.model.system import is_system_group
+from rmqlb.remoting.codes import version_name
 
 STATUS_FORMAT = "rmqlb.status/1"
 MIXED = "mixed"
@@ -490,6 +492,8 @@ def line_to_json(line: GroupStatus) -> dict[str, Any]:
             "complete": stranded_complete,
         },
         "consumeTps": line.consume_tps,
+        "versions": [version_name(v) for v in line.versions],
+        "lastConsumed": iso_ms(line.last_consumed_ms),
         "findings": severity_counts(line.findings),
         "worst": finding_to_json(worst) if worst is not None else None,
         "worstConsequences": line.consequences,
