@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import json
 import math
+from datetime import UTC, datetime
 from typing import Any
 
 #: Documents of up to this many values (dict entries and list items, counted recursively) are
@@ -56,3 +57,15 @@ def _small_and_plain(document: Any) -> bool:
         if budget < 0:
             return False
     return True
+
+
+def iso_ms(epoch_ms: int | None) -> str | None:
+    """``2026-11-22T11:59:58Z``: epoch milliseconds as every rmqlb JSON document writes a
+    time (ISO 8601, UTC, whole seconds); None stays None.
+
+    >>> iso_ms(1795348798000), iso_ms(None)
+    ('2026-11-22T11:59:58Z', None)
+    """
+    if epoch_ms is None:
+        return None
+    return datetime.fromtimestamp(epoch_ms // 1000, UTC).strftime("%Y-%m-%dT%H:%M:%SZ")

@@ -89,6 +89,8 @@ def assert_report_contract(doc: Any) -> None:
                     _keys(o, {"max", "committed", "min", "lagFrom", "lastConsumed"}, wq)
                     assert o["lagFrom"] in ("committed", "min"), wq
                     assert all(_opt_int(o[k]) for k in ("max", "committed", "min")), wq
+                    last = o["lastConsumed"]  # one time convention: ISO 8601 UTC
+                    assert last is None or (isinstance(last, str) and last.endswith("Z")), wq
                 assert isinstance(q["brokerName"], str), wq
                 assert _int(q["queueId"]), wq
                 assert q["expected"] is None or isinstance(q["expected"], str), wq

@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from rmqlb.cli.app import app
+from rmqlb.cli.complete import complete_group, complete_topic
 from rmqlb.cli.messages import report_failures, say
 from rmqlb.cli.options import (
     AllGroupsOption,
@@ -30,6 +31,7 @@ def dump(  # noqa: PLR0917  (typer maps every option to a parameter)
             metavar="GROUP...",
             help="Consumer groups to capture (default: every non-system group).",
             show_default=False,
+            autocompletion=complete_group,
         ),
     ] = None,
     connection: Connection = Connection(),
@@ -42,6 +44,7 @@ def dump(  # noqa: PLR0917  (typer maps every option to a parameter)
             help="Only groups that consume this topic (the brokers say who: online "
             "subscribers and committed offsets).",
             show_default=False,
+            autocompletion=complete_topic,
         ),
     ] = None,
     all_groups: AllGroupsOption = False,

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 
 from rmqlb.cli.app import app
+from rmqlb.cli.complete import complete_group, complete_topic
 from rmqlb.cli.messages import report_failures
 from rmqlb.cli.options import (
     AllGroupsOption,
@@ -49,6 +50,7 @@ def explain(  # noqa: PLR0917  (typer maps every option to a parameter)
             metavar="GROUP...",
             help="Consumer groups to explain (default: every group in the snapshot).",
             show_default=False,
+            autocompletion=complete_group,
         ),
     ] = None,
     dump: DumpOption = None,
@@ -56,7 +58,13 @@ def explain(  # noqa: PLR0917  (typer maps every option to a parameter)
     group: GroupOption = None,
     topic: Annotated[
         str | None,
-        typer.Option("--topic", "-t", help="Only this topic.", show_default=False),
+        typer.Option(
+            "--topic",
+            "-t",
+            help="Only this topic.",
+            show_default=False,
+            autocompletion=complete_topic,
+        ),
     ] = None,
     strategy: Annotated[
         str | None,

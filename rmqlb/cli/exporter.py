@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from rmqlb.cli.app import app
+from rmqlb.cli.complete import complete_topic
 from rmqlb.cli.options import Connection, GroupOption, shared_options
 from rmqlb.errors import InputError
 
@@ -88,7 +89,11 @@ def exporter(  # noqa: PLR0917  (typer maps every option to a parameter)
     topic: Annotated[
         str | None,
         typer.Option(
-            "--topic", "-t", help="Only groups that consume this topic.", show_default=False
+            "--topic",
+            "-t",
+            help="Only groups that consume this topic.",
+            show_default=False,
+            autocompletion=complete_topic,
         ),
     ] = None,
     system: Annotated[

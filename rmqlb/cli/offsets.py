@@ -10,12 +10,14 @@ from typing import Annotated
 import typer
 
 from rmqlb.cli.app import app
+from rmqlb.cli.complete import complete_group, complete_topic
 from rmqlb.cli.messages import report_failures
 from rmqlb.cli.options import (
     Connection,
     Display,
     DumpOption,
     Inputs,
+    NoHeadersOption,
     Output,
     check_source,
     make_console,
@@ -29,12 +31,21 @@ from rmqlb.errors import ExitCode, InputError
 @shared_options
 def offsets(  # noqa: PLR0917  (typer maps every option to a parameter)
     ctx: typer.Context,
-    group: Annotated[str, typer.Argument(metavar="GROUP", help="The consumer group.")],
+    group: Annotated[
+        str,
+        typer.Argument(metavar="GROUP", help="The consumer group.", autocompletion=complete_group),
+    ],
     dump: DumpOption = None,
     connection: Connection = Connection(),
     topic: Annotated[
         str | None,
-        typer.Option("--topic", "-t", help="Only this topic's queues.", show_default=False),
+        typer.Option(
+            "--topic",
+            "-t",
+            help="Only this topic's queues.",
+            show_default=False,
+            autocompletion=complete_topic,
+        ),
     ] = None,
     sort_by: Annotated[
         str,
@@ -44,10 +55,7 @@ def offsets(  # noqa: PLR0917  (typer maps every option to a parameter)
             help="Row order: queue (Java's), lag (largest first) or holder.",
         ),
     ] = "queue",
-    no_headers: Annotated[
-        bool,
-        typer.Option("--no-headers", help="Rows only: no title, column names or totals."),
-    ] = False,
+    no_headers: NoHeadersOption = False,
     display: Display = Display(),
     inputs: Inputs = Inputs(),
 ) -> int:

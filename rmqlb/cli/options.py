@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Annotated, Any, TextIO, TypeVar, get_type_hint
 
 import typer
 
+from rmqlb.cli.complete import complete_group
 from rmqlb.failon import FailOn
 from rmqlb.fileio import LIMIT_ENV, LIMIT_FLAG, max_input_size, parse_size
 from rmqlb.render.formats import Output, StatusOutput
@@ -43,6 +44,7 @@ __all__ = [
     "MaxInFlightOption",
     "MaxInputSizeOption",
     "NamesrvOption",
+    "NoHeadersOption",
     "Output",
     "OutputOption",
     "ProxyOption",
@@ -71,6 +73,10 @@ OutputOption = Annotated[
         "terminal, plain otherwise.",
         case_sensitive=False,
     ),
+]
+NoHeadersOption = Annotated[
+    bool,
+    typer.Option("--no-headers", help="Rows only: no title, column names or totals."),
 ]
 ColorOption = Annotated[
     bool | None,
@@ -195,6 +201,7 @@ GroupOption = Annotated[
         metavar="GROUP",
         help="A consumer group (repeatable; mqadmin's -g), like the GROUP arguments.",
         show_default=False,
+        autocompletion=complete_group,
     ),
 ]
 AllGroupsOption = Annotated[

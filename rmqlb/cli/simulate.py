@@ -284,7 +284,8 @@ def simulate(  # noqa: PLR0917  (one parameter per flag, as typer wants)
         simulate_case(c, add=add, add_id=flags.add_id, remove=flags.remove, compare=compare)
         for c in cases
     ]
-    write_simulations(sims, fmt, make_console(display.color) if fmt is Output.table else None)
+    console = make_console(display.color) if fmt is Output.table else None
+    write_simulations(sims, fmt, console, contract=input_file is not None)
     failed = [sim for sim in sims if sim.error is not None]
     if not multi and failed:
         error(one_line(failed[0].error or ""))

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 
 from rmqlb.cli.app import app
+from rmqlb.cli.complete import complete_group, complete_topic
 from rmqlb.cli.options import (
     Connection,
     DumpOption,
@@ -20,6 +21,7 @@ from rmqlb.cli.options import (
     FailOnOption,
     GroupOption,
     Inputs,
+    NoHeadersOption,
     Output,
     StatusDisplay,
     check_source,
@@ -50,6 +52,7 @@ def status(  # noqa: PLR0917  (typer maps every option to a parameter)
             metavar="[GROUP|GLOB]...",
             help="Groups, or glob patterns such as 'order-*' (default: every group).",
             show_default=False,
+            autocompletion=complete_group,
         ),
     ] = None,
     group: GroupOption = None,
@@ -62,6 +65,7 @@ def status(  # noqa: PLR0917  (typer maps every option to a parameter)
             "-t",
             help="Only groups that consume this topic (online subscribers or offsets).",
             show_default=False,
+            autocompletion=complete_topic,
         ),
     ] = None,
     problems: Annotated[
@@ -74,6 +78,16 @@ def status(  # noqa: PLR0917  (typer maps every option to a parameter)
         bool,
         typer.Option("--system", help="Show RocketMQ's built-in groups too (TOOLS_CONSUMER ...)."),
     ] = False,
+    sort_by: Annotated[
+        str,
+        typer.Option(
+            "--sort-by",
+            metavar="worst|lag|stranded|tps|name",
+            help="Line order: worst (severity, then lag), lag, stranded or tps (largest "
+            "first), name.",
+        ),
+    ] = "worst",
+    no_headers: NoHeadersOption = False,
     display: StatusDisplay = StatusDisplay(),
     inputs: Inputs = Inputs(),
     fail_on: FailOnOption = FailOn.error,
@@ -106,9 +120,12 @@ def status(  # noqa: PLR0917  (typer maps every option to a parameter)
     from typer._click.exceptions import UsageError
 
     from rmqlb.cli.explain import _load_dump
-    from rmqlb.diagnose.status import is_pattern
+    from rmqlb.diagnose.status import SORT_KEYS, is_pattern
+    from rmqlb.errors import InputError
     from rmqlb.render.status import StatusOptions
 
+    if sort_by not in SORT_KEYS:
+        raise InputError(f"--sort-by {sort_by}: expected one of {', '.join(SORT_KEYS)}")
     names = [*(groups or ()), *(group or ())]
     check_source(ctx, dump, connection)
     if count is not None and watch is None:
@@ -144,7 +161,7 @@ def status(  # noqa: PLR0917  (typer maps every option to a parameter)
 
     def capture() -> "tuple[Snapshot, StatusReport]":
         from rmqlb.diagnose.context import DiagnoseOptions
-        from rmqlb.diagnose.status import moved_offsets
+        from rmqlb.diagnose.status import moved_offsets, sorted_by
         from rmqlb.diagnose.status import status as summarize
 
         start = time.perf_counter()
@@ -152,7 +169,7 @@ def status(  # noqa: PLR0917  (typer maps every option to a parameter)
         took = time.perf_counter() - start if live else None
         # --watch: offsets that moved since the last poll are evidence of consumption
         moving = moved_offsets(committed, snapshot)
-        return snapshot, summarize(
+        report = summarize(
             snapshot,
             names=names,
             topic=topic,
@@ -161,6 +178,7 @@ def status(  # noqa: PLR0917  (typer maps every option to a parameter)
             seconds=took,
             options=DiagnoseOptions(moving=moving),
         )
+        return snapshot, sorted_by(report, sort_by)
 
     def poll() -> "StatusReport":
         return capture()[1]
@@ -169,7 +187,12 @@ def status(  # noqa: PLR0917  (typer maps every option to a parameter)
     if output is StatusOutput.openmetrics:
         return _openmetrics(*capture(), live=live, fail_on=fail_on.value)
     fmt = resolve_output(Output(output.value) if output is not None else None)
-    render_options = StatusOptions(fail_on=fail_on.value, pretty_json=sys.stdout.isatty())
+    render_options = StatusOptions(
+        fail_on=fail_on.value,
+        pretty_json=sys.stdout.isatty(),
+        wide=output is StatusOutput.wide,
+        headers=not no_headers,
+    )
     view = StatusWatch(fmt, render_options)
     console = make_console(display.color)
     if watch is not None:

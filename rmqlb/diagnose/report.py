@@ -14,6 +14,7 @@ from typing import Any
 
 from rmqlb.errors import ExitCode
 from rmqlb.failon import gate
+from rmqlb.jsontext import iso_ms
 from rmqlb.model.queue import MessageQueue
 from rmqlb.model.snapshot import (
     CaptureError,
@@ -562,7 +563,7 @@ def _offsets_json(o: QueueOffset) -> dict[str, Any]:
         "committed": o.consumer_offset if o.committed else None,
         "min": o.min_offset,
         "lagFrom": "committed" if o.committed else "min",
-        "lastConsumed": o.last_timestamp or None,
+        "lastConsumed": iso_ms(o.last_timestamp or None),
     }
 
 

@@ -27,8 +27,8 @@ its worst finding is the SUBSCRIPTION_INCONSISTENT error.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field, replace
 from fnmatch import fnmatchcase
 from typing import Any
 
@@ -52,11 +52,13 @@ from rmqlb.diagnose.report import (
     finding_to_json,
     order_findings,
 )
+from rmqlb.jsontext import iso_ms
 from rmqlb.model.javaorder import java_key
 from rmqlb.model.queue import MessageQueue
 from rmqlb.model.snapshot import RETRY_PREFIX, CaptureError, Group, MessageModel, Snapshot
 from rmqlb.model.strategy import StrategySpec, describe, same_algorithm
 from rmqlb.model.system import is_system_group
+from rmqlb.remoting.codes import version_name
 
 STATUS_FORMAT = "rmqlb.status/1"
 MIXED = "mixed"
@@ -101,7 +103,9 @@ class GroupStatus:
     clients report in their running info, summed over clients and topics, ``None`` when no
     client reported one; ``lag_complete`` false: some offsets could not be read, so ``lag``
     is a lower bound, or unknown when ``None``; ``stranded_topics``: ``stranded`` topic by
-    topic)."""
+    topic; ``versions``: the distinct client versions its consumers report, oldest first;
+    ``last_consumed_ms``: the newest store time of a consumed message over its committed
+    offsets, ``None`` when none is known)."""
 
     group: str
     message_model: str
@@ -116,6 +120,8 @@ class GroupStatus:
     errors: tuple[CaptureError, ...] = ()
     lag_complete: bool = True
     stranded_topics: Mapping[str, Stranded] = field(default_factory=dict)
+    versions: tuple[int, ...] = ()
+    last_consumed_ms: int | None = None
 
     @property
     def worst(self) -> Finding | None:
@@ -351,6 +357,11 @@ def group_status(
         findings=tuple(worst_first(findings)),
         errors=errors,
         stranded_topics=by_topic,
+        versions=tuple(sorted({c.version for c in group.consumers if c.version is not None})),
+        last_consumed_ms=max(
+            (o.last_timestamp for o in group.offsets if o.committed and o.last_timestamp),
+            default=None,
+        ),
     )
 
 
@@ -379,6 +390,29 @@ def _relevant_errors(snapshot: Snapshot, names: Iterable[str]) -> tuple[CaptureE
     return tuple(e for e in snapshot.errors if relevant(e))
 
 
+SORT_KEYS = ("worst", "lag", "stranded", "tps", "name")
+"""``status --sort-by`` values: worst severity first (then lag), lag, stranded messages and
+consume rate (largest first), name (Java's order); ties go by name."""
+
+
+def sort_key(by: str) -> Callable[[GroupStatus], Any]:
+    """The order of :data:`SORT_KEYS` value ``by``: unknown numbers after known ones."""
+    if by == "lag":
+        return lambda s: (s.lag is None, -(s.lag or 0), java_key(s.group))
+    if by == "stranded":
+        return lambda s: (not s.stranded.known, -s.stranded.messages, java_key(s.group))
+    if by == "tps":
+        return lambda s: (s.consume_tps is None, -(s.consume_tps or 0), java_key(s.group))
+    if by == "name":
+        return lambda s: java_key(s.group)
+    return lambda s: (-s.rank, -(s.lag or 0), java_key(s.group))
+
+
+def sorted_by(report: StatusReport, by: str) -> StatusReport:
+    """``report`` with its lines in the order of ``by`` (one of :data:`SORT_KEYS`)."""
+    return replace(report, lines=tuple(sorted(report.lines, key=sort_key(by))))
+
+
 def status(
     snapshot: Snapshot,
     *,
@@ -403,7 +437,7 @@ def status(
     for f in report.findings:
         per_group[f.group].append(f)
     lines = [group_status(snapshot, g, per_group[g.group]) for g in report.groups]
-    lines.sort(key=lambda s: (-s.rank, -(s.lag or 0), java_key(s.group)))
+    lines.sort(key=sort_key("worst"))
     return StatusReport(
         lines=tuple(lines),
         report=report,
@@ -417,7 +451,8 @@ def status(
 # ----- the JSON contract -------------------------------------------------------------------
 
 
-def _severity_counts(findings: Sequence[Finding]) -> dict[str, int]:
+def severity_counts(findings: Sequence[Finding]) -> dict[str, int]:
+    """How many findings of each severity: ``{"error": 2, "warning": 1, "info": 0}``."""
     counts = {s.value: 0 for s in Severity}
     for f in findings:
         counts[f.severity.value] += 1
@@ -457,7 +492,9 @@ def line_to_json(line: GroupStatus) -> dict[str, Any]:
             "complete": stranded_complete,
         },
         "consumeTps": line.consume_tps,
-        "findings": _severity_counts(line.findings),
+        "versions": [version_name(v) for v in line.versions],
+        "lastConsumed": iso_ms(line.last_consumed_ms),
+        "findings": severity_counts(line.findings),
         "worst": finding_to_json(worst) if worst is not None else None,
         "worstConsequences": line.consequences,
         "partial": [_error_json(e) for e in line.errors],

@@ -28,6 +28,7 @@ from rmqlb.diagnose.report import (
 )
 from rmqlb.errors import ExitCode
 from rmqlb.humanize import age, plural
+from rmqlb.jsontext import iso_ms
 from rmqlb.model.queue import MessageQueue
 from rmqlb.model.snapshot import ProcessQueueState, QueueOffset
 from rmqlb.remoting.codes import version_name
@@ -117,18 +118,6 @@ def captured_ms(captured_at: str | None) -> int | None:
     if stamp.tzinfo is None:
         stamp = stamp.replace(tzinfo=UTC)
     return int(stamp.timestamp() * 1000)
-
-
-def iso_ms(epoch_ms: int | None) -> str | None:
-    """``2026-11-22T11:59:58Z``: epoch milliseconds as JSON documents write times (UTC,
-    whole seconds); None stays None.
-
-    >>> iso_ms(1795348798000), iso_ms(None)
-    ('2026-11-22T11:59:58Z', None)
-    """
-    if epoch_ms is None:
-        return None
-    return datetime.fromtimestamp(epoch_ms // 1000, UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
 def age_text(timestamp_ms: int, now_ms: int | None) -> str:

@@ -152,6 +152,7 @@ def json_document(result: CheckResult, fail_on: str) -> dict[str, Any]:
             for c in result.cases
         ],
         "exitCode": int(result.exit_code(fail_on)),
+        "allocations": None,  # --explain-counts
     }
     if result.counts:
         doc["allocations"] = [

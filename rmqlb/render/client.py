@@ -79,9 +79,9 @@ def queue_cells(view: ClientView, pq: ProcessQueueState) -> list[str]:
 
 def to_json(views: list[ClientView]) -> dict[str, Any]:
     """The ``rmqlb.client/1`` document (times ISO 8601 UTC; unknown is null)."""
+    from rmqlb.jsontext import iso_ms  # noqa: PLC0415
     from rmqlb.model.strategy import describe  # noqa: PLC0415
     from rmqlb.remoting.codes import version_name  # noqa: PLC0415
-    from rmqlb.render._view import iso_ms  # noqa: PLC0415
 
     def when(ms: int) -> str | None:
         return iso_ms(ms) if ms else None

@@ -26,6 +26,7 @@ class StatusOutput(StrEnum):
     (``openmetrics``, for node_exporter's textfile collector)."""
 
     table = "table"
+    wide = "wide"
     plain = "plain"
     markdown = "markdown"
     json = "json"

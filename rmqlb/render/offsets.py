@@ -138,7 +138,7 @@ def totals_line(view: OffsetsView) -> str:
 
 def to_json(view: OffsetsView) -> dict[str, Any]:
     """The ``rmqlb.offsets/1`` document (times ISO 8601 UTC; unknown is null)."""
-    from rmqlb.render._view import iso_ms  # noqa: PLC0415
+    from rmqlb.jsontext import iso_ms  # noqa: PLC0415
 
     return {
         "format": "rmqlb.offsets/1",

@@ -300,8 +300,9 @@ def running_json(sim: RunningSimulation) -> str:
         if total is None
         else {"count": total.count, "total": total.total, "percent": total.percent}
     )
-    if sim.compare is not None:
-        doc["compare"] = what_if_to_json(None, sim.compare).get("compare")
+    doc["compare"] = (
+        None if sim.compare is None else what_if_to_json(None, sim.compare).get("compare")
+    )
     return escape_json_controls(json.dumps(doc, ensure_ascii=False)) + "\n"
 
 
@@ -328,12 +329,15 @@ def write_running(
         stream.write(to_text(blocks, markdown=fmt is Output.markdown))
 
 
-def simulation_json(sim: Simulation) -> str:
-    """One case as one line of the ``simulate --input`` contract, terminal-safe."""
-    from rmqlb.whatif.documents import what_if_to_json  # noqa: PLC0415
+def simulation_json(sim: Simulation, contract: bool = True) -> str:
+    """One case as one line of the ``simulate --input`` contract, terminal-safe; not
+    ``contract`` (a flag-driven run): the ``rmqlb.simulate/1`` document."""
+    from rmqlb.whatif.documents import simulate_document, what_if_to_json  # noqa: PLC0415
 
-    if sim.result is None:
-        doc: dict[str, Any] = {"id": sim.id, "error": sim.error}
+    if not contract:
+        doc: dict[str, Any] = simulate_document(sim.id, sim.result, sim.error)
+    elif sim.result is None:
+        doc = {"id": sim.id, "error": sim.error}
     else:
         doc = what_if_to_json(sim.id, sim.result)
     return escape_json_controls(json.dumps(doc, ensure_ascii=False)) + "\n"
@@ -344,12 +348,15 @@ def write_simulations(
     fmt: Output,
     console: Console | None = None,
     out: IO[str] | None = None,
+    *,
+    contract: bool = True,
 ) -> None:
     """Every case in ``fmt``: Rich on ``console``, the others on ``out`` (stdout by default).
-    A single case that failed prints nothing here: its error goes to stderr alone."""
+    A single case that failed prints nothing here: its error goes to stderr alone.
+    ``contract``: JSON as the ``--input`` answers; else ``rmqlb.simulate/1`` documents."""
     stream = out or sys.stdout
     if fmt is Output.json:
-        stream.writelines(simulation_json(s) for s in sims)
+        stream.writelines(simulation_json(s, contract) for s in sims)
         return
     multi = len(sims) > 1
     if not multi and sims[0].result is None:

@@ -16,7 +16,13 @@ from dataclasses import dataclass
 from typing import IO, TYPE_CHECKING, Any, assert_never, cast
 
 from rmqlb.diagnose.report import exit_code
-from rmqlb.diagnose.status import GroupStatus, StatusReport, status_to_json, totals
+from rmqlb.diagnose.status import (
+    GroupStatus,
+    StatusReport,
+    severity_counts,
+    status_to_json,
+    totals,
+)
 from rmqlb.errors import ExitCode
 from rmqlb.humanize import duration
 from rmqlb.render._view import exit_reason
@@ -50,12 +56,16 @@ class StatusOptions:
     """How to render a status: ``fail_on`` feeds the exit-code line and ``exitCode``;
     ``changes`` marks lines that changed since the previous ``--watch`` poll; ``max_rows``
     caps the colour table's groups (the worst first; the others are counted), so that
-    ``--watch`` fits the terminal."""
+    ``--watch`` fits the terminal; ``wide`` (``-o wide``) adds :data:`WIDE` to the table;
+    ``headers`` False (``--no-headers``) leaves only the rows (a tab-separated line per group
+    in ``plain`` and ``markdown``)."""
 
     fail_on: str = "error"
     changes: StatusChanges | None = None
     pretty_json: bool = True
     max_rows: int | None = None
+    wide: bool = False
+    headers: bool = True
 
 
 # ----- cells -------------------------------------------------------------------------------
@@ -190,11 +200,42 @@ def partial_lines(report: StatusReport) -> list[str]:
 
 
 HEADERS = ("group", "model", "strategy", "consumers", "topics", "queues", "lag", "stranded")
-RIGHT = {"consumers", "topics", "queues", "lag", "stranded", "tps"}
+WIDE = ("findings", "versions", "last consumed")
+"""What ``-o wide`` adds after the rate: findings by severity, client versions, the newest
+consumed message's age and time."""
+RIGHT = {"consumers", "topics", "queues", "lag", "stranded", "tps", "findings", "last consumed"}
 
 
-def row_cells(line: GroupStatus, options: StatusOptions, show_tps: bool) -> list[str]:
-    """The text cells of one line, in :data:`HEADERS` order (then tps, finding, message)."""
+def findings_text(line: GroupStatus) -> str:
+    """Errors, warnings, infos: ``2/1/0``."""
+    n = severity_counts(line.findings)
+    return f"{n['error']}/{n['warning']}/{n['info']}"
+
+
+def versions_text(line: GroupStatus) -> str:
+    """``V4_9_8, V5_1_4``; ``-`` when no consumer reported one."""
+    from rmqlb.remoting.codes import version_name  # noqa: PLC0415
+
+    return ", ".join(version_name(v) for v in line.versions) or "-"
+
+
+def last_consumed_text(line: GroupStatus, captured_at: str | None) -> str:
+    """``12 min ago, 2026-11-22T11:48:00Z``; ``never`` when no message was consumed."""
+    from rmqlb.jsontext import iso_ms  # noqa: PLC0415
+    from rmqlb.render._view import age_text, captured_ms  # noqa: PLC0415
+
+    if line.last_consumed_ms is None:
+        return "never"
+    age = age_text(line.last_consumed_ms, captured_ms(captured_at))
+    stamp = iso_ms(line.last_consumed_ms) or ""
+    return f"{age}, {stamp}" if age else stamp
+
+
+def row_cells(
+    line: GroupStatus, options: StatusOptions, show_tps: bool, captured_at: str | None = None
+) -> list[str]:
+    """The text cells of one line, in :data:`HEADERS` order (then tps, the :data:`WIDE`
+    cells with ``options.wide``, finding, message)."""
     cells = [
         group_label(line, options),
         line.message_model,
@@ -207,13 +248,17 @@ def row_cells(line: GroupStatus, options: StatusOptions, show_tps: bool) -> list
     ]
     if show_tps:
         cells.append(tps_text(line.consume_tps))
+    if options.wide:
+        cells += [findings_text(line), versions_text(line), last_consumed_text(line, captured_at)]
     cells += [worst_text(line), message_text(line)]
     return cells
 
 
-def headers(show_tps: bool) -> list[str]:
-    """Column names: :data:`HEADERS`, ``tps`` when any line has a rate, finding, message."""
-    return [*HEADERS, *(["tps"] if show_tps else []), "worst finding", "message"]
+def headers(show_tps: bool, wide: bool = False) -> list[str]:
+    """Column names: :data:`HEADERS`, ``tps`` when any line has a rate, :data:`WIDE` when
+    ``wide``, finding, message."""
+    extra = [*(["tps"] if show_tps else []), *(WIDE if wide else ())]
+    return [*HEADERS, *extra, "worst finding", "message"]
 
 
 def legend(report: StatusReport, options: StatusOptions) -> list[str]:
@@ -272,10 +317,11 @@ def status_blocks(report: StatusReport, options: StatusOptions) -> list[Block]:
 
 
 GAP = "  "  # between two columns
-TITLES = {"tps": "TPS"}
-GIVE_WAY = ("model", "strategy", "topics", "queues", "tps", "consumers")
-"""The columns a narrow console drops, first to last; group, lag and stranded always stay
-(and the worst finding, on its own line under each row)."""
+TITLES = {"tps": "TPS", "findings": "E/W/I"}
+GIVE_WAY = ("model", "strategy", *reversed(WIDE), "topics", "queues", "tps", "consumers")
+"""The columns a narrow console drops, first to last (``-o wide``'s own after Strategy, the
+last of them first); group, lag and stranded always stay (and the worst finding, on its own
+line under each row)."""
 
 
 def fitting_columns(titles: list[str], widths: list[int], width: int) -> list[int]:
@@ -314,11 +360,13 @@ def build(  # names are shown through safe(): control characters visible
 
     o = options or StatusOptions()
     show_tps = report.show_tps
-    parts: list[RenderableType] = [Text(title_line(report), style="bold")]
+    parts: list[RenderableType] = [Text(title_line(report), style="bold")] if o.headers else []
     if report.shown:
-        titles = headers(show_tps)[:-2]  # the worst finding goes under the row
-        rows = [row_cells(line, o, show_tps)[:-2] for line in report.shown]
-        widths = [max(len(t), *(len(row[i]) for row in rows)) for i, t in enumerate(titles)]
+        titles = headers(show_tps, o.wide)[:-2]  # the worst finding goes under the row
+        rows = [row_cells(line, o, show_tps, report.captured_at)[:-2] for line in report.shown]
+        widths = [
+            max(len(TITLES.get(t, t)), *(len(row[i]) for row in rows)) for i, t in enumerate(titles)
+        ]
         kept = fitting_columns(titles, widths, width)
         titles = [titles[i] for i in kept]
         widths = [widths[i] for i in kept]
@@ -330,8 +378,9 @@ def build(  # names are shown through safe(): control characters visible
             return text.ljust(widths[i])
 
         head = GAP.join(cell(TITLES.get(t, t.capitalize()), i) for i, t in enumerate(titles))
-        parts.append(Text(head, style="bold", no_wrap=True, overflow="ellipsis"))
-        parts.append(Text("─" * min(width, len(head)), no_wrap=True))
+        if o.headers:
+            parts.append(Text(head, style="bold", no_wrap=True, overflow="ellipsis"))
+            parts.append(Text("─" * min(width, len(head)), no_wrap=True))
         cap = len(rows) if o.max_rows is None else o.max_rows
         for line, cells in zip(report.shown[:cap], rows[:cap], strict=True):
             row = Text(no_wrap=True, overflow="ellipsis")
@@ -355,8 +404,10 @@ def build(  # names are shown through safe(): control characters visible
         if more > 0:
             groups = "group" if more == 1 else "groups"
             parts.append(Text(f"… {more:,} more {groups} (taller window)", style="dim italic"))
-    else:
+    elif o.headers:
         parts.append(Text("No consumer group matched.", style="yellow"))
+    if not o.headers:
+        return Group(*parts)
     for note in legend(report, o):
         parts.append(Text(note, style="dim italic"))
     for note in partial_lines(report):
@@ -408,7 +459,12 @@ def render_status(
 
         console.print(Trimmed(build(report, o, console.width)), highlight=False)
         return
-    if fmt is Output.plain or fmt is Output.markdown:
+    if (fmt is Output.plain or fmt is Output.markdown) and not o.headers:
+        from rmqlb.render.safe import escape_controls  # noqa: PLC0415
+
+        rows = (row_cells(line, o, report.show_tps, report.captured_at) for line in report.shown)
+        text = "".join("\t".join(escape_controls(c) for c in row) + "\n" for row in rows)
+    elif fmt is Output.plain or fmt is Output.markdown:
         blocks = status_blocks(report, o)
         text = to_text(blocks, markdown=fmt is Output.markdown, spaced=True)
     elif fmt is Output.json:

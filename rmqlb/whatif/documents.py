@@ -18,7 +18,20 @@ from rmqlb.whatif.events import WhatIf
 from rmqlb.whatif.measure import Moves
 from rmqlb.whatif.steps import Step
 
-__all__ = ["assignment_to_json", "plan_to_json", "queue_to_json", "what_if_to_json"]
+__all__ = [
+    "PLAN_FORMAT",
+    "SIMULATE_FORMAT",
+    "assignment_to_json",
+    "plan_to_json",
+    "queue_to_json",
+    "simulate_document",
+    "what_if_to_json",
+]
+
+SIMULATE_FORMAT = "rmqlb.simulate/1"
+"""A flag-driven ``simulate --output json`` answer (the ``--input`` answers carry none)."""
+PLAN_FORMAT = "rmqlb.simulate-plan/1"
+"""``simulate --dump/-n/--check-config --output json``: a running group's steps."""
 
 
 def queue_to_json(mq: MessageQueue) -> dict[str, Any]:
@@ -81,6 +94,24 @@ def what_if_to_json(case_id: str | None, result: WhatIf) -> dict[str, Any]:
     return out
 
 
+def simulate_document(
+    case_id: str | None, result: WhatIf | None, error: str | None
+) -> dict[str, Any]:
+    """A flag-driven answer: the ``--input`` contract's keys, every one always present
+    (``null`` when absent), after ``format``."""
+    doc: dict[str, Any] = {
+        "format": SIMULATE_FORMAT,
+        "id": case_id,
+        "assignments": None,
+        "error": error,
+        "moves": None,
+        "compare": None,
+    }
+    if result is not None:
+        doc.update(what_if_to_json(case_id, result))
+    return doc
+
+
 def _count_or_error(moves: Moves | None, error: str | None) -> dict[str, Any] | None:
     if moves is not None:
         return {"count": moves.count, "percent": moves.percent}
@@ -97,9 +128,8 @@ def _step_json(step: Step) -> dict[str, Any]:
         "queues": len(step.queues),
         "consumers": len(step.consumers),
     }
-    if step.error is not None:
-        out["error"] = step.error
-    else:
+    out |= {"error": step.error, "assignments": None, "balance": None}
+    if step.error is None:
         assert step.assignment is not None and step.balance is not None
         b = step.balance
         out["assignments"] = assignment_to_json(step.assignment)
@@ -110,10 +140,10 @@ def _step_json(step: Step) -> dict[str, Any]:
             "unassigned": len(b.unassigned),
             "duplicated": len(b.duplicated),
         }
-    if step.kind != "start":
-        out["moves"] = None if step.moves is None else _moves_to_json(step.moves)
-        out["newQueues"] = step.new_queues
-        out["goneQueues"] = step.gone_queues
+    first = step.kind == "start"  # nothing moved yet: null
+    out["moves"] = None if first or step.moves is None else _moves_to_json(step.moves)
+    out["newQueues"] = None if first else step.new_queues
+    out["goneQueues"] = None if first else step.gone_queues
     return out
 
 
@@ -123,10 +153,10 @@ def plan_to_json(
     """``simulate --dump/-n/--check-config --output json``: the start's ``assignments`` (as
     in the ``--input`` contract) and every step with its allocation and what moved."""
     start = steps[0]
-    out: dict[str, Any] = {"id": case_id, **(extra or {})}
-    if start.assignment is not None:
-        out["assignments"] = assignment_to_json(start.assignment)
-    else:
-        out["error"] = start.error
+    out: dict[str, Any] = {"format": PLAN_FORMAT, "id": case_id, **(extra or {})}
+    out["assignments"] = (
+        assignment_to_json(start.assignment) if start.assignment is not None else None
+    )
+    out["error"] = start.error
     out["steps"] = [_step_json(s) for s in steps]
     return out

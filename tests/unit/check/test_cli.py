@@ -51,7 +51,7 @@ def test_bad_examples_fail_with_file_and_line(
         doc = json.loads(out)
         assert doc["format"] == "rmqlb.check/1"
         assert doc["exitCode"] == 1
-        assert set(doc) == {"format", "files", "findings", "cases", "exitCode"}
+        assert set(doc) == {"format", "files", "findings", "cases", "exitCode", "allocations"}
         assert set(doc["findings"][0]) == {
             "code", "severity", "file", "line", "group", "topic", "consumerCounts",
             "consumers", "queues", "message", "hint", "proposals", "id", "causedBy",

@@ -99,8 +99,12 @@ def test_markdown_escapes_pipes(capsys: Capsys) -> None:
 
 def test_json_output_flags(capsys: Capsys) -> None:
     obj = sim_json(capsys, "--queues", "16", "--consumers", "3")
-    assert set(obj) == {"id", "assignments"}
-    assert obj["id"] is None
+    # a flag-driven run: a format and the same keys whatever the flags (absent = null)
+    keys = ["format", "id", "assignments", "error", "moves", "compare"]
+    assert list(obj) == keys and obj["format"] == "rmqlb.simulate/1"
+    assert obj["id"] is obj["error"] is obj["moves"] is obj["compare"] is None
+    for flags in (["--add", "1"], ["--compare"], ["--remove", "10.0.0.1@consumer-0"]):
+        assert list(sim_json(capsys, "--queues", "16", "--consumers", "3", *flags)) == keys
     assert list(counts(obj).values()) == [6, 5, 5]
     first = obj["assignments"]["10.0.0.1@consumer-0"][0]
     assert first == {"topic": "TopicTest", "brokerName": "broker-a", "queueId": 0}
@@ -413,7 +417,14 @@ def test_jsonl_with_an_invalid_case_exits_2(capsys: Capsys, tmp_path: Path) -> N
 def test_flag_run_java_error_json(capsys: Capsys) -> None:
     code, out, err = sim(capsys, "--consumer-id", "", "--output", "json")
     assert_bad_input(code, out, err, "currentCID is empty")
-    assert json.loads(out) == {"id": None, "error": "currentCID is empty"}
+    assert json.loads(out) == {
+        "format": "rmqlb.simulate/1",
+        "id": None,
+        "assignments": None,
+        "error": "currentCID is empty",
+        "moves": None,
+        "compare": None,
+    }
 
 
 # --------------------------------------------------------------------------- bad input

@@ -177,3 +177,17 @@ def test_namesrv_from_the_environment_does_not_switch_modes(
     code = run(["simulate", "--queues", "4", "--consumers", "2", "-o", "plain"])
     assert code == 0
     assert "TopicTest: 4 queues on 1 broker, 2 consumers, AVG" in capsys.readouterr().out
+
+
+def test_json_keys_do_not_change_with_the_flags(capsys: Capsys) -> None:
+    """``rmqlb.simulate-plan/1``: the same top-level and step keys with or without changes
+    and ``--compare`` (absent is null)."""
+    base = ("--dump", REBALANCING, "--group", "order-consumer")
+    (plain,) = json_lines(capsys, *base)
+    (changed,) = json_lines(capsys, *base, "--add", "1", "--queues", "24", "--compare")
+    assert plain["format"] == changed["format"] == "rmqlb.simulate-plan/1"
+    assert list(plain) == list(changed)
+    assert plain["compare"] is None and plain["error"] is None
+    assert changed["compare"] is not None
+    assert {tuple(s) for s in [*plain["steps"], *changed["steps"]]} == {tuple(plain["steps"][0])}
+    assert plain["steps"][0]["moves"] is None

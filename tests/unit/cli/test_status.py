@@ -212,3 +212,55 @@ def test_json_has_no_sentinels_and_rounded_seconds(capsys: pytest.CaptureFixture
     problems = json.loads(capsys.readouterr().out)
     assert problems.keys() == doc.keys()
     assert problems["groups"][0].keys() == doc["groups"][0].keys()
+
+
+def test_wide_is_the_table_with_more_columns(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("COLUMNS", "200")
+    code, wide, err = status(capsys, "--dump", str(DEMO), "-o", "wide", "--no-color")
+    assert (code, err) == (1, "")
+    _, table, _ = status(capsys, "--dump", str(DEMO), "-o", "table", "--no-color")
+    assert "Last consumed" in wide and "Last consumed" not in table
+    assert "45 min ago, 2026-11-22T11:15:00Z" in wide
+
+
+@pytest.mark.parametrize(
+    ("by", "order"),
+    [
+        ("worst", ["OrderGroup", "ShipmentGroup", "AuditGroup", "NotifyGroup", "InventoryGroup"]),
+        ("lag", ["AuditGroup", "OrderGroup", "ShipmentGroup", "InventoryGroup", "NotifyGroup"]),
+        (
+            "stranded",
+            ["AuditGroup", "OrderGroup", "ShipmentGroup", "InventoryGroup", "NotifyGroup"],
+        ),
+        ("tps", ["InventoryGroup", "OrderGroup", "ShipmentGroup", "NotifyGroup", "AuditGroup"]),
+        ("name", ["AuditGroup", "InventoryGroup", "NotifyGroup", "OrderGroup", "ShipmentGroup"]),
+    ],
+)
+def test_sort_by_and_no_headers(
+    by: str, order: list[str], capsys: pytest.CaptureFixture[str]
+) -> None:
+    code, out, err = status(capsys, "--dump", str(DEMO), "--sort-by", by, "--no-headers")
+    assert (code, err) == (1, "")
+    rows = [line.split("\t") for line in out.splitlines()]
+    assert [r[0] for r in rows] == order  # rows only: no title, column names or footer
+    assert all(len(r) == len(rows[0]) for r in rows)
+    assert groups_of(status(capsys, "--dump", str(DEMO), "--sort-by", by, "-o", "json")[1]) == order
+
+
+def test_no_headers_table_is_rows_and_findings_only(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("COLUMNS", "100")
+    _, out, _ = status(capsys, "--dump", str(DEMO), "-o", "table", "--no-headers", "--no-color")
+    lines = out.splitlines()
+    assert lines[0].startswith("OrderGroup ") and len(lines) == 9
+    assert not any(w in out for w in ("Consumer groups", "Summary:", "Exit code", "─"))
+    assert not any(line.startswith("Group ") for line in lines)
+
+
+def test_a_bad_sort_key_is_one_line(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, err = status(capsys, "--dump", str(DEMO), "--sort-by", "size")
+    assert (code, out) == (2, "") and err.count("\n") == 1
+    assert "worst, lag, stranded, tps, name" in err

@@ -223,9 +223,10 @@ def test_json_contract() -> None:
     first = doc["groups"][0]
     assert set(first) == {
         "group", "messageModel", "strategy", "consumers", "topics", "queues", "lag",
-        "lagKnown", "lagComplete", "stranded", "consumeTps", "findings", "worst",
-        "worstConsequences", "partial",
+        "lagKnown", "lagComplete", "stranded", "consumeTps", "versions", "lastConsumed",
+        "findings", "worst", "worstConsequences", "partial",
     }  # fmt: skip
+    assert (first["versions"], first["lastConsumed"]) == (["V4_9_8"], "2026-11-22T11:59:55Z")
     assert first["stranded"] == {
         "queues": 3, "messages": 3537, "knownMessages": 3537, "unknownQueues": 0, "complete": True,
     }  # fmt: skip

@@ -167,3 +167,44 @@ def test_changes_between_polls() -> None:
     assert "ShipmentGroup *" in out and "NewGroup *" in out and "OrderGroup *" not in out
     assert "* changed since the last poll" in out
     assert "gone since the last poll: AuditGroup" in out
+
+
+def _wide(width: int, wide: bool = True) -> list[str]:
+    from rich.console import Console
+
+    buffer = io.StringIO()
+    console = Console(width=width, file=buffer, color_system=None, force_terminal=False)
+    render_status(demo(), Output.table, console, StatusOptions(wide=wide))
+    return buffer.getvalue().splitlines()
+
+
+def test_wide_adds_findings_versions_and_last_consumed() -> None:
+    lines = _wide(200)
+    head = lines[1].split()
+    assert head[-4:] == ["E/W/I", "Versions", "Last", "consumed"]
+    rows = {line.split()[0]: line for line in lines[3:] if line[:1].isalpha()}
+    assert rows["OrderGroup"].endswith("2/1/0  V4_9_8       5 s ago, 2026-11-22T11:59:55Z")
+    assert rows["AuditGroup"].split()[-6:] == [
+        "0/1/0",
+        "-",
+        "45",
+        "min",
+        "ago,",
+        "2026-11-22T11:15:00Z",
+    ]
+    assert rows["NotifyGroup"].endswith("0/0/1  V4_9_8                               never")
+    # the default table has none of them
+    assert not {"E/W/I", "Versions"} & set(_wide(200, wide=False)[1].split())
+
+
+@pytest.mark.parametrize(
+    ("width", "kept"),
+    [(120, {"E/W/I", "Versions", "Last"}), (100, {"E/W/I", "Versions"}), (80, {"E/W/I"})],
+)
+def test_wide_columns_give_way_after_model_and_strategy(width: int, kept: set[str]) -> None:
+    lines = _wide(width)
+    head = set(lines[1].split())
+    assert {"Model", "Strategy"}.isdisjoint(head)
+    assert {"E/W/I", "Versions", "Last"} & head == kept
+    assert {"Group", "Lag", "Stranded"} <= head
+    assert all(len(line) <= width and line == line.rstrip() for line in lines)
