@@ -27,7 +27,7 @@ from rmqlb.diagnose.report import (
     order_findings,
 )
 from rmqlb.errors import ExitCode
-from rmqlb.humanize import age, plural
+from rmqlb.humanize import age, count, plural, rate
 from rmqlb.model.queue import MessageQueue
 from rmqlb.model.snapshot import ProcessQueueState, QueueOffset
 from rmqlb.remoting.codes import version_name
@@ -188,7 +188,7 @@ def queue_details(
                 tuple(
                     ""
                     if r.offset is None
-                    else str(r.offset.consumer_offset)
+                    else count(r.offset.consumer_offset)
                     if r.offset.committed
                     else "never"
                     for r in rows
@@ -210,7 +210,7 @@ def queue_details(
         held = [states.get(r.queue) for r in rows]
         out.append(
             DetailColumn(
-                "Cached", True, tuple("" if s is None else str(s.cached_msg_count) for s in held)
+                "Cached", True, tuple("" if s is None else count(s.cached_msg_count) for s in held)
             )
         )
         out.append(
@@ -231,10 +231,6 @@ def queue_details(
     return out
 
 
-def _tps(value: float) -> str:
-    return f"{value:,.1f}".removesuffix(".0")
-
-
 def consumer_details(t: TopicReport, rows: Sequence[ConsumerRow]) -> list[DetailColumn]:
     """Where each client runs and how fast it consumes this topic (live captures)."""
     if not any(c.consumer is not None and c.consumer.client_addr for c in rows):
@@ -249,14 +245,16 @@ def consumer_details(t: TopicReport, rows: Sequence[ConsumerRow]) -> list[Detail
     if any(s is not None for s in status):
         out.append(
             DetailColumn(
-                "TPS", True, tuple("" if s is None else _tps(s.consume_ok_tps) for s in status)
+                "TPS",
+                True,
+                tuple(rate(None if s is None else s.consume_ok_tps, "") for s in status),
             )
         )
         out.append(
             DetailColumn(
                 "Failed TPS",
                 True,
-                tuple("" if s is None else _tps(s.consume_failed_tps) for s in status),
+                tuple(rate(None if s is None else s.consume_failed_tps, "") for s in status),
             )
         )
     return out
@@ -310,13 +308,13 @@ def actual_list(row: QueueRow) -> list[str]:
 
 
 def lag_text(lag: int | None) -> str:
-    """Lag as a cell: digits, or empty when unknown."""
-    return "" if lag is None else str(lag)
+    """Lag as a cell: thousands separated, or empty when unknown."""
+    return count(lag, "")
 
 
 def count_text(n: int | None) -> str:
     """A queue count, ``?`` when unknown."""
-    return "?" if n is None else str(n)
+    return count(n)
 
 
 def consumer_note(c: ConsumerRow, *, retry: bool = False) -> str:

@@ -218,7 +218,7 @@ def _consumer_rows(
             Text(c.client_id),
             Text("yes") if c.subscribes else Text("no", style="red"),
             Text(c.strategy or "?"),
-            Text(str(c.expected)),
+            Text(v.count_text(c.expected)),
             Text(v.count_text(c.actual)),
         ]
         if show_lag:

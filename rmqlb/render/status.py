@@ -18,7 +18,7 @@ from typing import IO, TYPE_CHECKING, Any, assert_never, cast
 from rmqlb.diagnose.report import exit_code
 from rmqlb.diagnose.status import GroupStatus, StatusReport, status_to_json, totals
 from rmqlb.errors import ExitCode
-from rmqlb.humanize import duration
+from rmqlb.humanize import duration, rate
 from rmqlb.render._view import exit_reason
 from rmqlb.render.blocks import (
     Block,
@@ -85,7 +85,7 @@ def stranded_text(line: GroupStatus) -> str:
 
 def tps_text(tps: float | None) -> str:
     """Consume rate, one decimal; ``-`` when no client reported one."""
-    return "-" if tps is None else f"{tps:,.1f}"
+    return rate(tps)
 
 
 def worst_text(line: GroupStatus) -> str:
