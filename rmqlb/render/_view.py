@@ -29,7 +29,7 @@ from rmqlb.diagnose.report import (
 from rmqlb.errors import ExitCode
 from rmqlb.humanize import age, count, plural, rate
 from rmqlb.model.queue import MessageQueue
-from rmqlb.model.snapshot import ProcessQueueState, QueueOffset
+from rmqlb.model.snapshot import ProcessQueueState, QueueOffset, Rebalance
 from rmqlb.remoting.codes import version_name
 from rmqlb.render.failures import failure_summary
 from rmqlb.render.options import RenderOptions
@@ -231,16 +231,29 @@ def queue_details(
     return out
 
 
-def consumer_details(t: TopicReport, rows: Sequence[ConsumerRow]) -> list[DetailColumn]:
-    """Where each client runs and how fast it consumes this topic (live captures)."""
+def balance_text(c: ConsumerRow) -> str:
+    """Who balances the client: ``client``, ``broker`` or ``proxy``, ``(inferred)`` when
+    the client did not report it."""
+    who = c.balanced_by.value
+    return who if c.balance_inferred is None else f"{who} (inferred)"
+
+
+def consumer_details(
+    t: TopicReport, rows: Sequence[ConsumerRow], wide: bool = False
+) -> list[DetailColumn]:
+    """Who balances each client (when a broker or a Proxy balances one of them, or
+    ``wide``), where it runs and how fast it consumes this topic (live captures)."""
+    out: list[DetailColumn] = []
+    if wide or any(c.balanced_by is not Rebalance.CLIENT for c in t.consumers):
+        out.append(DetailColumn("Balanced by", False, tuple(balance_text(c) for c in rows)))
     if not any(c.consumer is not None and c.consumer.client_addr for c in rows):
-        return []
+        return out
     addrs = tuple((c.consumer.client_addr or "") if c.consumer else "" for c in rows)
     versions = tuple(
         version_name(c.consumer.version) if c.consumer and c.consumer.version is not None else ""
         for c in rows
     )
-    out = [DetailColumn("Address", False, addrs), DetailColumn("Version", False, versions)]
+    out += [DetailColumn("Address", False, addrs), DetailColumn("Version", False, versions)]
     status = [c.status(t.topic) for c in rows]
     if any(s is not None for s in status):
         out.append(
