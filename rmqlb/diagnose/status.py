@@ -98,9 +98,10 @@ class Stranded:
 class GroupStatus:
     """One line of the overview (``findings`` most severe first; ``errors``: the capture
     failures that leave this line incomplete; ``consume_tps``: the ``consumeOKTPS`` its
-    clients report in their running info, summed over clients and topics, ``None`` when no
-    client reported one; ``lag_complete`` false: some offsets could not be read, so ``lag``
-    is a lower bound, or unknown when ``None``; ``stranded_topics``: ``stranded`` topic by
+    clients report in their running info, summed over clients and topics, else (no client
+    reported one: a group consumed through a Proxy) what the brokers count it fetching,
+    ``None`` when neither is known; ``lag_complete`` false: some offsets could not be read,
+    so ``lag`` is a lower bound, or unknown when ``None``; ``stranded_topics``: ``stranded`` topic by
     topic)."""
 
     group: str
@@ -347,7 +348,7 @@ def group_status(
         lag=_lag(group),
         stranded=_stranded(by_topic, complete),
         lag_complete=complete,
-        consume_tps=round(sum(rates), 3) if rates else None,
+        consume_tps=round(sum(rates), 3) if rates else group.broker_consume_tps,
         findings=tuple(worst_first(findings)),
         errors=errors,
         stranded_topics=by_topic,

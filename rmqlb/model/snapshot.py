@@ -343,6 +343,13 @@ class Group:
     configs: Mapping[str, GroupConfig] = field(default_factory=dict)
     on_brokers: Mapping[str, GroupOnBroker] = field(default_factory=dict)
 
+    @property
+    def broker_consume_tps(self) -> float | None:
+        """The messages per second the brokers say the group fetches (their
+        GET_CONSUME_STATS ``consumeTps``, summed; ``None``: no broker's rate captured)."""
+        rates = [b.consume_tps for b in self.on_brokers.values() if b.consume_tps is not None]
+        return round(sum(rates), 3) if rates else None
+
 
 @dataclass(frozen=True, slots=True)
 class CaptureError:
