@@ -101,8 +101,8 @@ class GroupStatus:
     clients report in their running info, summed over clients and topics, else (no client
     reported one: a group consumed through a Proxy) what the brokers count it fetching,
     ``None`` when neither is known; ``lag_complete`` false: some offsets could not be read,
-    so ``lag`` is a lower bound, or unknown when ``None``; ``stranded_topics``: ``stranded`` topic by
-    topic)."""
+    so ``lag`` is a lower bound, or unknown when ``None``; ``stranded_topics``:
+    ``stranded`` topic by topic)."""
 
     group: str
     message_model: str
