@@ -9,11 +9,24 @@ CLI's one-line summaries) words them the same way.
 ('5 s', '250 ms', '2.5 s', '2 min 5 s')
 >>> age(3), age(720), age(5 * 3600), age(365 * 86400)
 ('3 s', '12 min', '5 h', '365 d')
+>>> count(4210), count(None), rate(43), rate(176.06), rate(None)
+('4,210', '?', '43.0', '176.1', '-')
 """
 
 from __future__ import annotations
 
-__all__ = ["age", "duration", "plural"]
+__all__ = ["age", "count", "duration", "plural", "rate"]
+
+
+def count(n: int | None, unknown: str = "?") -> str:
+    """A count as every table prints it: thousands separated, ``unknown`` when not known."""
+    return unknown if n is None else f"{n:,}"
+
+
+def rate(per_second: float | None, unknown: str = "-") -> str:
+    """A rate as every table prints it: always one decimal (``43.0`` beside ``176.1``),
+    ``unknown`` when nobody reported one."""
+    return unknown if per_second is None else f"{per_second:,.1f}"
 
 
 def plural(n: int, singular: str, plural_form: str | None = None) -> str:

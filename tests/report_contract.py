@@ -114,9 +114,14 @@ def assert_report_contract(doc: Any) -> None:
                         "version",
                         "status",
                         "processQueues",
+                        "balancedBy",
+                        "balancedByInferred",
                     },
                     wc,
                 )
+                assert c["balancedBy"] in {"client", "broker", "proxy"}, wc
+                inferred = c["balancedByInferred"]
+                assert inferred is None or (isinstance(inferred, str) and inferred), wc
                 assert c["status"] is None or isinstance(c["status"], dict), wc
                 assert c["processQueues"] is None or isinstance(c["processQueues"], list), wc
                 assert isinstance(c["clientId"], str), wc

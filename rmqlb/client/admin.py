@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from rmqlb.client.connection import Connection, Signer, TlsConfig
 from rmqlb.client.errors import ConnectFailed, NotANameServer, RequestTimeout, TimedOutEarlier
 from rmqlb.humanize import duration
-from rmqlb.model import BrokerInfo, MessageQueue, QueueOffset, TopicRoute
+from rmqlb.model import BrokerInfo, MessageQueue, TopicRoute
 from rmqlb.remoting import bodies
 from rmqlb.remoting.acl import Credentials
 from rmqlb.remoting.codes import RequestCode, ResponseCode, request_code_name
@@ -269,12 +269,13 @@ class AdminClient:
 
     async def consume_stats(
         self, broker: str, group: str, *, timeout: float | None = None
-    ) -> tuple[QueueOffset, ...]:
-        """GET_CONSUME_STATS (208): offsets of ``group`` on this broker's queues."""
+    ) -> bodies.ConsumeStats:
+        """GET_CONSUME_STATS (208): offsets of ``group`` on this broker's queues and the
+        rate the group fetches from it."""
         resp = await self.call(
             broker, RequestCode.GET_CONSUME_STATS, {"consumerGroup": group}, timeout=timeout
         )
-        return bodies.decode_consume_stats(resp.body).offsets
+        return bodies.decode_consume_stats(resp.body)
 
     async def subscription_group_configs(
         self, broker: str, *, timeout: float | None = None

@@ -21,7 +21,7 @@ from itertools import repeat
 
 from rmqlb.diagnose.report import ConsumerRow, QueueRow, QueueStatus
 from rmqlb.model.queue import MessageQueue
-from rmqlb.model.snapshot import Consumer, QueueOffset
+from rmqlb.model.snapshot import Consumer, QueueOffset, Rebalance
 from rmqlb.snapshot._fast import setter
 
 _new = object.__new__
@@ -66,6 +66,8 @@ _crow_expected = setter(ConsumerRow, "expected")
 _crow_actual = setter(ConsumerRow, "actual")
 _crow_lag = setter(ConsumerRow, "lag")
 _crow_consumer = setter(ConsumerRow, "consumer")
+_crow_balanced_by = setter(ConsumerRow, "balanced_by")
+_crow_balance_inferred = setter(ConsumerRow, "balance_inferred")
 
 
 def new_consumer_row(  # noqa: PLR0917  (one parameter per field, in field order)
@@ -76,9 +78,11 @@ def new_consumer_row(  # noqa: PLR0917  (one parameter per field, in field order
     actual: int | None,
     lag: int | None,
     consumer: Consumer | None = None,
+    balanced_by: Rebalance = Rebalance.CLIENT,
+    balance_inferred: str | None = None,
 ) -> ConsumerRow:
-    """``ConsumerRow(client_id, subscribes, strategy, expected, actual, lag, consumer)``,
-    faster."""
+    """``ConsumerRow(client_id, subscribes, strategy, expected, actual, lag, consumer,
+    balanced_by, balance_inferred)``, faster."""
     row: ConsumerRow = _new(ConsumerRow)
     _crow_id(row, client_id)
     _crow_subscribes(row, subscribes)
@@ -87,4 +91,6 @@ def new_consumer_row(  # noqa: PLR0917  (one parameter per field, in field order
     _crow_actual(row, actual)
     _crow_lag(row, lag)
     _crow_consumer(row, consumer)
+    _crow_balanced_by(row, balanced_by)
+    _crow_balance_inferred(row, balance_inferred)
     return row

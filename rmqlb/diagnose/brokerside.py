@@ -251,10 +251,13 @@ def proxy_evidence(snapshot: Snapshot, group: Group, now_ms: int | None) -> list
 
     5.x gRPC clients consume through a Proxy, and a 5.0 broker does not list them
     (GET_CONSUMER_CONNECTION_LIST answers 206): only offsets move. Signs: a message consumed
-    within :data:`RECENT_MS` of the capture, a POP request mode set for the group, clients a
-    Proxy listed.
+    within :data:`RECENT_MS` of the capture, a fetch rate its brokers count, a POP request
+    mode set for the group, clients a Proxy listed.
     """
     out: list[str] = []
+    tps = group.broker_consume_tps
+    if tps:
+        out.append(f"its brokers count it fetching {tps:,.1f} messages/s (consumeTps)")
     if now_ms is not None:
         recent = [
             o for o in group.offsets if o.last_timestamp and now_ms - o.last_timestamp <= RECENT_MS

@@ -269,6 +269,9 @@ class GroupContext:
         rate = sum(st.consume_ok_tps for c in self.consumers for st in c.status.values())
         if rate > 0:
             return f"its clients report consuming {rate:,.1f} messages/s"
+        fetched = self.group.broker_consume_tps
+        if fetched:
+            return f"its brokers count it fetching {fetched:,.1f} messages/s"
         if self.now_ms is None:
             return None
         last = max((o.last_timestamp for o in self.group.offsets), default=0)

@@ -139,6 +139,8 @@ def _consumer_rows(ctx: TopicContext) -> tuple[ConsumerRow, ...]:
                 len(held) if held is not None else None,
                 lag,
                 c,
+                ctx.g.balanced_by(c.client_id),
+                (ctx.g.balance_why or {}).get(c.client_id),
             )
         )
     return tuple(rows)

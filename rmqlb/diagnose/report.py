@@ -22,6 +22,7 @@ from rmqlb.model.snapshot import (
     ConsumeStatus,
     ProcessQueueState,
     QueueOffset,
+    Rebalance,
 )
 from rmqlb.snapshot._write import consume_status_json, process_queue_json
 
@@ -186,7 +187,8 @@ class QueueRow:
 
 @dataclass(frozen=True, slots=True)
 class ConsumerRow:
-    """One consumer of a topic: expected and actual queue counts (actual ``None``: unknown)."""
+    """One consumer of a topic: expected and actual queue counts (actual ``None``: unknown),
+    who balances it and, when the client did not report that, why rmqlb infers it."""
 
     client_id: str
     subscribes: bool
@@ -195,6 +197,8 @@ class ConsumerRow:
     actual: int | None
     lag: int | None = None
     consumer: Consumer | None = None
+    balanced_by: Rebalance = Rebalance.CLIENT
+    balance_inferred: str | None = None
 
     def status(self, topic: str) -> ConsumeStatus | None:
         """The client's consume statistics of ``topic`` (``None``: not reported)."""
@@ -587,6 +591,8 @@ def _consumer_rows_json(rows: tuple[ConsumerRow, ...], topic: str) -> list[dict[
                 "processQueues": (
                     None if states is None else [process_queue_json(s) for s in states]
                 ),
+                "balancedBy": c.balanced_by.value,
+                "balancedByInferred": c.balance_inferred,
             }
         )
     return out

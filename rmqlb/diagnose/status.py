@@ -100,12 +100,13 @@ class Stranded:
 class GroupStatus:
     """One line of the overview (``findings`` most severe first; ``errors``: the capture
     failures that leave this line incomplete; ``consume_tps``: the ``consumeOKTPS`` its
-    clients report in their running info, summed over clients and topics, ``None`` when no
-    client reported one; ``lag_complete`` false: some offsets could not be read, so ``lag``
-    is a lower bound, or unknown when ``None``; ``stranded_topics``: ``stranded`` topic by
-    topic; ``versions``: the distinct client versions its consumers report, oldest first;
-    ``last_consumed_ms``: the newest store time of a consumed message over its committed
-    offsets, ``None`` when none is known)."""
+    clients report in their running info, summed over clients and topics, else (no client
+    reported one: a group consumed through a Proxy) what the brokers count it fetching,
+    ``None`` when neither is known; ``lag_complete`` false: some offsets could not be read,
+    so ``lag`` is a lower bound, or unknown when ``None``; ``stranded_topics``:
+    ``stranded`` topic by topic; ``versions``: the distinct client versions its consumers
+    report, oldest first; ``last_consumed_ms``: the newest store time of a consumed message
+    over its committed offsets, ``None`` when none is known)."""
 
     group: str
     message_model: str
@@ -353,7 +354,7 @@ def group_status(
         lag=_lag(group),
         stranded=_stranded(by_topic, complete),
         lag_complete=complete,
-        consume_tps=round(sum(rates), 3) if rates else None,
+        consume_tps=round(sum(rates), 3) if rates else group.broker_consume_tps,
         findings=tuple(worst_first(findings)),
         errors=errors,
         stranded_topics=by_topic,

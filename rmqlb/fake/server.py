@@ -569,6 +569,7 @@ class FakeCluster:
                 lambda: bodies.encode_consume_stats(
                     self._consume_stats(broker, group_name, topic),
                     dialect=self.dialect,
+                    consume_tps=self._consume_tps(broker, group_name, topic),
                     group=group_name,
                 ),
             )
@@ -677,6 +678,21 @@ class FakeCluster:
         }
         body = bodies.encode_topic_stats(stats, self.dialect)
         return self._reply(cmd, ResponseCode.SUCCESS, body=body)
+
+    def _consume_tps(self, broker: str, group_name: str, topic: str | None) -> float:
+        """The group's fetch rate on ``broker`` as the snapshot has it (0 when it has none);
+        the snapshot keeps the rate over all the group's topics, so a one-topic request
+        (which rmqlb does not send) gets it only when the group has offsets of that topic
+        alone there."""
+        group = self.snapshot.groups.get(group_name)
+        on = group.on_brokers.get(broker) if group is not None else None
+        if group is None or on is None or on.consume_tps is None:
+            return 0.0
+        if topic is not None:
+            topics = {o.queue.topic for o in group.offsets if o.queue.broker_name == broker}
+            if topics != {topic}:
+                return 0.0
+        return on.consume_tps
 
     def _consume_stats(self, broker: str, group_name: str, topic: str | None) -> list[QueueOffset]:
         """GET_CONSUME_STATS rows as a broker builds them (AdminBrokerProcessor).

@@ -315,12 +315,15 @@ class GroupOnBroker:
 
     ``client_ids``: the broker's own consumer list (``None``: not read); ``request_modes``:
     the modes set for the group by topic (``None``: not read; a topic not listed takes the
-    broker's default); ``assignments``: the broker's QUERY_ASSIGNMENT answers.
+    broker's default); ``assignments``: the broker's QUERY_ASSIGNMENT answers;
+    ``consume_tps``: the messages per second the group fetches from this broker, as its
+    GET_CONSUME_STATS answer says (``consumeTps``; ``None``: not read).
     """
 
     client_ids: tuple[str, ...] | None = None
     request_modes: Mapping[str, MessageRequestMode] | None = None
     assignments: tuple[Assignment, ...] = ()
+    consume_tps: float | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -339,6 +342,13 @@ class Group:
     offsets: tuple[QueueOffset, ...] = ()
     configs: Mapping[str, GroupConfig] = field(default_factory=dict)
     on_brokers: Mapping[str, GroupOnBroker] = field(default_factory=dict)
+
+    @property
+    def broker_consume_tps(self) -> float | None:
+        """The messages per second the brokers say the group fetches (their
+        GET_CONSUME_STATS ``consumeTps``, summed; ``None``: no broker's rate captured)."""
+        rates = [b.consume_tps for b in self.on_brokers.values() if b.consume_tps is not None]
+        return round(sum(rates), 3) if rates else None
 
 
 @dataclass(frozen=True, slots=True)

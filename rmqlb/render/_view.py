@@ -27,10 +27,10 @@ from rmqlb.diagnose.report import (
     order_findings,
 )
 from rmqlb.errors import ExitCode
-from rmqlb.humanize import age, plural
+from rmqlb.humanize import age, count, plural, rate
 from rmqlb.jsontext import iso_ms
 from rmqlb.model.queue import MessageQueue
-from rmqlb.model.snapshot import ProcessQueueState, QueueOffset
+from rmqlb.model.snapshot import ProcessQueueState, QueueOffset, Rebalance
 from rmqlb.remoting.codes import version_name
 from rmqlb.render.failures import failure_summary
 from rmqlb.render.options import RenderOptions
@@ -177,7 +177,7 @@ def queue_details(
                 tuple(
                     ""
                     if r.offset is None
-                    else str(r.offset.consumer_offset)
+                    else count(r.offset.consumer_offset)
                     if r.offset.committed
                     else "never"
                     for r in rows
@@ -199,7 +199,7 @@ def queue_details(
         held = [states.get(r.queue) for r in rows]
         out.append(
             DetailColumn(
-                "Cached", True, tuple("" if s is None else str(s.cached_msg_count) for s in held)
+                "Cached", True, tuple("" if s is None else count(s.cached_msg_count) for s in held)
             )
         )
         out.append(
@@ -220,32 +220,43 @@ def queue_details(
     return out
 
 
-def _tps(value: float) -> str:
-    return f"{value:,.1f}".removesuffix(".0")
+def balance_text(c: ConsumerRow) -> str:
+    """Who balances the client: ``client``, ``broker`` or ``proxy``, ``(inferred)`` when
+    the client did not report it."""
+    who = c.balanced_by.value
+    return who if c.balance_inferred is None else f"{who} (inferred)"
 
 
-def consumer_details(t: TopicReport, rows: Sequence[ConsumerRow]) -> list[DetailColumn]:
-    """Where each client runs and how fast it consumes this topic (live captures)."""
+def consumer_details(
+    t: TopicReport, rows: Sequence[ConsumerRow], wide: bool = False
+) -> list[DetailColumn]:
+    """Who balances each client (when a broker or a Proxy balances one of them, or
+    ``wide``), where it runs and how fast it consumes this topic (live captures)."""
+    out: list[DetailColumn] = []
+    if wide or any(c.balanced_by is not Rebalance.CLIENT for c in t.consumers):
+        out.append(DetailColumn("Balanced by", False, tuple(balance_text(c) for c in rows)))
     if not any(c.consumer is not None and c.consumer.client_addr for c in rows):
-        return []
+        return out
     addrs = tuple((c.consumer.client_addr or "") if c.consumer else "" for c in rows)
     versions = tuple(
         version_name(c.consumer.version) if c.consumer and c.consumer.version is not None else ""
         for c in rows
     )
-    out = [DetailColumn("Address", False, addrs), DetailColumn("Version", False, versions)]
+    out += [DetailColumn("Address", False, addrs), DetailColumn("Version", False, versions)]
     status = [c.status(t.topic) for c in rows]
     if any(s is not None for s in status):
         out.append(
             DetailColumn(
-                "TPS", True, tuple("" if s is None else _tps(s.consume_ok_tps) for s in status)
+                "TPS",
+                True,
+                tuple(rate(None if s is None else s.consume_ok_tps, "") for s in status),
             )
         )
         out.append(
             DetailColumn(
                 "Failed TPS",
                 True,
-                tuple("" if s is None else _tps(s.consume_failed_tps) for s in status),
+                tuple(rate(None if s is None else s.consume_failed_tps, "") for s in status),
             )
         )
     return out
@@ -299,13 +310,13 @@ def actual_list(row: QueueRow) -> list[str]:
 
 
 def lag_text(lag: int | None) -> str:
-    """Lag as a cell: digits, or empty when unknown."""
-    return "" if lag is None else str(lag)
+    """Lag as a cell: thousands separated, or empty when unknown."""
+    return count(lag, "")
 
 
 def count_text(n: int | None) -> str:
     """A queue count, ``?`` when unknown."""
-    return "?" if n is None else str(n)
+    return count(n)
 
 
 def consumer_note(c: ConsumerRow, *, retry: bool = False) -> str:

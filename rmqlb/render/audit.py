@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 from typing import TYPE_CHECKING
 
-from rmqlb.humanize import percent, plural
+from rmqlb.humanize import count, percent, plural
 from rmqlb.render.blocks import Block, Column, Heading, Line, Table, to_text, write_rich
 from rmqlb.render.formats import Output
 from rmqlb.render.safe import escape_json_controls
@@ -50,7 +50,7 @@ def summary_blocks(result: AuditResult, top: int) -> list[Block]:
             Table(
                 _columns(("code",), ("persistent", "transient")),
                 tuple(
-                    (code, str(c["persistent"]), str(c["transient"]))
+                    (code, count(c["persistent"]), count(c["transient"]))
                     for code, c in result.by_code().items()
                 ),
             ),
@@ -58,7 +58,7 @@ def summary_blocks(result: AuditResult, top: int) -> list[Block]:
             Table(
                 _columns(("cluster",), ("error", "warning", "info")),
                 tuple(
-                    (cluster, str(s["error"]), str(s["warning"]), str(s["info"]))
+                    (cluster, count(s["error"]), count(s["warning"]), count(s["info"]))
                     for cluster, s in result.by_cluster().items()
                 ),
             ),
@@ -109,9 +109,9 @@ def summary_blocks(result: AuditResult, top: int) -> list[Block]:
                         (
                             g.cluster,
                             g.group,
-                            str(g.unconsumed),
-                            "-" if g.lag is None else str(g.lag),
-                            str(g.findings),
+                            count(g.unconsumed),
+                            count(g.lag, "-"),
+                            count(g.findings),
                             g.last_seen,
                         )
                         for g in rows[:top]
@@ -123,7 +123,7 @@ def summary_blocks(result: AuditResult, top: int) -> list[Block]:
             Heading("Flapping groups (assignment changes)"),
             Table(
                 _columns(("cluster", "group"), ("changes",)),
-                tuple((f.cluster, f.group, str(f.changes)) for f in result.flapping[:top]),
+                tuple((f.cluster, f.group, count(f.changes)) for f in result.flapping[:top]),
             ),
         ]
     return blocks

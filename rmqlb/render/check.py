@@ -23,7 +23,7 @@ from rich.text import Text
 from rmqlb.check.rules import CheckFinding, CheckResult, CountAllocation, CountsTable
 from rmqlb.diagnose.report import Severity
 from rmqlb.failon import FailOn
-from rmqlb.humanize import plural
+from rmqlb.humanize import count, plural
 from rmqlb.model.queue import MessageQueue, queue_ranges
 from rmqlb.render.blocks import Block, Column, Heading, Line, Table, md_escape, to_text, write_rich
 from rmqlb.render.formats import Output
@@ -226,13 +226,13 @@ def _count_rows(table: CountsTable) -> list[list[str]]:
     for row in table.rows:
         sizes, idle, ratio = _spread(row)
         members = ", ".join(f"{name}={n}" for name, n in row.replicas)
-        rows.append([str(row.total), members, sizes, str(idle), ratio])
+        rows.append([count(row.total), members, sizes, count(idle), ratio])
     return rows
 
 
 def _detail_rows(row: CountAllocation) -> list[list[str]]:
     return [
-        [cid, member, str(len(queues)), compact_queues(queues)]
+        [cid, member, count(len(queues)), compact_queues(queues)]
         for cid, member, queues in row.assignments
     ]
 

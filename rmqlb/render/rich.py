@@ -174,7 +174,7 @@ def _consumer_table(
     if not t.consumers:
         out.append(Text("No consumer in this group.", style="yellow"))
     elif rows:
-        out.append(_consumer_rows(t, rows, show_lag, width, names))
+        out.append(_consumer_rows(t, rows, show_lag, width, names, wide=o.wide))
     if t.consumers and view.hidden:
         out.append(Text(v.hidden_consumers_line(view.hidden, len(t.consumers)), style="dim italic"))
     more = len(t.consumers) - view.hidden - len(rows)
@@ -194,8 +194,10 @@ def _consumer_rows(
     show_lag: bool,
     width: int,
     names: dict[str, str],
+    *,
+    wide: bool,
 ) -> RenderableType:
-    details = v.consumer_details(t, [c for c, _ in rows])
+    details = v.consumer_details(t, [c for c, _ in rows], wide)
     columns = [
         *([Column("#")] if names else []),
         Column("Client ID", key=True),
@@ -218,7 +220,7 @@ def _consumer_rows(
             Text(c.client_id),
             Text("yes") if c.subscribes else Text("no", style="red"),
             Text(c.strategy or "?"),
-            Text(str(c.expected)),
+            Text(v.count_text(c.expected)),
             Text(v.count_text(c.actual)),
         ]
         if show_lag:

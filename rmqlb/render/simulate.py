@@ -12,7 +12,7 @@ import sys
 from collections.abc import Mapping, Sequence
 from typing import IO, TYPE_CHECKING, Any
 
-from rmqlb.humanize import plural
+from rmqlb.humanize import count, plural
 from rmqlb.model.queue import MessageQueue, queue_ranges
 from rmqlb.render.blocks import Block, Column, Heading, Line, Table, to_text, write_rich
 from rmqlb.render.formats import Output
@@ -74,7 +74,7 @@ def _assignment(
         return cid if subscribers is None or cid in subscribers else f"{cid} (not subscribed)"
 
     rows = tuple(
-        (name(cid), queue_ranges(qs, with_topic=topics) if qs else "(idle)", str(len(qs)))
+        (name(cid), queue_ranges(qs, with_topic=topics) if qs else "(idle)", count(len(qs)))
         for cid, qs in assignment.items()
     )
     return Table(
@@ -97,7 +97,7 @@ def _moves_table(moves: Moves, topics: bool) -> Table | None:
         Column("count", "right"),
     )
     rows = tuple(
-        (queue_ranges(qs, with_topic=topics), _holders(b), _holders(a), str(len(qs)))
+        (queue_ranges(qs, with_topic=topics), _holders(b), _holders(a), count(len(qs)))
         for (b, a), qs in groups.items()
     )
     return Table(columns, rows)
@@ -159,10 +159,10 @@ def _compare_blocks(result: WhatIf, joiner: str | None) -> list[Block]:
         rows.append(
             (
                 label,
-                str(b.min),
-                str(b.max),
-                str(len(b.idle)),
-                str(len(b.unassigned)),
+                count(b.min),
+                count(b.max),
+                count(len(b.idle)),
+                count(len(b.unassigned)),
                 cell(row.moved_on_add, row.add_error, label, "+1"),
                 cell(row.moved_on_remove, row.remove_error, label, "-1"),
             )

@@ -24,7 +24,7 @@ from rmqlb.diagnose.status import (
     totals,
 )
 from rmqlb.errors import ExitCode
-from rmqlb.humanize import duration
+from rmqlb.humanize import duration, rate
 from rmqlb.render._view import exit_reason
 from rmqlb.render.blocks import (
     Block,
@@ -95,7 +95,7 @@ def stranded_text(line: GroupStatus) -> str:
 
 def tps_text(tps: float | None) -> str:
     """Consume rate, one decimal; ``-`` when no client reported one."""
-    return "-" if tps is None else f"{tps:,.1f}"
+    return rate(tps)
 
 
 def worst_text(line: GroupStatus) -> str:

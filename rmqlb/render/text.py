@@ -132,7 +132,7 @@ def _consumers(t: TopicReport, show_lag: bool, o: RenderOptions) -> list[Block]:
     if not t.consumers:
         return [Line("No consumer in this group.")]
     view = v.consumer_view(t, o)
-    details = v.consumer_details(t, [c for c, _ in view.rows])
+    details = v.consumer_details(t, [c for c, _ in view.rows], o.wide)
     columns = (
         Column("client id", code=True),
         Column("subscribes"),
@@ -149,7 +149,7 @@ def _consumers(t: TopicReport, show_lag: bool, o: RenderOptions) -> list[Block]:
             c.client_id,
             "yes" if c.subscribes else "no",
             c.strategy or "?",
-            str(c.expected),
+            v.count_text(c.expected),
             v.count_text(c.actual),
             *([v.lag_text(c.lag)] if show_lag else []),
             *(d.cells[i] for d in details),

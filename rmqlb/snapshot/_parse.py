@@ -643,7 +643,12 @@ class _Parser:
             self.assignment(item, f"{where}[{i}]")
             for i, item in enumerate(self.collection(raw, f.assignments, path))
         )
-        return GroupOnBroker(client_ids=ids, request_modes=modes, assignments=assignments)
+        return GroupOnBroker(
+            client_ids=ids,
+            request_modes=modes,
+            assignments=assignments,
+            consume_tps=self.value(raw, f.consume_tps, path),
+        )
 
     def assignment(self, value: Any, path: str) -> Assignment:
         """One QUERY_ASSIGNMENT answer; its queues default to its topic."""

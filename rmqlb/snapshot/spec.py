@@ -617,6 +617,13 @@ class GroupOnBroker(Record):
         "broker's default; absent = not read.",
     )
     assignments = Field("assignments", ArrayOf(Ref("Assignment")), default=[], sparse=True)
+    consume_tps = Field(
+        "consumeTps",
+        Number(),
+        nullable=True,
+        doc="Messages per second the group fetches from this broker (GET_CONSUME_STATS "
+        "consumeTps); absent = not read.",
+    )
 
 
 class Group(Record):

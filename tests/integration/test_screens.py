@@ -28,6 +28,7 @@ pyte = pytest.importorskip("pyte")
 ROOT = Path(__file__).resolve().parents[2]
 DEMO = ROOT / "rmqlb" / "data" / "demo-snapshot.json"
 SIXTEEN = ROOT / "examples" / "16-queues-3-consumers-rebalancing.json"
+MIXED = ROOT / "examples" / "mixed-rebalance.json"
 SIZES = [(80, 24), (100, 30), (200, 50)]
 ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
 TOPIC = "OrderTopic"
@@ -148,9 +149,11 @@ def test_status_fits(cols: int, rows: int) -> None:
 
 @pytest.mark.slow
 @pytest.mark.parametrize(("cols", "rows"), SIZES)
-@pytest.mark.parametrize("which", ["demo", "16", "64"])
+@pytest.mark.parametrize("which", ["demo", "16", "64", "mixed"])
 def test_explain_fits(which: str, cols: int, rows: int, tmp_path: Path) -> None:
-    path = {"demo": DEMO, "16": SIXTEEN}.get(which) or _sixty_four(tmp_path / "64.json")
+    path = {"demo": DEMO, "16": SIXTEEN, "mixed": MIXED}.get(which) or _sixty_four(
+        tmp_path / "64.json"
+    )
     lines = _lines(_run(["explain", "-d", str(path)], cols, rows))
     _common_checks(lines, cols)
     text = "\n".join(lines)
@@ -160,6 +163,8 @@ def test_explain_fits(which: str, cols: int, rows: int, tmp_path: Path) -> None:
     assert "Findings for" in text and "Summary:" in text
     if cols >= 80:  # the queue table stays a table
         assert any(re.match(r"Queue +Expected +Actual +Status", line) for line in lines)
+    if which == "mixed" and cols >= 200:  # who balances each client, when there is room
+        assert any(re.search(r"Balanced by", line) for line in lines)
 
 
 @pytest.mark.slow

@@ -5,12 +5,13 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Sequence
+from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from rmqlb.client.steps.connections import connections
 from rmqlb.client.steps.running import running_infos, to_consumer
 from rmqlb.model import Group, MessageModel, queue_sort_key
-from rmqlb.model.snapshot import RETRY_PREFIX
+from rmqlb.model.snapshot import RETRY_PREFIX, GroupOnBroker
 
 if TYPE_CHECKING:
     from rmqlb.client.collector import Collector
@@ -39,7 +40,8 @@ async def capture_group(
     topics.update(sub.topic for cons in consumers for sub in cons.subscriptions)
     if view.message_model is MessageModel.BROADCASTING:
         topics.clear()
-    stats = [o for per_broker in await stats_task for o in per_broker]
+    answers = await stats_task
+    stats = [o for answer in answers if answer is not None for o in answer.offsets]
     if not consumers and await c.routes.get(RETRY_PREFIX + name) is None:
         # Nobody listed and no %RETRY% topic: a POP-only group (5.x gRPC clients, which no
         # broker lists): the routes of the topics it has offsets of, so its queues and lag
@@ -49,6 +51,10 @@ async def capture_group(
     offsets = await c.offsets.complete(name, sorted(topics), stats)
     routes = {t: await c.routes.get(t) for t in sorted({*topics, RETRY_PREFIX + name})}
     on_brokers = await c.assignment.group(name, masters, view.message_model, consumers, routes)
+    for (broker, _), answer in zip(masters, answers, strict=True):
+        if answer is not None and answer.consume_tps > 0:  # 0: nothing to tell apart from unread
+            known = on_brokers.get(broker, GroupOnBroker())
+            on_brokers[broker] = replace(known, consume_tps=answer.consume_tps)
     configs = {}
     for broker, addr in masters:
         table = await c.configs.of(addr)

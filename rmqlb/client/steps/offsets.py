@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 from rmqlb.client.errors import Failed
 from rmqlb.model import MessageQueue, QueueOffset
 from rmqlb.model.snapshot import NEVER_COMMITTED
-from rmqlb.remoting.bodies import QueueStats
+from rmqlb.remoting.bodies import ConsumeStats, QueueStats
 from rmqlb.remoting.errors import QueryNotFound, TopicNotExist
 
 if TYPE_CHECKING:
@@ -26,17 +26,17 @@ class Offsets:
         self.collector = collector
         self.topic_stats: dict[tuple[str, str], asyncio.Task[dict[MessageQueue, QueueStats]]] = {}
 
-    async def consume_stats(self, addr: str, group: str) -> list[QueueOffset]:
-        """One master's consume stats for ``group`` (empty when it could not be read)."""
+    async def consume_stats(self, addr: str, group: str) -> ConsumeStats | None:
+        """One master's consume stats for ``group``: its per-queue offsets and the rate
+        the group fetches from it (``None`` when it could not be read)."""
         c = self.collector
-        stats = await c.try_request(
+        return await c.try_request(
             c.label(addr),
             "GET_CONSUME_STATS",
             partial(c.admin.consume_stats, addr, group),
             broker=True,
             group=group,
         )
-        return list(stats) if stats is not None else []
 
     async def complete(
         self, group: str, topics: Sequence[str], stats: Sequence[QueueOffset]

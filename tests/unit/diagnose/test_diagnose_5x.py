@@ -4,10 +4,21 @@ from __future__ import annotations
 
 from typing import Any
 
-from diagnose_builders import codes, consumer, group, labels, only, queues, route, run
+from diagnose_builders import (
+    codes,
+    consumer,
+    group,
+    labels,
+    only,
+    queues,
+    route,
+    run,
+    snapshot,
+)
 
 from rmqlb.diagnose import Code, Severity
 from rmqlb.diagnose.report import QueueStatus
+from rmqlb.diagnose.status import status
 
 T = "T"
 BROKER = {"properties": {"clientRebalance": "false"}}
@@ -228,6 +239,26 @@ def test_a_proxy_consumed_group_gets_no_delete_advice_and_shows_its_lag() -> Non
     assert "lag is 14" in f.message and "5 s before the capture" in f.message
     table = report.groups[0].topics[0]
     assert [r.lag for r in table.queues] == [7, 7]
+
+
+def test_a_proxy_consumed_group_states_the_rate_its_brokers_count() -> None:
+    # nothing consumed recently by the offsets' clock: the brokers' consumeTps is the sign
+    views = {"broker-a": {"consumeTps": 2.5}, "broker-b": {"consumeTps": 1.25}}
+    groups = {"G": group(offsets=offsets(2, lag=7), onBrokers=views)}
+    report = run({T: {"queues": 2}}, groups)
+    f = only(report, Code.PROXY_CONSUMED)
+    assert "its brokers count it fetching 3.8 messages/s (consumeTps)" in f.message
+    assert "deleteSubGroup" not in f.hint
+    (line,) = status(snapshot({T: {"queues": 2}}, groups)).lines
+    assert line.consume_tps == 3.75  # no client reports a rate: the brokers' count
+
+
+def test_client_reported_rates_win_over_the_brokers_count() -> None:
+    views = {"broker-a": {"consumeTps": 9.0}}
+    c1 = consumer("c1", T, status={T: {"consumeOKTPS": 4.5}})
+    groups = {"G": group(c1, onBrokers=views)}
+    (line,) = status(snapshot({T: {"queues": 2}}, groups)).lines
+    assert line.consume_tps == 4.5
 
 
 def test_no_consumers_on_a_5x_cluster_without_a_proxy_asked_gives_no_delete_advice() -> None:

@@ -237,3 +237,27 @@ def test_the_5x_findings_quoted_in_the_catalogue_are_real_output(name: str) -> N
     report = diagnose(load_snapshot(EXAMPLES / name))
     first = next(f for f in report.findings if f.code.value == FIVE_X[name])
     assert f"> {first.message}\n>\n> fix: {first.hint}\n" in doc
+
+
+OLDER = "a client older than 5.0 cannot ask the broker"
+BALANCED_BY = {
+    "broker-assigned-pull.json": {
+        "10.0.0.5@8421#2764210394381": ("broker", None),
+        "10.0.0.6@8419#2764215512009": ("broker", None),
+    },
+    "mixed-rebalance.json": {
+        "10.0.0.5@5101#5200000000001": ("client", OLDER),
+        "10.0.0.6@5102#5200000000002": ("broker", None),
+        "10.0.0.7@5103#5200000000003": ("broker", None),
+    },
+}
+
+
+@pytest.mark.parametrize("name", sorted(BALANCED_BY))
+def test_consumer_rows_say_who_balances_each_client_and_whether_reported(name: str) -> None:
+    doc = report_to_json(diagnose(load_snapshot(EXAMPLES / name)))
+    for table in doc["groups"][0]["topics"]:
+        rows = {
+            c["clientId"]: (c["balancedBy"], c["balancedByInferred"]) for c in table["consumers"]
+        }
+        assert rows == BALANCED_BY[name]

@@ -111,10 +111,6 @@ def _client_addr(rec: Recorded, real: Body, fake: Body, snapshot: Snapshot) -> N
         c["clientAddr"] = addrs[c["clientId"]]
 
 
-def _consume_tps(rec: Recorded, real: Body, fake: Body, snapshot: Snapshot) -> None:
-    real["consumeTps"] = fake["consumeTps"]
-
-
 def _cached_offsets(rec: Recorded, real: Body, fake: Body, snapshot: Snapshot) -> None:
     for mq, pq in real.get("mqTable", {}).items():
         for key in ("cachedMsgMinOffset", "cachedMsgMaxOffset"):
@@ -147,7 +143,6 @@ DIFFERENCES: dict[str, tuple[frozenset[int], Rule]] = {
     "data version": (frozenset({201, 26}), _data_version),
     "client order": (frozenset({38, 203}), _client_order),
     "one address per client": (frozenset({203}), _client_addr),
-    "consume TPS": (frozenset({208}), _consume_tps),
     "cached message offsets": (frozenset({307}), _cached_offsets),
     "runtime statistics": (frozenset({28}), _runtime_statistics),
 }

@@ -179,6 +179,7 @@ BASE: dict[str, Any] = {
                             "queues": [{"brokerName": "broker-a", "queueId": -1}],
                         }
                     ],
+                    "consumeTps": 12.5,
                 }
             },
         }

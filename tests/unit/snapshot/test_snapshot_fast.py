@@ -10,7 +10,13 @@ import pytest
 from rmqlb.diagnose._fast import new_consumer_row, new_rows
 from rmqlb.diagnose.report import ConsumerRow, QueueRow, QueueStatus
 from rmqlb.model import MessageQueue, QueueOffset
-from rmqlb.model.snapshot import Consumer, ConsumeStatus, ProcessQueueState, Subscription
+from rmqlb.model.snapshot import (
+    Consumer,
+    ConsumeStatus,
+    ProcessQueueState,
+    Rebalance,
+    Subscription,
+)
 from rmqlb.model.strategy import Avg
 from rmqlb.snapshot import parse_snapshot
 from rmqlb.snapshot._fast import _CONSUMER_FIELDS, gc_paused, new_consumer, new_queue
@@ -134,7 +140,11 @@ def test_fast_consumer_constructors_equal_the_real_ones() -> None:
         "actual",
         "lag",
         "consumer",
+        "balanced_by",
+        "balance_inferred",
     ]
     assert new_consumer_row("c1", True, "AVG", 2, None, 5) == ConsumerRow(
         "c1", True, "AVG", 2, None, 5
     )
+    row = ("c1", True, "AVG", 2, 2, 5, None, Rebalance.BROKER, "it holds POP queues")
+    assert new_consumer_row(*row) == ConsumerRow(*row)

@@ -1,0 +1,63 @@
+"""The explain consumer table says who balances each client (itself, a broker or a Proxy)
+and whether the client reported it; the column shows when a broker or a Proxy balances one
+of the group's clients, or with -o wide, and gives way on a narrow screen."""
+
+from __future__ import annotations
+
+import io
+from pathlib import Path
+
+import pytest
+from rich.console import Console
+
+from rmqlb.diagnose import diagnose
+from rmqlb.render import Output, render
+from rmqlb.render.options import RenderOptions
+from rmqlb.snapshot import load_snapshot
+
+EXAMPLES = Path(__file__).resolve().parents[3] / "examples"
+
+
+def _text(name: str, output: Output = Output.plain, *, wide: bool = False) -> str:
+    buffer = io.StringIO()
+    report = diagnose(load_snapshot(EXAMPLES / name))
+    render(report, output, buffer, RenderOptions(wide=wide))
+    return buffer.getvalue()
+
+
+def _table(name: str, width: int) -> str:
+    buffer = io.StringIO()
+    console = Console(file=buffer, width=width, color_system=None)
+    render(diagnose(load_snapshot(EXAMPLES / name)), Output.table, console, RenderOptions())
+    return buffer.getvalue()
+
+
+def _row(text: str, client_id: str) -> str:
+    """The client's first consumer-table row (it starts with the id and says it subscribes)."""
+    return next(
+        line
+        for line in text.splitlines()
+        if line.lstrip("| `").startswith(client_id) and " yes " in line
+    )
+
+
+@pytest.mark.parametrize("output", [Output.plain, Output.markdown])
+def test_mixed_group_says_who_balances_each_client(output: Output) -> None:
+    text = _text("mixed-rebalance.json", output)
+    assert "balanced by" in text
+    assert "client (inferred)" in _row(text, "10.0.0.5@5101")  # a 4.9.8 client cannot ask
+    assert "broker " in _row(text, "10.0.0.6@5102")  # reported: clientRebalance=false
+    assert "(inferred)" not in _row(text, "10.0.0.6@5102")
+
+
+def test_a_group_every_client_balances_itself_shows_it_only_wide() -> None:
+    assert "balanced by" not in _text("16-queues-2-consumers.json")
+    wide = _text("16-queues-2-consumers.json", wide=True)
+    assert "balanced by" in wide
+
+
+def test_the_color_table_shows_the_column_and_it_gives_way_when_narrow() -> None:
+    assert "Balanced by" in _table("broker-assigned-pull.json", 200)
+    narrow = _table("broker-assigned-pull.json", 80)
+    assert "Balanced by" not in narrow
+    assert all(len(line) <= 80 for line in narrow.splitlines())
