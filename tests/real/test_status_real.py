@@ -77,11 +77,15 @@ def test_status_lists_the_groups_with_their_worst_finding_and_lag(kit: Kit, name
     line = got[retired]
     assert line["worst"]["code"] == "NO_CONSUMERS" and line["worst"]["severity"] == "warning"
     assert "leaves 30 messages unconsumed" in line["worst"]["message"]
-    # t_old's 4 queues, and its retry topic's queue on each broker: nobody reads any of them
+    # t_old's 4 queues, and on 4.9.8 its retry topic's queue on each broker: nobody reads
+    # any of them (the 5.x clients of the kit commit no offset on the retry topic's queues
+    # they never consumed from, so there the group holds only t_old's 4)
+    queues = 6 if kit.version == "4.9.8" else 4
     assert line["stranded"] == {
-        "queues": 6, "messages": 30, "knownMessages": 30, "unknownQueues": 0, "complete": True
+        "queues": queues, "messages": 30, "knownMessages": 30, "unknownQueues": 0,
+        "complete": True,
     }  # fmt: skip
-    assert line["strategy"] == "-" and line["partial"] == []
+    assert line["strategy"] is None and line["partial"] == []  # no client: no strategy
 
     line = got[split]
     assert line["worst"]["code"] == "SUBSCRIPTION_INCONSISTENT"

@@ -19,6 +19,15 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     for item in items:
         if "tests/spark/" in item.nodeid.replace("\\", "/"):
             item.add_marker(pytest.mark.spark)
+            # The JVM's start-up and Py4J calls trigger collections that can finalize a
+            # socket an earlier test left for the garbage collector: reported there, it
+            # would fail a Spark test that has nothing to do with it.
+            item.add_marker(
+                pytest.mark.filterwarnings(
+                    "ignore:Exception ignored in.*(socket|Transport):"
+                    "pytest.PytestUnraisableExceptionWarning"
+                )
+            )
 
 
 @pytest.fixture(scope="session")
