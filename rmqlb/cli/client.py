@@ -39,17 +39,12 @@ def client(  # noqa: PLR0917  (typer maps every option to a parameter)
 
     Exit codes: 0 found, 2 bad input (no such client), 3 cluster unreachable, 4 partial data.
     """
-    from rmqlb.cli.explain import _load_dump
+    from rmqlb.cli.live import snapshot_from
     from rmqlb.render.client import find_clients, render_client
 
     check_source(ctx, dump, connection)
     groups = tuple(group or ())
-    if dump is not None:
-        snapshot = _load_dump(dump)
-    else:
-        from rmqlb.cli.live import snapshot_from_cluster
-
-        snapshot = snapshot_from_cluster(connection.live(groups=groups))
+    snapshot = snapshot_from(dump, connection, groups)
     views = [v for g in (groups or (None,)) for v in find_clients(snapshot, client_id, g)]
     if not views:
         where = f" in {', '.join(groups)}" if groups else ""

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from rmqlb.errors import InputError, Terminated
 
 if TYPE_CHECKING:
+    from rmqlb.cli.options import Connection
     from rmqlb.client.collector import CollectOptions
     from rmqlb.model.snapshot import Snapshot
 
@@ -271,3 +272,13 @@ def _settle(future: Any) -> None:
 def _quiet_after_interrupt(loop: Any, context: dict[str, Any]) -> None:
     """After an interrupt, tasks cancelled half-way may leave exceptions nobody reads:
     nothing to tell the user, who asked to stop."""
+
+
+def snapshot_from(dump: str | None, connection: Connection, groups: tuple[str, ...]) -> Snapshot:
+    """The snapshot of ``--dump FILE`` (``-``: standard input), else one captured live from
+    ``connection``'s cluster for ``groups``."""
+    if dump is not None:
+        from rmqlb.snapshot import load_snapshot
+
+        return load_snapshot(dump)
+    return snapshot_from_cluster(connection.live(groups=groups))

@@ -66,18 +66,13 @@ def offsets(  # noqa: PLR0917  (typer maps every option to a parameter)
     Exit codes: 0 read, 2 bad input, 3 cluster unreachable, 4 partial data.
     """
 
-    from rmqlb.cli.explain import _load_dump
+    from rmqlb.cli.live import snapshot_from
     from rmqlb.render.offsets import SORT_KEYS, offsets_view, render_offsets
 
     if sort_by not in SORT_KEYS:
         raise InputError(f"--sort-by {sort_by}: expected one of {', '.join(SORT_KEYS)}")
     check_source(ctx, dump, connection)
-    if dump is not None:
-        snapshot = _load_dump(dump)
-    else:
-        from rmqlb.cli.live import snapshot_from_cluster
-
-        snapshot = snapshot_from_cluster(connection.live(groups=(group,)))
+    snapshot = snapshot_from(dump, connection, (group,))
     if group not in snapshot.groups:
         raise InputError(f"no consumer group {group!r} in this {'file' if dump else 'cluster'}")
     view = offsets_view(snapshot, group, topic=topic, sort_by=sort_by)
