@@ -19,6 +19,7 @@ from __future__ import annotations
 import json
 import math
 from datetime import UTC, datetime
+from functools import lru_cache
 from typing import Any
 
 #: Documents of up to this many values (dict entries and list items, counted recursively) are
@@ -68,4 +69,19 @@ def iso_ms(epoch_ms: int | None) -> str | None:
     """
     if epoch_ms is None:
         return None
-    return datetime.fromtimestamp(epoch_ms // 1000, UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+    # 100,000 queue rows write one time each: the date is formatted once per day, the
+    # time of day from a table (strftime, or formatting integers, took ten times as long)
+    day, second = divmod(epoch_ms // 1000, 86_400)
+    hour, second = divmod(second, 3_600)
+    minute, second = divmod(second, 60)
+    two = _TWO_DIGITS
+    return f"{_iso_date(day)}T{two[hour]}:{two[minute]}:{two[second]}Z"
+
+
+_TWO_DIGITS = tuple(f"{i:02d}" for i in range(60))
+
+
+@lru_cache(maxsize=4_096)
+def _iso_date(day: int) -> str:
+    """``2026-11-22``: the date of a day counted from 1970-01-01 (days before it negative)."""
+    return datetime.fromtimestamp(day * 86_400, UTC).strftime("%Y-%m-%d")
