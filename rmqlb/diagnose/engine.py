@@ -44,6 +44,7 @@ from rmqlb.diagnose.report import (
 from rmqlb.diagnose.rules import GROUP_RULES, TOPIC_RULES
 from rmqlb.errors import InputError
 from rmqlb.model.javaorder import java_key
+from rmqlb.model.queue import MessageQueue
 from rmqlb.model.snapshot import Snapshot
 from rmqlb.model.strategy import Params, StrategySpec, describe, params_of, with_params
 from rmqlb.snapshot._fast import gc_paused
@@ -146,14 +147,33 @@ def _consumer_rows(ctx: TopicContext) -> tuple[ConsumerRow, ...]:
     return tuple(rows)
 
 
+def _finding_lags(
+    group: str, contexts: Iterable[TopicContext], findings: Iterable[Finding]
+) -> dict[tuple[str, MessageQueue], int]:
+    """The known lag of each queue ``findings`` name in ``contexts``, by group and queue:
+    what :func:`~rmqlb.diagnose.causes.arrange` weighs findings by (looked up per named
+    queue, not gathered from every queue row)."""
+    by_topic = {ctx.topic: ctx for ctx in contexts}
+    out: dict[tuple[str, MessageQueue], int] = {}
+    for f in findings:
+        for mq in f.queues:
+            ctx = by_topic.get(mq.topic)
+            if ctx is None or ctx.lag is None:
+                continue
+            i = ctx.index(mq)
+            lag = None if i is None else ctx.lag[i]
+            if lag is not None:
+                out[group, mq] = lag
+    return out
+
+
 def _diagnose_group(
     g: GroupContext, topic: str | None
-) -> tuple[GroupReport, list[Finding], list[int | None]]:
+) -> tuple[GroupReport, list[Finding], list[int | None], dict[tuple[str, MessageQueue], int]]:
+    """The report of ``g`` (every topic), its findings, the position of each one's cause
+    and the lags of the queues they name in ``topic`` (every topic when ``None``)."""
     findings: list[Finding] = []
-    topics = g.subscribed_topics()
-    if topic is not None:
-        topics = [t for t in topics if t == topic]
-    contexts = [topic_context(g, t) for t in topics]
+    contexts = [topic_context(g, t) for t in g.subscribed_topics()]
     for rule in GROUP_RULES:
         findings.extend(rule(g, contexts, topic))
     reports: list[TopicReport] = []
@@ -175,7 +195,8 @@ def _diagnose_group(
     report = GroupReport(
         g.name, model, label, tuple(reports), g.inference, complete=not g.offsets_unknown
     )
-    return report, findings, link_causes(g, findings)
+    shown = [ctx for ctx in contexts if topic is None or ctx.topic == topic]
+    return report, findings, link_causes(g, findings), _finding_lags(g.name, shown, findings)
 
 
 def diagnose(
@@ -217,12 +238,13 @@ def diagnose(
     group_reports: list[GroupReport] = []
     findings: list[Finding] = []
     parents: list[int | None] = []
+    lag: dict[tuple[str, MessageQueue], int] = {}
     with gc_paused():
         for name in names:
             g = group_context(snapshot, snapshot.groups[name], strategy, opts)
             # every topic is diagnosed even with ``topic``: a finding's id numbers it among
             # all of its group's findings, whichever topics a command shows
-            report, found, links = _diagnose_group(g, None)
+            report, found, links, lags = _diagnose_group(g, topic)
             if topic is not None:
                 kept = tuple(t for t in report.topics if t.topic == topic)
                 report = replace(report, topics=kept)
@@ -230,13 +252,7 @@ def diagnose(
             offset = len(findings)
             findings.extend(found)
             parents.extend(None if p is None else p + offset for p in links)
-    lag = {
-        (g.group, row.queue): row.lag
-        for g in group_reports
-        for t in g.topics
-        for row in t.queues
-        if row.lag is not None
-    }
+            lag.update(lags)
     arranged = arrange(findings, parents, lag)
     if topic is not None:
         arranged = _about(arranged, topic)
