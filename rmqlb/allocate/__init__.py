@@ -31,7 +31,14 @@ from rmqlb.model.strategy import (
     Unknown,
 )
 
-__all__ = ["Assignment", "UnknownStrategyError", "allocate", "allocate_sorted", "validate"]
+__all__ = [
+    "Assignment",
+    "UnknownStrategyError",
+    "allocate",
+    "allocate_for",
+    "allocate_sorted",
+    "validate",
+]
 
 
 class UnknownStrategyError(InputError):
@@ -76,6 +83,20 @@ def allocate_sorted(
             return allocate_config(cid_all, config)
         case Unknown(class_name=name):
             raise UnknownStrategyError(f"cannot reproduce custom allocation strategy {name}")
+
+
+def allocate_for(
+    strategy: StrategySpec,
+    mq_all: Sequence[MessageQueue],
+    cid_all: Sequence[str],
+    clients: Iterable[str],
+) -> Assignment:
+    """What :func:`allocate_sorted` gives those of ``clients`` that ``cid_all`` lists, and
+    raises the same: AVG computes just their blocks, other strategies the whole group."""
+    if isinstance(strategy, Avg):
+        return allocate_avg(mq_all, cid_all, only=clients)
+    whole = allocate_sorted(strategy, mq_all, cid_all)
+    return {cid: whole[cid] for cid in clients if cid in whole}
 
 
 def allocate(

@@ -15,7 +15,7 @@ index: the block of the second index goes to nobody.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 
 from rmqlb.allocate._common import Assignment, first_indexes, java_check
 from rmqlb.model.queue import MessageQueue
@@ -38,14 +38,20 @@ def avg_block(n: int, m: int, index: int) -> tuple[int, int]:
     return start, max(0, min(average, n - start))
 
 
-def allocate_avg(mq_all: Sequence[MessageQueue], cid_all: Sequence[str]) -> Assignment:
-    """Allocate a whole group at once; inputs already in Java order."""
+def allocate_avg(
+    mq_all: Sequence[MessageQueue], cid_all: Sequence[str], only: Iterable[str] | None = None
+) -> Assignment:
+    """Allocate a whole group at once; inputs already in Java order. ``only``: the blocks of
+    just these clients (those listed in ``cid_all``), each a function of its index alone."""
     java_check(mq_all, cid_all)
     n, m = len(mq_all), len(cid_all)
     result: Assignment = {}
     if m == 0:
         return result
-    for cid, index in first_indexes(cid_all).items():
-        start, size = avg_block(n, m, index)
+    index = first_indexes(cid_all)
+    if only is not None:
+        index = {cid: index[cid] for cid in only if cid in index}
+    for cid, at in index.items():
+        start, size = avg_block(n, m, at)
         result[cid] = list(mq_all[start : start + size])
     return result

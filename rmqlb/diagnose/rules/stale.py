@@ -39,7 +39,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 
-from rmqlb.allocate import allocate_sorted, validate
+from rmqlb.allocate import allocate_for, validate
 from rmqlb.diagnose.context import GroupContext, Mode, TopicContext, broker_addr, holds_expected
 from rmqlb.diagnose.report import Code, Finding, Severity
 from rmqlb.diagnose.rules._text import duration_text, id_text, queue_text
@@ -126,14 +126,17 @@ class _Search:
         self.tried: set[tuple[object, ...]] = set()
         self.found: list[Stale] = []
 
-    def allocate(self, view: View) -> dict[str, list[MessageQueue]] | None:
+    def allocate(self, view: View, clients: Sequence[str]) -> dict[str, list[MessageQueue]] | None:
+        """The shares ``view`` gives ``clients`` (``None``: Java throws, or no budget left).
+        Counted against the budget as one allocation of the whole group, although AVG
+        computes only the blocks asked for."""
         queues: Sequence[MessageQueue] = self.ctx.mq_all if view.mq_all is None else view.mq_all
         if self.left <= 0 or self.work <= 0:
             return None
         self.left -= 1
         self.work -= len(queues) + len(view.cid_all)
         try:
-            return allocate_sorted(view.strategy, queues, view.cid_all)
+            return allocate_for(view.strategy, queues, view.cid_all, clients)
         except (AllocationError, InputError):
             return None
 
@@ -142,7 +145,7 @@ class _Search:
         if view.key() in self.tried or self.left <= 0 or self.work <= 0:
             return []
         self.tried.add(view.key())
-        shares = self.allocate(view)
+        shares = self.allocate(view, clients)
         if shares is None:
             return []
         out: list[str] = []

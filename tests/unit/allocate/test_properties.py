@@ -11,7 +11,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from rmqlb.allocate import allocate, allocate_sorted, consistent_hash
+from rmqlb.allocate import allocate, allocate_for, allocate_sorted, consistent_hash
 from rmqlb.allocate.consistent_hash import HashMemo, allocate_consistent_hash, build_ring
 from rmqlb.model.javaorder import java_key, java_sorted
 from rmqlb.model.queue import MessageQueue, queue_sort_key
@@ -195,6 +195,23 @@ def test_duplicated_client_ids_behave_like_index_of(
     got = allocate_sorted(spec, mq_all, cid_all)
     assert got == java_group(spec, mq_all, cid_all)
     assert list(got) == list(dict.fromkeys(cid_all))
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    spec=ANY_STRATEGY,
+    mqs=QUEUES,
+    cids=CIDS_WITH_DUPLICATES,
+    asked=st.lists(st.sampled_from(["a", "c", "c147464", "x"]), max_size=4),
+)
+def test_allocate_for_is_the_whole_groups_allocation_of_the_clients_asked(
+    spec: StrategySpec, mqs: list[MessageQueue], cids: list[str], asked: list[str]
+) -> None:
+    mq_all = sorted(mqs, key=cmp_to_key(queue_cmp))
+    cid_all = sorted(cids, key=cmp_to_key(utf16_cmp))
+    whole = allocate_sorted(spec, mq_all, cid_all)
+    got = allocate_for(spec, mq_all, cid_all, asked)
+    assert got == {cid: whole[cid] for cid in asked if cid in whole}
 
 
 @settings(max_examples=200, deadline=None)
