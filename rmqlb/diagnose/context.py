@@ -746,16 +746,18 @@ def topic_context(g: GroupContext, topic: str) -> TopicContext:
     throws = False
     side: BrokerSide | None = None
     if g.mode is Mode.CLUSTERING and route is not None:
+        # only the clients a broker balances are compared with what the brokers answer
+        balance = g.balance or {}
         held = {
             c.client_id: frozenset(a)
             for c, a in zip(g.consumers, actual, strict=True)
-            if a is not None
+            if a is not None and balance.get(c.client_id) is Rebalance.BROKER
         }
         side = broker_side(
             g.snapshot,
             g.group,
             consumers=g.consumers,
-            balance=g.balance or {},
+            balance=balance,
             topic=topic,
             route=route,
             mq_all=mq_all,
