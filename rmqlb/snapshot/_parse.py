@@ -906,8 +906,9 @@ class _Parser:
     ) -> tuple[MessageQueue, ...] | None:
         """A list of queue references; the hot path of big snapshots, so kept lean.
 
-        Decoded JSON repeats one string object for equal strings, so a topic or broker
-        that *is* the previous one (already checked) skips the checks and the table lookup.
+        A topic and broker equal to the previous ones (already checked: only a string
+        equals a string) skip the checks and the table lookup. Compared by value: the JSON
+        decoder makes a new string object for every string value.
         """
         if value is None:
             return None
@@ -927,7 +928,7 @@ class _Parser:
                 topic, broker, qid = self.queue_ref(item, f"{path}[{i}]", default_topic, min_id)
             if type(qid) is not int or qid < min_id:
                 topic, broker, qid = self.queue_ref(item, f"{path}[{i}]", default_topic, min_id)
-            if topic is not last_topic or broker is not last_broker:
+            if topic != last_topic or broker != last_broker:
                 if type(topic) is not str or type(broker) is not str:
                     topic, broker, qid = self.queue_ref(item, f"{path}[{i}]", default_topic, min_id)
                 table = self.by_id(topic, broker)
@@ -935,8 +936,8 @@ class _Parser:
             mq = table.get(qid)
             if mq is None:  # new_queue() inlined: the first sight of 100,000 queues
                 mq = table[qid] = new(MessageQueue)
-                set_topic(mq, topic)
-                set_broker(mq, broker)
+                set_topic(mq, last_topic)  # one string object per run of one broker
+                set_broker(mq, last_broker)
                 set_id(mq, qid)
             append(mq)
         return tuple(out)
@@ -991,7 +992,7 @@ class _Parser:
                 (topic, broker, qid), broker_offset, consumer_offset, last, low = self.offset(
                     item, f"{path}[{i}]"
                 )
-            if topic is not last_topic or broker is not last_broker:
+            if topic != last_topic or broker != last_broker:
                 if type(topic) is not str or type(broker) is not str:
                     (topic, broker, qid), broker_offset, consumer_offset, last, low = self.offset(
                         item, f"{path}[{i}]"
@@ -1000,7 +1001,7 @@ class _Parser:
                 last_topic, last_broker = topic, broker
             mq = table.get(qid)
             if mq is None:
-                mq = table[qid] = new_queue(topic, broker, qid)
+                mq = table[qid] = new_queue(last_topic, last_broker, qid)
             off: QueueOffset = new(QueueOffset)
             set_queue(off, mq)
             set_broker(off, broker_offset)
