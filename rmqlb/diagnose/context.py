@@ -503,6 +503,14 @@ class TopicContext:
             return None
         return span[0] + mq.queue_id
 
+    def offset(self, mq: MessageQueue) -> QueueOffset | None:
+        """The group's offset of ``mq`` (``None``: not captured): for a queue of ``mq_all``
+        read from ``offsets`` by position, without the group's table of every offset."""
+        i = self.index(mq)
+        if i is None:
+            return self.g.offset(mq)
+        return None if self.offsets is None else self.offsets[i]
+
     def holders(self, i: int) -> list[str]:
         """Every consumer holding ``mq_all[i]`` (empty when nobody is known to)."""
         first = self.holder[i]

@@ -183,7 +183,7 @@ def _held_by_nobody(ctx: TopicContext) -> list[Finding]:
             f"{len(orphans)} of {plural(len(ctx.mq_all), 'queue')} of {ctx.topic} "
             f"{'is' if len(orphans) == 1 else 'are'} held by no consumer right now{who}: "
             f"{queue_text(orphans, g.options.max_listed)}"
-            f"{waiting_text(g, orphans, ctx.topic)}",
+            f"{waiting_text(ctx, orphans)}",
             "if a consumer just joined or left, wait one rebalance (20 s) and look again; if "
             "it persists, the consumers that should hold them see another route or consumer "
             "list: check their logs for rebalance errors and their connections to every broker",

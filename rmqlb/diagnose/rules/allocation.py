@@ -380,7 +380,7 @@ def _unconsumed(ctx: TopicContext, prove: _Prover) -> list[Finding]:
                 f"{'does' if len(ids) == 1 else 'do'} not subscribe {ctx.topic} "
                 f"({id_text(ids, limit)}): {queue_text(queues, limit)} "
                 f"{'is' if len(queues) == 1 else 'are'} never consumed"
-                f"{waiting_text(g, queues, ctx.topic)}{g.assumption}",
+                f"{waiting_text(ctx, queues)}{g.assumption}",
                 f"every client in cidAll takes a share of every topic of the group: give all "
                 f"consumers of {g.name} the same subscriptions, or move "
                 f"{id_text(ids, limit)} to a consumer group of their own",
@@ -402,7 +402,7 @@ def _unconsumed(ctx: TopicContext, prove: _Prover) -> list[Finding]:
                 g.name,
                 f"{len(nobody)} of {plural(total, 'queue')} of {ctx.topic} are allocated to "
                 f"no consumer under {g.strategy_label} ({cause}): "
-                f"{queue_text(nobody, limit)}{waiting_text(g, nobody, ctx.topic)}{g.assumption}",
+                f"{queue_text(nobody, limit)}{waiting_text(ctx, nobody)}{g.assumption}",
                 hint,
                 topic=ctx.topic,
                 queues=tuple(nobody),

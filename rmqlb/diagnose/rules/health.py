@@ -187,7 +187,7 @@ def _running_stall(
         lag = _lag_of(ctx, pq.queue)
         if not lag:
             continue
-        offset = ctx.g.offset(pq.queue)
+        offset = ctx.offset(pq.queue)
         if offset is not None and max(pq.commit_offset, 0) > max(offset.consumer_offset, 0):
             continue  # the client got further than the broker knows: it moves
         if pq.last_pull_timestamp > 0 and now - pq.last_pull_timestamp > interval + stall:

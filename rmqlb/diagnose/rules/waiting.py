@@ -26,7 +26,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from rmqlb.diagnose.context import GroupContext
+from rmqlb.diagnose.context import GroupContext, TopicContext
 from rmqlb.humanize import plural
 from rmqlb.model.queue import MessageQueue
 from rmqlb.model.snapshot import RETRY_PREFIX, QueueOffset
@@ -115,14 +115,14 @@ def _fate(w: Waiting, topic: str, start: str) -> str:
 
 
 def waiting_text(
-    g: GroupContext,
+    ctx: TopicContext,
     queues: Sequence[MessageQueue],
-    topic: str,
     when: str = "a consumer takes them over",
 ) -> str:
     """``; 40 messages wait there: once a consumer takes them over, ...`` (``""`` when no
-    offset of these queues is known)."""
-    w = waiting(g.offset(mq) for mq in queues)
+    offset of these queues, of ``ctx``'s topic, is known)."""
+    g, topic = ctx.g, ctx.topic
+    w = waiting(ctx.offset(mq) for mq in queues)
     if not w.known:
         return ""
     unknown = (
