@@ -27,7 +27,10 @@ def java_check(mq_all: Sequence[MessageQueue], cid_all: Sequence[str]) -> None:
 
 def first_indexes(cid_all: Sequence[str]) -> dict[str, int]:
     """``cidAll.indexOf(cid)`` for every distinct client id (a duplicate keeps its first)."""
-    index: dict[str, int] = {}
+    index = dict(zip(cid_all, range(len(cid_all)), strict=True))
+    if len(index) == len(cid_all):  # no id twice (the usual case): each index is the first
+        return index
+    index = {}
     for i, cid in enumerate(cid_all):
         index.setdefault(cid, i)
     return index

@@ -148,6 +148,8 @@ class ErrorIndex:
         """Failures that leave what is known of ``group`` incomplete: requests about the
         group (or, in snapshots that do not say, about one of its clients), and requests
         about one of its topics (its route, its offsets) that failed; in capture order."""
+        if not self._by:  # a complete capture: no need to list the group's topics
+            return ()
         keys = [("group", group.name)]
         keys += [("topic", t) for t in group_topics(group)]
         keys += [("client", c.client_id) for c in group.consumers]
