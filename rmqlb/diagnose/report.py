@@ -562,11 +562,12 @@ def _queue_rows_json(
 def _offsets_json(o: QueueOffset) -> dict[str, Any]:
     """Where a queue's lag comes from: ``lagFrom`` "committed", or "min" when the group never
     committed an offset for it."""
+    committed = o.committed
     return {
         "max": o.broker_offset,
-        "committed": o.consumer_offset if o.committed else None,
+        "committed": o.consumer_offset if committed else None,
         "min": o.min_offset,
-        "lagFrom": "committed" if o.committed else "min",
+        "lagFrom": "committed" if committed else "min",
         "lastConsumed": iso_ms(o.last_timestamp or None),
     }
 
