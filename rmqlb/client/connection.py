@@ -116,6 +116,7 @@ class Connection:
         self._next_opaque = 0
         self._closed: RemotingError | None = None
         self._decoder = FrameDecoder(max_frame_size)
+        self._outbox: list[bytes] = []  # frames queued this event-loop turn, not yet written
         self._read_task = asyncio.get_running_loop().create_task(
             self._read_loop(), name=f"rmqlb-read-{addr}"
         )
@@ -203,7 +204,7 @@ class Connection:
                 # Last line of defence: the check is repeated right at the write.
                 if cmd.code not in READ_ONLY_CODES:
                     raise ForbiddenRequest(cmd.code, name)
-                self._writer.write(encode_frame(cmd))
+                self._write(encode_frame(cmd))
                 await self._writer.drain()
                 return await future
         except TimeoutError as exc:
@@ -214,6 +215,18 @@ class Connection:
             raise ConnectionLost(f"{self.addr}: connection lost: {exc}", self.addr) from exc
         finally:
             self._pending.pop(opaque, None)
+
+    def _write(self, frame: bytes) -> None:
+        """Queue ``frame``; every frame queued in this event-loop turn is written at once at
+        the start of the next (one send for many requests, and one wake-up of the peer)."""
+        if not self._outbox:
+            asyncio.get_running_loop().call_soon(self._flush)
+        self._outbox.append(frame)
+
+    def _flush(self) -> None:
+        frames, self._outbox = self._outbox, []
+        if self._closed is None and not self._writer.is_closing():
+            self._writer.write(b"".join(frames))
 
     async def _read_loop(self) -> None:
         error: RemotingError
