@@ -134,24 +134,23 @@ def test_a_capture_without_the_topic_list_still_asks_every_route() -> None:
 
 def test_requests_queued_in_one_turn_leave_in_one_write() -> None:
     async def main() -> tuple[int, int]:
-        async with FakeCluster(fleet()) as fake:
-            async with AdminClient(ClientOptions()) as admin:
-                await admin.cluster_info(fake.namesrv_addr)  # the connection is open
-                conn = admin._connections[fake.namesrv_addr]
-                writes = 0
-                write = conn._writer.write
+        async with FakeCluster(fleet()) as fake, AdminClient(ClientOptions()) as admin:
+            await admin.cluster_info(fake.namesrv_addr)  # the connection is open
+            conn = admin._connections[fake.namesrv_addr]
+            writes = 0
+            write = conn._writer.write
 
-                def counting(data: bytes) -> None:
-                    nonlocal writes
-                    writes += 1
-                    write(data)
+            def counting(data: bytes) -> None:
+                nonlocal writes
+                writes += 1
+                write(data)
 
-                conn._writer.write = counting  # type: ignore[method-assign]
-                before = len(fake.requests)
-                await asyncio.gather(
-                    *(admin.route(fake.namesrv_addr, f"Topic{t}") for t in range(TOPICS))
-                )
-                return writes, len(fake.requests) - before
+            conn._writer.write = counting  # type: ignore[method-assign]
+            before = len(fake.requests)
+            await asyncio.gather(
+                *(admin.route(fake.namesrv_addr, f"Topic{t}") for t in range(TOPICS))
+            )
+            return writes, len(fake.requests) - before
 
     writes, sent = asyncio.run(main())
     assert sent == TOPICS
@@ -167,7 +166,7 @@ def test_a_request_to_a_closed_connection_fails_at_once() -> None:
             await conn.close()
             try:
                 await conn.request(RequestCode.GET_BROKER_CLUSTER_INFO, timeout=5)
-            except Exception as exc:  # noqa: BLE001  (the type is what is checked)
+            except Exception as exc:
                 return type(exc).__name__
             return "answered"
 
