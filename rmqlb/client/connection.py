@@ -209,8 +209,8 @@ class Connection:
         loop = asyncio.get_running_loop()
         future: asyncio.Future[RemotingCommand] = loop.create_future()
         self._pending[opaque] = _Pending(future, name)
-        # A timer on the answer's future, not an asyncio.timeout scope: a third of the cost
-        # per request, and the same TimeoutError.
+        # A timer on the answer's future, not an asyncio.timeout scope (cheaper per request;
+        # the same TimeoutError).
         deadline = loop.time() + timeout
         timer = loop.call_at(deadline, _expire, future)
         try:
