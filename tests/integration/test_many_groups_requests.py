@@ -10,6 +10,9 @@ NameServer does not list; and requests issued in the same event-loop turn leave 
 from __future__ import annotations
 
 import asyncio
+import json
+import subprocess
+import sys
 from collections import Counter
 
 import pytest
@@ -17,7 +20,7 @@ import pytest
 from rmqlb.client.admin import AdminClient, ClientOptions
 from rmqlb.client.collector import CollectOptions, collect
 from rmqlb.client.connection import Connection
-from rmqlb.fake import FakeCluster
+from rmqlb.fake import FakeCluster, FakeClusterThread
 from rmqlb.model import Snapshot
 from rmqlb.remoting.codes import RequestCode
 from rmqlb.snapshot import parse_snapshot
@@ -171,3 +174,29 @@ def test_a_request_to_a_closed_connection_fails_at_once() -> None:
             return "answered"
 
     assert asyncio.run(main()) == "ConnectionLost"
+
+
+PROBE = (
+    "import json, sys\n"
+    "import rmqlb.cli\n"
+    "code = rmqlb.cli.run(sys.argv[1:])\n"
+    "sys.stdout.write('\\n' + json.dumps({'code': code, 'modules': sorted(sys.modules)}) + '\\n')\n"
+)
+
+
+@pytest.mark.parametrize("command", [["status"], ["explain", "--all-groups"]])
+def test_the_json_of_a_fleet_needs_neither_rich_nor_pydantic_core(command: list[str]) -> None:
+    """200 groups' JSON is written by the standard library, straight to stdout."""
+    with FakeClusterThread(fleet()) as fake:
+        proc = subprocess.run(
+            [sys.executable, "-c", PROBE, *command, "-n", fake.namesrv_addr, "-o", "json"],
+            capture_output=True,
+            text=True,
+            timeout=120,
+            check=False,
+        )
+    lines = proc.stdout.strip().splitlines()
+    assert len(json.loads(lines[0])["groups"]) == GROUPS, proc.stderr
+    modules = json.loads(lines[-1])["modules"]
+    assert "rmqlb.client.collector" in modules  # the capture ran
+    assert [m for m in modules if m.split(".")[0] in ("rich", "pydantic_core")] == []
