@@ -194,14 +194,13 @@ def status(  # noqa: PLR0917  (typer maps every option to a parameter)
         headers=not no_headers,
     )
     view = StatusWatch(fmt, render_options)
-    console = make_console(display.color)
     if watch is not None:
         from rmqlb.cli.watch import watch as watch_loop
 
         return watch_loop(
             poll,
             view,
-            console,
+            make_console(display.color),
             json_output=fmt is Output.json,
             interval=watch,
             count=count,
@@ -211,7 +210,12 @@ def status(  # noqa: PLR0917  (typer maps every option to a parameter)
     from rmqlb.cli.messages import report_failures
 
     report_failures(report.errors)
-    view.show(report, None, console)
+    if fmt is Output.table or fmt is Output.wide:
+        view.show(report, None, make_console(display.color))
+    else:  # text formats go straight to stdout: no Rich console to load and build
+        from rmqlb.render.status import render_status
+
+        render_status(report, fmt, sys.stdout, render_options)
     return view.exit_code(report)
 
 

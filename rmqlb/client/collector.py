@@ -39,6 +39,7 @@ from __future__ import annotations
 
 import asyncio
 import time
+from collections import deque
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
@@ -111,6 +112,44 @@ class CollectOptions:
         return max(30.0, 6 * self.client.timeout)
 
 
+class Slots:
+    """At most ``limit`` holders at once, the others admitted in arrival order.
+
+    What :class:`asyncio.Semaphore` does, at O(1) per release: 3.11's semaphore looks for the
+    next waiter from the front of its queue on every release, over the waiters already woken
+    and not yet run, and a burst of answers releases hundreds at a time (quadratic in a
+    capture of 1,000 groups). ``async with`` holds one slot.
+    """
+
+    def __init__(self, limit: int) -> None:
+        self._free = max(1, limit)
+        self._waiters: deque[asyncio.Future[None]] = deque()
+
+    async def __aenter__(self) -> None:
+        if self._free > 0 and not self._waiters:
+            self._free -= 1
+            return
+        waiter = asyncio.get_running_loop().create_future()
+        self._waiters.append(waiter)
+        try:
+            await waiter
+        except asyncio.CancelledError:
+            if waiter.done() and not waiter.cancelled():
+                self._release()  # the slot was handed over already: pass it on
+            raise
+
+    async def __aexit__(self, *exc: object) -> None:
+        self._release()
+
+    def _release(self) -> None:
+        while self._waiters:
+            waiter = self._waiters.popleft()
+            if not waiter.done():
+                waiter.set_result(None)  # the slot goes straight to the next in line
+                return
+        self._free += 1
+
+
 def _refusal(exc: BaseException) -> str | None:
     """Why a broker refused the request's credentials (:func:`credential_refusal`)."""
     if isinstance(exc, ResponseError):
@@ -143,7 +182,7 @@ class Collector:
         self.namesrv = list(options.namesrv)
         self.budget = options.overall_deadline()
         self.deadline = time.monotonic() + self.budget
-        self.semaphore = asyncio.Semaphore(max(1, options.max_in_flight))
+        self.semaphore = Slots(options.max_in_flight)
         self.brokers: dict[str, BrokerInfo] = {}
         self.broker_names: dict[str, str] = {}  # addr -> broker name
         self.broker_attempts = 0

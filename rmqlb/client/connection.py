@@ -47,6 +47,9 @@ _INT32_MAX = 2**31 - 1
 #: Bytes of unsent replies to the peer's own requests past which no more are written.
 REPLY_BUFFER_LIMIT = 256 * 1024
 
+#: Bytes waiting in the socket's send buffer past which a request waits for them to drain.
+DRAIN_ABOVE = 64 * 1024
+
 #: Seconds :meth:`Connection.close` waits for the socket to close before aborting it.
 CLOSE_TIMEOUT = 0.5
 
@@ -90,6 +93,12 @@ class TlsConfig:
         return ctx
 
 
+def _expire(future: asyncio.Future[RemotingCommand]) -> None:
+    """A request's deadline passed: its waiter gets :class:`TimeoutError`."""
+    if not future.done():
+        future.set_exception(TimeoutError())
+
+
 @dataclass(slots=True)
 class _Pending:
     future: asyncio.Future[RemotingCommand]
@@ -116,6 +125,7 @@ class Connection:
         self._next_opaque = 0
         self._closed: RemotingError | None = None
         self._decoder = FrameDecoder(max_frame_size)
+        self._outbox: list[bytes] = []  # frames queued this event-loop turn, not yet written
         self._read_task = asyncio.get_running_loop().create_task(
             self._read_loop(), name=f"rmqlb-read-{addr}"
         )
@@ -196,16 +206,22 @@ class Connection:
         opaque = self._opaque()
         # Headers as Java writes them, language PYTHON, version V4_9_4 (protocol §3.6).
         cmd = RemotingCommand(code=int(code), opaque=opaque, ext_fields=fields, body=body)
-        future: asyncio.Future[RemotingCommand] = asyncio.get_running_loop().create_future()
+        loop = asyncio.get_running_loop()
+        future: asyncio.Future[RemotingCommand] = loop.create_future()
         self._pending[opaque] = _Pending(future, name)
+        # A timer on the answer's future, not an asyncio.timeout scope (cheaper per request;
+        # the same TimeoutError).
+        deadline = loop.time() + timeout
+        timer = loop.call_at(deadline, _expire, future)
         try:
-            async with asyncio.timeout(timeout):
-                # Last line of defence: the check is repeated right at the write.
-                if cmd.code not in READ_ONLY_CODES:
-                    raise ForbiddenRequest(cmd.code, name)
-                self._writer.write(encode_frame(cmd))
-                await self._writer.drain()
-                return await future
+            # Last line of defence: the check is repeated right at the write.
+            if cmd.code not in READ_ONLY_CODES:
+                raise ForbiddenRequest(cmd.code, name)
+            self._write(encode_frame(cmd))
+            if self._writer.transport.get_write_buffer_size() > DRAIN_ABOVE:
+                async with asyncio.timeout_at(deadline):  # the peer reads slowly: wait
+                    await self._writer.drain()
+            return await future
         except TimeoutError as exc:
             raise RequestTimeout(
                 f"{self.addr}: {name} timed out after {duration(timeout)}", self.addr
@@ -213,7 +229,20 @@ class Connection:
         except (ConnectionError, OSError) as exc:
             raise ConnectionLost(f"{self.addr}: connection lost: {exc}", self.addr) from exc
         finally:
+            timer.cancel()
             self._pending.pop(opaque, None)
+
+    def _write(self, frame: bytes) -> None:
+        """Queue ``frame``; every frame queued in this event-loop turn is written at once at
+        the start of the next (one send for many requests, and one wake-up of the peer)."""
+        if not self._outbox:
+            asyncio.get_running_loop().call_soon(self._flush)
+        self._outbox.append(frame)
+
+    def _flush(self) -> None:
+        frames, self._outbox = self._outbox, []
+        if self._closed is None and not self._writer.is_closing():
+            self._writer.write(b"".join(frames))
 
     async def _read_loop(self) -> None:
         error: RemotingError

@@ -642,8 +642,60 @@ def decode_topic_stats(body: bytes) -> dict[MessageQueue, QueueStats]:
     return out
 
 
+# The consume stats every Java broker writes (fastjson, ConsumeStats' properties in order;
+# 5.x adds pullOffset): strings without escapes, integers and doubles as standard JSON spells
+# them. Such a body is read by :func:`_plain_consume_stats` with a few regular expressions;
+# any other body takes the general parser. Both give the same result.
+_JSON_INT = r"(-?(?:0|[1-9][0-9]*))"
+_PLAIN_STR = r'"([^"\\\x00-\x1f]*)"'
+_CS_HEAD = re.compile(
+    r'\{"consumeTps":(-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][-+]?[0-9]+)?),"offsetTable":\{'
+)
+_CS_ENTRY = re.compile(
+    rf'\{{"brokerName":{_PLAIN_STR},"queueId":{_JSON_INT},"topic":{_PLAIN_STR}\}}:'
+    rf'\{{"brokerOffset":{_JSON_INT},"consumerOffset":{_JSON_INT},"lastTimestamp":{_JSON_INT}'
+    r'(?:,"pullOffset":-?(?:0|[1-9][0-9]*))?\}(,?)'
+)
+
+
+def _plain_consume_stats(body: bytes) -> ConsumeStats | None:
+    """A consume stats body in the plain form Java brokers write, else ``None``."""
+    try:
+        text = body.decode("ascii")
+    except UnicodeDecodeError:
+        return None
+    head = _CS_HEAD.match(text)
+    if head is None:
+        return None
+    table: dict[tuple[str, str, int], tuple[int, int, int]] = {}
+    pos = head.end()
+    match = _CS_ENTRY.match
+    more = text.startswith("{", pos)
+    while more:
+        m = match(text, pos)
+        if m is None:
+            return None
+        broker, qid, topic, broker_offset, consumer_offset, last, comma = m.groups()
+        table[topic, broker, int(qid)] = (int(broker_offset), int(consumer_offset), int(last))
+        pos = m.end()
+        more = comma == ","
+    if text[pos:] != "}}":
+        return None
+    offsets = [
+        QueueOffset(MessageQueue(topic, broker, qid), *values)
+        for (topic, broker, qid), values in sorted(table.items(), key=lambda kv: kv[0])
+    ]
+    return ConsumeStats(tuple(offsets), float(head.group(1)))
+
+
 def decode_consume_stats(body: bytes) -> ConsumeStats:
     """GET_CONSUME_STATS body -> per-queue offsets in Java queue order, and consumeTps."""
+    plain = _plain_consume_stats(bytes(body))
+    return plain if plain is not None else _general_consume_stats(body)
+
+
+def _general_consume_stats(body: bytes) -> ConsumeStats:
+    """:func:`decode_consume_stats` through the general fastjson parser (any body)."""
     where = "ConsumeStats"
     top = _parse(body, where)
     offsets: list[QueueOffset] = []

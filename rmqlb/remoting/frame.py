@@ -31,7 +31,7 @@ from __future__ import annotations
 import json
 import struct
 from collections.abc import Mapping
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from enum import IntEnum
 from typing import Any
 
@@ -231,6 +231,8 @@ def encode_frame(cmd: RemotingCommand) -> bytes:
 
 def _int_field(header: Mapping[str, Any], name: str, default: int) -> int:
     value = header.get(name, default)
+    if type(value) is int:
+        return value
     if value is None:
         return default
     if isinstance(value, bool) or not isinstance(value, int):
@@ -255,7 +257,22 @@ def _ext_value(value: Any) -> str | None:
     return json.dumps(value, separators=(",", ":"), ensure_ascii=False)
 
 
-def _decode_json_header(raw: bytes) -> RemotingCommand:
+#: The header keys as Java writes them: a header with only these needs no case folding.
+_JAVA_KEYS = frozenset(
+    (
+        "code",
+        "extFields",
+        "flag",
+        "language",
+        "opaque",
+        "remark",
+        "serializeTypeCurrentRPC",
+        "version",
+    )
+)
+
+
+def _decode_json_header(raw: bytes, body: bytes = b"") -> RemotingCommand:
     try:
         parsed = json.loads(raw.decode("utf-8", "replace"))
     except (ValueError, RecursionError) as exc:
@@ -263,7 +280,12 @@ def _decode_json_header(raw: bytes) -> RemotingCommand:
     if not isinstance(parsed, dict):
         raise FrameError("JSON header is not a JSON object")
     # fastjson matches property names case-insensitively; so do we.
-    header = {str(k).lower(): v for k, v in parsed.items()}
+    if _JAVA_KEYS.issuperset(parsed):
+        header = parsed  # Java's own spelling: nothing to fold
+        ext_raw = parsed.get("extFields")
+    else:
+        header = {str(k).lower(): v for k, v in parsed.items()}
+        ext_raw = header.get("extfields")
     language = header.get("language", "JAVA")
     if isinstance(language, int) and not isinstance(language, bool):
         language = language_name(language)
@@ -272,7 +294,6 @@ def _decode_json_header(raw: bytes) -> RemotingCommand:
     remark = header.get("remark")
     if remark is not None and not isinstance(remark, str):
         remark = str(remark)
-    ext_raw = header.get("extfields")
     ext_fields: dict[str, str | None] | None
     if ext_raw is None:
         ext_fields = None
@@ -288,11 +309,12 @@ def _decode_json_header(raw: bytes) -> RemotingCommand:
         version=_int_field(header, "version", 0),
         remark=remark,
         ext_fields=ext_fields,
+        body=body,
         serialize_type=SerializeType.JSON,
     )
 
 
-def _decode_binary_header(raw: bytes) -> RemotingCommand:
+def _decode_binary_header(raw: bytes, body: bytes = b"") -> RemotingCommand:
     size = len(raw)
     if size < _BIN_FIXED.size + 8:
         raise FrameError(f"binary header of {size} bytes is shorter than the fixed 21 bytes")
@@ -337,6 +359,7 @@ def _decode_binary_header(raw: bytes) -> RemotingCommand:
         version=version,
         remark=remark,
         ext_fields=ext_fields,
+        body=body,
         serialize_type=SerializeType.ROCKETMQ,
     )
 
@@ -357,14 +380,12 @@ def decode_frame(buf: bytes | bytearray | memoryview) -> RemotingCommand:
             f"bad header length {header_len}: only {len(data) - 4} bytes follow in the frame"
         )
     header = data[4 : 4 + header_len]
-    if stype == SerializeType.JSON:
-        cmd = _decode_json_header(header)
-    elif stype == SerializeType.ROCKETMQ:
-        cmd = _decode_binary_header(header)
-    else:
-        raise FrameError(f"unknown serialize type {stype} (expected 0 JSON or 1 ROCKETMQ)")
     body = data[4 + header_len :]
-    return replace(cmd, body=body) if body else cmd
+    if stype == SerializeType.JSON:
+        return _decode_json_header(header, body)
+    if stype == SerializeType.ROCKETMQ:
+        return _decode_binary_header(header, body)
+    raise FrameError(f"unknown serialize type {stype} (expected 0 JSON or 1 ROCKETMQ)")
 
 
 def _http_answer(head: bytes) -> str:
@@ -436,12 +457,13 @@ class FrameDecoder:
         out: list[RemotingCommand] = []
         pos = 0
         try:
-            while len(buf) - pos >= 4:
-                total = self._check_preamble(buf, pos)
-                if len(buf) - pos - 4 < total:
-                    break
-                out.append(decode_frame(bytes(buf[pos + 4 : pos + 4 + total])))
-                pos += 4 + total
+            with memoryview(buf) as view:  # released before ``buf`` is cut below
+                while len(buf) - pos >= 4:
+                    total = self._check_preamble(buf, pos)
+                    if len(buf) - pos - 4 < total:
+                        break
+                    out.append(decode_frame(bytes(view[pos + 4 : pos + 4 + total])))
+                    pos += 4 + total
         except FrameError as exc:
             self._error = exc
             self._buf = bytearray()

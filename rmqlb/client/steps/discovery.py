@@ -9,7 +9,7 @@ as soon as its name is known.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Sequence
+from collections.abc import Awaitable, Sequence
 from fnmatch import fnmatchcase
 from functools import partial
 from typing import TYPE_CHECKING
@@ -26,6 +26,13 @@ if TYPE_CHECKING:
     from rmqlb.client.collector import Collector
 
 Masters = Sequence[tuple[str, str]]
+TOPIC_LIST = "GET_ALL_TOPIC_LIST_FROM_NAMESERVER"
+
+
+async def _names(listing: Awaitable[list[str] | Exception]) -> frozenset[str] | None:
+    """The topic names listed, ``None`` when the list could not be read."""
+    listed = await listing
+    return None if isinstance(listed, Exception) else frozenset(listed)
 
 
 class Discovery:
@@ -54,44 +61,55 @@ class Discovery:
 
     async def discover(self, masters: Masters) -> None:
         """Every group the brokers know (or, with ``topic``, every group consuming it)."""
+        listing = asyncio.ensure_future(self._topic_list())
+        self.collector.routes.listed = asyncio.ensure_future(_names(listing))
         topic = self.collector.options.topic
         if topic is not None:
-            await asyncio.gather(self._check_topic(topic), self._consumers_of(masters, [topic]))
+            await asyncio.gather(
+                self._check_topic(topic, listing), self._consumers_of(masters, [topic])
+            )
             return
 
         async def configured(addr: str) -> None:
             for name in await self.collector.configs.of(addr) or ():
                 self.found(name, masters)
 
-        await asyncio.gather(*(configured(addr) for _, addr in masters), self._sweep(masters))
+        await asyncio.gather(
+            *(configured(addr) for _, addr in masters), self._sweep(masters, listing)
+        )
 
-    async def _check_topic(self, topic: str) -> None:
+    async def _topic_list(self) -> list[str] | Exception:
+        """The NameServer's topic list, or why it could not be read."""
+        c = self.collector
+        try:
+            listed: list[str] = await c.namesrv_call(TOPIC_LIST, c.admin.topic_list)
+        except ClusterUnreachable as exc:
+            return exc
+        except CALL_ERRORS as exc:
+            return exc
+        return listed
+
+    async def _check_topic(self, topic: str, listing: Awaitable[list[str] | Exception]) -> None:
         """A ``topic`` the NameServer does not list exists nowhere: an
         :class:`~rmqlb.errors.InputError` (exit 2) naming the closest listed topic. When the
         list cannot be read, the capture goes on."""
-        c = self.collector
-        try:
-            listed = await c.namesrv_call("GET_ALL_TOPIC_LIST_FROM_NAMESERVER", c.admin.topic_list)
-        except ClusterUnreachable:
-            return
-        except CALL_ERRORS:
+        listed = await listing
+        if isinstance(listed, Exception):
             return
         if topic not in listed:
             raise topic_not_found(topic, listed, where="on this cluster")
 
-    async def _sweep(self, masters: Masters) -> None:
+    async def _sweep(self, masters: Masters, listing: Awaitable[list[str] | Exception]) -> None:
         """Groups with online subscribers or committed offsets but no subscription config
         (deleted, or never created with ``autoCreateSubscriptionGroup=false``): ask every
         master who consumes each topic of the NameServer's list."""
         c = self.collector
-        request = "GET_ALL_TOPIC_LIST_FROM_NAMESERVER"
-        try:
-            listed = await c.namesrv_call(request, c.admin.topic_list)
-        except ClusterUnreachable as exc:
-            c.error(",".join(c.namesrv), request, str(exc))
+        listed = await listing
+        if isinstance(listed, ClusterUnreachable):
+            c.error(",".join(c.namesrv), TOPIC_LIST, str(listed))
             return
-        except CALL_ERRORS as exc:
-            c.error(c.namesrv[0], request, str(exc))
+        if isinstance(listed, Exception):
+            c.error(c.namesrv[0], TOPIC_LIST, str(listed))
             return
         clusters = {b.cluster for b in c.brokers.values() if b.cluster}
         # broker and cluster names are topics too, and so is each cluster's reply topic

@@ -1,4 +1,10 @@
-"""Topic routes: GET_ROUTEINFO_BY_TOPIC from the NameServer, asked once per topic."""
+"""Topic routes: GET_ROUTEINFO_BY_TOPIC from the NameServer, asked once per topic.
+
+When the capture has read the NameServer's topic list (discovery does), a topic absent from
+it is not asked: the NameServer lists every topic it has a route for (both come from its
+``topicQueueTable``, 4.9 and 5.x), so the answer would be TOPIC_NOT_EXIST (17), normal for the
+``%RETRY%`` topic of a group no push consumer ever joined. One request per group saved.
+"""
 
 from __future__ import annotations
 
@@ -21,6 +27,9 @@ class Routes:
     def __init__(self, collector: Collector) -> None:
         self.collector = collector
         self.tasks: dict[str, asyncio.Task[TopicRoute | None]] = {}
+        #: The NameServer's topic list, when the capture reads it (``None`` inside: it could
+        #: not be read, so every topic is asked).
+        self.listed: asyncio.Task[frozenset[str] | None] | None = None
 
     def get(self, topic: str) -> asyncio.Task[TopicRoute | None]:
         """The route of ``topic`` (started on first use)."""
@@ -44,6 +53,10 @@ class Routes:
 
     async def _fetch(self, topic: str) -> TopicRoute | None:
         c = self.collector
+        if self.listed is not None:
+            listed = await self.listed
+            if listed is not None and topic not in listed:
+                return None  # what the NameServer would answer: TOPIC_NOT_EXIST
         try:
             found = await c.namesrv_call(
                 "GET_ROUTEINFO_BY_TOPIC", partial(c.admin.route, topic=topic)

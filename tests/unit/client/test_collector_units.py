@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import asyncio
+
 import pytest
 
-from rmqlb.client.collector import CollectOptions, utc_now
+from rmqlb.client.collector import CollectOptions, Slots, utc_now
 from rmqlb.client.connection import split_addr
 from rmqlb.client.errors import ConnectFailed
 from rmqlb.model.system import is_system_group
@@ -56,3 +58,51 @@ def test_overall_deadline_default_and_explicit() -> None:
 def test_captured_at_is_utc_seconds() -> None:
     stamp = utc_now()
     assert stamp.endswith("Z") and len(stamp) == len("2026-11-22T12:00:00Z")
+
+
+def test_slots_admit_at_most_the_limit_in_arrival_order() -> None:
+    async def main() -> tuple[int, list[int]]:
+        slots = Slots(3)
+        inside = peak = 0
+        order: list[int] = []
+
+        async def one(i: int) -> None:
+            nonlocal inside, peak
+            async with slots:
+                order.append(i)
+                inside += 1
+                peak = max(peak, inside)
+                await asyncio.sleep(0)
+                inside -= 1
+
+        await asyncio.gather(*(one(i) for i in range(20)))
+        return peak, order
+
+    peak, order = asyncio.run(main())
+    assert peak == 3
+    assert order == list(range(20))
+
+
+def test_a_cancelled_waiter_gives_its_slot_on() -> None:
+    async def main() -> list[str]:
+        slots = Slots(1)
+        seen: list[str] = []
+
+        async def waiter(name: str) -> None:
+            async with slots:
+                seen.append(name)
+
+        await slots.__aenter__()  # this task holds the only slot
+        cancelled = asyncio.ensure_future(waiter("cancelled"))
+        handed = asyncio.ensure_future(waiter("handed over"))
+        late = asyncio.ensure_future(waiter("late"))
+        await asyncio.sleep(0)  # all three wait
+        cancelled.cancel()  # still waiting: skipped
+        await slots.__aexit__()  # the slot goes to "handed over"...
+        handed.cancel()  # ...cancelled before it runs: the slot moves on
+        await asyncio.gather(cancelled, handed, late, return_exceptions=True)
+        async with slots:  # and the slot is free again afterwards
+            seen.append("after")
+        return seen
+
+    assert asyncio.run(main()) == ["late", "after"]

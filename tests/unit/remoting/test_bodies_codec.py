@@ -397,6 +397,79 @@ def test_consume_stats_round_trip(offsets: list[QueueOffset], dialect: Dialect, 
     assert stats.consume_tps == tps
 
 
+ascii_names = st.text(st.characters(min_codepoint=0, max_codepoint=127), min_size=1, max_size=8)
+
+
+@settings(deadline=None, max_examples=80)
+@given(
+    st.lists(
+        st.builds(
+            QueueOffset,
+            st.builds(MessageQueue, ascii_names | names, ascii_names, st.integers(-1, 64)),
+            st.integers(0, 2**62),
+            st.integers(-1, 2**62),
+            st.integers(0, 2**62),
+        ),
+        max_size=6,
+    ),
+    st.sampled_from(list(Dialect)),
+    st.floats(allow_nan=False, allow_infinity=False),
+)
+def test_consume_stats_plain_form_reads_as_the_general_parser(
+    offsets: list[QueueOffset], dialect: Dialect, tps: float
+) -> None:
+    """The regular-expression reader of consume stats gives what the general parser gives,
+    and reads every body a broker writes with plain names (escapes and non-ASCII: general)."""
+    body = bodies.encode_consume_stats(offsets, dialect, consume_tps=tps)
+    plain = bodies._plain_consume_stats(body)
+    assert bodies.decode_consume_stats(body) == bodies._general_consume_stats(body)
+    if plain is not None:
+        assert plain == bodies._general_consume_stats(body)
+    texts = [t for o in offsets for t in (o.queue.topic, o.queue.broker_name)]
+    if all(t.isascii() and t.isprintable() and '"' not in t and "\\" not in t for t in texts):
+        assert plain is not None
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        b'{"consumeTps":0.0,"offsetTable":{}}',
+        b'{"consumeTps":1.0E-4,"offsetTable":{{"brokerName":"b","queueId":1,"topic":"T"}:'
+        b'{"brokerOffset":5,"consumerOffset":3,"lastTimestamp":7},'
+        b'{"brokerName":"b","queueId":0,"topic":"T"}:'
+        b'{"brokerOffset":2,"consumerOffset":1,"lastTimestamp":0,"pullOffset":1}}}',
+        # the same queue twice: the later value, as the general parser keeps it
+        b'{"consumeTps":0,"offsetTable":{{"brokerName":"b","queueId":0,"topic":"T"}:'
+        b'{"brokerOffset":5,"consumerOffset":3,"lastTimestamp":7},'
+        b'{"brokerName":"b","queueId":0,"topic":"T"}:'
+        b'{"brokerOffset":6,"consumerOffset":4,"lastTimestamp":8}}}',
+    ],
+)
+def test_consume_stats_plain_form_cases(body: bytes) -> None:
+    plain = bodies._plain_consume_stats(body)
+    assert plain is not None
+    assert plain == bodies._general_consume_stats(body)
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        b'{"consumeTps":0.0,"offsetTable":{},"x":1}',  # another property
+        b'{"offsetTable":{},"consumeTps":0.0}',  # another order
+        b'{"consumeTps":0.0,"offsetTable":{{"brokerName":"b","queueId":01,"topic":"T"}:'
+        b'{"brokerOffset":5,"consumerOffset":3,"lastTimestamp":7}}}',  # not JSON's integer
+        b'{"consumeTps":0.0,"offsetTable":{{"brokerName":"b\\u0041","queueId":1,"topic":"T"}:'
+        b'{"brokerOffset":5,"consumerOffset":3,"lastTimestamp":7}}}',  # an escape
+        b'{"consumeTps":0.0,"offsetTable":{{"brokerName":"b","queueId":1,"topic":"T"}:'
+        b'{"brokerOffset":5,"consumerOffset":3,"lastTimestamp":7},}}',  # a trailing comma
+        b'{"consumeTps":0.0, "offsetTable":{}}',  # white space
+    ],
+)
+def test_consume_stats_other_forms_take_the_general_parser(body: bytes) -> None:
+    assert bodies._plain_consume_stats(body) is None
+    bodies._general_consume_stats(body)  # and it reads them
+
+
 @settings(deadline=None, max_examples=40)
 @given(
     st.lists(

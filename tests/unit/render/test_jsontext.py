@@ -10,7 +10,7 @@ from pydantic_core import to_json
 
 from rmqlb.diagnose import diagnose, report_to_json
 from rmqlb.diagnose.status import status, status_to_json
-from rmqlb.jsontext import SMALL_DOCUMENT, _small_and_plain, dumps
+from rmqlb.jsontext import SMALL_DOCUMENT, _small, _standard, dumps
 from rmqlb.snapshot import load_snapshot
 
 EXAMPLES = sorted((Path(__file__).parents[3] / "examples").glob("*.json"))
@@ -30,7 +30,8 @@ def test_stdlib_engine_matches_pydantic_core_on_every_example(indent: int | None
     docs = _documents()
     assert len(docs) >= 10
     for name, doc in docs:
-        assert _small_and_plain(doc), name  # the examples are small: the stdlib writes them
+        assert _small(doc), name  # the examples are small: the stdlib writes them
+        assert _standard(doc, indent) is not None, name
         assert dumps(doc, indent) == to_json(doc, indent=indent).decode(), name
 
 
@@ -39,18 +40,26 @@ def test_stdlib_engine_matches_pydantic_core_on_every_example(indent: int | None
 )
 def test_floats_the_engines_spell_differently_go_through_pydantic_core(value: float) -> None:
     doc = {"consumers": [{"rate": value}]}
-    assert not _small_and_plain(doc)
+    assert _standard(doc, None) is None
+    assert _standard(doc, 2) is None
+    assert dumps(doc) == to_json(doc).decode()
+
+
+def test_a_string_that_looks_like_a_small_float_costs_speed_not_text() -> None:
+    doc = {"group": "g1e-5", "rate": 0.5}
+    assert _standard(doc, None) is None  # written by pydantic-core: the same text
     assert dumps(doc) == to_json(doc).decode()
 
 
 def test_plain_values_match() -> None:
     doc = {"a": (1, 2.5, 0.0, -0.0, 1e-4, 1e16, 1e300), "é": "\x1b\x7f\u2028", "n": None, "t": True}
-    assert _small_and_plain(doc)
+    assert _small(doc)
     for indent in (None, 2):
+        assert _standard(doc, indent) is not None
         assert dumps(doc, indent) == to_json(doc, indent=indent).decode()
 
 
 def test_big_documents_go_through_pydantic_core() -> None:
     doc = {"rows": [{"q": i} for i in range(SMALL_DOCUMENT)]}
-    assert not _small_and_plain(doc)
+    assert not _small(doc)
     assert json.loads(dumps(doc)) == doc

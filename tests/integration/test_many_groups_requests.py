@@ -1,0 +1,202 @@
+"""What a capture of many groups costs in requests and socket writes (counts, not seconds).
+
+A fake cluster as a big production cluster looks: two brokers, topics of 4 queues on each,
+most groups with a subscription config and committed offsets only, a few with a live client.
+The collector must ask per group only what its answers need: each broker's connection list
+and consume stats, running info for listed clients only, no route of a ``%RETRY%`` topic the
+NameServer does not list; and requests issued in the same event-loop turn leave together.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import subprocess
+import sys
+from collections import Counter
+
+import pytest
+
+from rmqlb.client.admin import AdminClient, ClientOptions
+from rmqlb.client.collector import CollectOptions, collect
+from rmqlb.client.connection import Connection
+from rmqlb.fake import FakeCluster, FakeClusterThread
+from rmqlb.model import Snapshot
+from rmqlb.remoting.codes import RequestCode
+from rmqlb.snapshot import parse_snapshot
+
+pytestmark = pytest.mark.timeout(120)
+
+TOPICS = 20
+GROUPS = 200
+LIVE = 4
+BROKERS = ("broker-a", "broker-b")
+
+
+def _group(i: int) -> dict[str, object]:
+    topic = f"Topic{i % TOPICS}"
+    offsets = [
+        {"topic": topic, "brokerName": b, "queueId": q, "brokerOffset": 10, "consumerOffset": 7}
+        for b in BROKERS
+        for q in range(4)
+    ]
+    if i >= LIVE:
+        return {"offsets": offsets}
+    retry = f"%RETRY%Group{i}"
+    return {
+        "consumers": [
+            {
+                "clientId": f"10.0.0.{i}@{i}",
+                "subscriptions": [topic, retry],
+                "assigned": [
+                    {"topic": topic, "brokerName": b, "queueId": q}
+                    for b in BROKERS
+                    for q in range(4)
+                ],
+            }
+        ],
+        "offsets": offsets,
+    }
+
+
+def fleet() -> Snapshot:
+    """:data:`GROUPS` groups on :data:`TOPICS` topics; the first :data:`LIVE` have a client
+    (and so a ``%RETRY%`` topic), the others offsets only."""
+    both = [{"brokerName": b, "readQueueNums": 4, "writeQueueNums": 4, "perm": 6} for b in BROKERS]
+    topics: dict[str, object] = {f"Topic{t}": {"queueDatas": both} for t in range(TOPICS)}
+    topics.update({f"%RETRY%Group{i}": {"queues": 1} for i in range(LIVE)})
+    return parse_snapshot(
+        {
+            "format": "rmqlb.snapshot/1",
+            "topics": topics,
+            "groups": {f"Group{i}": _group(i) for i in range(GROUPS)},
+        }
+    )
+
+
+def test_a_fleet_capture_asks_each_group_only_what_it_needs() -> None:
+    async def main() -> tuple[Snapshot, Counter[str], list[str]]:
+        async with FakeCluster(fleet()) as fake:
+            snapshot = await collect(CollectOptions(namesrv=(fake.namesrv_addr,)))
+            counts = Counter(r.name for r in fake.requests)
+            routes = [
+                r.ext_fields.get("topic", "")
+                for r in fake.requests
+                if r.code == RequestCode.GET_ROUTEINFO_BY_TOPIC
+            ]
+            return snapshot, counts, routes
+
+    snapshot, counts, routes = asyncio.run(main())
+    assert len(snapshot.groups) == GROUPS and not snapshot.errors
+    live = [g for g in snapshot.groups.values() if g.consumers]
+    assert len(live) == LIVE
+    # every queue of the group's topic, and of its %RETRY% topic for the live ones
+    assert all(len(g.offsets) == (9 if g.consumers else 8) for g in snapshot.groups.values())
+    masters = len(BROKERS)
+    # per group and broker: the connection list and the consume stats, nothing more
+    assert counts["GET_CONSUMER_CONNECTION_LIST"] == GROUPS * masters
+    assert counts["GET_CONSUME_STATS"] == GROUPS * masters
+    # running info: listed clients only (each asked through at most every relay at once)
+    assert LIVE <= counts["GET_CONSUMER_RUNNING_INFO"] <= LIVE * masters
+    # routes: the topics, and the %RETRY% topics the NameServer lists; never an unlisted one
+    assert sorted(routes) == sorted(
+        [f"Topic{t}" for t in range(TOPICS)] + [f"%RETRY%Group{i}" for i in range(LIVE)]
+    )
+    # discovery: configs and the topic list once, who consumes each topic on each broker
+    assert counts["GET_ALL_SUBSCRIPTIONGROUP_CONFIG"] == masters
+    assert counts["GET_ALL_TOPIC_LIST_FROM_NAMESERVER"] == 1
+    assert counts["QUERY_TOPIC_CONSUME_BY_WHO"] == TOPICS * masters
+    # offsets complete for live groups: one topic stats per (broker, topic) at most
+    assert counts["GET_TOPIC_STATS_INFO"] <= (LIVE * 2) * masters
+    per_group = sum(counts.values()) / GROUPS
+    assert per_group < 5, counts
+
+
+def test_a_capture_without_the_topic_list_still_asks_every_route() -> None:
+    """Named groups are not discovered: the topic list is not read, so every route is
+    asked (an unknown %RETRY% topic answers TOPIC_NOT_EXIST) and the result is the same."""
+
+    async def main() -> tuple[Snapshot, list[str]]:
+        async with FakeCluster(fleet()) as fake:
+            snapshot = await collect(
+                CollectOptions(namesrv=(fake.namesrv_addr,), groups=("Group0", "Group9"))
+            )
+            routes = [
+                r.ext_fields.get("topic", "")
+                for r in fake.requests
+                if r.code == RequestCode.GET_ROUTEINFO_BY_TOPIC
+            ]
+            return snapshot, routes
+
+    snapshot, routes = asyncio.run(main())
+    assert sorted(snapshot.groups) == ["Group0", "Group9"]
+    assert "%RETRY%Group9" in routes  # asked, absent
+    assert "%RETRY%Group9" not in snapshot.topics
+    assert "%RETRY%Group0" in snapshot.topics
+
+
+def test_requests_queued_in_one_turn_leave_in_one_write() -> None:
+    async def main() -> tuple[int, int]:
+        async with FakeCluster(fleet()) as fake, AdminClient(ClientOptions()) as admin:
+            await admin.cluster_info(fake.namesrv_addr)  # the connection is open
+            conn = admin._connections[fake.namesrv_addr]
+            writes = 0
+            write = conn._writer.write
+
+            def counting(data: bytes) -> None:
+                nonlocal writes
+                writes += 1
+                write(data)
+
+            setattr(conn._writer, "write", counting)  # noqa: B010  (a counting spy)
+            before = len(fake.requests)
+            await asyncio.gather(
+                *(admin.route(fake.namesrv_addr, f"Topic{t}") for t in range(TOPICS))
+            )
+            return writes, len(fake.requests) - before
+
+    writes, sent = asyncio.run(main())
+    assert sent == TOPICS
+    assert writes == 1
+
+
+def test_a_request_to_a_closed_connection_fails_at_once() -> None:
+    """Nothing is written after the connection ended; the request fails, it does not hang."""
+
+    async def main() -> str:
+        async with FakeCluster(fleet()) as fake:
+            conn = await Connection.open(fake.namesrv_addr, timeout=5)
+            await conn.close()
+            try:
+                await conn.request(RequestCode.GET_BROKER_CLUSTER_INFO, timeout=5)
+            except Exception as exc:
+                return type(exc).__name__
+            return "answered"
+
+    assert asyncio.run(main()) == "ConnectionLost"
+
+
+PROBE = (
+    "import json, sys\n"
+    "import rmqlb.cli\n"
+    "code = rmqlb.cli.run(sys.argv[1:])\n"
+    "sys.stdout.write('\\n' + json.dumps({'code': code, 'modules': sorted(sys.modules)}) + '\\n')\n"
+)
+
+
+@pytest.mark.parametrize("command", [["status"], ["explain", "--all-groups"]])
+def test_the_json_of_a_fleet_needs_neither_rich_nor_pydantic_core(command: list[str]) -> None:
+    """200 groups' JSON is written by the standard library, straight to stdout."""
+    with FakeClusterThread(fleet()) as fake:
+        proc = subprocess.run(
+            [sys.executable, "-c", PROBE, *command, "-n", fake.namesrv_addr, "-o", "json"],
+            capture_output=True,
+            text=True,
+            timeout=120,
+            check=False,
+        )
+    lines = proc.stdout.strip().splitlines()
+    assert len(json.loads(lines[0])["groups"]) == GROUPS, proc.stderr
+    modules = json.loads(lines[-1])["modules"]
+    assert "rmqlb.client.collector" in modules  # the capture ran
+    assert [m for m in modules if m.split(".")[0] in ("rich", "pydantic_core")] == []
