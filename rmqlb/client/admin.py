@@ -196,12 +196,17 @@ class AdminClient:
             if response.code == ResponseCode.SUCCESS:
                 return response
             error = response_error(response.code, response.remark, code)
-            if not isinstance(error, SystemBusy) or attempt >= self.options.busy_retries:
-                raise error
             pause = self.options.busy_backoff * 2**attempt
+            if (
+                not isinstance(error, SystemBusy)
+                or attempt >= self.options.busy_retries
+                or time.monotonic() + pause >= deadline
+            ):
+                try:
+                    raise error
+                finally:
+                    del error  # its traceback holds this frame: no cycle through the local
             attempt += 1
-            if time.monotonic() + pause >= deadline:
-                raise error
             await asyncio.sleep(pause)
 
     # --- NameServer ----------------------------------------------------------------------

@@ -24,10 +24,13 @@ from typing import Any
 
 import pytest
 from conftest import Names
+from exporter_series import queries, substitute
 from realkit import ROOT, Kit
 
 PROMETHEUS = shutil.which("prometheus")
 ALERT = "RmqlbStrandedMessages"
+#: Dashboard queries with no data while nothing fails: the failed requests.
+EMPTY_WHEN_HEALTHY = "rmqlb_capture_failed_requests"
 
 
 def free_port() -> int:
@@ -91,6 +94,23 @@ class Prometheus:
         self.log.close()
 
 
+def check_dashboard(prom: Prometheus, group: str) -> None:
+    """Every query of the shipped Grafana dashboard (its variables set to this job and
+    group) is evaluated by Prometheus without an error and, but for the failed requests,
+    returns data; a variable's ``label_values`` finds its label."""
+    for where, expr, legend in queries():
+        query = substitute(expr, job="rmqlb", group=group)
+        data = prom.api("query", query=query)
+        assert data is not None, f"{where}: Prometheus rejected {query}"
+        if EMPTY_WHEN_HEALTHY in expr:
+            continue
+        assert data["result"], f"{where}: no data for {query}"
+        label = legend.strip("{}")
+        if where in ("job", "group", "topic"):  # a variable: label_values(SELECTOR, label)
+            assert all(label in r["metric"] for r in data["result"]), (where, data["result"])
+    assert prom.api("query", query="rmqlb_group_info{") is None  # a parse error does show
+
+
 @contextlib.contextmanager
 def exporter_and_prometheus(kit: Kit, group: str, workdir: Path) -> Iterator[Prometheus]:
     """``rmqlb exporter`` for ``group``, and a Prometheus scraping it; both stopped after
@@ -145,6 +165,7 @@ def test_prometheus_fires_on_stranded_messages_and_clears_when_fixed(
         assert alert["annotations"]["runbook"] == f"rmqlb explain {g}"
         assert alert["annotations"]["summary"].startswith(f"Group {g}: ")
         assert prom.value('rmqlb_up{job="rmqlb"}') == 1
+        check_dashboard(prom, g)
 
         # the fix: every client subscribes both topics
         kit.halt("exp-split")

@@ -2,11 +2,17 @@
 
 from __future__ import annotations
 
+import dataclasses
 import io
+from pathlib import Path
 from typing import Any
 
-from rmqlb.exporter.metrics import Capture
+from rmqlb.diagnose.status import status
+from rmqlb.exporter.metrics import Capture, capture_of
 from rmqlb.exporter.server import CaptureCollector, Exporter, registry_for, wsgi_app
+from rmqlb.snapshot import load_snapshot
+
+ROOT = Path(__file__).resolve().parents[3]
 
 
 def test_failures_are_served_as_up_0_and_logged_once_until_they_change() -> None:
@@ -71,3 +77,33 @@ def test_routes_metrics_health_and_nothing_else() -> None:
     assert b'rmqlb_captures_total{result="failed"} 1.0' in body
     assert call(app, "/-/healthy")[0] == "200 OK"
     assert call(app, "/")[0].startswith("404")
+
+
+def test_a_group_or_broker_that_vanishes_leaves_no_stale_series() -> None:
+    """Each scrape is the current capture only: nothing of a vanished group or broker stays."""
+    snapshot = load_snapshot(ROOT / "rmqlb" / "data" / "demo-snapshot.json")
+    gone = "AuditGroup"
+    later = dataclasses.replace(
+        snapshot, groups={n: g for n, g in snapshot.groups.items() if n != gone}
+    )
+    first = capture_of(status(snapshot), snapshot, duration=0.1, finished=1.0)
+    second = dataclasses.replace(
+        capture_of(status(later), later, duration=0.1, finished=2.0),
+        brokers={n: b for n, b in snapshot.brokers.items() if n != "broker-b"},
+    )
+    captures = [first, second]
+    exporter = Exporter(lambda last: captures.pop(0), interval=1.0, clock=lambda: 3.0)
+    app = wsgi_app(registry_for(CaptureCollector(exporter)))
+
+    def scrape() -> str:
+        exporter.run_once()
+        status_line, body = call(app, "/metrics")
+        assert status_line == "200 OK"
+        return body.decode()
+
+    before, after = scrape(), scrape()
+    assert f'group="{gone}"' in before
+    assert 'broker="broker-b"' in before
+    assert f'group="{gone}"' not in after
+    assert 'broker="broker-b"' not in after
+    assert 'group="OrderGroup"' in after  # the others are still served
