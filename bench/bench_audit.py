@@ -18,14 +18,16 @@ repository (``bench/_fleet.py``).
    apart; one untimed audit of a few files first starts the Python workers) over the floor,
    alternately (target 1.5). The detail gives Spark reading the same files and counting the
    records (the raw read), and the audit over it, for reference.
-4. ``auto``: ``rmqlb audit --engine local`` and ``--engine spark`` from the shell (fresh
-   processes: JVM and session start included) on 1, 2, 4 and 8 of the clusters; each row
+4. ``auto`` (run first): ``rmqlb audit --engine local`` and ``--engine spark`` from the
+   shell (fresh processes: JVM and session start included) on 1, 2, 4 and 8 of the
+   clusters; each row
    is the time of the engine ``--engine auto`` picks there over the faster of the two
    (target 1: it picked the faster). The last row gives the crossover of straight lines
    through the points (``AUTO_LOCAL_MAX_BYTES`` in ``rmqlb/pipeline/__init__.py`` is set
    from it).
 
-``RMQLB_BENCH_QUICK=1`` uses a fleet of 32 snapshots of 100 groups (~11 MB).
+``RMQLB_BENCH_QUICK=1`` uses a fleet of 32 snapshots of 100 groups (~11 MB). Each row is
+also printed to stderr as soon as it is measured.
 """
 
 from __future__ import annotations
@@ -42,7 +44,9 @@ from typing import Any
 from bench._fleet import cached_fleet, fleet_bytes
 from bench._util import BenchResult
 
-ROUNDS = 2
+#: Rounds of each alternating pair (``RMQLB_BENCH_ROUNDS``; each round of the full fleet
+#: takes minutes on 2 cores).
+ROUNDS = int(os.environ.get("RMQLB_BENCH_ROUNDS", "2"))
 FLEET = {"files": 320, "groups": 500, "clusters": 8, "change_rate": 0.05}
 QUICK_FLEET = {"files": 32, "groups": 100, "clusters": 4, "change_rate": 0.05}
 
@@ -256,6 +260,7 @@ def _auto_rows(fleet: Path) -> list[BenchResult]:
                 f"{_load()}",
             )
         )
+        _shown(results[-1:])
         count *= 2
     if len(points["local"]) >= 2:
         results[-1].detail += f"; {crossover(points['local'], points['spark'])}"
@@ -272,13 +277,24 @@ def run() -> list[BenchResult]:
     mb = fleet_bytes(fleet) / 1e6
     units = int(params["files"]) * int(params["groups"])
     label = f"{units:,} group snapshots, {mb:,.0f} MB, {made}"
-    local_row = _local_vs_floor(fleet, label)
+    # the shell runs first: the bench's own JVM outlives its session and would slow them
+    rows = _auto_rows(fleet)
+    rows += _shown([_local_vs_floor(fleet, label)])
     floor = Floor(fleet)  # forked before the JVM's threads start
     try:
-        spark_row = _spark_vs_floor(fleet, floor, label)
+        rows += _shown([_spark_vs_floor(fleet, floor, label)])
     finally:
         floor.close()
-    return [local_row, spark_row, *_auto_rows(fleet)]
+    return rows
+
+
+def _shown(rows: list[BenchResult]) -> list[BenchResult]:
+    """``rows``, also printed to stderr at once (a full run takes many minutes)."""
+    for row in rows:
+        print(
+            f"  {row.name}: {row.ratio:.2f} (target {row.target:g}) {row.detail}", file=sys.stderr
+        )
+    return rows
 
 
 if __name__ == "__main__":

@@ -157,7 +157,13 @@ _worker_verdicts: dict[str, list[Verdict]] = {}
 
 
 def _start_worker(cluster_from: str | None) -> None:
-    """A pool worker's set-up: the ``--cluster-from`` pattern and an empty dedup cache."""
+    """A pool worker's set-up: the ``--cluster-from`` pattern and an empty dedup cache.
+    Ctrl-C is the parent's to handle (it stops the pool), and the pool's SIGTERM ends a
+    worker quietly (not through a handler the CLI's process installed before the fork)."""
+    import signal  # noqa: PLC0415
+
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
     global _worker_pattern  # noqa: PLW0603  (one worker process, one audit)
     _worker_pattern = re.compile(cluster_from) if cluster_from else None
     _worker_verdicts.clear()
