@@ -77,7 +77,7 @@ def choose_engine(
     mb = size / 1e6
     if max_bytes is not None and size > max_bytes:
         return Engine.spark, f"{mb:,.0f} MB of snapshots (> {max_bytes / 1e6:,.0f} MB)"
-    return Engine.local, f"{mb:,.1f} MB of local snapshots: faster in-process on one machine"
+    return Engine.local, f"{mb:,.1f} MB of snapshots: faster in-process on one machine"
 
 
 def run_audit(
