@@ -48,9 +48,10 @@ def audit(  # noqa: PLR0917  (typer maps every option to a parameter)
         EngineName,
         typer.Option(
             "--engine",
-            help="auto: in-process for fleets one process audits faster, Spark beyond, with "
-            "--master or inside a Spark driver (says which on stderr); spark: local[*], "
-            "--master or the spark-submit session; local: in-process.",
+            help="auto: in-process for local snapshots (spread over the cores: faster on one "
+            "machine), Spark with --master, inside a Spark driver or for remote input (says "
+            "which on stderr); spark: local[*], --master or the spark-submit session; "
+            "local: in-process.",
             case_sensitive=False,
         ),
     ] = EngineName.auto,

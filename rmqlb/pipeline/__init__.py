@@ -37,15 +37,20 @@ class Engine(StrEnum):
     local = "local"
 
 
-#: ``--engine auto`` keeps a fleet in-process up to this many bytes of local snapshots
-#: (~3.4 KB a group snapshot: ~150,000 group snapshots). Measured on 2 cores, the
-#: in-process engine beat a fresh Spark session at every size tried (up to 20,000 group
-#: snapshots); straight lines through the measurements cross near 140,000 (docs/audit.md).
-AUTO_LOCAL_MAX_BYTES = 500_000_000
+#: ``--engine auto`` sends local snapshots beyond this many bytes to Spark; ``None``: never.
+#: Measured by ``make bench`` (bench/bench_audit.py) on a 2-core machine (AMD EPYC under
+#: KVM, 23 GB, load average 7-14 from other jobs), one run: from the shell the in-process
+#: engine took 27 / 59 / 93 s for 70 / 143 / 285 MB of snapshots and Spark (local[*], JVM
+#: start included) 242 / 210 / 330 s; at 565 MB, 144 s in-process against 212 s for Spark
+#: on a warm session (plus 46 s to start it). Straight lines through the shell runs: 10 s +
+#: 0.30 s/MB in-process, 183 s + 0.47 s/MB on Spark: they never cross. Since the in-process
+#: engine spreads a big fleet over one worker per core, Spark's ``local[*]`` runs the same
+#: Python on the same cores plus a JVM, so no size makes it the faster one on one machine.
+AUTO_LOCAL_MAX_BYTES: int | None = None
 
 
 def choose_engine(
-    plan: InputPlan, master: str | None, *, max_bytes: int = AUTO_LOCAL_MAX_BYTES
+    plan: InputPlan, master: str | None, *, max_bytes: int | None = AUTO_LOCAL_MAX_BYTES
 ) -> tuple[Engine, str]:
     """``--engine auto``: the engine for ``plan`` and one line saying why.
 
@@ -69,10 +74,10 @@ def choose_engine(
             size += os.stat(path).st_size
         except OSError:
             continue
-    mb, limit = size / 1e6, max_bytes / 1e6
-    if size > max_bytes:
-        return Engine.spark, f"{mb:,.0f} MB of snapshots (> {limit:,.0f} MB)"
-    return Engine.local, f"{mb:,.1f} MB of snapshots: faster in-process (<= {limit:,.0f} MB)"
+    mb = size / 1e6
+    if max_bytes is not None and size > max_bytes:
+        return Engine.spark, f"{mb:,.0f} MB of snapshots (> {max_bytes / 1e6:,.0f} MB)"
+    return Engine.local, f"{mb:,.1f} MB of snapshots: faster in-process on one machine"
 
 
 def run_audit(

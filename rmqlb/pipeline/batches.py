@@ -13,6 +13,7 @@ import re
 from collections.abc import Iterator, Sequence
 from typing import Any
 
+from rmqlb.pipeline.inputs import Layout
 from rmqlb.pipeline.units import (
     ROW_FIELDS,
     UNIT_FIELDS,
@@ -23,6 +24,12 @@ from rmqlb.pipeline.units import (
     diagnose_units,
     split_record,
 )
+
+#: A worker's verdicts of one audit (see :func:`audit_verdicts`) are dropped past this many
+#: (about 0.5 KB each): the cache bounds its memory, never the result.
+MAX_VERDICTS = 200_000
+
+_audit_cache: dict[str, dict[str, list[Verdict]]] = {}
 
 _TYPES = {
     "ts": "int64",
@@ -85,20 +92,84 @@ def diagnose_batches(batches: Iterator[Any]) -> Iterator[Any]:
             yield _to_batch(out, schema)
 
 
-def audit_batches(batches: Iterator[Any], cluster_from: str | None = None) -> Iterator[Any]:
+def audit_verdicts(token: str | None) -> dict[str, list[Verdict]]:
+    """The dedup cache of a task: with no ``token`` its own; with the ``token`` of an audit,
+    the one this worker process keeps for that audit across its tasks (Spark reuses its
+    Python workers), so a group state is diagnosed once per worker rather than per task.
+    Another audit's token starts afresh. Sharing is safe: a verdict depends only on the
+    content its key hashes."""
+    if token is None:
+        return {}
+    verdicts = _audit_cache.get(token)
+    if verdicts is None or len(verdicts) > MAX_VERDICTS:
+        _audit_cache.clear()
+        verdicts = _audit_cache[token] = {}
+    return verdicts
+
+
+def audit_batches(
+    batches: Iterator[Any], cluster_from: str | None = None, token: str | None = None
+) -> Iterator[Any]:
     """Steps 1 and 2 fused in one ``mapInArrow`` (:func:`~rmqlb.pipeline.units.audit_record`:
     each snapshot decoded, parsed and diagnosed once, no JSON re-encoding of units). A
-    group state this task diagnosed before is not diagnosed again (the verdicts of the
-    task's records are kept while it runs): in a slowly changing fleet most are, with no
-    shuffle. The cache lives and dies with the task, so one audit never sees another's."""
+    group state met before is not diagnosed again (:func:`audit_verdicts`): in a slowly
+    changing fleet most are, with no shuffle."""
     schema = row_schema()
     pattern = re.compile(cluster_from) if cluster_from else None
-    verdicts: dict[str, list[Verdict]] = {}
+    verdicts = audit_verdicts(token)
     for batch in batches:
         paths = batch.column("path").to_pylist()
         texts = batch.column("text").to_pylist()
         out: list[Row] = []
         for path, text in zip(paths, texts, strict=True):
             out.extend(audit_record(text or "", path or "<input>", pattern, verdicts=verdicts))
+        if out:
+            yield _to_batch(out, schema)
+
+
+Runs = Sequence[Sequence[tuple[str, Layout]]]
+"""Local files cut in runs (:func:`~rmqlb.pipeline.inputs.chunk_files`), one per task."""
+
+
+def _run_files(batches: Iterator[Any], runs: Runs) -> Iterator[tuple[str, Layout]]:
+    for batch in batches:
+        for run in batch.column("id").to_pylist():
+            yield from runs[run]
+
+
+def audit_runs(
+    batches: Iterator[Any], runs: Runs, cluster_from: str | None = None, token: str | None = None
+) -> Iterator[Any]:
+    """``mapInArrow`` over ``spark.range(len(runs))``: each task reads the local files of
+    its run in Python and audits them as the in-process engine does
+    (:func:`~rmqlb.pipeline.local_engine.audit_file`), one batch of rows per file."""
+    from rmqlb.pipeline.local_engine import audit_file  # noqa: PLC0415
+
+    schema = row_schema()
+    pattern = re.compile(cluster_from) if cluster_from else None
+    verdicts = audit_verdicts(token)
+    for path, layout in _run_files(batches, runs):
+        out = [r for _, rows in audit_file(path, layout, pattern, verdicts=verdicts) for r in rows]
+        if out:
+            yield _to_batch(out, schema)
+
+
+def split_runs(
+    batches: Iterator[Any], runs: Runs, cluster_from: str | None = None
+) -> Iterator[Any]:
+    """Step 1 only over the files of the runs (for fewer files than cores: their units are
+    then spread over the cores and diagnosed by :func:`diagnose_batches`)."""
+    from rmqlb.pipeline.inputs import file_records  # noqa: PLC0415
+    from rmqlb.pipeline.units import unreadable  # noqa: PLC0415
+
+    schema = unit_schema()
+    pattern = re.compile(cluster_from) if cluster_from else None
+    for path, layout in _run_files(batches, runs):
+        out: list[UnitRow] = []
+        for record, why in file_records(path, layout):
+            if record is None:
+                out.append(unreadable(path, why or "cannot read"))
+            else:
+                out.extend(split_record(record, path, pattern))
         if out:
             yield _to_batch(out, schema)

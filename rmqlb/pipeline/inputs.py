@@ -12,16 +12,20 @@ ends in ``.jsonl``/``.ndjson``, one snapshot otherwise. URIs with a scheme (``s3
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, replace
 from enum import StrEnum
 from pathlib import Path
+from typing import TypeVar
 
 from rmqlb.errors import InputError
-from rmqlb.fileio import InputKind, describe_special
+from rmqlb.fileio import InputKind, decode_text, describe_special, read_input
 
 LINES_SUFFIXES = (".jsonl", ".ndjson")
 WHOLE_SUFFIXES = (".json",)
+_T = TypeVar("_T")
+
 WHOLE_GLOB = "*.json"
 LINES_GLOB = "*.{jsonl,ndjson}"
 
@@ -133,3 +137,56 @@ def spark_plan(plan: InputPlan) -> tuple[InputPlan, list[tuple[str, str]]]:
         else:
             (lines if layout is Layout.lines else whole).append(path)
     return InputPlan(tuple(whole), tuple(lines), (), plan.uris), skipped
+
+
+# Spark's text source splits lines on \r\n, \r and \n only (not on U+2028 & co.).
+_LINE_BREAK = re.compile(r"\r\n|\r|\n")
+
+
+def file_records(path: str, layout: Layout) -> Iterator[tuple[str | None, str | None]]:
+    """``(record, None)`` per record of a local file (the whole text, or each line split
+    as Spark's text source splits them), or one ``(None, why)`` when it cannot be read."""
+    try:
+        text = decode_text(read_input(path, InputKind.AUDIT), path)
+    except InputError as exc:  # "<path>: <why>": the caller's row names the path already
+        yield None, str(exc).removeprefix(f"{path}: ")
+        return
+    for record in _LINE_BREAK.split(text) if layout is Layout.lines else [text]:
+        yield record, None
+
+
+def file_size(path: str) -> int:
+    """Bytes of ``path`` (0 when it cannot be stat'ed: the read will say why)."""
+    try:
+        return os.stat(path).st_size
+    except OSError:
+        return 0
+
+
+def chunk_files(files: Sequence[_T], sizes: Sequence[int], parts: int) -> list[list[_T]]:
+    """``files`` cut into at most ``parts`` runs of neighbours with about equal bytes.
+
+    Neighbours stay together (the captures of one cluster sit side by side in a sorted
+    listing, and a worker that audits them in a row diagnoses each unchanged group state
+    once); every run holds at least one file and the order is kept.
+
+    >>> chunk_files(["a", "b", "c", "d"], [10, 10, 10, 10], 2)
+    [['a', 'b'], ['c', 'd']]
+    >>> chunk_files(["a", "b", "c"], [30, 1, 1], 2)
+    [['a'], ['b', 'c']]
+    >>> chunk_files(["a"], [5], 4)
+    [['a']]
+    """
+    parts = max(1, min(parts, len(files)))
+    total = sum(sizes) or 1
+    runs: list[list[_T]] = [[] for _ in range(parts)]
+    seen = 0
+    for index, (item, size) in enumerate(zip(files, sizes, strict=True)):
+        # the run whose byte range holds this file's middle, never fewer runs than files left
+        run = min(parts - 1, (seen + size // 2) * parts // total)
+        run = max(run, parts - (len(files) - index))
+        while run > 0 and not runs[run - 1]:  # no empty run before a full one
+            run -= 1
+        runs[run].append(item)
+        seen += size
+    return [r for r in runs if r]

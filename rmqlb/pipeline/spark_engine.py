@@ -2,12 +2,16 @@
 
 Plan (each step has a twin in :mod:`rmqlb.pipeline.aggregate`)::
 
-    text files (wholetext) + JSON Lines (one row per line)       spark.read.text
-      -> mapInArrow(audit_batches)     each snapshot parsed and diagnosed once, whole, and
-                                       its report split into per-group rows (a group state
-                                       the task met before: its verdict reused)
-         (or, when there are fewer input partitions than cores: mapInArrow(split_batches)
-          -> repartition(cores) -> mapInArrow(diagnose_batches))
+    local snapshot files, cut in runs of neighbours           spark.range(runs)
+      -> mapInArrow(audit_runs)        each task reads its files in Python, as the
+                                       in-process engine does, and audits each snapshot
+                                       (parsed and diagnosed once, whole, its report split
+                                       into per-group rows; a group state its worker met
+                                       before in this audit: its verdict reused)
+    JSON Lines + remote URIs (one row per line / whole file)  spark.read.text
+      -> mapInArrow(audit_batches)     the same per record
+         (either, with fewer partitions than cores: split first -> repartition(cores)
+          -> mapInArrow(diagnose_batches))
       -> repartition(cluster, group), persist and count: snapshot markers, group rows,
          finding rows, error rows, computed once (timings "diagnose")
       -> group snapshots (groupBy) -> row_number / lag over capturedAt -> groups, flapping
@@ -25,7 +29,9 @@ from __future__ import annotations
 import json
 import threading
 import time
+import uuid
 from collections.abc import Callable
+from dataclasses import replace
 from functools import partial, reduce
 from pathlib import Path
 from typing import Any
@@ -39,10 +45,20 @@ from rmqlb.pipeline.aggregate import (
 )
 from rmqlb.pipeline.batches import (
     audit_batches,
+    audit_runs,
     diagnose_batches,
     split_batches,
+    split_runs,
 )
-from rmqlb.pipeline.inputs import LINES_GLOB, WHOLE_GLOB, InputPlan, spark_plan
+from rmqlb.pipeline.inputs import (
+    LINES_GLOB,
+    WHOLE_GLOB,
+    InputPlan,
+    Layout,
+    chunk_files,
+    file_size,
+    spark_plan,
+)
 from rmqlb.pipeline.output import TABLE_COLUMNS, table_directory
 from rmqlb.pipeline.progress import AuditProgress, ProgressSink
 from rmqlb.pipeline.result import AuditOptions, AuditResult, InputProblem
@@ -90,30 +106,55 @@ def read_records(spark: Any, plan: InputPlan) -> Any:
     return records
 
 
-def diagnosed_rows(spark: Any, plan: InputPlan, options: AuditOptions) -> Any:
+#: Tasks per core for the local snapshot files: enough to even out the cores' loads, few
+#: enough that each task holds several captures of a cluster.
+RUNS_PER_CORE = 4
+
+
+def diagnosed_rows(
+    spark: Any, plan: InputPlan, options: AuditOptions, token: str | None = None
+) -> Any:
     """Steps 1-2: records -> units -> group/finding/snapshot/error rows (not yet computed).
 
+    Local snapshot files (one snapshot each) are cut into runs of neighbouring files of
+    about equal bytes, a few per core, and each task reads its run in Python and audits it
+    as the in-process engine does: no text crosses from the JVM, and a worker meets the
+    captures of a cluster in a row (its verdicts, kept per ``token``, are reused). JSON
+    Lines files and remote URIs are read by Spark's text source (which splits big files).
     When the records already fill every core, split and diagnose run fused in one
     ``mapInArrow``; otherwise (a few big dumps) the units are spread over the cores first.
     A local file Spark must not open (a FIFO, a device, a symlink loop) is one ``error`` row
     with its reason, as in the local engine.
     """
     plan, skipped = spark_plan(plan)
-    records = read_records(spark, plan)
     cores = spark.sparkContext.defaultParallelism
-    if records.rdd.getNumPartitions() >= cores:
-        rows = records.mapInArrow(
-            partial(audit_batches, cluster_from=options.cluster_from), ROW_DDL
-        )
-    else:
-        units = records.mapInArrow(
-            partial(split_batches, cluster_from=options.cluster_from), UNIT_DDL
-        )
-        rows = units.repartition(cores).mapInArrow(diagnose_batches, ROW_DDL)
+    frames = []
+    if plan.whole_files:
+        files = [(path, Layout.whole) for path in plan.whole_files]
+        runs = chunk_files(files, [file_size(p) for p in plan.whole_files], cores * RUNS_PER_CORE)
+        ids = spark.range(len(runs), numPartitions=len(runs))
+        if len(runs) >= cores:
+            fused = partial(audit_runs, runs=runs, cluster_from=options.cluster_from, token=token)
+            frames.append(ids.mapInArrow(fused, ROW_DDL))
+        else:
+            split = partial(split_runs, runs=runs, cluster_from=options.cluster_from)
+            units = ids.mapInArrow(split, UNIT_DDL)
+            frames.append(units.repartition(cores).mapInArrow(diagnose_batches, ROW_DDL))
+    if plan.line_files or plan.uris:
+        records = read_records(spark, replace(plan, whole_files=()))
+        if records.rdd.getNumPartitions() >= cores:
+            fused = partial(audit_batches, cluster_from=options.cluster_from, token=token)
+            frames.append(records.mapInArrow(fused, ROW_DDL))
+        else:
+            split = partial(split_batches, cluster_from=options.cluster_from)
+            units = records.mapInArrow(split, UNIT_DDL)
+            frames.append(units.repartition(cores).mapInArrow(diagnose_batches, ROW_DDL))
     if skipped:
         errors = list(diagnose_units(unreadable(path, why) for path, why in skipped))
-        rows = rows.unionByName(spark.createDataFrame(errors, ROW_DDL))
-    return rows
+        frames.append(spark.createDataFrame(errors, ROW_DDL))
+    if not frames:  # every input was skipped
+        return spark.createDataFrame([], ROW_DDL)
+    return reduce(lambda a, b: a.unionByName(b), frames)
 
 
 def _table(df: Any, name: str) -> Any:
@@ -141,7 +182,7 @@ def run_spark(
     """
     started = time.perf_counter()
     with _TaskPoller(spark, progress) as poller:
-        rows = diagnosed_rows(spark, plan, options)
+        rows = diagnosed_rows(spark, plan, options, token=uuid.uuid4().hex)
         result, tables = aggregate_frame(rows, options, out, on_phase=poller.phase)
     result.timings["audit"] = time.perf_counter() - started
     return result, tables

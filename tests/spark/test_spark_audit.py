@@ -103,14 +103,20 @@ def test_another_master_while_a_session_runs_is_refused(spark: Any, tmp_path: Pa
 
 
 def test_one_big_input_is_spread_over_the_cores(spark: Any, tmp_path: Path) -> None:
-    """A single small JSON Lines file is one partition: units are repartitioned (two-stage
-    path) and the result is still the local engine's."""
+    """A single small JSON Lines file is one partition, a single snapshot file one run:
+    units are repartitioned (two-stage path) and the result is still the local engine's."""
     manifest = generate_fleet(tmp_path / "one", 6, seed=3, groups=9, clusters=1, jsonl=True)
     path = str(tmp_path / "one" / "prod-eu.jsonl")
     assert spark.read.text(path).rdd.getNumPartitions() < spark.sparkContext.defaultParallelism
     remote = summary_json(run_audit([path], engine=Engine.spark))
     assert remote == summary_json(run_audit([path], engine=Engine.local))
     assert remote["snapshots"] == manifest["snapshots"]
+    # one snapshot file: one run, read and split in Python, its units spread the same way
+    generate_fleet(tmp_path / "whole", 1, seed=3, groups=9, clusters=1)
+    [single] = [str(p) for p in (tmp_path / "whole").rglob("[!_]*.json")]
+    remote = summary_json(run_audit([single], engine=Engine.spark))
+    assert remote == summary_json(run_audit([single], engine=Engine.local))
+    assert remote["groups"] == 9
 
 
 def test_dedup_changes_nothing_on_spark_and_matches_local(spark: Any, tmp_path: Path) -> None:

@@ -85,8 +85,10 @@ def test_a_repeated_bad_group_names_each_occurrence(tmp_path: Path) -> None:
 _UUID = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
 
 
-def _outputs(root: Path, out: Path, *, dedup: bool) -> dict[str, Any]:
-    result, tables = run_local(plan_inputs([str(root)]), AuditOptions(), dedup=dedup)
+def _outputs(root: Path, out: Path, *, dedup: bool, workers: int = 1) -> dict[str, Any]:
+    result, tables = run_local(
+        plan_inputs([str(root)]), AuditOptions(), dedup=dedup, workers=workers
+    )
     out.mkdir()
     write_summary(out, result)
     write_parquet_tables(
@@ -117,6 +119,21 @@ def test_dedup_changes_no_output(tmp_path: Path) -> None:
     without = _outputs(tmp_path / "f", tmp_path / "plain", dedup=False)
     assert with_dedup == without
     assert json.loads(with_dedup["summary"])["findings"]  # the fleet has problems to report
+
+
+def test_worker_processes_change_no_output(tmp_path: Path) -> None:
+    """The fleet spread over two worker processes (each with its own verdicts) gives what
+    one process gives, bad inputs reported in the same order."""
+    generate_fleet(tmp_path / "f", 12, seed=8, groups=12, clusters=3, change_rate=0.05)
+    (tmp_path / "f" / "a-broken.json").write_text("{ not json")
+    (tmp_path / "f" / "z-not-utf8.json").write_bytes(b"\xff{}")
+    pooled = _outputs(tmp_path / "f", tmp_path / "pooled", dedup=True, workers=2)
+    alone = _outputs(tmp_path / "f", tmp_path / "alone", dedup=True, workers=1)
+    assert pooled == alone
+    assert [Path(p.path or "").name for p in pooled["problems"]] == [
+        "a-broken.json",
+        "z-not-utf8.json",
+    ]
 
 
 def test_unit_keys_tell_apart_what_json_tells_apart() -> None:
@@ -166,3 +183,41 @@ def test_a_spark_task_reuses_verdicts_across_its_batches(tmp_path: Path, monkeyp
     calls.clear()
     task(files[:1])
     assert calls == [10]  # a new task diagnoses afresh
+
+
+def test_a_spark_worker_keeps_an_audits_verdicts_across_its_tasks(
+    tmp_path: Path, monkeypatch: Any
+) -> None:
+    """``audit_runs`` (each task reads a run of local files in Python, called here as a
+    Python worker would) gives the per-group rows; a worker keeps the verdicts of one
+    audit (its token) across tasks, and another audit starts afresh."""
+    import pyarrow as pa
+
+    from rmqlb.pipeline import batches, units
+    from rmqlb.pipeline.inputs import Layout, chunk_files
+
+    generate_fleet(tmp_path / "f", 8, seed=6, groups=10, clusters=1, change_rate=0.05)
+    files = _files(tmp_path / "f")
+    runs = chunk_files([(str(f), Layout.whole) for f in files], [1] * len(files), 2)
+    calls: list[int] = []
+    real = units._diagnose_whole
+
+    def counted(data: dict[str, Any], names: Any) -> Any:
+        names = list(names)
+        calls.append(len(names))
+        return real(data, names)
+
+    monkeypatch.setattr(units, "_diagnose_whole", counted)
+
+    def task(run: int, token: str) -> list[Any]:
+        ids = pa.RecordBatch.from_pydict({"id": [run]})
+        out = batches.audit_runs(iter([ids]), runs=runs, token=token)
+        return [tuple(row.values()) for batch in out for row in batch.to_pylist()]
+
+    rows = task(0, "audit-1") + task(1, "audit-1")
+    assert rows == [r for f in files for r in _per_group(f.read_text(), str(f))]
+    assert calls[0] == 10
+    assert sum(calls) < 8 * 10 / 2  # the second task reused the first one's verdicts
+    calls.clear()
+    task(1, "audit-2")
+    assert calls[0] == 10  # another audit diagnoses afresh
