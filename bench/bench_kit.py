@@ -27,13 +27,12 @@ from __future__ import annotations
 
 import json
 import os
-import site
 import socket
 import statistics
 import subprocess
+import sys
 import tempfile
 import time
-import venv as venv_module
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
@@ -159,25 +158,6 @@ def _median_wall(cmd: Sequence[str], env: dict[str, str]) -> float:
     return statistics.median(walls)
 
 
-def _installed_python(venv: Path) -> Path:
-    """A Python that imports rmqlb as an installed wheel lets it be imported: a fresh venv
-    (no pip) whose site-packages holds one ``.pth`` naming this checkout and this
-    environment's site-packages, plain ``sys.path`` entries. A development checkout's
-    editable install adds an import hook module that every process loads at start-up (about
-    25 ms here), which users of a wheel never pay; the code run is the same."""
-    venv_module.create(venv, with_pip=False)
-    python = venv / "bin" / "python"
-    found = subprocess.run(
-        [python, "-c", "import sysconfig; print(sysconfig.get_path('purelib'))"],
-        check=True,
-        capture_output=True,
-        text=True,
-    )
-    paths = [str(ROOT), *site.getsitepackages()]
-    Path(found.stdout.strip(), "rmqlb-bench.pth").write_text("\n".join(paths) + "\n")
-    return python
-
-
 def _unavailable() -> str:
     if not (KIT / "cluster.sh").exists():
         return f"no RocketMQ kit at {KIT} (set RMQLB_ROCKETMQ_KIT)"
@@ -224,7 +204,7 @@ def _measure(env: dict[str, str], tmp: Path) -> list[BenchResult]:
     live = _names()[0][0]
     _run([KIT / "truth.py", "wait", tmp / "live.jsonl", "--group", live, "--consumers", "1"], env)
     namesrv = f"127.0.0.1:{NAMESRV_PORT}"
-    rmqlb = [str(_installed_python(tmp / "venv")), "-m", "rmqlb"]
+    rmqlb = [sys.executable, "-m", "rmqlb"]
     # what users run: compiled bytecode (a read-only checkout would compile on every run)
     user_env = {k: v for k, v in env.items() if k != "PYTHONDONTWRITEBYTECODE"}
     subprocess.run([*rmqlb, "--help"], check=False, env=user_env, capture_output=True)
@@ -255,8 +235,7 @@ def _measure(env: dict[str, str], tmp: Path) -> list[BenchResult]:
                 f"kit: {name} / {target:g} s",
                 took / target,
                 1.0,
-                f"{ms(took)} (median of {RUNS} processes; rmqlb imported from plain "
-                f"sys.path entries, as from a wheel) vs {versus}; "
+                f"{ms(took)} (median of {RUNS} processes) vs {versus}; "
                 f"status saw {seen} groups; seeded in {seed_s:.1f} s; "
                 f"load {os.getloadavg()[0]:.1f}",
             )
