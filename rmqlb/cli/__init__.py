@@ -8,33 +8,49 @@ from __future__ import annotations
 import copy
 import os
 import sys
+from collections.abc import Iterable
 from typing import Annotated, Any
 
 import typer
 from typer._click import exceptions as click_exceptions  # typer 0.28 vendors click
 
 from rmqlb import __version__
-
-# Importing a command module registers its command on the app.
-from rmqlb.cli import (  # noqa: F401
-    audit,
-    check,
-    client,
-    demo,
-    dump,
-    explain,
-    exporter,
-    offsets,
-    schema,
-    serve,
-    simulate,
-    status,
-)
 from rmqlb.cli.app import app
 from rmqlb.cli.messages import error, say
 from rmqlb.errors import ExitCode, RmqlbError, Terminated
 
-__all__ = ["app", "main", "run"]
+__all__ = ["COMMANDS", "app", "load_commands", "main", "run"]
+
+#: Every command, in the order help lists them; each is registered on :data:`app` by the
+#: module of its name (``rmqlb.cli.explain``) when that is imported. A run imports only the
+#: module of the command it names; help, ``--version``, completion and an unknown command
+#: import them all (:func:`load_commands`).
+COMMANDS = (
+    "audit",
+    "check",
+    "client",
+    "demo",
+    "dump",
+    "explain",
+    "exporter",
+    "offsets",
+    "schema",
+    "serve",
+    "simulate",
+    "status",
+)
+
+
+def load_commands(names: Iterable[str] = COMMANDS) -> None:
+    """Import the modules that register the commands ``names`` (default: all)."""
+    import importlib
+
+    for name in names:
+        importlib.import_module(f"rmqlb.cli.{name}")
+
+
+def _command_name(info: Any) -> str:
+    return str(info.name or info.callback.__name__.replace("_", "-"))
 
 
 def _version(value: bool) -> None:
@@ -91,21 +107,19 @@ def run(argv: list[str] | None = None) -> int:
 
 def _click_command(argv: list[str] | None) -> Any:
     """The click command that runs ``argv``: the root group with only the invoked command
-    when ``argv`` names one (typer builds every registered command's options from its
-    signature, about three times the cost of building one), else with all of them (help,
+    when ``argv`` names one (only its module is imported, and typer builds only its options
+    from its signature), else with all of them, in :data:`COMMANDS` order (help,
     ``--version``, shell completion, an unknown command)."""
     import typer.main
 
     name = argv[0] if argv else None
-    chosen = [
-        c
-        for c in app.registered_commands
-        if c.callback and (c.name or c.callback.__name__.replace("_", "-")) == name
-    ]
-    if not chosen or any(k.endswith("_COMPLETE") for k in os.environ):
-        return typer.main.get_command(app)
+    wanted: tuple[str, ...] = (name,) if name in COMMANDS else COMMANDS
+    if any(k.endswith("_COMPLETE") for k in os.environ):
+        wanted = COMMANDS
+    load_commands(wanted)
+    registered = {_command_name(c): c for c in app.registered_commands if c.callback}
     only = copy.copy(app)
-    only.registered_commands = chosen
+    only.registered_commands = [registered[n] for n in wanted]
     return typer.main.get_command(only)
 
 

@@ -737,6 +737,82 @@ def _attributes(obj: Mapping[Hashable, Any], where: str) -> dict[str, str]:
     return _string_map(_map(obj, "attributes", where), f"{where}.attributes")
 
 
+#: SubscriptionGroupConfig's fields after ``group_name``, in order, as (JSON key, default);
+#: ``attributes`` last, handled apart.
+_GROUP_CONFIG_FIELDS: tuple[tuple[str, bool | int], ...] = (
+    ("consumeEnable", True),
+    ("consumeFromMinEnable", True),
+    ("consumeBroadcastEnable", True),
+    ("consumeMessageOrderly", False),
+    ("retryQueueNums", 1),
+    ("retryMaxTimes", 16),
+    ("brokerId", 0),
+    ("whichBrokerWhenConsumeSlowly", 1),
+    ("notifyConsumerIdsChangedEnable", True),
+    ("groupSysFlag", 0),
+    ("consumeTimeoutMinute", 15),
+)
+#: The type of each of those values: its default's (a bool is never an int here).
+_GROUP_CONFIG_TYPES = tuple(type(default) for _, default in _GROUP_CONFIG_FIELDS)
+
+
+def _config_entry(name: str, raw: Any) -> SubscriptionGroupConfig:
+    """One entry of ``subscriptionGroupTable``.
+
+    A broker's table holds every group (thousands on a big cluster): an entry whose values
+    all have exactly their types (absent or null: the default), without attributes, is built
+    in one step; any other goes through the checks one field at a time
+    (:func:`_config_entry_checked`), which also word the error.
+    """
+    if type(raw) is dict and raw.get("attributes") in (None, {}):
+        get = raw.get
+        values: list[Any] = [d if (v := get(k)) is None else v for k, d in _GROUP_CONFIG_FIELDS]
+        group_name = get("groupName")
+        if group_name is None:
+            group_name = name
+        if type(group_name) is str and tuple(map(type, values)) == _GROUP_CONFIG_TYPES:
+            enable, from_min, broadcast, orderly, retry_queues, retry_max, broker_id, slowly = (
+                values[:8]
+            )
+            notify, sys_flag, timeout = values[8:]
+            return SubscriptionGroupConfig(
+                group_name,
+                enable,
+                from_min,
+                broadcast,
+                orderly,
+                retry_queues,
+                retry_max,
+                broker_id,
+                slowly,
+                notify,
+                sys_flag,
+                timeout,
+                {},
+            )
+    return _config_entry_checked(name, raw)
+
+
+def _config_entry_checked(name: str, raw: Any) -> SubscriptionGroupConfig:
+    w = f"subscriptionGroupTable[{name}]"
+    o = _obj(raw, w)
+    return SubscriptionGroupConfig(
+        group_name=_str(o, "groupName", w, name),
+        consume_enable=_bool(o, "consumeEnable", w, True),
+        consume_from_min_enable=_bool(o, "consumeFromMinEnable", w, True),
+        consume_broadcast_enable=_bool(o, "consumeBroadcastEnable", w, True),
+        consume_message_orderly=_bool(o, "consumeMessageOrderly", w, False),
+        retry_queue_nums=_int(o, "retryQueueNums", w, 1),
+        retry_max_times=_int(o, "retryMaxTimes", w, 16),
+        broker_id=_int(o, "brokerId", w, 0),
+        which_broker_when_consume_slowly=_int(o, "whichBrokerWhenConsumeSlowly", w, 1),
+        notify_consumer_ids_changed_enable=_bool(o, "notifyConsumerIdsChangedEnable", w, True),
+        group_sys_flag=_int(o, "groupSysFlag", w, 0),
+        consume_timeout_minute=_int(o, "consumeTimeoutMinute", w, 15),
+        attributes=_attributes(o, w),
+    )
+
+
 def decode_subscription_group_wrapper(body: bytes) -> SubscriptionGroupWrapper:
     """GET_ALL_SUBSCRIPTIONGROUP_CONFIG body or ``subscriptionGroup.json`` -> typed configs."""
     where = "SubscriptionGroupWrapper"
@@ -744,23 +820,7 @@ def decode_subscription_group_wrapper(body: bytes) -> SubscriptionGroupWrapper:
     groups: dict[str, SubscriptionGroupConfig] = {}
     for key, raw in _map(top, "subscriptionGroupTable", where).items():
         name = _key_str(key, "subscriptionGroupTable")
-        w = f"subscriptionGroupTable[{name}]"
-        o = _obj(raw, w)
-        groups[name] = SubscriptionGroupConfig(
-            group_name=_str(o, "groupName", w, name),
-            consume_enable=_bool(o, "consumeEnable", w, True),
-            consume_from_min_enable=_bool(o, "consumeFromMinEnable", w, True),
-            consume_broadcast_enable=_bool(o, "consumeBroadcastEnable", w, True),
-            consume_message_orderly=_bool(o, "consumeMessageOrderly", w, False),
-            retry_queue_nums=_int(o, "retryQueueNums", w, 1),
-            retry_max_times=_int(o, "retryMaxTimes", w, 16),
-            broker_id=_int(o, "brokerId", w, 0),
-            which_broker_when_consume_slowly=_int(o, "whichBrokerWhenConsumeSlowly", w, 1),
-            notify_consumer_ids_changed_enable=_bool(o, "notifyConsumerIdsChangedEnable", w, True),
-            group_sys_flag=_int(o, "groupSysFlag", w, 0),
-            consume_timeout_minute=_int(o, "consumeTimeoutMinute", w, 15),
-            attributes=_attributes(o, w),
-        )
+        groups[name] = _config_entry(name, raw)
     return SubscriptionGroupWrapper(groups, _data_version(top, where))
 
 

@@ -296,17 +296,28 @@ class _Parser:
         return value
 
 
+_CONTAINER_TYPES = frozenset({dict, list})
+
+
 def _check_depth(value: Any, max_depth: int, base: int = 1) -> None:
-    """Apply the depth limit to what the C parser accepted (iteratively: no recursion)."""
-    stack: list[tuple[Any, int]] = [(value, base)]
-    while stack:
-        node, depth = stack.pop()
-        if depth > max_depth:
+    """Apply the depth limit to what the C parser accepted (plain dicts, lists and scalars),
+    ``value`` being at depth ``base``: level by level, without recursion; a container
+    holding only scalars (most of them) is passed over at C speed."""
+    is_container = _CONTAINER_TYPES.__contains__
+    level = [value] if is_container(type(value)) else []
+    depth = base
+    if depth > max_depth:
+        raise FastJsonError(f"nesting deeper than {max_depth}")
+    while level:
+        below: list[Any] = []
+        for node in level:
+            children = node.values() if type(node) is dict else node
+            if any(map(is_container, map(type, children))):
+                below += [c for c in children if is_container(type(c))]
+        level = below
+        depth += 1
+        if level and depth > max_depth:
             raise FastJsonError(f"nesting deeper than {max_depth}")
-        if isinstance(node, dict):
-            stack.extend((v, depth + 1) for v in node.values() if isinstance(v, dict | list))
-        elif isinstance(node, list):
-            stack.extend((v, depth + 1) for v in node if isinstance(v, dict | list))
 
 
 def _to_text(data: bytes | bytearray | memoryview | str, max_size: int) -> str:

@@ -27,9 +27,23 @@ async def capture_group(
     view = await connections(c, name, masters)
     for topic in view.subscriptions:
         c.routes.get(topic)
-    infos = await running_infos(c, name, view)
+    # The offsets of the topics the brokers list are wanted whatever the clients answer:
+    # their min/max offsets are read while the clients are asked for their queues (and the
+    # Proxies for their clients).
+    broadcasting = view.message_model is MessageModel.BROADCASTING
+    ranges = asyncio.ensure_future(
+        c.offsets.prefetch([] if broadcasting else [*view.subscriptions])
+    )
+    listed = frozenset(conn.client_id for conn in view.connections)
+    proxied = asyncio.ensure_future(c.proxies.clients(name, listed))
+    infos_task = asyncio.ensure_future(running_infos(c, name, view))
+    # Each broker's config table (read once per capture) is needed last: asked now, it is
+    # decoded while the clients answer, not before the connection lists are read.
+    for _, addr in masters:
+        c.configs.of(addr)
+    infos = await infos_task
     consumers = [to_consumer(view, conn, infos[conn.client_id]) for conn in view.connections]
-    consumers += await c.proxies.clients(name, frozenset(infos))
+    consumers += await proxied
     for consumer in consumers:
         for sub in consumer.subscriptions:
             c.routes.get(sub.topic)
@@ -38,8 +52,9 @@ async def capture_group(
     # A BROADCASTING group keeps its offsets in its clients: the broker has none to add.
     topics = set(view.subscriptions)
     topics.update(sub.topic for cons in consumers for sub in cons.subscriptions)
-    if view.message_model is MessageModel.BROADCASTING:
+    if broadcasting:
         topics.clear()
+    await ranges
     answers = await stats_task
     stats = [o for answer in answers if answer is not None for o in answer.offsets]
     if not consumers and await c.routes.get(RETRY_PREFIX + name) is None:

@@ -50,18 +50,8 @@ class Offsets:
         from consume stats, or listed there at 0 while it holds messages, is asked with
         QUERY_CONSUMER_OFFSET: code 22 means never committed.
         """
-        c = self.collector
         known = {o.queue: o for o in stats}
-        routes = await asyncio.gather(*(c.routes.get(t) for t in topics))
-        wanted: list[tuple[str, str]] = []  # (broker address, topic)
-        for route in routes:
-            if route is None:
-                continue
-            for broker in dict.fromkeys(qd.broker_name for qd in route.queue_datas):
-                info = c.brokers.get(broker)
-                addr = info.master_addr() if info is not None else None
-                if addr:
-                    wanted.append((addr, route.topic))
+        wanted = await self._hosts(topics)
         tables = await asyncio.gather(*(self._topic_stats(a, t) for a, t in wanted))
         ranges: dict[MessageQueue, tuple[str, QueueStats]] = {}
         for (addr, _), table in zip(wanted, tables, strict=True):
@@ -89,6 +79,27 @@ class Offsets:
                 )
             )
         return out
+
+    async def prefetch(self, topics: Sequence[str]) -> None:
+        """Read the min/max offsets of ``topics`` on the brokers hosting them, as soon as
+        their routes are known, for a later :meth:`complete` that wants them."""
+        wanted = await self._hosts(topics)
+        await asyncio.gather(*(self._topic_stats(a, t) for a, t in wanted))
+
+    async def _hosts(self, topics: Sequence[str]) -> list[tuple[str, str]]:
+        """(master address, topic) for every broker hosting each of ``topics``, in order."""
+        c = self.collector
+        routes = await asyncio.gather(*(c.routes.get(t) for t in topics))
+        wanted: list[tuple[str, str]] = []
+        for route in routes:
+            if route is None:
+                continue
+            for broker in dict.fromkeys(qd.broker_name for qd in route.queue_datas):
+                info = c.brokers.get(broker)
+                addr = info.master_addr() if info is not None else None
+                if addr:
+                    wanted.append((addr, route.topic))
+        return wanted
 
     def _topic_stats(self, addr: str, topic: str) -> asyncio.Task[dict[MessageQueue, QueueStats]]:
         """One broker's min/max offsets of ``topic``, asked once per capture."""

@@ -147,8 +147,9 @@ def test_every_output_option_is_a_format() -> None:
     """``-o/--output`` takes a format on every command that has it; files are ``--out``."""
     import typer.main
 
-    from rmqlb.cli import app
+    from rmqlb.cli import app, load_commands
 
+    load_commands()
     group = typer.main.get_command(app)
     for name, command in group.commands.items():  # type: ignore[attr-defined]
         for param in command.params:
@@ -237,8 +238,9 @@ def _options_of(name: str) -> dict[str, tuple[tuple[str, ...], str | None, objec
     """``{parameter: (flags, help, default)}`` of command ``name``."""
     import typer.main
 
-    from rmqlb.cli import app
+    from rmqlb.cli import app, load_commands
 
+    load_commands()
     command = typer.main.get_command(app).commands[name]  # type: ignore[attr-defined]
     return {
         p.name: (tuple(p.opts), getattr(p, "help", None), p.default)

@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 
+from rmqlb.cli import COMMANDS, app, load_commands
 from rmqlb.fake import FakeClusterThread
 from rmqlb.snapshot import load_snapshot
 
@@ -47,12 +48,41 @@ NOT_FOR_EXPLAIN = (
     "rmqlb.fake",
     "importlib.resources",
 )
+# Nor, whatever its input, the other commands' modules (each registers its command only when
+# run), --watch's, the status-level diagnosis, typer's Rich help, numpy (very large
+# CONSISTENT_HASH rings only), or stdlib packages nothing here uses.
+OTHER_COMMANDS = (
+    *(f"rmqlb.cli.{name}" for name in COMMANDS if name != "explain"),
+    "rmqlb.cli.watch",
+    "rmqlb.render.changes",
+)
+NOT_FOR_ANY_EXPLAIN = (
+    *NOT_FOR_EXPLAIN,
+    *OTHER_COMMANDS,
+    "rmqlb.exporter",
+    "rmqlb.diagnose.status",
+    "typer.rich_utils",
+    "numpy",
+    "email",
+    "http",
+    "xml",
+    "multiprocessing",
+    "unittest",
+)
 # ``-o json`` of a file: no network stack, no Rich.
-HEAVY_DUMP_JSON = (*NOT_FOR_EXPLAIN, "rich", "asyncio", "ssl", "rmqlb.client", "rmqlb.remoting")
+HEAVY_DUMP_JSON = (
+    *NOT_FOR_ANY_EXPLAIN,
+    "rich",
+    "asyncio",
+    "ssl",
+    "rmqlb.client",
+    "rmqlb.remoting",
+)
 # A live capture reads no file: pydantic-core (the big-file JSON reader and writer) stays out
-# for one group's small report, and so do the encoders' decimal arithmetic and Rich.
-HEAVY_LIVE_JSON = (*NOT_FOR_EXPLAIN, "rich", "pydantic_core", "decimal")
-HEAVY_LIVE_TABLE = (*NOT_FOR_EXPLAIN, "pydantic_core")
+# for one group's small report, and so do the encoders' decimal arithmetic, Rich and the
+# table renderer's blocks.
+HEAVY_LIVE_JSON = (*NOT_FOR_ANY_EXPLAIN, "rich", "pydantic_core", "decimal", "rmqlb.render.blocks")
+HEAVY_LIVE_TABLE = (*NOT_FOR_ANY_EXPLAIN, "pydantic_core")
 
 PROBE = (
     "import json, sys\n"
@@ -142,3 +172,15 @@ def test_heavy_module_not_imported_by_explain(
 ) -> None:
     present = _imported(request.getfixturevalue(probe), module)
     assert not present, f"'rmqlb {command}' imported {module}: {present[:5]}"
+
+
+def test_each_command_is_registered_by_the_module_of_its_name() -> None:
+    """A run imports only ``rmqlb.cli.<command>``: that module must register the command,
+    and :data:`COMMANDS` must name every command there is."""
+    load_commands()
+    registered = {
+        (c.name or c.callback.__name__.replace("_", "-")): c.callback.__module__
+        for c in app.registered_commands
+        if c.callback is not None
+    }
+    assert registered == {name: f"rmqlb.cli.{name}" for name in COMMANDS}

@@ -195,3 +195,63 @@ def test_depth_limit_holds_inside_c_parsed_subtrees() -> None:
             assert "nesting deeper than 100" in str(exc)
         else:
             raise AssertionError(f"accepted {text[:20]}")
+
+
+def _walked_depth_ok(value: Any, max_depth: int, base: int) -> bool:
+    """The depth limit by walking the parsed value (the root and every container below it
+    counted): what the bracket count must agree with."""
+    stack = [(value, base)]
+    while stack:
+        node, depth = stack.pop()
+        if depth > max_depth:
+            return False
+        children = node.values() if isinstance(node, dict) else node
+        if isinstance(node, dict | list):
+            stack.extend((v, depth + 1) for v in children if isinstance(v, dict | list))
+    return True
+
+
+JSON_VALUES = st.recursive(
+    st.none() | st.integers() | st.text(max_size=3),
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=3), inner),
+    max_leaves=20,
+)
+
+
+@FUZZ
+@given(JSON_VALUES, st.integers(1, 6), st.integers(1, 4))
+def test_depth_check_agrees_with_a_walk_of_every_node(
+    value: Any, max_depth: int, base: int
+) -> None:
+    """The level-by-level depth check accepts exactly what a walk of every node does."""
+    try:
+        fastjson._check_depth(value, max_depth, base)
+        accepted = True
+    except ProtocolError:
+        accepted = False
+    assert accepted == _walked_depth_ok(value, max_depth, base)
+
+
+CONFIG_VALUES = st.none() | st.booleans() | st.integers(-3, 3) | st.sampled_from(["", "x", 1.5])
+
+
+@FUZZ
+@given(
+    st.dictionaries(
+        st.sampled_from([key for key, _ in bodies._GROUP_CONFIG_FIELDS] + ["groupName"]),
+        CONFIG_VALUES,
+    ),
+    st.sampled_from([None, {}, {"k": "v"}, [], "", 0]),
+)
+def test_config_entry_fast_path_equals_the_checked_one(entry: dict[str, Any], attrs: Any) -> None:
+    """A config entry decodes (or fails) the same with or without the one-step path."""
+    if attrs is not None:
+        entry = {**entry, "attributes": attrs}
+
+    def outcome(decode: Callable[[str, Any], Any]) -> Any:
+        try:
+            return decode("G", entry)
+        except ProtocolError as exc:
+            return str(exc)
+
+    assert outcome(bodies._config_entry) == outcome(bodies._config_entry_checked)
