@@ -80,11 +80,13 @@ def test_status_lists_the_groups_with_their_worst_finding_and_lag(kit: Kit, name
     # t_old's 4 queues, and its retry topic's queue on each broker where the group committed
     # an offset there: nobody reads any of them. 4.9.8 clients always commit one; whether a
     # 5.x client does depends on the timing of its offset persistence, so the brokers' own
-    # answer (mqadmin's rows of the retry topic) says how many there are.
+    # answer (mqadmin's rows of the retry topic; it cuts a topic's name at 64 characters)
+    # says how many there are.
     progress = kit.mqadmin("consumerProgress", "-g", retired).splitlines()
-    retry_queues = sum(1 for row in progress if row.split()[:1] == [f"%RETRY%{retired}"])
+    retry_topic = f"%RETRY%{retired}"[:64]
+    retry_queues = sum(1 for row in progress if row.split()[:1] == [retry_topic])
     if kit.version == "4.9.8":
-        assert retry_queues == 2
+        assert retry_queues == 2, "\n".join(progress)
     queues = 4 + retry_queues
     assert line["stranded"] == {
         "queues": queues, "messages": 30, "knownMessages": 30, "unknownQueues": 0,
