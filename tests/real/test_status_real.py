@@ -107,9 +107,12 @@ def test_status_lists_the_groups_with_their_worst_finding_and_lag(kit: Kit, name
     # worst first: the error, then the warning, then the healthy group
     assert [g["group"] for g in doc["groups"]] == [split, retired, healthy]
     assert doc["_exit"] == 1 and doc["exitCode"] == 1
-    # -t asks the brokers who consumes the topic: the retired group is known by its offsets
+    # -t asks the brokers who consumes the topic: the retired group is known by its offsets.
+    # The split group is listed only while its last heartbeat came from the consumer that
+    # subscribes t_old (each heartbeat replaces the group's subscriptions on the broker: the
+    # very problem SUBSCRIPTION_INCONSISTENT reports), so it may or may not be there.
     by_topic = lines(status(kit, f"{base}-*", "-t", t_old))
-    assert set(by_topic) == {retired, split}
+    assert retired in by_topic and set(by_topic) <= {retired, split}
 
 
 @pytest.mark.versions(*ALL_VERSIONS)
