@@ -7,11 +7,12 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from rmqlb.cli.app import app
-from rmqlb.cli.complete import complete_group, complete_topic
+from rmqlb.cli.complete import complete_group
 from rmqlb.cli.messages import report_failures, say
 from rmqlb.cli.options import (
     AllGroupsOption,
     Connection,
+    ConsumersOfTopicOption,
     GroupOption,
     shared_options,
 )
@@ -36,17 +37,7 @@ def dump(  # noqa: PLR0917  (typer maps every option to a parameter)
     ] = None,
     connection: Connection = Connection(),
     group: GroupOption = None,
-    topic: Annotated[
-        str | None,
-        typer.Option(
-            "--topic",
-            "-t",
-            help="Only groups that consume this topic (the brokers say who: online "
-            "subscribers and committed offsets).",
-            show_default=False,
-            autocompletion=complete_topic,
-        ),
-    ] = None,
+    topic: ConsumersOfTopicOption = None,
     all_groups: AllGroupsOption = False,
     output: Annotated[
         str | None,

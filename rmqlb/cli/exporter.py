@@ -13,8 +13,13 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from rmqlb.cli.app import app
-from rmqlb.cli.complete import complete_topic
-from rmqlb.cli.options import Connection, GroupOption, shared_options
+from rmqlb.cli.options import (
+    Connection,
+    ConsumersOfTopicOption,
+    GroupGlobArguments,
+    GroupOption,
+    shared_options,
+)
 from rmqlb.errors import InputError
 
 if TYPE_CHECKING:
@@ -60,14 +65,7 @@ def capture_live(options: "LiveOptions", names: list[str], last_success: float |
 @app.command()
 @shared_options
 def exporter(  # noqa: PLR0917  (typer maps every option to a parameter)
-    groups: Annotated[
-        list[str] | None,
-        typer.Argument(
-            metavar="[GROUP|GLOB]...",
-            help="Groups, or glob patterns such as 'order-*' (default: every group).",
-            show_default=False,
-        ),
-    ] = None,
+    groups: GroupGlobArguments = None,
     group: GroupOption = None,
     connection: Connection = Connection(),
     listen: Annotated[
@@ -86,16 +84,7 @@ def exporter(  # noqa: PLR0917  (typer maps every option to a parameter)
             "--per-queue", help="Also one lag series per queue (many series on big clusters)."
         ),
     ] = False,
-    topic: Annotated[
-        str | None,
-        typer.Option(
-            "--topic",
-            "-t",
-            help="Only groups that consume this topic.",
-            show_default=False,
-            autocompletion=complete_topic,
-        ),
-    ] = None,
+    topic: ConsumersOfTopicOption = None,
     system: Annotated[
         bool, typer.Option("--system", help="RocketMQ's built-in groups too.")
     ] = False,

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Annotated, Any, TextIO, TypeVar, get_type_hint
 
 import typer
 
-from rmqlb.cli.complete import complete_group
+from rmqlb.cli.complete import complete_group, complete_topic
 from rmqlb.failon import FailOn
 from rmqlb.fileio import LIMIT_ENV, LIMIT_FLAG, max_input_size, parse_size
 from rmqlb.render.formats import Output, StatusOutput
@@ -202,6 +202,26 @@ GroupOption = Annotated[
         help="A consumer group (repeatable; mqadmin's -g), like the GROUP arguments.",
         show_default=False,
         autocompletion=complete_group,
+    ),
+]
+GroupGlobArguments = Annotated[
+    list[str] | None,
+    typer.Argument(
+        metavar="[GROUP|GLOB]...",
+        help="Groups, or glob patterns such as 'order-*' (default: every group).",
+        show_default=False,
+        autocompletion=complete_group,
+    ),
+]
+ConsumersOfTopicOption = Annotated[
+    str | None,
+    typer.Option(
+        "--topic",
+        "-t",
+        help="Only groups that consume this topic (the brokers say who: online "
+        "subscribers and committed offsets).",
+        show_default=False,
+        autocompletion=complete_topic,
     ),
 ]
 AllGroupsOption = Annotated[

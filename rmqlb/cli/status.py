@@ -13,12 +13,13 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 
 from rmqlb.cli.app import app
-from rmqlb.cli.complete import complete_group, complete_topic
 from rmqlb.cli.options import (
     Connection,
+    ConsumersOfTopicOption,
     DumpOption,
     FailOn,
     FailOnOption,
+    GroupGlobArguments,
     GroupOption,
     Inputs,
     NoHeadersOption,
@@ -46,28 +47,11 @@ if TYPE_CHECKING:
 @shared_options
 def status(  # noqa: PLR0917  (typer maps every option to a parameter)
     ctx: typer.Context,
-    groups: Annotated[
-        list[str] | None,
-        typer.Argument(
-            metavar="[GROUP|GLOB]...",
-            help="Groups, or glob patterns such as 'order-*' (default: every group).",
-            show_default=False,
-            autocompletion=complete_group,
-        ),
-    ] = None,
+    groups: GroupGlobArguments = None,
     group: GroupOption = None,
     dump: DumpOption = None,
     connection: Connection = Connection(),
-    topic: Annotated[
-        str | None,
-        typer.Option(
-            "--topic",
-            "-t",
-            help="Only groups that consume this topic (online subscribers or offsets).",
-            show_default=False,
-            autocompletion=complete_topic,
-        ),
-    ] = None,
+    topic: ConsumersOfTopicOption = None,
     problems: Annotated[
         bool,
         typer.Option(
