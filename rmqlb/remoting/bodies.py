@@ -762,7 +762,7 @@ class ConsumerOffsets:
             if len(parts) == 2:
                 out.setdefault(parts[1], []).append(parts[0])
         return {
-            group: tuple(java_hash_set_order(topics, java_string_hash))
+            group: tuple(java_hash_set_order(topics, java_string_hash) if topics[1:] else topics)
             for group, topics in out.items()
         }
 

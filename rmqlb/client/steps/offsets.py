@@ -99,6 +99,8 @@ class Offsets:
         self, addr: str, group: str, topics: Sequence[str], *, timeout: float
     ) -> ConsumeStats:
         admin = self.collector.admin
+        if len(topics) == 1:
+            return await admin.consume_stats(addr, group, topic=topics[0], timeout=timeout)
         parts = await asyncio.gather(
             *(admin.consume_stats(addr, group, topic=t, timeout=timeout) for t in topics)
         )
