@@ -14,12 +14,14 @@ import json
 import subprocess
 import sys
 from collections import Counter
+from typing import Any
 
 import pytest
 
 from rmqlb.client.admin import AdminClient, ClientOptions
 from rmqlb.client.collector import CollectOptions, collect
 from rmqlb.client.connection import Connection
+from rmqlb.client.errors import ConnectionLost
 from rmqlb.fake import FakeCluster, FakeClusterThread
 from rmqlb.model import Snapshot
 from rmqlb.remoting.codes import RequestCode
@@ -267,3 +269,61 @@ def test_offset_tables_ask_consume_stats_per_topic_and_only_where_there_are_offs
     assert not with_tables.errors
     assert len(with_tables.groups["FiveGroup"].offsets) == 5 * 4 * masters
     assert {o.queue.broker_name for o in with_tables.groups["SoloGroup"].offsets} == {"broker-a"}
+
+
+class _Failing(AdminClient):
+    """Fails the offset tables, or the per-topic consume stats of one group."""
+
+    def __init__(self, *, tables: bool = False, group: str = "") -> None:
+        super().__init__(ClientOptions())
+        self.fail_tables, self.fail_group = tables, group
+
+    async def consumer_offsets(self, broker: str, *, timeout: float | None = None) -> Any:
+        if self.fail_tables:
+            raise ConnectionLost(f"{broker}: connection lost: reset", broker)
+        return await super().consumer_offsets(broker, timeout=timeout)
+
+    async def consume_stats(
+        self, broker: str, group: str, *, topic: str | None = None, timeout: float | None = None
+    ) -> Any:
+        if group == self.fail_group and topic is not None:
+            raise ConnectionLost(f"{broker}: connection lost: reset", broker)
+        return await super().consume_stats(broker, group, topic=topic, timeout=timeout)
+
+
+def test_without_offset_tables_each_group_is_asked_without_topic_as_before() -> None:
+    async def main() -> tuple[Snapshot, Snapshot, Counter[str]]:
+        async with FakeCluster(_mixed_fleet()) as fake:
+            plain = await collect(CollectOptions(namesrv=(fake.namesrv_addr,)))
+            before = len(fake.requests)
+            async with _Failing(tables=True) as admin:
+                options = CollectOptions(namesrv=(fake.namesrv_addr,), offset_tables=True)
+                failed = await collect(options, admin=admin)
+            counts = Counter(
+                "topic" in r.ext_fields
+                for r in fake.requests[before:]
+                if r.code == RequestCode.GET_CONSUME_STATS
+            )
+            return plain, failed, Counter({str(k): v for k, v in counts.items()})
+
+    plain, failed, counts = asyncio.run(main())
+    assert counts == {"False": (GROUPS + 3) * len(BROKERS)}  # every group, no topic
+    assert (failed.groups, failed.errors) == (plain.groups, ())  # nothing missing: no error
+
+
+def test_a_failed_request_per_topic_leaves_that_brokers_offsets_unknown() -> None:
+    async def main() -> Snapshot:
+        async with FakeCluster(_mixed_fleet()) as fake, _Failing(group="Group7") as admin:
+            options = CollectOptions(namesrv=(fake.namesrv_addr,), offset_tables=True)
+            return await collect(options, admin=admin)
+
+    snapshot = asyncio.run(main())
+    errors = [e for e in snapshot.errors if e.group == "Group7"]
+    # one error per broker, as for the one request without a topic; no offsets made up
+    assert sorted((e.request, e.target.split(" ")[0]) for e in errors) == [
+        ("GET_CONSUME_STATS", b) for b in BROKERS
+    ]
+    assert all("connection lost" in e.message for e in errors)
+    assert snapshot.groups["Group7"].offsets == ()  # its lag unknown (the line marked), not 0
+    assert len(snapshot.groups["Group8"].offsets) == 8
+    assert [e for e in snapshot.errors if e.group != "Group7"] == []
