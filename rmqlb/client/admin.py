@@ -171,12 +171,14 @@ class AdminClient:
                 raise RequestTimeout(
                     f"{addr}: {request_code_name(code)} timed out after {duration(budget)}", addr
                 )
-            try:
-                conn = await self._connection(addr, left)
-            except ConnectFailed as exc:
-                if isinstance(exc.__cause__, TimeoutError):
-                    self._timed_out_now(addr)
-                raise
+            conn = self._connections.get(addr)
+            if conn is None or conn.closed:  # the pooled one, without a coroutine per request
+                try:
+                    conn = await self._connection(addr, left)
+                except ConnectFailed as exc:
+                    if isinstance(exc.__cause__, TimeoutError):
+                        self._timed_out_now(addr)
+                    raise
             left = max(deadline - time.monotonic(), 0.001)
             try:
                 response = await conn.request(code, ext_fields, body, timeout=left)

@@ -26,18 +26,33 @@ class Routes:
 
     def __init__(self, collector: Collector) -> None:
         self.collector = collector
-        self.tasks: dict[str, asyncio.Task[TopicRoute | None]] = {}
+        self.tasks: dict[str, asyncio.Future[TopicRoute | None]] = {}
         #: The NameServer's topic list, when the capture reads it (``None`` inside: it could
         #: not be read, so every topic is asked).
-        self.listed: asyncio.Task[frozenset[str] | None] | None = None
+        self.listed: asyncio.Future[frozenset[str] | None] | None = None
 
-    def get(self, topic: str) -> asyncio.Task[TopicRoute | None]:
+    def get(self, topic: str) -> asyncio.Future[TopicRoute | None]:
         """The route of ``topic`` (started on first use)."""
         task = self.tasks.get(topic)
         if task is None:
-            task = asyncio.get_running_loop().create_task(self._fetch(topic))
+            loop = asyncio.get_running_loop()
+            if self._unlisted(topic):  # no task to learn it is absent (most %RETRY% topics)
+                task = loop.create_future()
+                task.set_result(None)
+            else:
+                task = loop.create_task(self._fetch(topic))
             self.tasks[topic] = task
         return task
+
+    def _unlisted(self, topic: str) -> bool:
+        """Whether the NameServer's topic list, already read, lacks ``topic``."""
+        listed = self.listed
+        if listed is None or not listed.done() or listed.cancelled():
+            return False
+        if listed.exception() is not None:
+            return False  # _fetch meets the same failure as before
+        names = listed.result()
+        return names is not None and topic not in names
 
     async def settled(self) -> None:
         """Wait for every route asked so far."""
