@@ -152,20 +152,21 @@ def response_to(
 
 
 def _json_header(cmd: RemotingCommand) -> bytes:
-    parts = [f'{{"code":{int(cmd.code)}']
-    if cmd.ext_fields is not None:
+    # One format string, not a list of parts joined (the header of every request sent).
+    ext = cmd.ext_fields
+    if ext is None:
+        fields = ""
+    else:
         entries = ",".join(
-            f"{quote(str(k))}:{quote(str(v))}" for k, v in cmd.ext_fields.items() if v is not None
+            [f"{quote(str(k))}:{quote(str(v))}" for k, v in ext.items() if v is not None]
         )
-        parts.append(f'"extFields":{{{entries}}}')
-    parts.append(f'"flag":{int(cmd.flag)}')
-    parts.append(f'"language":{quote(cmd.language)}')
-    parts.append(f'"opaque":{int(cmd.opaque)}')
-    if cmd.remark is not None:
-        parts.append(f'"remark":{quote(cmd.remark)}')
-    parts.append('"serializeTypeCurrentRPC":"JSON"')
-    parts.append(f'"version":{int(cmd.version)}}}')
-    return ",".join(parts).encode("utf-8", "replace")
+        fields = f'"extFields":{{{entries}}},'
+    remark = "" if cmd.remark is None else f'"remark":{quote(cmd.remark)},'
+    return (
+        f'{{"code":{int(cmd.code)},{fields}"flag":{int(cmd.flag)},'
+        f'"language":{quote(cmd.language)},"opaque":{int(cmd.opaque)},{remark}'
+        f'"serializeTypeCurrentRPC":"JSON","version":{int(cmd.version)}}}'
+    ).encode("utf-8", "replace")
 
 
 def _utf8(text: str) -> bytes:
