@@ -102,7 +102,7 @@ def queue_rows_text(rows: tuple[QueueRow, ...]) -> str:
     times: dict[int, str] = {}
     statuses = _STATUS_TEXTS
     row, offsets_text = _row, _offsets
-    out: list[str] = []
+    out: list[str] = ["["]  # each row followed by "," (the last by "]"): one join
     append = out.append
     for r in rows:
         mq, o, lag, actual, expected = r.queue, r.offset, r.lag, r.actual, r.expected
@@ -117,6 +117,7 @@ def queue_rows_text(rows: tuple[QueueRow, ...]) -> str:
             or status is None
         ):
             append(_checked_row(r))
+            append(",")
             continue
         if o is None:
             offsets = _NULL
@@ -130,6 +131,7 @@ def queue_rows_text(rows: tuple[QueueRow, ...]) -> str:
                 or (low is not None and type(low) is not int)
             ):
                 append(_checked_row(r))
+                append(",")
                 continue
             time = times.get(last)
             if time is None:
@@ -149,20 +151,19 @@ def queue_rows_text(rows: tuple[QueueRow, ...]) -> str:
         if a is None:
             a = texts[actual] = _text(actual)
         append(row(b, str(queue_id), e, a, status, _NULL if lag is None else str(lag), offsets))
-    return "[" + ",".join(out) + "]"
+        append(",")
+    if len(out) == 1:
+        return "[]"
+    out[-1] = "]"
+    return "".join(out)
 
 
-def object_text(fields: dict[str, Any], key: str, raw: str) -> str:
-    """The compact JSON text of object ``fields`` with the value of ``key`` written as the
-    JSON text ``raw`` (the entries before and after it written by ``dumps``)."""
+def object_parts(fields: dict[str, Any], key: str) -> tuple[str, str]:
+    """The compact JSON text of object ``fields`` before and after the value of ``key``
+    (the entries around it written by ``dumps``), for a value written as text between."""
     keys = list(fields)
     at = keys.index(key)
-    parts = []
     before = {k: fields[k] for k in keys[:at]}
-    if before:
-        parts.append(dumps(before)[1:-1])
-    parts.append(f"{_quote(key)}:{raw}")
     after = {k: fields[k] for k in keys[at + 1 :]}
-    if after:
-        parts.append(dumps(after)[1:-1])
-    return "{" + ",".join(parts) + "}"
+    head = "{" + (dumps(before)[1:-1] + "," if before else "") + _quote(key) + ":"
+    return head, ("," + dumps(after)[1:-1] if after else "") + "}"

@@ -641,29 +641,28 @@ def report_to_text(report: Report, fail_on: str = "error", indent: int | None = 
     """
     from rmqlb.jsontext import dumps  # noqa: PLC0415  (kept out of CLI start-up)
 
-    # The collector stays off until the document is gone: re-enabled while the ~100,000
-    # row dicts still live, its next young-generation pass would scan them all (~13 ms).
+    # The collector stays off until the document is gone: re-enabled while ~100,000 row
+    # objects (dicts, or texts) still live, its next young-generation pass would scan them.
     was_enabled = gc.isenabled()
     gc.disable()
     try:
         if indent is not None:
             return dumps(report_to_json(report, fail_on), indent=indent)
-        from rmqlb.diagnose._rowtext import object_text, queue_rows_text  # noqa: PLC0415
+        from rmqlb.diagnose._rowtext import object_parts, queue_rows_text  # noqa: PLC0415
 
-        groups = [
-            object_text(
-                _group_json(g, None),
-                "topics",
-                "["
-                + ",".join(
-                    object_text(_topic_json(g, t, None), "queues", queue_rows_text(t.queues))
-                    for t in g.topics
-                )
-                + "]",
-            )
-            for g in report.groups
-        ]
-        return object_text(_document_json(report, fail_on, None), "groups", f"[{','.join(groups)}]")
+        # pieces joined once: a big document is not copied level by level
+        parts: list[str] = []
+        head, tail = object_parts(_document_json(report, fail_on, None), "groups")
+        parts += (head, "[")
+        for i, g in enumerate(report.groups):
+            group_head, group_tail = object_parts(_group_json(g, None), "topics")
+            parts += ("," if i else "", group_head, "[")
+            for k, t in enumerate(g.topics):
+                topic_head, topic_tail = object_parts(_topic_json(g, t, None), "queues")
+                parts += ("," if k else "", topic_head, queue_rows_text(t.queues), topic_tail)
+            parts += ("]", group_tail)
+        parts += ("]", tail)
+        return "".join(parts)
     finally:
         if was_enabled:
             gc.enable()
