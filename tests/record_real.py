@@ -198,13 +198,17 @@ class Recorder:
 
 
 async def record(
-    namesrv: str, topic: str, proxies: tuple[str, ...] = ()
+    namesrv: str, topic: str, proxies: tuple[str, ...] = (), *, offset_tables: bool = False
 ) -> tuple[Recorder, Snapshot]:
-    """The collector's capture, then the recorder's own requests."""
+    """The collector's capture (``offset_tables``: as the CLI captures every group, reading
+    each broker's offset table and asking consume stats per topic), then the recorder's own
+    requests."""
     rec = Recorder(namesrv, proxies=proxies)
     options = ClientOptions(timeout=TIMEOUT)
     async with AdminClient(options, tap=rec.tap) as admin:
-        collect_options = CollectOptions(namesrv=(namesrv,), client=options, proxies=proxies)
+        collect_options = CollectOptions(
+            namesrv=(namesrv,), client=options, proxies=proxies, offset_tables=offset_tables
+        )
         snapshot = await collect(collect_options, admin=admin)
         rec.by = "recorder"
         rec.finish()
@@ -331,12 +335,19 @@ def main(argv: Sequence[str] | None = None) -> int:
         help="a 5.1 Proxy's remoting address (repeatable): its answers are recorded too",
     )
     parser.add_argument(
+        "--offset-tables",
+        action="store_true",
+        help="capture as the CLI does for every group: offset tables, consume stats per topic",
+    )
+    parser.add_argument(
         "--append",
         action="store_true",
         help="only add the answers to request codes the recording in --out lacks",
     )
     args = parser.parse_args(argv)
-    rec, snapshot = asyncio.run(record(args.namesrv, args.topic, tuple(args.proxy)))
+    rec, snapshot = asyncio.run(
+        record(args.namesrv, args.topic, tuple(args.proxy), offset_tables=args.offset_tables)
+    )
     without_kit_dir(rec, args.kit_dir)
     if args.append:
         added = append(args.out, rec)
@@ -347,6 +358,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         "namesrv": args.namesrv,
         "proxies": list(args.proxy),
         "topic": args.topic,
+        "offsetTables": args.offset_tables,
         "groups": sorted(snapshot.groups),
         "responseVersions": versions,
         "captureErrors": [f"{e.target}: {e.request}" for e in snapshot.errors],

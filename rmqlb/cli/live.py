@@ -153,6 +153,7 @@ class LiveOptions:
             topic=self.topic,
             system=self.system,
             proxies=self.proxies,
+            offset_tables=True,
         )
 
 

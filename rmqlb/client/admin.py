@@ -273,14 +273,24 @@ class AdminClient:
         return bodies.decode_consumer_running_info(resp.body)
 
     async def consume_stats(
-        self, broker: str, group: str, *, timeout: float | None = None
+        self, broker: str, group: str, *, topic: str | None = None, timeout: float | None = None
     ) -> bodies.ConsumeStats:
         """GET_CONSUME_STATS (208): offsets of ``group`` on this broker's queues and the
-        rate the group fetches from it."""
-        resp = await self.call(
-            broker, RequestCode.GET_CONSUME_STATS, {"consumerGroup": group}, timeout=timeout
+        rate the group fetches from it; of ``topic`` only when given (else of every topic
+        the broker holds offsets of for the group, which it finds by scanning its whole
+        offset table)."""
+        fields = (
+            {"consumerGroup": group} if topic is None else {"consumerGroup": group, "topic": topic}
         )
+        resp = await self.call(broker, RequestCode.GET_CONSUME_STATS, fields, timeout=timeout)
         return bodies.decode_consume_stats(resp.body)
+
+    async def consumer_offsets(
+        self, broker: str, *, timeout: float | None = None
+    ) -> bodies.ConsumerOffsets:
+        """GET_ALL_CONSUMER_OFFSET (43): every group's committed offsets on this broker."""
+        resp = await self.call(broker, RequestCode.GET_ALL_CONSUMER_OFFSET, timeout=timeout)
+        return bodies.decode_consumer_offsets(resp.body)
 
     async def subscription_group_configs(
         self, broker: str, *, timeout: float | None = None

@@ -87,7 +87,10 @@ class CollectOptions:
     patterns (``order-*``) selecting among the groups the brokers know. Neither: every group
     the brokers know. ``topic``: discover only the groups that consume it. ``system``:
     RocketMQ's built-in groups are discovered too. ``proxies``: remoting addresses of 5.1+
-    Proxies asked for the gRPC clients of each group.
+    Proxies asked for the gRPC clients of each group. ``offset_tables``: when discovering,
+    read each master's offset table once and ask consume stats per topic
+    (:mod:`~rmqlb.client.steps.offsets`): far less work for the brokers in a capture of many
+    groups (the CLI's choice; off, each group's stats are asked without a topic).
     """
 
     namesrv: tuple[str, ...]
@@ -99,6 +102,7 @@ class CollectOptions:
     topic: str | None = None
     system: bool = False
     proxies: tuple[str, ...] = ()
+    offset_tables: bool = False
 
     @property
     def discovers(self) -> bool:
@@ -322,6 +326,8 @@ class Collector:
         for name in self.options.groups:
             self.discovery.want(name, masters)
         if self.options.discovers:
+            if self.options.offset_tables:
+                self.offsets.read_tables([addr for _, addr in masters])
             await self.discovery.discover(masters)
         results = await asyncio.gather(*self.discovery.tasks.values())
         await self.routes.settled()

@@ -574,6 +574,12 @@ class FakeCluster:
                 ),
             )
             return self._reply(cmd, ResponseCode.SUCCESS, body=body)
+        if cmd.code == RequestCode.GET_ALL_CONSUMER_OFFSET:
+            body = self._cached(
+                ("43", broker),
+                lambda: bodies.encode_consumer_offsets(self._offset_table(broker), self.dialect),
+            )
+            return self._reply(cmd, ResponseCode.SUCCESS, body=body)
         if cmd.code == RequestCode.GET_ALL_SUBSCRIPTIONGROUP_CONFIG:
             body = self._cached(("201", broker), lambda: self._subscription_groups(broker))
             return self._reply(cmd, ResponseCode.SUCCESS, body=body)
@@ -680,19 +686,43 @@ class FakeCluster:
         return self._reply(cmd, ResponseCode.SUCCESS, body=body)
 
     def _consume_tps(self, broker: str, group_name: str, topic: str | None) -> float:
-        """The group's fetch rate on ``broker`` as the snapshot has it (0 when it has none);
-        the snapshot keeps the rate over all the group's topics, so a one-topic request
-        (which rmqlb does not send) gets it only when the group has offsets of that topic
-        alone there."""
+        """The group's fetch rate on ``broker`` as the snapshot has it (0 when it has none).
+        The snapshot keeps one rate over all the group's topics: a one-topic request gets
+        all of it for the first topic the group has offsets of there and 0 for the others,
+        so the answers per topic add up to the answer without one."""
         group = self.snapshot.groups.get(group_name)
         on = group.on_brokers.get(broker) if group is not None else None
         if group is None or on is None or on.consume_tps is None:
             return 0.0
-        if topic is not None:
-            topics = {o.queue.topic for o in group.offsets if o.queue.broker_name == broker}
-            if topics != {topic}:
-                return 0.0
+        if topic is not None and self._offset_topics(broker, group)[:1] != [topic]:
+            return 0.0
         return on.consume_tps
+
+    def _offset_topics(self, broker: str, group: Group) -> list[str]:
+        """The topics ``group`` committed offsets of on ``broker``, as its offset table holds
+        them (a BROADCASTING group keeps its offsets in its clients: none)."""
+        if group.message_model is MessageModel.BROADCASTING:
+            return []
+        return list(
+            dict.fromkeys(
+                o.queue.topic
+                for o in group.offsets
+                if o.queue.broker_name == broker and o.committed
+            )
+        )
+
+    def _offset_table(self, broker: str) -> dict[str, dict[int, int]]:
+        """GET_ALL_CONSUMER_OFFSET: ``topic@group`` -> queue id -> committed offset, of
+        every group's committed offsets on ``broker``."""
+        table: dict[str, dict[int, int]] = {}
+        for group in self.snapshot.groups.values():
+            for topic in self._offset_topics(broker, group):
+                table[f"{topic}@{group.name}"] = {
+                    o.queue.queue_id: o.consumer_offset
+                    for o in group.offsets
+                    if o.queue.broker_name == broker and o.queue.topic == topic and o.committed
+                }
+        return table
 
     def _consume_stats(self, broker: str, group_name: str, topic: str | None) -> list[QueueOffset]:
         """GET_CONSUME_STATS rows as a broker builds them (AdminBrokerProcessor).
@@ -706,12 +736,7 @@ class FakeCluster:
         if group is None:
             return []
         mine = {o.queue: o for o in group.offsets if o.queue.broker_name == broker}
-        if topic:
-            topics = [topic]
-        elif group.message_model is MessageModel.BROADCASTING:
-            topics = []
-        else:
-            topics = list(dict.fromkeys(mq.topic for mq, o in mine.items() if o.committed))
+        topics = [topic] if topic else self._offset_topics(broker, group)
         subscribed = bodies.merged_subscriptions(group.consumers)
         rows = []
         for name in topics:

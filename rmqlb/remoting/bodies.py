@@ -359,12 +359,17 @@ def _message_queue(key: Any, where: str) -> MessageQueue:
     )
 
 
-def _broker_id(key: Hashable, where: str) -> int:
+def _int_key(key: Hashable, where: str, what: str) -> int:
+    """A map key that is an integer, bare or quoted (fastjson reads both into an Integer)."""
     if _is_int(key):
         return int(str(key))
     if isinstance(key, str) and key.isascii() and key.lstrip("-").isdigit() and len(key) < 20:
         return int(key)
-    raise BodyError(f"{where}: broker id {key!r:.40} is not an integer")
+    raise BodyError(f"{where}: {what} {key!r:.40} is not an integer")
+
+
+def _broker_id(key: Hashable, where: str) -> int:
+    return _int_key(key, where, "broker id")
 
 
 def _data_version(obj: Mapping[Hashable, Any], where: str) -> DataVersion | None:
@@ -731,6 +736,140 @@ def decode_consumer_id_list(body: bytes) -> list[str]:
 def decode_group_list(body: bytes) -> list[str]:
     """GroupList body (QUERY_TOPIC_CONSUME_BY_WHO) -> group names."""
     return list(_str_list(_parse(body, "GroupList"), "groupList", "GroupList"))
+
+
+@dataclass(frozen=True, slots=True)
+class ConsumerOffsets:
+    """GET_ALL_CONSUMER_OFFSET body: a broker's committed offsets, ``topic@group`` ->
+    queue id -> offset (its ``ConsumerOffsetManager.offsetTable``)."""
+
+    table: Mapping[str, Mapping[int, int]]
+
+    def topics_by_group(self) -> dict[str, tuple[str, ...]]:
+        """Each group's topics as the broker's ``whichTopicByConsumer`` finds them, which a
+        GET_CONSUME_STATS without a topic reports on, in the order it goes through them: the
+        keys (in the table's order) split at ``@`` as Java's ``String.split`` does (trailing
+        empty parts dropped), those of two parts only, put into a ``HashSet``.
+
+        >>> ConsumerOffsets({"T@G": {0: 5}, "%RETRY%G@G": {0: 0}, "a@b@c": {}}).topics_by_group()
+        {'G': ('T', '%RETRY%G')}
+        """
+        out: dict[str, list[str]] = {}
+        for key in self.table:
+            parts = key.split("@")
+            while parts and not parts[-1]:
+                parts.pop()
+            if len(parts) == 2:
+                out.setdefault(parts[1], []).append(parts[0])
+        return {
+            group: tuple(java_hash_set_order(topics, java_string_hash) if topics[1:] else topics)
+            for group, topics in out.items()
+        }
+
+
+# The offset table as every Java broker writes it (fastjson, ConsumerOffsetManager's
+# properties in order: 5.x's dataVersion and groupTopicMap first; keys without escapes, bare
+# integer queue ids): read with regular expressions, any other body by the general parser.
+_CO_HEAD = re.compile(
+    r'\{(?:"dataVersion":\{[^{}]*\},)?(?:"groupTopicMap":\{[^{}]*\},)?"offsetTable":\{'
+)
+_CO_ENTRY = re.compile(rf"{_PLAIN_STR}:\{{((?:-?[0-9]+:-?[0-9]+,?)*)\}}(,?)")
+_CO_PAIR = re.compile(r"(-?[0-9]+):(-?[0-9]+)")
+
+
+def _plain_consumer_offsets(body: bytes) -> ConsumerOffsets | None:
+    """A consumer offsets body in the plain form Java brokers write, else ``None``."""
+    try:
+        text = body.decode("ascii")
+    except UnicodeDecodeError:
+        return None
+    head = _CO_HEAD.match(text)
+    if head is None or "\\" in text:
+        return None
+    table: dict[str, dict[int, int]] = {}
+    pos = head.end()
+    more = not text.startswith("}", pos)
+    while more:
+        m = _CO_ENTRY.match(text, pos)
+        if m is None:
+            return None
+        key, pairs, comma = m.groups()
+        table[key] = {int(q): int(o) for q, o in _CO_PAIR.findall(pairs)}
+        pos = m.end()
+        more = comma == ","
+    if text[pos:] != "}}":
+        return None
+    return ConsumerOffsets(table)
+
+
+def decode_consumer_offsets(body: bytes) -> ConsumerOffsets:
+    """GET_ALL_CONSUMER_OFFSET body -> the broker's committed offsets (4.x: ``offsetTable``
+    only; 5.x adds ``dataVersion`` and ``groupTopicMap``, which are not kept)."""
+    plain = _plain_consumer_offsets(bytes(body))
+    if plain is not None:
+        return plain
+    where = "ConsumerOffsetManager"
+    table: dict[str, dict[int, int]] = {}
+    for i, (key, raw) in enumerate(_map(_parse(body, where), "offsetTable", where).items()):
+        w = f"offsetTable[{i}]"
+        name = _key_str(key, f"{w}.key")
+        queues: dict[int, int] = {}
+        for qid, offset in _obj(raw, f"{w}.value").items():
+            if not _is_int(offset):
+                raise BodyError(f"{w}.value: offset {offset!r:.40} is not an integer")
+            queues[_int_key(qid, f"{w}.value", "queue id")] = offset
+        table[name] = queues
+    return ConsumerOffsets(table)
+
+
+def merge_consume_stats(parts: Sequence[ConsumeStats]) -> ConsumeStats:
+    """One broker's consume stats of a group from its answers for one topic each, given in
+    :meth:`ConsumerOffsets.topics_by_group`'s order: what the broker answers without a topic,
+    rows and rate, the rates added in the order and the way it adds them."""
+    offsets = sorted(
+        (o for part in parts for o in part.offsets),
+        key=lambda o: (java_key(o.queue.topic), java_key(o.queue.broker_name), o.queue.queue_id),
+    )
+    tps = 0.0
+    for part in parts:
+        tps = part.consume_tps + tps
+    return ConsumeStats(tuple(offsets), tps)
+
+
+def _group_topic_map(keys: Sequence[str]) -> dict[str, list[str]]:
+    """5.x ``getGroupTopicMap``: a HashMap(128) of group -> HashSet(8) of its topics, filled
+    from the offset table's keys in their order."""
+    groups: dict[str, list[str]] = {}
+    for key in keys:
+        parts = key.split("@")
+        if len(parts) == 2 and parts[1]:
+            groups.setdefault(parts[1], []).append(parts[0])
+    return {
+        g: hash_map(8).order(groups[g], java_string_hash)
+        for g in hash_map(128).order(list(groups), java_string_hash)
+    }
+
+
+def encode_consumer_offsets(
+    table: Mapping[str, Mapping[int, int]], dialect: Dialect | int = Dialect.V4
+) -> bytes:
+    """GET_ALL_CONSUMER_OFFSET as a broker writes its ``ConsumerOffsetManager``: the
+    ``offsetTable`` (a ConcurrentHashMap(512) of ``topic@group`` keys, each a
+    ConcurrentHashMap(32) of queue ids); 5.x adds ``dataVersion`` and ``groupTopicMap``."""
+    d = _dialect(dialect)
+    keys = concurrent_map(512).order(list(table), java_string_hash)
+    offsets = {
+        k: {q: table[k][q] for q in concurrent_map(32).order(list(table[k]), int)} for k in keys
+    }
+    if d < Dialect.V5:
+        return fastjson.dumps(Bean(offsetTable=offsets))
+    return fastjson.dumps(
+        Bean(
+            dataVersion=_data_version_bean(DataVersion(0, 0), d),
+            groupTopicMap=_group_topic_map(keys),
+            offsetTable=offsets,
+        )
+    )
 
 
 def _attributes(obj: Mapping[Hashable, Any], where: str) -> dict[str, str]:

@@ -258,10 +258,18 @@ READ_ONLY_CODES: frozenset[int] = frozenset(
         # broker's route cache is fetched from the NameServer, as the broker's next route
         # poll would. (SET_MESSAGE_REQUEST_MODE, 401, the processor's other code, is not sent.)
         RequestCode.QUERY_ASSIGNMENT,
+        # Broker: every group's committed offsets (``topic@group`` -> queue id -> offset),
+        # read once per master in a capture of many groups, so consume stats can be asked
+        # per topic and not at all of a broker holding no offsets of the group. Read-only:
+        # in 4.9.8, 5.0.0 and 5.1.4 AdminBrokerProcessor.getAllConsumerOffset only calls
+        # ConsumerOffsetManager.encode(), a fastjson serialization of the manager through its
+        # getters (getOffsetTable; 5.x also getDataVersion and getGroupTopicMap, a map built
+        # afresh from the table's keys); nothing is stored, persisted or sent on.
+        RequestCode.GET_ALL_CONSUMER_OFFSET,
     }
 )
-# Deliberately left out although read-only: GET_ALL_CONSUMER_OFFSET / GET_ALL_TOPIC_CONFIG
-# (every group's offsets or topics of a broker: large, and not needed).
+# Deliberately left out although read-only: GET_ALL_TOPIC_CONFIG (every topic of a broker:
+# large, and not needed).
 
 REQUEST_CODE_NAMES: Mapping[int, str] = MappingProxyType(
     {int(member): member.name for member in RequestCode}

@@ -14,16 +14,18 @@ import json
 import subprocess
 import sys
 from collections import Counter
+from typing import Any
 
 import pytest
 
 from rmqlb.client.admin import AdminClient, ClientOptions
 from rmqlb.client.collector import CollectOptions, collect
 from rmqlb.client.connection import Connection
+from rmqlb.client.errors import ConnectionLost
 from rmqlb.fake import FakeCluster, FakeClusterThread
 from rmqlb.model import Snapshot
 from rmqlb.remoting.codes import RequestCode
-from rmqlb.snapshot import parse_snapshot
+from rmqlb.snapshot import dumps_snapshot, parse_snapshot
 
 pytestmark = pytest.mark.timeout(120)
 
@@ -200,3 +202,128 @@ def test_the_json_of_a_fleet_needs_neither_rich_nor_pydantic_core(command: list[
     modules = json.loads(lines[-1])["modules"]
     assert "rmqlb.client.collector" in modules  # the capture ran
     assert [m for m in modules if m.split(".")[0] in ("rich", "pydantic_core")] == []
+
+
+def _mixed_fleet() -> Snapshot:
+    """:func:`fleet`, and groups with offsets on one broker only, on five topics, none."""
+    base = fleet()
+    raw = json.loads(dumps_snapshot(base))
+    solo = [
+        {
+            "topic": "Topic0",
+            "brokerName": "broker-a",
+            "queueId": q,
+            "brokerOffset": 10,
+            "consumerOffset": 3,
+        }
+        for q in range(4)
+    ]
+    five = [
+        {
+            "topic": f"Topic{t}",
+            "brokerName": b,
+            "queueId": q,
+            "brokerOffset": 10,
+            "consumerOffset": t,
+        }
+        for t in range(1, 6)
+        for b in BROKERS
+        for q in range(4)
+    ]
+    raw["groups"].update(
+        {"SoloGroup": {"offsets": solo}, "FiveGroup": {"offsets": five}, "EmptyGroup": {}}
+    )
+    return parse_snapshot(raw)
+
+
+def test_offset_tables_ask_consume_stats_per_topic_and_only_where_there_are_offsets() -> None:
+    """With each broker's offset table read once (as the CLI captures every group), consume
+    stats are asked per topic for groups of up to four topics there, without a topic for
+    more, and not at all of a broker holding no offsets of the group; the snapshot is the
+    same as with a request per group and broker."""
+
+    async def main(tables: bool) -> tuple[Snapshot, Counter[str]]:
+        async with FakeCluster(_mixed_fleet()) as fake:
+            options = CollectOptions(namesrv=(fake.namesrv_addr,), offset_tables=tables)
+            snapshot = await collect(options)
+            counts = Counter(
+                f"{r.name} {'topic' if 'topic' in r.ext_fields else 'all'}"
+                if r.code == RequestCode.GET_CONSUME_STATS
+                else r.name
+                for r in fake.requests
+            )
+            return snapshot, counts
+
+    with_tables, counts = asyncio.run(main(True))
+    without, before = asyncio.run(main(False))
+    groups = GROUPS + 3
+    masters = len(BROKERS)
+    assert before["GET_CONSUME_STATS all"] == groups * masters
+    assert "GET_ALL_CONSUMER_OFFSET" not in before
+    assert counts["GET_ALL_CONSUMER_OFFSET"] == masters
+    # one topic per broker for the fleet's groups and SoloGroup on broker-a; nothing asked
+    # of broker-b for SoloGroup nor of any broker for EmptyGroup; FiveGroup without a topic
+    assert counts["GET_CONSUME_STATS topic"] == GROUPS * masters + 1
+    assert counts["GET_CONSUME_STATS all"] == masters
+    assert (with_tables.groups, with_tables.topics) == (without.groups, without.topics)
+    assert not with_tables.errors
+    assert len(with_tables.groups["FiveGroup"].offsets) == 5 * 4 * masters
+    assert {o.queue.broker_name for o in with_tables.groups["SoloGroup"].offsets} == {"broker-a"}
+
+
+class _Failing(AdminClient):
+    """Fails the offset tables, or the per-topic consume stats of one group."""
+
+    def __init__(self, *, tables: bool = False, group: str = "") -> None:
+        super().__init__(ClientOptions())
+        self.fail_tables, self.fail_group = tables, group
+
+    async def consumer_offsets(self, broker: str, *, timeout: float | None = None) -> Any:
+        if self.fail_tables:
+            raise ConnectionLost(f"{broker}: connection lost: reset", broker)
+        return await super().consumer_offsets(broker, timeout=timeout)
+
+    async def consume_stats(
+        self, broker: str, group: str, *, topic: str | None = None, timeout: float | None = None
+    ) -> Any:
+        if group == self.fail_group and topic is not None:
+            raise ConnectionLost(f"{broker}: connection lost: reset", broker)
+        return await super().consume_stats(broker, group, topic=topic, timeout=timeout)
+
+
+def test_without_offset_tables_each_group_is_asked_without_topic_as_before() -> None:
+    async def main() -> tuple[Snapshot, Snapshot, Counter[str]]:
+        async with FakeCluster(_mixed_fleet()) as fake:
+            plain = await collect(CollectOptions(namesrv=(fake.namesrv_addr,)))
+            before = len(fake.requests)
+            async with _Failing(tables=True) as admin:
+                options = CollectOptions(namesrv=(fake.namesrv_addr,), offset_tables=True)
+                failed = await collect(options, admin=admin)
+            counts = Counter(
+                "topic" in r.ext_fields
+                for r in fake.requests[before:]
+                if r.code == RequestCode.GET_CONSUME_STATS
+            )
+            return plain, failed, Counter({str(k): v for k, v in counts.items()})
+
+    plain, failed, counts = asyncio.run(main())
+    assert counts == {"False": (GROUPS + 3) * len(BROKERS)}  # every group, no topic
+    assert (failed.groups, failed.errors) == (plain.groups, ())  # nothing missing: no error
+
+
+def test_a_failed_request_per_topic_leaves_that_brokers_offsets_unknown() -> None:
+    async def main() -> Snapshot:
+        async with FakeCluster(_mixed_fleet()) as fake, _Failing(group="Group7") as admin:
+            options = CollectOptions(namesrv=(fake.namesrv_addr,), offset_tables=True)
+            return await collect(options, admin=admin)
+
+    snapshot = asyncio.run(main())
+    errors = [e for e in snapshot.errors if e.group == "Group7"]
+    # one error per broker, as for the one request without a topic; no offsets made up
+    assert sorted((e.request, e.target.split(" ")[0]) for e in errors) == [
+        ("GET_CONSUME_STATS", b) for b in BROKERS
+    ]
+    assert all("connection lost" in e.message for e in errors)
+    assert snapshot.groups["Group7"].offsets == ()  # its lag unknown (the line marked), not 0
+    assert len(snapshot.groups["Group8"].offsets) == 8
+    assert [e for e in snapshot.errors if e.group != "Group7"] == []

@@ -6,6 +6,7 @@ only (``status`` is narrowed to them with a glob), and on counts of other groups
 
 from __future__ import annotations
 
+import asyncio
 import json
 import re
 from pathlib import Path
@@ -14,6 +15,11 @@ from typing import Any
 import pytest
 from conftest import Names
 from realkit import ALL_VERSIONS, Kit
+
+from rmqlb.client.admin import AdminClient, ClientOptions
+from rmqlb.client.collector import CollectOptions, collect
+from rmqlb.model import Snapshot
+from rmqlb.remoting.codes import RequestCode
 
 
 def status(kit: Kit, *args: str, expect: tuple[int, ...] = (0, 1, 4)) -> dict[str, Any]:
@@ -139,3 +145,70 @@ def test_a_typo_is_exit_2_with_did_you_mean(kit: Kit, names: Names, tmp_path: Pa
     assert not out.exists()
     # the real name works, and a group without consumers is not a typo
     assert kit.explain(group)["_exit"] == 0
+
+
+@pytest.mark.versions(*ALL_VERSIONS)
+def test_offset_tables_give_the_capture_consume_stats_without_topic_give(
+    kit: Kit, names: Names
+) -> None:
+    """Capturing every group, the CLI reads each broker's offset table once and asks consume
+    stats per topic (not at all where a group has no offsets): the same capture as one
+    request without a topic per group and broker, at a fraction of the brokers' work."""
+    base, t, t2, solo = names.group, names.topic, names.topic_n(2), names.topic_n(3)
+    kit.topic(t, read=4)
+    kit.topic(t2, read=2)
+    kit.topic(solo, read=2, brokers=("broker-a",))
+    one, two, only_a = f"{base}-one", f"{base}-two", f"{base}-solo"
+    jvm = kit.consumer(
+        "ot", f"group={one};sub={t}:*", f"group={two};sub={t}:*;sub={t2}:*",
+        f"group={only_a};sub={solo}:*",
+    )  # fmt: skip
+    kit.wait(one, jvm, consumers=1, queues={t: 8})
+    kit.wait(two, jvm, consumers=1, queues={t: 8, t2: 4})
+    kit.wait(only_a, jvm, consumers=1, queues={solo: 2})
+    for topic in (t, t2, solo):
+        kit.produce(topic, 20)
+
+    def consumed() -> dict[str, Any] | None:
+        got = lines(status(kit, f"{base}-*"))
+        done = len(got) == 3 and all(g["lag"] == 0 for g in got.values())
+        return got if done else None
+
+    kit.wait_for("the groups to consume what was sent", consumed, timeout=60, every=1.0)
+    kit.halt("ot")  # a clean shutdown: offsets committed; nothing moves any more
+
+    def capture(tables: bool) -> tuple[Snapshot, list[tuple[str, int, dict[str, str]]]]:
+        asked: list[tuple[str, int, dict[str, str]]] = []
+
+        def tap(addr: str, code: int, ext: Any, body: bytes, response: Any) -> None:
+            asked.append((addr, code, dict(ext)))
+
+        async def run() -> Snapshot:
+            async with AdminClient(ClientOptions(), tap=tap) as admin:
+                options = CollectOptions(
+                    namesrv=(kit.namesrv,), patterns=(f"{base}-*",), offset_tables=tables
+                )
+                return await collect(options, admin=admin)
+
+        return asyncio.run(run()), asked
+
+    per_topic, asked = capture(True)
+    whole, _ = capture(False)
+    assert sorted(per_topic.groups) == sorted(whole.groups) == sorted([one, two, only_a])
+    assert not per_topic.errors
+    for name, group in per_topic.groups.items():
+        other = whole.groups[name]
+        assert group.offsets == other.offsets and group.configs == other.configs, name
+        assert len({o.queue.topic for o in group.offsets if not o.queue.topic.startswith("%")}) == (
+            2 if name == two else 1
+        )
+    tables = [a for a, code, _ in asked if code == RequestCode.GET_ALL_CONSUMER_OFFSET]
+    assert sorted(tables) == sorted({kit.broker_addr("broker-a"), kit.broker_addr("broker-b")})
+    ours = [
+        (addr, ext)
+        for addr, code, ext in asked
+        if code == RequestCode.GET_CONSUME_STATS and ext["consumerGroup"].startswith(base)
+    ]
+    assert ours and all("topic" in ext for _, ext in ours)
+    b = kit.broker_addr("broker-b")
+    assert not [ext for addr, ext in ours if addr == b and ext["topic"] == solo]

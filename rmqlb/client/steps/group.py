@@ -30,20 +30,21 @@ async def capture_group(
     # The offsets of the topics the brokers list are wanted whatever the clients answer:
     # their min/max offsets are read while the clients are asked for their queues (and the
     # Proxies for their clients).
+    # (No task where there is nothing to ask: most groups of a big cluster have no client.)
     broadcasting = view.message_model is MessageModel.BROADCASTING
-    ranges = asyncio.ensure_future(
-        c.offsets.prefetch([] if broadcasting else [*view.subscriptions])
-    )
+    wanted = [] if broadcasting else [*view.subscriptions]
+    ranges = asyncio.ensure_future(c.offsets.prefetch(wanted)) if wanted else None
     listed = frozenset(conn.client_id for conn in view.connections)
-    proxied = asyncio.ensure_future(c.proxies.clients(name, listed))
-    infos_task = asyncio.ensure_future(running_infos(c, name, view))
+    proxies = c.options.proxies
+    proxied = asyncio.ensure_future(c.proxies.clients(name, listed)) if proxies else None
+    infos_task = asyncio.ensure_future(running_infos(c, name, view)) if listed else None
     # Each broker's config table (read once per capture) is needed last: asked now, it is
     # decoded while the clients answer, not before the connection lists are read.
     for _, addr in masters:
         c.configs.of(addr)
-    infos = await infos_task
+    infos = await infos_task if infos_task is not None else {}
     consumers = [to_consumer(view, conn, infos[conn.client_id]) for conn in view.connections]
-    consumers += await proxied
+    consumers += await proxied if proxied is not None else []
     for consumer in consumers:
         for sub in consumer.subscriptions:
             c.routes.get(sub.topic)
@@ -54,7 +55,8 @@ async def capture_group(
     topics.update(sub.topic for cons in consumers for sub in cons.subscriptions)
     if broadcasting:
         topics.clear()
-    await ranges
+    if ranges is not None:
+        await ranges
     answers = await stats_task
     stats = [o for answer in answers if answer is not None for o in answer.offsets]
     if not consumers and await c.routes.get(RETRY_PREFIX + name) is None:

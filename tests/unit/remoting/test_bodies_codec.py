@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -23,6 +25,7 @@ from rmqlb.model.strategy import Avg, AvgByCircle, ConsistentHash, Unknown
 from rmqlb.remoting import bodies, fastjson
 from rmqlb.remoting.bodies import Dialect
 from rmqlb.remoting.errors import BodyError, FastJsonError
+from rmqlb.remoting.javahash import concurrent_map, java_hash_set_order, java_string_hash
 
 # The protocol notes' [generated] 5.3.3 examples (real fastjson output, made-up values).
 DOC_CONNECTION = (
@@ -521,3 +524,79 @@ def test_topic_stats_round_trip_with_object_keys() -> None:
     stats = bodies.decode_topic_stats(body)
     assert stats == {MessageQueue("TopicA", "broker-a", 0): bodies.QueueStats(0, 10, 0)}
     assert bodies.decode_topic_stats(bodies.encode_topic_stats(stats)) == stats
+
+
+# --------------------------------------------------------------------------- consumer offsets
+
+
+def test_consumer_offsets_group_topics_as_the_broker_splits_its_keys() -> None:
+    body = (
+        b'{"offsetTable":{"T@G":{0:5,1:-1},"%RETRY%G@G":{0:0},"U@H":{},"a@b@c":{0:1},'
+        b'"@G":{0:2},"V@":{0:3}}}'
+    )
+    offsets = bodies.decode_consumer_offsets(body)
+    assert offsets.table["T@G"] == {0: 5, 1: -1}
+    # Java's split: "a@b@c" has three parts, "V@" one (trailing empty part dropped): skipped;
+    # "@G" is the empty topic of G
+    by_group = offsets.topics_by_group()
+    assert set(by_group) == {"G", "H"}
+    assert set(by_group["G"]) == {"T", "%RETRY%G", ""} and by_group["H"] == ("U",)
+    # the order the broker's HashSet goes through them
+    assert list(by_group["G"]) == java_hash_set_order(["T", "%RETRY%G", ""], java_string_hash)
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        b'{ "offsetTable" : { "T@G" : { "0" : 5 } } }',  # spaces, quoted ids: the general parser
+        b'{"offsetTable":{"T\\u0040G":{0:5}}}',  # an escape
+        b'{"dataVersion":{"counter":1,"stateVersion":0,"timestamp":2},'
+        b'"groupTopicMap":{"G":["T"]},"offsetTable":{"T@G":{0:5}}}',  # 5.x
+    ],
+)
+def test_consumer_offsets_in_any_spelling(body: bytes) -> None:
+    assert bodies.decode_consumer_offsets(body).table == {"T@G": {0: 5}}
+
+
+@pytest.mark.parametrize(
+    ("body", "where"),
+    [
+        (b'{"offsetTable":{"T@G":{0:"x"}}}', "offsetTable[0].value"),
+        (b'{"offsetTable":{"T@G":[1]}}', "offsetTable[0].value"),
+        (b'{"offsetTable":{1:{0:1}}}', "offsetTable[0].key"),
+        (b"[]", "ConsumerOffsetManager"),
+    ],
+)
+def test_consumer_offsets_of_the_wrong_shape_name_the_path(body: bytes, where: str) -> None:
+    with pytest.raises(BodyError, match=re.escape(where)):
+        bodies.decode_consumer_offsets(body)
+
+
+@pytest.mark.parametrize("dialect", [Dialect.V4, Dialect.V5])
+def test_consumer_offsets_reencode_in_hash_order(dialect: Dialect) -> None:
+    table = {f"T{i}@G{i % 3}": {q: i * 10 + q for q in (3, 0, 1)} for i in range(40)}
+    body = bodies.encode_consumer_offsets(table, dialect)
+    decoded = bodies.decode_consumer_offsets(body)
+    assert decoded.table == table
+    keys = list(decoded.table)
+    assert keys == concurrent_map(512).order(list(table), java_string_hash)
+    assert all(list(q) == [0, 1, 3] for q in decoded.table.values())
+    doc = fastjson.loads(body)
+    if dialect is Dialect.V5:
+        assert list(doc) == ["dataVersion", "groupTopicMap", "offsetTable"]
+        assert {g: set(t) for g, t in doc["groupTopicMap"].items()} == {
+            g: {t for t, _ in (k.split("@") for k in table) if _ == g} for g in ("G0", "G1", "G2")
+        }
+    else:
+        assert list(doc) == ["offsetTable"]
+
+
+def test_merged_consume_stats_add_rates_as_the_broker_does() -> None:
+    def stats(topic: str, tps: float) -> bodies.ConsumeStats:
+        return bodies.ConsumeStats((QueueOffset(MessageQueue(topic, "b", 0), 5, 2),), tps)
+
+    parts = [stats("B", 0.1), stats("A", 0.2), stats("C", 0.3)]
+    merged = bodies.merge_consume_stats(parts)
+    assert [o.queue.topic for o in merged.offsets] == ["A", "B", "C"]
+    assert merged.consume_tps == 0.3 + (0.2 + (0.1 + 0.0))  # each topic's rate + the sum so far
+    assert bodies.merge_consume_stats([]) == bodies.ConsumeStats(())

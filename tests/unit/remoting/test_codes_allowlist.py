@@ -68,6 +68,7 @@ def test_numbers_match_the_java_constants() -> None:
         "GET_MIN_OFFSET": 31,
         "GET_TOPIC_STATS_INFO": 202,
         "GET_BROKER_RUNTIME_INFO": 28,
+        "GET_ALL_CONSUMER_OFFSET": 43,
         "UPDATE_AND_CREATE_TOPIC": 17,
         "DELETE_TOPIC_IN_BROKER": 215,
         "UPDATE_AND_CREATE_SUBSCRIPTIONGROUP": 200,
@@ -102,6 +103,7 @@ def test_allowlist_holds_only_named_read_only_codes() -> None:
         "GET_BROKER_CONFIG",
         "GET_ALL_MESSAGE_REQUEST_MODE",
         "QUERY_ASSIGNMENT",
+        "GET_ALL_CONSUMER_OFFSET",
     }
     for code in MUTATING:
         assert code not in READ_ONLY_CODES, code.name

@@ -30,6 +30,7 @@ DECODERS: list[Callable[[bytes], Any]] = [
     bodies.decode_topic_list,
     bodies.decode_group_list,
     bodies.decode_subscription_group_wrapper,
+    bodies.decode_consumer_offsets,
 ]
 
 SEEDS = [
@@ -40,6 +41,7 @@ SEEDS = [
     b'{"mqTable":{{"brokerName":"b","queueId":0,"topic":"T"}:{"droped":false}},'
     b'"properties":{"PROP_CONSUME_TYPE":"CONSUME_PASSIVELY"},"subscriptionSet":[{"topic":"T"}]}',
     b'{"offsetTable":[[{"topic":"t","brokerName":"b","queueId":5},1]]}',
+    b'{"offsetTable":{"T@G":{0:5,1:-1},"%RETRY%G@G":{0:0}}}',
 ]
 
 
