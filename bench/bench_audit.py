@@ -181,7 +181,7 @@ def _spark_vs_floor(fleet: Path, floor: Floor, label: str) -> BenchResult:
         best_spark / best_floor,
         1.5,
         f"run_spark {best_spark:.1f} s on a warm local[*] session = read+diagnose "
-        f"{timings.get('diagnose', float('nan')):.1f} s + Spark SQL aggregation "
+        f"{timings.get('diagnose', float('nan')):.1f} s + aggregation per partition "
         f"{timings.get('aggregate', float('nan')):.1f} s, vs Python floor {best_floor:.1f} s; "
         f"best of {ROUNDS}; session start {start_s:.0f} s apart; for reference Spark reads "
         f"and counts the records in {best_read:.1f} s (audit/read "

@@ -27,7 +27,6 @@ import importlib
 from bisect import bisect_left
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from functools import cache
-from hashlib import md5
 from itertools import groupby
 from operator import attrgetter
 from struct import Struct
@@ -49,6 +48,8 @@ def ring_hashes(keys: Sequence[str]) -> list[int]:
     """Java ``MD5Hash.hash`` of every key, in one tight loop (the hot path of the strategy):
     the first 4 bytes of MD5(UTF-8 key), unsigned big-endian. Unpaired surrogates are
     encoded as ``?`` like ``String.getBytes(UTF_8)`` does."""
+    from hashlib import md5  # noqa: PLC0415  (hashlib loads OpenSSL: only rings need it)
+
     word, digest = _FIRST_WORD, md5
     try:
         return [word(digest(k.encode()).digest())[0] for k in keys]
@@ -183,6 +184,8 @@ def _numpy() -> Any:
 
 def _first_words(np: Any, keys: Sequence[str]) -> Any:
     """:func:`ring_hashes` as a numpy ``uint32`` array."""
+    from hashlib import md5  # noqa: PLC0415
+
     digest = md5
     try:
         raw = b"".join([digest(k.encode()).digest()[:4] for k in keys])

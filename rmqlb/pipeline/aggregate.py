@@ -1,7 +1,8 @@
-"""The audit's aggregation in plain Python: the local engine's twin of the Spark SQL plan.
+"""The audit's aggregation in plain Python, for both engines.
 
-Each step mirrors one DataFrame step of :mod:`rmqlb.pipeline.spark_engine` (the comments
-name it), so the two engines agree by construction and a test checks that they do:
+The local engine runs it over the whole fleet; each Spark task runs it over one partition
+of the rows hash-partitioned by (cluster, group), and the driver merges the partials
+(:class:`Partial`). So the two engines agree by construction, and tests check that they do:
 
 1. group snapshots: ``group`` rows by (cluster, group, ts) — duplicates of a snapshot merge
    (min fingerprint, max unconsumed, max lag);
@@ -96,8 +97,69 @@ def _min_opt(a: str | None, b: str | None) -> str | None:
     return min(a, b)
 
 
+@dataclass(slots=True)
+class Partial:
+    """Steps 1-4 over rows holding every row of each (cluster, group) they name: a whole
+    fleet, or one hash partition of it (the Spark engine's tasks). Partials of disjoint
+    groups :meth:`merge` into the partial of their union; :func:`finish_partial` ends it."""
+
+    snapshots: set[tuple[str, int]]
+    groups: list[GroupRecord]
+    findings: list[FindingRecord]
+    timeline: dict[tuple[int, str], int]
+    problems: list[InputProblem]
+    problem_count: int
+    occurrences: list[dict[str, Any]]
+
+    @classmethod
+    def empty(cls) -> Partial:
+        """The partial of no rows."""
+        return cls(set(), [], [], {}, [], 0, [])
+
+    def merge(self, other: Partial) -> None:
+        """Add ``other`` (a partial of other groups) to this one."""
+        self.snapshots |= other.snapshots
+        self.groups.extend(other.groups)
+        self.findings.extend(other.findings)
+        for key, n in other.timeline.items():
+            self.timeline[key] = self.timeline.get(key, 0) + n
+        self.problems.extend(other.problems[: max(0, MAX_PROBLEMS - len(self.problems))])
+        self.problem_count += other.problem_count
+        self.occurrences.extend(other.occurrences)
+
+
 def aggregate(rows: Iterable[Row], options: AuditOptions) -> tuple[AuditResult, Tables]:
     """Rows of :func:`rmqlb.pipeline.units.diagnose_units` -> the result and its tables."""
+    partial = reduce_rows(rows, options)
+    result, tables = finish_partial(partial, options, engine="local")
+    tables.occurrences = sorted(
+        partial.occurrences,
+        key=lambda r: (r["cluster"], r["group"], r["ts"], r["topic"] or "", r["code"]),
+    )
+    return result, tables
+
+
+def finish_partial(
+    partial: Partial, options: AuditOptions, *, engine: str
+) -> tuple[AuditResult, Tables]:
+    """:func:`finish` on the partial of a whole fleet (its occurrences left to the caller)."""
+    return finish(
+        snapshots=len(partial.snapshots),
+        groups=partial.groups,
+        findings=partial.findings,
+        timeline=[(bucket, code, n) for (bucket, code), n in sorted(partial.timeline.items())],
+        problems=partial.problems,
+        problem_count=partial.problem_count,
+        options=options,
+        engine=engine,
+    )
+
+
+def reduce_rows(
+    rows: Iterable[Row], options: AuditOptions, *, with_occurrences: bool = True
+) -> Partial:
+    """Steps 1-4 over ``rows`` (every row of each of their groups); ``with_occurrences``:
+    also keep the per-snapshot rows of the ``occurrences/`` table."""
     snapshots: set[tuple[str, int]] = set()
     group_snaps: dict[tuple[str, str], dict[int, _GroupSnap]] = defaultdict(dict)
     occurrences: dict[tuple[str, str, str | None, str], dict[int, _Occurrence]] = defaultdict(dict)
@@ -199,6 +261,8 @@ def aggregate(rows: Iterable[Row], options: AuditOptions) -> tuple[AuditResult, 
         for ts in order:
             o = occ[ts]
             timeline[(ts // TIMELINE_BUCKET_MS * TIMELINE_BUCKET_MS, code)] += 1
+            if not with_occurrences:
+                continue
             occurrence_rows.append(
                 {
                     "cluster": cluster,
@@ -212,21 +276,15 @@ def aggregate(rows: Iterable[Row], options: AuditOptions) -> tuple[AuditResult, 
                     "lag": o.lag,
                 }
             )
-    result, tables = finish(
-        snapshots=len(snapshots),
+    return Partial(
+        snapshots=snapshots,
         groups=group_rows,
         findings=finding_rows,
-        timeline=[(bucket, code, n) for (bucket, code), n in sorted(timeline.items())],
+        timeline=dict(timeline),
         problems=problems,
         problem_count=problem_count,
-        options=options,
-        engine="local",
+        occurrences=occurrence_rows,
     )
-    tables.occurrences = sorted(
-        occurrence_rows,
-        key=lambda r: (r["cluster"], r["group"], r["ts"], r["topic"] or "", r["code"]),
-    )
-    return result, tables
 
 
 @dataclass(slots=True)

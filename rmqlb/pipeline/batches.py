@@ -9,11 +9,14 @@ They are module-level (pickled by reference), so executors need ``rmqlb`` import
 
 from __future__ import annotations
 
+import pickle
 import re
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from typing import Any
 
 from rmqlb.pipeline.inputs import Layout
+from rmqlb.pipeline.output import TABLE_COLUMNS
+from rmqlb.pipeline.result import AuditOptions
 from rmqlb.pipeline.units import (
     ROW_FIELDS,
     UNIT_FIELDS,
@@ -51,11 +54,6 @@ def unit_schema() -> Any:
     return _schema(UNIT_FIELDS)
 
 
-def row_schema() -> Any:
-    """Arrow schema of step 2's output (``ROW_DDL``)."""
-    return _schema(ROW_FIELDS)
-
-
 def _to_batch(rows: Sequence[tuple[Any, ...]], schema: Any) -> Any:
     import pyarrow as pa  # noqa: PLC0415
 
@@ -81,15 +79,16 @@ def split_batches(batches: Iterator[Any], cluster_from: str | None = None) -> It
 
 
 def diagnose_batches(batches: Iterator[Any]) -> Iterator[Any]:
-    """``mapInArrow`` step 2: batches of work units -> batches of group/finding rows."""
-    schema = row_schema()
-    for batch in batches:
-        units: list[UnitRow] = list(
-            zip(*(batch.column(name).to_pylist() for name in UNIT_FIELDS), strict=True)
-        )
-        out: list[Row] = list(diagnose_units(units))
-        if out:
-            yield _to_batch(out, schema)
+    """``mapInArrow`` step 2: batches of work units -> their group/finding rows, packed."""
+
+    def diagnosed() -> Iterator[list[Row]]:
+        for batch in batches:
+            units: list[UnitRow] = list(
+                zip(*(batch.column(name).to_pylist() for name in UNIT_FIELDS), strict=True)
+            )
+            yield list(diagnose_units(units))
+
+    return pack(diagnosed())
 
 
 def audit_verdicts(token: str | None) -> dict[str, list[Verdict]]:
@@ -113,18 +112,18 @@ def audit_batches(
     """Steps 1 and 2 fused in one ``mapInArrow`` (:func:`~rmqlb.pipeline.units.audit_record`:
     each snapshot decoded, parsed and diagnosed once, no JSON re-encoding of units). A
     group state met before is not diagnosed again (:func:`audit_verdicts`): in a slowly
-    changing fleet most are, with no shuffle."""
-    schema = row_schema()
+    changing fleet most are, with no shuffle. The rows leave packed (:func:`pack`)."""
     pattern = re.compile(cluster_from) if cluster_from else None
     verdicts = audit_verdicts(token)
-    for batch in batches:
-        paths = batch.column("path").to_pylist()
-        texts = batch.column("text").to_pylist()
-        out: list[Row] = []
-        for path, text in zip(paths, texts, strict=True):
-            out.extend(audit_record(text or "", path or "<input>", pattern, verdicts=verdicts))
-        if out:
-            yield _to_batch(out, schema)
+
+    def audited() -> Iterator[list[Row]]:
+        for batch in batches:
+            paths = batch.column("path").to_pylist()
+            texts = batch.column("text").to_pylist()
+            for path, text in zip(paths, texts, strict=True):
+                yield audit_record(text or "", path or "<input>", pattern, verdicts=verdicts)
+
+    return pack(audited())
 
 
 Runs = Sequence[Sequence[tuple[str, Layout]]]
@@ -142,16 +141,16 @@ def audit_runs(
 ) -> Iterator[Any]:
     """``mapInArrow`` over ``spark.range(len(runs))``: each task reads the local files of
     its run in Python and audits them as the in-process engine does
-    (:func:`~rmqlb.pipeline.local_engine.audit_file`), one batch of rows per file."""
+    (:func:`~rmqlb.pipeline.local_engine.audit_file`); the rows leave packed (:func:`pack`)."""
     from rmqlb.pipeline.local_engine import audit_file  # noqa: PLC0415
 
-    schema = row_schema()
     pattern = re.compile(cluster_from) if cluster_from else None
     verdicts = audit_verdicts(token)
-    for path, layout in _run_files(batches, runs):
-        out = [r for _, rows in audit_file(path, layout, pattern, verdicts=verdicts) for r in rows]
-        if out:
-            yield _to_batch(out, schema)
+    return pack(
+        rows
+        for path, layout in _run_files(batches, runs)
+        for _, rows in audit_file(path, layout, pattern, verdicts=verdicts)
+    )
 
 
 def split_runs(
@@ -173,3 +172,105 @@ def split_runs(
                 out.extend(split_record(record, path, pattern))
         if out:
             yield _to_batch(out, schema)
+
+
+#: How the diagnosed rows cross Spark: the rows of one ``(cluster, group)`` key (a group's
+#: rows, or a cluster's snapshot rows under a null group) from one task, pickled in input
+#: order. Hash-partitioning them by ``(cluster, group)`` puts every row of a group in one
+#: partition, while the JVM moves a few blobs per group and task instead of converting,
+#: shuffling and caching every row.
+PACKED_DDL = "cluster string, `group` string, rows binary"
+#: Rows a task holds before it hands them on packed (its memory, never the result).
+PACK_ROWS = 50_000
+
+
+def pack(chunks: Iterable[Sequence[Row]]) -> Iterator[Any]:
+    """Lists of rows -> Arrow batches of ``PACKED_DDL``: one per :data:`PACK_ROWS` rows,
+    each row of the batch the pickled rows of one ``(cluster, group)`` key."""
+    held: dict[tuple[str | None, str | None], list[Row]] = {}
+    count = 0
+    for rows in chunks:
+        for row in rows:
+            key = (row[1], row[4])
+            bucket = held.get(key)
+            if bucket is None:
+                held[key] = [row]
+            else:
+                bucket.append(row)
+        count += len(rows)
+        if count >= PACK_ROWS:
+            yield packed_batch(held)
+            held, count = {}, 0
+    if held:
+        yield packed_batch(held)
+
+
+def packed_batch(held: dict[tuple[str | None, str | None], list[Row]]) -> Any:
+    """One Arrow batch of ``PACKED_DDL`` holding ``held``'s rows by key."""
+    import pyarrow as pa  # noqa: PLC0415
+
+    return pa.RecordBatch.from_arrays(
+        [
+            pa.array([cluster for cluster, _ in held], pa.string()),
+            pa.array([group for _, group in held], pa.string()),
+            pa.array([pickle.dumps(rows) for rows in held.values()], pa.binary()),
+        ],
+        names=["cluster", "group", "rows"],
+    )
+
+
+def unpack(batches: Iterable[Any]) -> Iterator[Row]:
+    """The rows of batches of ``PACKED_DDL`` (each key's in their input order)."""
+    for batch in batches:
+        for blob in batch.column("rows").to_pylist():
+            yield from pickle.loads(blob)  # packed by this audit's own tasks
+
+
+def pack_batches(batches: Iterator[Any]) -> Iterator[Any]:
+    """``mapInArrow`` over a DataFrame of rows (``ROW_DDL``): the same rows, packed."""
+    return pack(
+        list(zip(*(batch.column(name).to_pylist() for name in ROW_FIELDS), strict=True))
+        for batch in batches
+    )
+
+
+#: Step 3's output (``mapInArrow`` over packed rows partitioned by cluster and group): one row per
+#: partition with its pickled :class:`~rmqlb.pipeline.aggregate.Partial` in ``partial``, and,
+#: when asked for, the ``occurrences/`` rows (``partial`` null).
+AGGREGATE_DDL = "partial binary, " + ", ".join(
+    f"`{name}` {kind}" for name, kind in TABLE_COLUMNS["occurrences"].items()
+)
+
+
+def aggregate_batches(
+    batches: Iterator[Any], options: AuditOptions, occurrences: bool
+) -> Iterator[Any]:
+    """``mapInArrow`` step 3: a partition's packed rows (every row of each of its groups) ->
+    its partial aggregate (:func:`~rmqlb.pipeline.aggregate.reduce_rows`, what the local
+    engine runs over the whole fleet), pickled, plus its occurrences when asked."""
+    import pyarrow as pa  # noqa: PLC0415
+
+    from rmqlb.pipeline.aggregate import reduce_rows  # noqa: PLC0415
+
+    part = reduce_rows(unpack(batches), options, with_occurrences=occurrences)
+    table_rows, part.occurrences = part.occurrences, []
+    schema = aggregate_schema()
+    for start in range(0, len(table_rows), OCCURRENCE_BATCH):
+        chunk = table_rows[start : start + OCCURRENCE_BATCH]
+        yield pa.RecordBatch.from_pylist(chunk, schema=schema)
+    yield pa.RecordBatch.from_pylist([{"partial": pickle.dumps(part)}], schema=schema)
+
+
+#: Occurrence rows per Arrow batch out of :func:`aggregate_batches`.
+OCCURRENCE_BATCH = 10_000
+
+
+def aggregate_schema() -> Any:
+    """Arrow schema of step 3's output (``AGGREGATE_DDL``)."""
+    import pyarrow as pa  # noqa: PLC0415
+
+    types = {"string": pa.string(), "long": pa.int64()}
+    return pa.schema(
+        [pa.field("partial", pa.binary())]
+        + [pa.field(name, types[kind]) for name, kind in TABLE_COLUMNS["occurrences"].items()]
+    )

@@ -2,8 +2,8 @@
 
 The same steps as the Spark engine over the same functions: read records, split and
 diagnose each (:func:`~rmqlb.pipeline.units.audit_record`, what the Spark engine's
-``mapInArrow`` calls) and aggregate (:func:`~rmqlb.pipeline.aggregate.aggregate`, the Python
-twin of the Spark SQL plan).
+``mapInArrow`` calls) and aggregate (:func:`~rmqlb.pipeline.aggregate.aggregate`; the
+Spark engine's tasks run the same per partition).
 """
 
 from __future__ import annotations

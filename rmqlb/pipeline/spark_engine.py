@@ -1,6 +1,6 @@
 """``--engine spark``: the audit as a Spark job (pyspark is imported inside the functions).
 
-Plan (each step has a twin in :mod:`rmqlb.pipeline.aggregate`)::
+Plan (the per-record and the aggregation steps are the local engine's own functions)::
 
     local snapshot files, cut in runs of neighbours           spark.range(runs)
       -> mapInArrow(audit_runs)        each task reads its files in Python, as the
@@ -12,13 +12,15 @@ Plan (each step has a twin in :mod:`rmqlb.pipeline.aggregate`)::
       -> mapInArrow(audit_batches)     the same per record
          (either, with fewer partitions than cores: split first -> repartition(cores)
           -> mapInArrow(diagnose_batches))
-      -> repartition(cluster, group), persist and count: snapshot markers, group rows,
-         finding rows, error rows, computed once (timings "diagnose")
-      -> group snapshots (groupBy) -> row_number / lag over capturedAt -> groups, flapping
-      -> occurrences (groupBy) join group ranks -> findings (persistent / transient)
+      each task hands its rows on packed: one pickled list per (cluster, group)
+      -> repartition(cluster, group), persist and count: every row of a group in one
+         partition, computed once (timings "diagnose")
+      -> mapInArrow(aggregate_batches) each task aggregates its partition in Python
+                                       (rmqlb.pipeline.aggregate.reduce_rows) to one
+                                       partial, and returns its occurrences when --out
       -> Parquet occurrences/ (written by Spark)
-      -> one collect of the JSON-encoded aggregates (totals, groups, findings, timeline,
-         up to 100 input problems)                                 (timings "aggregate")
+      -> one collect of the partials, merged and finished on the driver
+                                                                   (timings "aggregate")
 
 Only aggregates reach the driver; :func:`rmqlb.pipeline.aggregate.finish` then classifies
 and orders them exactly as for the local engine.
@@ -26,7 +28,6 @@ and orders them exactly as for the local engine.
 
 from __future__ import annotations
 
-import json
 import threading
 import time
 import uuid
@@ -36,17 +37,16 @@ from functools import partial, reduce
 from pathlib import Path
 from typing import Any
 
-from rmqlb.pipeline.aggregate import (
-    TIMELINE_BUCKET_MS,
-    FindingRecord,
-    GroupRecord,
-    Tables,
-    finish,
-)
+from rmqlb.pipeline.aggregate import Partial, Tables, finish_partial
 from rmqlb.pipeline.batches import (
+    AGGREGATE_DDL,
+    PACKED_DDL,
+    aggregate_batches,
     audit_batches,
     audit_runs,
     diagnose_batches,
+    pack,
+    pack_batches,
     split_batches,
     split_runs,
 )
@@ -61,17 +61,8 @@ from rmqlb.pipeline.inputs import (
 )
 from rmqlb.pipeline.output import TABLE_COLUMNS, table_directory
 from rmqlb.pipeline.progress import AuditProgress, ProgressSink
-from rmqlb.pipeline.result import AuditOptions, AuditResult, InputProblem
-from rmqlb.pipeline.units import (
-    KIND_ERROR,
-    KIND_FINDING,
-    KIND_GROUP,
-    KIND_SNAPSHOT,
-    ROW_DDL,
-    UNIT_DDL,
-    diagnose_units,
-    unreadable,
-)
+from rmqlb.pipeline.result import AuditOptions, AuditResult
+from rmqlb.pipeline.units import UNIT_DDL, Row, diagnose_units, unreadable
 
 MAX_PROBLEMS = 100
 
@@ -114,7 +105,8 @@ RUNS_PER_CORE = 4
 def diagnosed_rows(
     spark: Any, plan: InputPlan, options: AuditOptions, token: str | None = None
 ) -> Any:
-    """Steps 1-2: records -> units -> group/finding/snapshot/error rows (not yet computed).
+    """Steps 1-2: records -> units -> group/finding/snapshot/error rows, packed
+    (``PACKED_DDL``, see :func:`~rmqlb.pipeline.batches.pack`; not yet computed).
 
     Local snapshot files (one snapshot each) are cut into runs of neighbouring files of
     about equal bytes, a few per core, and each task reads its run in Python and audits it
@@ -135,26 +127,35 @@ def diagnosed_rows(
         ids = spark.range(len(runs), numPartitions=len(runs))
         if len(runs) >= cores:
             fused = partial(audit_runs, runs=runs, cluster_from=options.cluster_from, token=token)
-            frames.append(ids.mapInArrow(fused, ROW_DDL))
+            frames.append(ids.mapInArrow(fused, PACKED_DDL))
         else:
             split = partial(split_runs, runs=runs, cluster_from=options.cluster_from)
             units = ids.mapInArrow(split, UNIT_DDL)
-            frames.append(units.repartition(cores).mapInArrow(diagnose_batches, ROW_DDL))
+            frames.append(units.repartition(cores).mapInArrow(diagnose_batches, PACKED_DDL))
     if plan.line_files or plan.uris:
         records = read_records(spark, replace(plan, whole_files=()))
         if records.rdd.getNumPartitions() >= cores:
             fused = partial(audit_batches, cluster_from=options.cluster_from, token=token)
-            frames.append(records.mapInArrow(fused, ROW_DDL))
+            frames.append(records.mapInArrow(fused, PACKED_DDL))
         else:
             split = partial(split_batches, cluster_from=options.cluster_from)
             units = records.mapInArrow(split, UNIT_DDL)
-            frames.append(units.repartition(cores).mapInArrow(diagnose_batches, ROW_DDL))
+            frames.append(units.repartition(cores).mapInArrow(diagnose_batches, PACKED_DDL))
     if skipped:
         errors = list(diagnose_units(unreadable(path, why) for path, why in skipped))
-        frames.append(spark.createDataFrame(errors, ROW_DDL))
+        frames.append(_packed_frame(spark, errors))
     if not frames:  # every input was skipped
-        return spark.createDataFrame([], ROW_DDL)
+        return _packed_frame(spark, [])
     return reduce(lambda a, b: a.unionByName(b), frames)
+
+
+def _packed_frame(spark: Any, rows: list[Row]) -> Any:
+    """A DataFrame of ``rows`` made on the driver, packed."""
+    import pyarrow as pa  # noqa: PLC0415
+
+    schema = pa.schema([("cluster", pa.string()), ("group", pa.string()), ("rows", pa.binary())])
+    table = pa.Table.from_batches(list(pack([rows])), schema=schema)
+    return spark.createDataFrame(table, PACKED_DDL)
 
 
 def _table(df: Any, name: str) -> Any:
@@ -183,7 +184,7 @@ def run_spark(
     started = time.perf_counter()
     with _TaskPoller(spark, progress) as poller:
         rows = diagnosed_rows(spark, plan, options, token=uuid.uuid4().hex)
-        result, tables = aggregate_frame(rows, options, out, on_phase=poller.phase)
+        result, tables = aggregate_packed(rows, options, out, on_phase=poller.phase)
     result.timings["audit"] = time.perf_counter() - started
     return result, tables
 
@@ -245,193 +246,68 @@ class _TaskPoller:
 
 
 def aggregate_frame(
-    rows_df: Any,
+    rows_df: Any, options: AuditOptions, out: Path | None
+) -> tuple[AuditResult, Tables]:
+    """Steps 3-4 on a DataFrame of rows (``ROW_DDL``): :func:`aggregate_packed` on them
+    packed."""
+    return aggregate_packed(rows_df.mapInArrow(pack_batches, PACKED_DDL), options, out)
+
+
+def aggregate_packed(
+    packed: Any,
     options: AuditOptions,
     out: Path | None,
     *,
     on_phase: Callable[[str], None] | None = None,
 ) -> tuple[AuditResult, Tables]:
-    """Steps 3-4 on a DataFrame of rows (``ROW_DDL``): the Spark twin of
-    :func:`rmqlb.pipeline.aggregate.aggregate`, same result and same tables. ``on_phase``
-    hears when the diagnosed rows are done and the aggregation starts."""
+    """Steps 3-4 on a DataFrame of packed rows (``PACKED_DDL``): the same result and tables
+    as :func:`rmqlb.pipeline.aggregate.aggregate`, by the same code. ``on_phase`` hears when
+    the diagnosed rows are done and the aggregation starts.
+
+    The packed rows are hash-partitioned by (cluster, group), so each partition holds every
+    row of its groups; each task reduces its partition in Python
+    (:func:`~rmqlb.pipeline.batches.aggregate_batches`) to one small partial aggregate, and
+    the driver merges the partials (one per partition) and finishes them as the local
+    engine does. With ``out`` the tasks also return the ``occurrences/`` rows, which Spark
+    writes where they are computed."""
+    import pickle  # noqa: PLC0415
+
     from pyspark import StorageLevel  # noqa: PLC0415
-    from pyspark.sql import Window  # noqa: PLC0415
     from pyspark.sql import functions as F  # noqa: PLC0415
 
-    window = options.persistent_window
-    cached: list[Any] = []
-
-    def keep(df: Any) -> Any:
-        cached.append(df.persist(StorageLevel.MEMORY_AND_DISK))
-        return df
-
-    sev_rank = (
-        F.when(F.col("severity") == "error", 2).when(F.col("severity") == "warning", 1).otherwise(0)
-    )
     timings: dict[str, float] = {}
     started = time.perf_counter()
-    # The diagnosed rows feed every aggregate below: they are computed exactly once, by
-    # this first job (read + split + parse + diagnose in mapInArrow), and kept. Without the
-    # persist each branch of the final query would re-run the Python step (measured: 8
-    # times). Hash-partitioning them by (cluster, group) on the way halves the number of
-    # stages after it (every aggregate is keyed by cluster and group).
-    rows = keep(rows_df.repartition("cluster", "group"))
+    # The diagnosed rows are computed once, by this first job (read + split + parse +
+    # diagnose in mapInArrow), hash-partitioned on the way by (cluster, group) and kept.
+    rows = packed.repartition("cluster", "group").persist(StorageLevel.MEMORY_AND_DISK)
     try:
         rows.count()
         timings["diagnose"] = time.perf_counter() - started
         if on_phase is not None:
-            on_phase("aggregate (Spark SQL)")
-        # step 1: group snapshots (duplicates of one snapshot merge)
-        gs = (
-            rows.filter(F.col("kind") == KIND_GROUP)
-            .groupBy("cluster", "group", "ts")
-            .agg(
-                F.min("captured_at").alias("captured_at"),
-                F.min("fingerprint").alias("fingerprint"),
-                F.max("unconsumed").alias("unconsumed"),
-                F.max("lag").alias("lag"),
-            )
-        )
-        # step 2: rank from the newest, fingerprint changes between consecutive snapshots
-        by_group = Window.partitionBy("cluster", "group")
-        prev_fp = F.lag("fingerprint").over(by_group.orderBy("ts"))
-        gs = keep(
-            gs.withColumn("rn", F.row_number().over(by_group.orderBy(F.desc("ts")))).withColumn(
-                "changed",
-                F.when(
-                    F.col("fingerprint").isNotNull()
-                    & prev_fp.isNotNull()
-                    & (F.col("fingerprint") != prev_fp),
-                    1,
-                ).otherwise(0),
-            )
-        )
-        # step 3: occurrences of (cluster, group, topic, code) per snapshot, with the rank
-        occ = keep(
-            rows.filter(F.col("kind") == KIND_FINDING)
-            .withColumn("rank", sev_rank)
-            .groupBy("cluster", "group", "ts", "topic", "code")
-            .agg(
-                F.min("captured_at").alias("capturedAt"),
-                F.max("rank").alias("rank"),
-                F.max("unconsumed").alias("unconsumed"),
-                F.max("lag").alias("lag"),
-            )
-            .join(gs.select("cluster", "group", "ts", "rn"), ["cluster", "group", "ts"])
-        )
-        latest = (
-            occ.filter(F.col("rn") == 1)
-            .groupBy("cluster", "group")
-            .agg(F.count(F.lit(1)).alias("findings"), F.max("rank").alias("worstRank"))
-        )
-        groups = gs.groupBy("cluster", "group").agg(
-            F.count(F.lit(1)).alias("snapshots"),
-            F.min_by("captured_at", "ts").alias("firstSeen"),
-            F.max_by("captured_at", "ts").alias("lastSeen"),
-            F.max_by("unconsumed", "ts").alias("unconsumed"),
-            F.max_by("lag", "ts").alias("lag"),
-            F.max("unconsumed").alias("maxUnconsumed"),
-            F.max("lag").alias("maxLag"),
-            F.sum("changed").alias("changes"),
-        )
-        groups = groups.join(latest, ["cluster", "group"], "left")
-        # step 4: per (cluster, group, topic, code)
-        findings = occ.groupBy("cluster", "group", "topic", "code").agg(
-            F.count(F.lit(1)).alias("snapshots"),
-            F.min_by("capturedAt", "ts").alias("firstSeen"),
-            F.max_by("capturedAt", "ts").alias("lastSeen"),
-            F.sum(F.when(F.col("rn") <= window, 1).otherwise(0)).alias("recent"),
-            F.max("rank").alias("rank"),
-        )
-
-        if out is not None:  # the one big table: written where it is computed
-            occurrences = occ.withColumn(
-                "severity",
-                F.when(F.col("rank") == 2, "error")
-                .when(F.col("rank") == 1, "warning")
-                .otherwise("info"),
-            )
-            with table_directory(out, "occurrences") as directory:
-                _table(occurrences, "occurrences").write.mode("overwrite").parquet(str(directory))
-
-        # collect the aggregates in one job: each table JSON-encoded under a tag
-        totals = rows.agg(
-            F.count_distinct(
-                F.when(F.col("kind") == KIND_SNAPSHOT, F.struct("cluster", "ts"))
-            ).alias("snapshots"),
-            F.sum(F.when(F.col("kind") == KIND_ERROR, 1).otherwise(0)).alias("problems"),
-        )
-        bucket = (F.floor(F.col("ts") / TIMELINE_BUCKET_MS) * TIMELINE_BUCKET_MS).cast("long")
-        timeline_df = occ.groupBy(bucket.alias("bucket"), "code").agg(F.count(F.lit(1)).alias("n"))
-        problems_df = (
-            rows.filter(F.col("kind") == KIND_ERROR)
-            .select("path", "group", "error")
-            .limit(MAX_PROBLEMS)
-        )
-        parts = [
-            df.select(F.lit(tag).alias("tag"), F.to_json(F.struct("*")).alias("row"))
-            for tag, df in (
-                ("totals", totals),
-                ("group", groups),
-                ("finding", findings),
-                ("timeline", timeline_df),
-                ("problem", problems_df),
-            )
-        ]
-        collected: dict[str, list[dict[str, Any]]] = {}
-        for r in reduce(lambda a, b: a.unionAll(b), parts).collect():
-            collected.setdefault(r["tag"], []).append(json.loads(r["row"]))
+            on_phase("aggregate (Spark)")
+        reduce = partial(aggregate_batches, options=options, occurrences=out is not None)
+        aggregated = rows.mapInArrow(reduce, AGGREGATE_DDL)
+        if out is not None:
+            aggregated = aggregated.persist(StorageLevel.MEMORY_AND_DISK)
+        try:
+            if out is not None:  # the one big table: written where it is computed
+                with table_directory(out, "occurrences") as directory:
+                    _table(aggregated.filter(F.col("partial").isNull()), "occurrences").write.mode(
+                        "overwrite"
+                    ).parquet(str(directory))
+            parts = [
+                pickle.loads(r[0])  # written by aggregate_batches in this audit
+                for r in aggregated.filter(F.col("partial").isNotNull()).select("partial").collect()
+            ]
+        finally:
+            if out is not None:
+                aggregated.unpersist()
     finally:
-        for df in cached:
-            df.unpersist()
-    [total] = collected.get("totals", [{}])
-    group_rows = [
-        GroupRecord(
-            cluster=r["cluster"],
-            group=r["group"],
-            snapshots=r["snapshots"],
-            first_seen=r["firstSeen"],
-            last_seen=r["lastSeen"],
-            unconsumed=r["unconsumed"],
-            lag=r.get("lag"),
-            max_unconsumed=r["maxUnconsumed"],
-            max_lag=r.get("maxLag"),
-            changes=r["changes"],
-            findings=r.get("findings") or 0,
-            worst_rank=r.get("worstRank"),
-        )
-        for r in collected.get("group", [])
-    ]
-    finding_rows = [
-        FindingRecord(
-            cluster=r["cluster"],
-            group=r["group"],
-            topic=r.get("topic"),
-            code=r["code"],
-            rank=r["rank"],
-            first_seen=r["firstSeen"],
-            last_seen=r["lastSeen"],
-            snapshots=r["snapshots"],
-            recent=r["recent"],
-        )
-        for r in collected.get("finding", [])
-    ]
-    timeline = sorted((r["bucket"], r["code"], r["n"]) for r in collected.get("timeline", []))
-    problems = [
-        InputProblem(r.get("path"), r.get("group"), r.get("error") or "unusable input")
-        for r in collected.get("problem", [])
-    ]
-    problem_count = int(total.get("problems") or 0)
-    result, tables = finish(
-        snapshots=int(total.get("snapshots") or 0),
-        groups=group_rows,
-        findings=finding_rows,
-        timeline=timeline,
-        problems=problems,
-        problem_count=problem_count,
-        options=options,
-        engine="spark",
-    )
+        rows.unpersist()
+    whole = Partial.empty()
+    for part in parts:
+        whole.merge(part)
+    result, tables = finish_partial(whole, options, engine="spark")
     timings["aggregate"] = time.perf_counter() - started - timings["diagnose"]
     result.timings.update(timings)
     return result, tables

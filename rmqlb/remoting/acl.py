@@ -23,9 +23,6 @@ The secret is kept out of every ``repr``/``str``; never log a :class:`Credential
 
 from __future__ import annotations
 
-import base64
-import hashlib
-import hmac
 from collections.abc import Mapping
 
 from rmqlb.model.javaorder import java_key
@@ -51,6 +48,10 @@ def signature(ext_fields: Mapping[str, str | None], body: bytes | None, secret_k
 
     ``ext_fields`` must already contain ``AccessKey`` (and ``SecurityToken``, if used).
     """
+    import base64  # noqa: PLC0415  (only signed requests need these; hashlib loads OpenSSL)
+    import hashlib  # noqa: PLC0415
+    import hmac  # noqa: PLC0415
+
     mac = hmac.new(secret_key.encode("utf-8"), signing_content(ext_fields, body), hashlib.sha1)
     return base64.b64encode(mac.digest()).decode("ascii")
 

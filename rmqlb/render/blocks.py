@@ -53,6 +53,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Literal
 
+from rmqlb.render.column import Column
 from rmqlb.render.safe import safe
 
 if TYPE_CHECKING:
@@ -95,23 +96,6 @@ def code_span(text: str) -> str:
     pad = " " if text.startswith("`") or text.endswith("`") else ""
     fence = "`" * (longest + 1)
     return f"{fence}{pad}{text}{pad}{fence}"
-
-
-@dataclass(frozen=True, slots=True)
-class Column:
-    """One column: its header, alignment, whether it may wrap at spaces, a minimum width;
-    ``key`` marks identifiers (client ids), which get a line each when a table is stacked;
-    ``code`` shows each line of a cell as a code span in Markdown (but ``-``: nobody);
-    ``give_way`` is the order in which a colour table drops the column when the console is
-    too narrow (1 first; 0 never)."""
-
-    header: str
-    justify: Literal["left", "right"] = "left"
-    wrap: bool = False
-    min_width: int = 0
-    key: bool = False
-    code: bool = False
-    give_way: int = 0
 
 
 @dataclass(frozen=True, slots=True)

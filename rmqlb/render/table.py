@@ -42,7 +42,7 @@ from rich.padding import Padding
 from rich.table import Table
 from rich.text import Text
 
-from rmqlb.render.blocks import Column
+from rmqlb.render.column import Column
 
 __all__ = ["GAP", "Column", "fit_table", "layout", "table_widths"]
 
@@ -153,7 +153,9 @@ def fit_table(
         title_justify="left",
     )
     for col, w in zip(shown, widths, strict=True):
-        table.add_column(col.header, justify=col.justify, width=w, overflow="fold")
+        # a Text header: a str one would be parsed as Rich markup and emoji codes on every
+        # draw (and load Rich's emoji table), which plain header words never hold
+        table.add_column(Text(col.header), justify=col.justify, width=w, overflow="fold")
     for row, style in zip(cells, styles, strict=True):
         table.add_row(*row, style=style)
     return table

@@ -160,8 +160,8 @@ def test_progress_hears_the_phases_and_tasks_of_the_spark_job(spark: Any, tmp_pa
     silent, _ = run_spark(spark, plan, AuditOptions(), None)
     assert summary_json(heard) == summary_json(silent)
     phases = [r.phase for r in reports]
-    start = phases.index("aggregate (Spark SQL)")
+    start = phases.index("aggregate (Spark)")
     assert set(phases[:start]) <= {"read + diagnose (Spark)"}
-    assert set(phases[start:]) == {"aggregate (Spark SQL)"}
+    assert set(phases[start:]) == {"aggregate (Spark)"}
     assert all(r.tasks_total is None or 0 <= r.tasks_done <= r.tasks_total for r in reports)
     assert [r.elapsed for r in reports] == sorted(r.elapsed for r in reports)

@@ -3,6 +3,8 @@ UNCONSUMED_QUEUE for queues the strategy hands to a non-subscriber or to nobody.
 
 Every number a hint of these rules proposes is proven first (:mod:`..proposals`): the
 allocator runs on the changed group and must show the problem gone without adding another.
+That module is imported only when a finding needs a proposal: a group without findings does
+not load the search.
 
 Worked example of the IMBALANCE hint: 16 queues, 10 consumers, one broker. AVG gives six
 consumers 2 queues and four consumers 1 (ratio 2.0). Allocated again, 20 queues give each
@@ -13,16 +15,10 @@ that pass, each with what the allocation showed.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Literal
+
 from rmqlb.allocate.consistent_hash import HashMemo
 from rmqlb.diagnose.context import Mode, TopicContext
-from rmqlb.diagnose.proposals import (
-    Population,
-    Problem,
-    Subject,
-    Wording,
-    find_proposals,
-    proposals_hint,
-)
 from rmqlb.diagnose.report import Code, Finding, Proposal, Severity
 from rmqlb.diagnose.rules._text import id_text, queue_text
 from rmqlb.diagnose.rules.waiting import waiting_text
@@ -38,6 +34,9 @@ from rmqlb.model.strategy import (
     MachineRoomNearby,
 )
 
+if TYPE_CHECKING:
+    from rmqlb.diagnose.proposals import Population, Subject
+
 SEARCHED = (Avg, AvgByCircle, ConsistentHash)
 """Strategies whose fixes are searched: the others balance per room or per list."""
 
@@ -45,6 +44,8 @@ SEARCHED = (Avg, AvgByCircle, ConsistentHash)
 def _grown(cid_all: tuple[str, ...], count: int) -> Population:
     """The group at ``count`` consumers: the first ones of today's, or today's plus new ids
     (only used where every consumer subscribes and ids do not change the counts)."""
+    from rmqlb.diagnose.proposals import Population  # noqa: PLC0415  (see the module doc)
+
     if count <= len(cid_all):
         ids = cid_all[:count]
     else:
@@ -56,6 +57,8 @@ def _grown(cid_all: tuple[str, ...], count: int) -> Population:
 def subject_of(ctx: TopicContext) -> Subject | None:
     """The (group, topic) as :mod:`rmqlb.diagnose.proposals` varies it; ``None`` when no
     proposal is searched (turned off, a retry topic, or a strategy it does not vary)."""
+    from rmqlb.diagnose.proposals import Population, Subject  # noqa: PLC0415
+
     g = ctx.g
     spec = g.strategy
     if not g.options.proposals or ctx.retry or not isinstance(spec, SEARCHED):
@@ -97,8 +100,19 @@ class _Prover:
         self.built = False
         self.hashes = HashMemo()
 
-    def __call__(self, target: Problem) -> tuple[tuple[Proposal, ...], str]:
-        """The proven proposals removing ``target`` and the hint stating them ("" if none)."""
+    def __call__(
+        self, problem: Literal["idle", "imbalance", "nobody"]
+    ) -> tuple[tuple[Proposal, ...], str]:
+        """The proven proposals removing ``problem`` (a :class:`~..proposals.Problem`'s
+        value) and the hint stating them ("" if none)."""
+        from rmqlb.diagnose.proposals import (  # noqa: PLC0415
+            Problem,
+            Wording,
+            find_proposals,
+            proposals_hint,
+        )
+
+        target = Problem(problem)
         ctx = self.ctx
         if not self.built:
             self.subject, self.built = subject_of(ctx), True
@@ -181,7 +195,7 @@ def _idle(ctx: TopicContext, prove: _Prover) -> list[Finding]:
         if non_subs
         else ""
     )
-    proposals, proven = prove(Problem.IDLE)
+    proposals, proven = prove("idle")
     if n == 0:
         readable_brokers = ctx.route is not None and any(
             qd.readable for qd in ctx.route.queue_datas
@@ -257,7 +271,7 @@ def _imbalance(ctx: TopicContext, prove: _Prover) -> list[Finding]:
     n, m = len(ctx.mq_all), len(g.cid_all)
     heavy = [c for c, k in counts.items() if k == hi]
     light = [c for c, k in counts.items() if k == lo]
-    proposals, proven = prove(Problem.IMBALANCE)
+    proposals, proven = prove("imbalance")
     if isinstance(g.strategy, MachineRoomNearby):
         hint = _rooms_hint(ctx, g.strategy)
     elif isinstance(g.strategy, ConsistentHash):
@@ -393,7 +407,7 @@ def _unconsumed(ctx: TopicContext, prove: _Prover) -> list[Finding]:
         cause, hint = _nobody_cause(ctx)
         proposals: tuple[Proposal, ...] = ()
         if len(set(g.cid_all)) == len(g.cid_all):  # a duplicated id is not a count problem
-            proposals, proven = prove(Problem.NOBODY)
+            proposals, proven = prove("nobody")
             hint = proven or hint
         out.append(
             Finding(

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import zlib
+from typing import Any
+
 from rmqlb.pipeline.aggregate import aggregate
 from rmqlb.pipeline.result import AuditOptions, classify, summary_json
 from rmqlb.pipeline.units import Row
@@ -160,3 +163,72 @@ def test_summary_contract_and_order() -> None:
     assert result.by_code()["A_ERR"] == {"persistent": 1, "transient": 0}
     assert result.timeline[0] == ("1970-01-01T00:00Z", "B_WARN", 1)
     assert result.timeline[-1] == ("1970-01-01T00:30Z", "C_INFO", 1)
+
+
+def test_partials_of_disjoint_groups_merge_into_the_whole() -> None:
+    """What each Spark task does with its partition: the rows cut by (cluster, group) into
+    parts, each part reduced on its own (snapshot rows and errors land wherever their key
+    sends them), and the partials merged give the whole fleet's result and tables."""
+    from audit_rows import random_rows
+
+    from rmqlb.pipeline.aggregate import Partial, finish_partial, reduce_rows
+
+    options = AuditOptions(persistent_window=3, flap_threshold=1, top=5)
+    for seed in range(4):
+        rows = random_rows(seed)
+        local, tables = aggregate(rows, options)
+        assert local.findings and local.problem_count
+        for parts in (1, 2, 5):
+            cut: list[list[Row]] = [[] for _ in range(parts)]
+            for row in rows:
+                cut[zlib.crc32(repr((row[1], row[4])).encode()) % parts].append(row)
+            whole = Partial.empty()
+            for part in cut:
+                whole.merge(reduce_rows(part, options))
+            merged, merged_tables = finish_partial(whole, options, engine="local")
+            assert merged == local
+            assert (merged_tables.findings, merged_tables.groups) == (
+                tables.findings,
+                tables.groups,
+            )
+            assert merged_tables.flapping == tables.flapping
+            key = sorted(tables.occurrences, key=repr)
+            assert sorted(whole.occurrences, key=repr) == key
+
+
+def test_partials_keep_the_first_problems_and_count_them_all() -> None:
+    from rmqlb.pipeline.aggregate import MAX_PROBLEMS, Partial, reduce_rows
+
+    def bad(n: int) -> Row:
+        return ("error", *(None,) * 10, f"/bad{n}", "not JSON")  # type: ignore[return-value]
+
+    whole = Partial.empty()
+    for start in (0, 80, 160):
+        whole.merge(reduce_rows([bad(n) for n in range(start, start + 80)], AuditOptions()))
+    assert whole.problem_count == 240
+    assert [p.path for p in whole.problems] == [f"/bad{n}" for n in range(MAX_PROBLEMS)]
+
+
+def test_packed_rows_keep_each_groups_rows_in_order(monkeypatch: Any) -> None:
+    """How rows cross Spark: pickled per (cluster, group) and task, a batch every
+    ``PACK_ROWS`` rows; unpacked, each key's rows come back whole and in order."""
+    from audit_rows import random_rows
+
+    from rmqlb.pipeline import batches
+
+    rows = random_rows(2)
+    monkeypatch.setattr(batches, "PACK_ROWS", 40)
+    packed = list(batches.pack(rows[i : i + 7] for i in range(0, len(rows), 7)))
+    assert len(packed) == -(-len(rows) // 42)  # a batch per 6 chunks of 7 rows, and the rest
+    for batch in packed:
+        clusters, groups = batch.column("cluster").to_pylist(), batch.column("group").to_pylist()
+        keys = list(zip(clusters, groups, strict=True))
+        assert len(keys) == len(set(keys))
+
+    def by_key(rows: Any) -> dict[Any, list[Any]]:
+        out: dict[Any, list[Any]] = {}
+        for row in rows:
+            out.setdefault((row[1], row[4]), []).append(row)
+        return out
+
+    assert by_key(batches.unpack(packed)) == by_key(rows)

@@ -31,6 +31,14 @@ def _per_group(text: str, path: str) -> list[Any]:
     return list(diagnose_units(split_record(text, path, encode=False)))
 
 
+def _by_key(rows: list[Any]) -> dict[tuple[Any, Any], list[Any]]:
+    """Rows by their (cluster, group), each key's in order: what packing keeps."""
+    out: dict[tuple[Any, Any], list[Any]] = {}
+    for row in rows:
+        out.setdefault((row[1], row[4]), []).append(tuple(row))
+    return out
+
+
 def _files(root: Path) -> list[Path]:
     return sorted(root.rglob("[!_]*.json"))
 
@@ -151,8 +159,9 @@ def test_unit_keys_tell_apart_what_json_tells_apart() -> None:
 
 def test_a_spark_task_reuses_verdicts_across_its_batches(tmp_path: Path, monkeypatch: Any) -> None:
     """``audit_batches`` (Spark's fused step, called here as a Python worker would, on Arrow
-    batches) gives the per-group rows while diagnosing each group state once per task,
-    across its batches; the next task (another audit, say) starts with no verdicts."""
+    batches) gives the per-group rows, packed by (cluster, group), while diagnosing each
+    group state once per task, across its batches; the next task (another audit, say)
+    starts with no verdicts."""
     import pyarrow as pa
 
     from rmqlb.pipeline import batches, units
@@ -173,11 +182,12 @@ def test_a_spark_task_reuses_verdicts_across_its_batches(tmp_path: Path, monkeyp
         arrow = [
             pa.RecordBatch.from_pydict({"path": [str(p)], "text": [p.read_text()]}) for p in paths
         ]
-        return [row for out in batches.audit_batches(iter(arrow)) for row in out.to_pylist()]
+        return list(batches.unpack(batches.audit_batches(iter(arrow))))
 
     rows = task(files)  # one task, one batch per file
     expected = [r for f in files for r in _per_group(f.read_text(), str(f))]
-    assert [tuple(r.values()) for r in rows] == expected
+    assert len(rows) == len(expected)
+    assert _by_key(rows) == _by_key(expected)
     assert calls[0] == 10
     assert sum(calls) < 8 * 10 / 2  # most group states were diagnosed once only
     calls.clear()
@@ -189,7 +199,7 @@ def test_a_spark_worker_keeps_an_audits_verdicts_across_its_tasks(
     tmp_path: Path, monkeypatch: Any
 ) -> None:
     """``audit_runs`` (each task reads a run of local files in Python, called here as a
-    Python worker would) gives the per-group rows; a worker keeps the verdicts of one
+    Python worker would) gives the per-group rows, packed; a worker keeps the verdicts of one
     audit (its token) across tasks, and another audit starts afresh."""
     import pyarrow as pa
 
@@ -211,11 +221,15 @@ def test_a_spark_worker_keeps_an_audits_verdicts_across_its_tasks(
 
     def task(run: int, token: str) -> list[Any]:
         ids = pa.RecordBatch.from_pydict({"id": [run]})
-        out = batches.audit_runs(iter([ids]), runs=runs, token=token)
-        return [tuple(row.values()) for batch in out for row in batch.to_pylist()]
+        return list(batches.unpack(batches.audit_runs(iter([ids]), runs=runs, token=token)))
 
-    rows = task(0, "audit-1") + task(1, "audit-1")
-    assert rows == [r for f in files for r in _per_group(f.read_text(), str(f))]
+    first, second = task(0, "audit-1"), task(1, "audit-1")
+    expected = [r for f in files for r in _per_group(f.read_text(), str(f))]
+    assert len(first) + len(second) == len(expected)
+    assert all(
+        _by_key(first).get(key, []) + _by_key(second).get(key, []) == rows
+        for key, rows in _by_key(expected).items()
+    )
     assert calls[0] == 10
     assert sum(calls) < 8 * 10 / 2  # the second task reused the first one's verdicts
     calls.clear()

@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+import json
 import re
 from datetime import UTC, datetime
 
-from hypothesis import given
+import pytest
+from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from rmqlb.fileio import _has_long_digits
+from rmqlb.fileio import JsonError, _has_long_digits, _members, _unique_object, parse_json
 from rmqlb.jsontext import iso_ms
 
 _DIGITS = st.sampled_from("0123456789")
@@ -53,3 +55,77 @@ def test_long_digit_runs_across_non_ascii_and_surrogates() -> None:
     assert _has_long_digits("é" + "1" * 19 + "\ud800")
     assert not _has_long_digits("1" * 18 + "é" + "1" * 18)
     assert not _has_long_digits("١" * 19)  # Arabic-Indic digits: JSON numbers are ASCII
+
+
+# --- strict JSON: duplicate keys found without a hook per object ---------------------------
+
+
+def _checked(text: str) -> object:
+    """The JSON reading with the duplicate check on every object (the slow, obvious way)."""
+    try:
+        value = json.loads(text, object_pairs_hook=_unique_object)
+    except json.JSONDecodeError as exc:
+        return ("syntax", f"{exc.msg} at line {exc.lineno} column {exc.colno}")
+    except JsonError as exc:
+        return ("error", str(exc))
+    try:
+        parse_json(text)  # the other checks (surrogates, longs) are the same on both sides
+    except JsonError as exc:
+        return ("error", str(exc))
+    return value
+
+
+def _fast(text: str) -> object:
+    try:
+        return parse_json(text)
+    except JsonError as exc:
+        return ("syntax" if exc.syntax else "error", str(exc))
+
+
+_KEYS = st.sampled_from(["a", "b", "", '"', ":", '":', "a b", "é"])
+_JSON = st.recursive(
+    st.none() | st.booleans() | st.integers(-5, 5) | st.text(':" \\', max_size=4),
+    lambda inner: st.lists(inner, max_size=3) | st.lists(st.tuples(_KEYS, inner), max_size=4),
+    max_leaves=12,
+)
+
+
+def _write(value: object, space: str) -> str:
+    """JSON text of ``value``, where a list of pairs is an object (duplicates kept)."""
+    if isinstance(value, list) and value and all(isinstance(v, tuple) for v in value):
+        items = (f"{json.dumps(k)}{space}:{space}{_write(v, space)}" for k, v in value)
+        return "{" + ",".join(items) + "}"
+    if isinstance(value, list):
+        return "[" + f",{space}".join(_write(v, space) for v in value) + "]"
+    return json.dumps(value)
+
+
+@settings(deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(_JSON, st.sampled_from(["", " ", "\n", "\t ", "\r\n"]))
+def test_duplicate_keys_are_found_as_by_the_hook(value: object, space: str) -> None:
+    text = _write(value, space)
+    assert _fast(text) == _checked(text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        '{"a": 1, "a": 2}',
+        '{"a" : 1, "b": {"c": 1, "c" : 2}}',
+        '[{"x": ":"}, {"y": 1, "y": 1}]',
+        '{"a": "\\u003a", "b": 1, "b": 2}',
+        '{"a":"\\":", "a": 1}',
+        '{"k": [[[[{"d": 1, "d": 2}]]]]}',
+        "[" * 70 + '{"d": 1, "d": 2}' + "]" * 70,
+        "[" * 70 + '{"d": 1}' + "]" * 70,
+    ],
+)
+def test_duplicate_keys_wherever_they_hide(text: str) -> None:
+    assert _fast(text) == _checked(text)
+
+
+def test_members_never_counts_more_than_the_objects_hold() -> None:
+    value = json.loads('[{"a": {"b": [1, {"c": 2, "d": [{}]}]}}, 3, "x", {"e": null}]')
+    assert _members(value, 64) == 5
+    assert _members(value, 3) == -1  # deeper than asked
+    assert _members([[{"a": 1}]], 3) == 1
