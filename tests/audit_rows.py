@@ -11,6 +11,27 @@ CODES = ("IDLE_CONSUMER", "UNCONSUMED_QUEUE", "DUPLICATE_ASSIGNMENT", "IMBALANCE
 SEVERITIES = ("error", "warning", "info")
 
 
+def _row(
+    kind: str,
+    cluster: str | None = None,
+    ts: int | None = None,
+    at: str | None = None,
+    *,
+    group: str | None = None,
+    topic: str | None = None,
+    code: str | None = None,
+    severity: str | None = None,
+    count: int | None = None,
+    lag: int | None = None,
+    fingerprint: str | None = None,
+    path: str = "/p",
+    message: str | None = None,
+) -> Row:
+    """One audit row, its columns named."""
+    columns = (kind, cluster, ts, at, group, topic, code, severity, count, lag, fingerprint)
+    return (*columns, path, message)
+
+
 def random_rows(seed: int) -> list[Row]:
     """A messy fleet: gaps, duplicates, unknown fingerprints, null topics, error rows."""
     rng = random.Random(seed)
@@ -21,23 +42,7 @@ def random_rows(seed: int) -> list[Row]:
             at = f"2026-11-22T00:{step}0:{'07' if cluster == 'ns-b' else '00'}Z"
             copies = 2 if rng.random() < 0.2 else 1  # the same snapshot read twice
             for _ in range(copies):
-                rows.append(
-                    (
-                        "snapshot",
-                        cluster,
-                        ts,
-                        at,
-                        None,
-                        None,
-                        None,
-                        None,
-                        None,
-                        None,
-                        None,
-                        "/p",
-                        None,
-                    )
-                )
+                rows.append(_row("snapshot", cluster, ts, at))
                 for g in range(6):
                     if rng.random() < 0.1:
                         continue  # the group is missing from this snapshot
@@ -45,58 +50,22 @@ def random_rows(seed: int) -> list[Row]:
                     fp = rng.choice(("a", "b", None)) if g % 2 else "a"
                     lag = rng.choice((None, rng.randrange(0, 5000)))
                     rows.append(
-                        (
-                            "group",
-                            cluster,
-                            ts,
-                            at,
-                            group,
-                            None,
-                            None,
-                            None,
-                            rng.randrange(0, 4),
-                            lag,
-                            fp,
-                            "/p",
-                            None,
+                        _row(
+                            "group", cluster, ts, at,
+                            group=group, count=rng.randrange(0, 4), lag=lag, fingerprint=fp,
                         )
-                    )
+                    )  # fmt: skip
                     for code in CODES:
                         if rng.random() < 0.35:
                             topic = rng.choice(("T1", "T2", None))
                             rows.append(
-                                (
-                                    "finding",
-                                    cluster,
-                                    ts,
-                                    at,
-                                    group,
-                                    topic,
-                                    code,
-                                    rng.choice(SEVERITIES),
-                                    rng.randrange(0, 3),
-                                    rng.choice((None, 10)),
-                                    None,
-                                    "/p",
-                                    None,
+                                _row(
+                                    "finding", cluster, ts, at,
+                                    group=group, topic=topic, code=code,
+                                    severity=rng.choice(SEVERITIES),
+                                    count=rng.randrange(0, 3), lag=rng.choice((None, 10)),
                                 )
-                            )
-    rows.append(
-        (
-            "error",
-            None,
-            None,
-            None,
-            None,
-            None,
-            None,
-            None,
-            None,
-            None,
-            None,
-            "/bad.json",
-            "not JSON",
-        )
-    )
+                            )  # fmt: skip
+    rows.append(_row("error", path="/bad.json", message="not JSON"))
     rng.shuffle(rows)
     return rows

@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import pyarrow.parquet as pq
+import pytest
 
 from rmqlb.pipeline import AuditOptions
 from rmqlb.pipeline.generate import generate_fleet
@@ -41,6 +42,23 @@ def _by_key(rows: list[Any]) -> dict[tuple[Any, Any], list[Any]]:
 
 def _files(root: Path) -> list[Path]:
     return sorted(root.rglob("[!_]*.json"))
+
+
+@pytest.fixture
+def diagnose_calls(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """How many groups each whole-snapshot diagnosis was asked for, in call order."""
+    from rmqlb.pipeline import units
+
+    calls: list[int] = []
+    real = units._diagnose_whole
+
+    def counted(data: dict[str, Any], names: Any) -> Any:
+        names = list(names)
+        calls.append(len(names))
+        return real(data, names)
+
+    monkeypatch.setattr(units, "_diagnose_whole", counted)
+    return calls
 
 
 def test_most_groups_repeat_in_a_slowly_changing_fleet(tmp_path: Path) -> None:
@@ -157,26 +175,20 @@ def test_unit_keys_tell_apart_what_json_tells_apart() -> None:
     assert unit_key({**base, "capturedAt": "2026-01-01T00:00:00Z"}) == unit_key(base)
 
 
-def test_a_spark_task_reuses_verdicts_across_its_batches(tmp_path: Path, monkeypatch: Any) -> None:
+def test_a_spark_task_reuses_verdicts_across_its_batches(
+    tmp_path: Path, diagnose_calls: list[int]
+) -> None:
     """``audit_batches`` (Spark's fused step, called here as a Python worker would, on Arrow
     batches) gives the per-group rows, packed by (cluster, group), while diagnosing each
     group state once per task, across its batches; the next task (another audit, say)
     starts with no verdicts."""
     import pyarrow as pa
 
-    from rmqlb.pipeline import batches, units
+    from rmqlb.pipeline import batches
 
     generate_fleet(tmp_path / "f", 8, seed=6, groups=10, clusters=1, change_rate=0.05)
     files = _files(tmp_path / "f")
-    calls: list[int] = []
-    real = units._diagnose_whole
-
-    def counted(data: dict[str, Any], names: Any) -> Any:
-        names = list(names)
-        calls.append(len(names))
-        return real(data, names)
-
-    monkeypatch.setattr(units, "_diagnose_whole", counted)
+    calls = diagnose_calls
 
     def task(paths: list[Path]) -> list[Any]:
         arrow = [
@@ -196,28 +208,20 @@ def test_a_spark_task_reuses_verdicts_across_its_batches(tmp_path: Path, monkeyp
 
 
 def test_a_spark_worker_keeps_an_audits_verdicts_across_its_tasks(
-    tmp_path: Path, monkeypatch: Any
+    tmp_path: Path, diagnose_calls: list[int]
 ) -> None:
     """``audit_runs`` (each task reads a run of local files in Python, called here as a
     Python worker would) gives the per-group rows, packed; a worker keeps the verdicts of one
     audit (its token) across tasks, and another audit starts afresh."""
     import pyarrow as pa
 
-    from rmqlb.pipeline import batches, units
+    from rmqlb.pipeline import batches
     from rmqlb.pipeline.inputs import Layout, chunk_files
 
     generate_fleet(tmp_path / "f", 8, seed=6, groups=10, clusters=1, change_rate=0.05)
     files = _files(tmp_path / "f")
     runs = chunk_files([(str(f), Layout.whole) for f in files], [1] * len(files), 2)
-    calls: list[int] = []
-    real = units._diagnose_whole
-
-    def counted(data: dict[str, Any], names: Any) -> Any:
-        names = list(names)
-        calls.append(len(names))
-        return real(data, names)
-
-    monkeypatch.setattr(units, "_diagnose_whole", counted)
+    calls = diagnose_calls
 
     def task(run: int, token: str) -> list[Any]:
         ids = pa.RecordBatch.from_pydict({"id": [run]})
