@@ -773,7 +773,8 @@ class ConsumerOffsets:
 _CO_HEAD = re.compile(
     r'\{(?:"dataVersion":\{[^{}]*\},)?(?:"groupTopicMap":\{[^{}]*\},)?"offsetTable":\{'
 )
-_CO_ENTRY = re.compile(rf"{_PLAIN_STR}:\{{((?:-?[0-9]+:-?[0-9]+,?)*)\}}(,?)")
+_CO_PAIRS = r"(?:-?[0-9]+:-?[0-9]+(?:,-?[0-9]+:-?[0-9]+)*)?"  # commas between pairs
+_CO_ENTRY = re.compile(rf"{_PLAIN_STR}:\{{({_CO_PAIRS})\}}(,?)")
 _CO_PAIR = re.compile(r"(-?[0-9]+):(-?[0-9]+)")
 
 

@@ -8,6 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from rmqlb.errors import ProtocolError
 from rmqlb.model import (
     BrokerInfo,
     Consumer,
@@ -570,6 +571,12 @@ def test_consumer_offsets_in_any_spelling(body: bytes) -> None:
 def test_consumer_offsets_of_the_wrong_shape_name_the_path(body: bytes, where: str) -> None:
     with pytest.raises(BodyError, match=re.escape(where)):
         bodies.decode_consumer_offsets(body)
+
+
+def test_consumer_offsets_without_a_comma_between_queues_are_malformed() -> None:
+    """The fast path must not split ``1:23:4`` into queue 1 at 23 and drop the rest."""
+    with pytest.raises(ProtocolError, match="malformed JSON"):
+        bodies.decode_consumer_offsets(b'{"offsetTable":{"T@G":{1:23:4}}}')
 
 
 @pytest.mark.parametrize("dialect", [Dialect.V4, Dialect.V5])
