@@ -118,6 +118,8 @@ class Offsets:
         from consume stats, or listed there at 0 while it holds messages, is asked with
         QUERY_CONSUMER_OFFSET: code 22 means never committed.
         """
+        if not topics:  # a group no client subscribes anything: what consume stats say
+            return list(stats)
         known = {o.queue: o for o in stats}
         wanted = await self._hosts(topics)
         tables = await asyncio.gather(*(self._topic_stats(a, t) for a, t in wanted))
