@@ -29,9 +29,8 @@ True
 from __future__ import annotations
 
 import json
-import json.scanner
 import struct
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from enum import IntEnum
 from typing import Any
@@ -137,7 +136,7 @@ def _command(  # noqa: PLR0917  (one parameter per field, in field order)
 
 def request(
     code: int,
-    ext_fields: Mapping[str, str] | None = None,
+    ext_fields: Mapping[str, str | None] | None = None,
     *,
     opaque: int = 0,
     body: bytes = b"",
@@ -314,7 +313,7 @@ _JAVA_KEYS = frozenset(
 #: The standard library's JSON scanner itself: ``json.loads`` without its two Python-level
 #: calls and whitespace matches (a header never has whitespace around it; one that has goes
 #: through ``json.loads``, which reads it the same or fails with the same message).
-_scan = json.scanner.make_scanner(json.JSONDecoder())
+_scan: Callable[[str, int], tuple[Any, int]] = json.JSONDecoder().scan_once  # type: ignore[attr-defined]
 
 
 def _parse_json_header(raw: bytes) -> Any:

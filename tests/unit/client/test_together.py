@@ -43,14 +43,14 @@ def test_one_task_fewer_than_the_awaitables() -> None:
         seen: dict[int, asyncio.Task[object] | None] = {}
 
         async def where(i: int) -> None:
-            seen[i] = asyncio.current_task()  # type: ignore[assignment]
+            seen[i] = asyncio.current_task()
             await asyncio.sleep(0)
 
         try:
             await together([where(0), where(1), where(2)])
         finally:
             loop.set_task_factory(factory)
-        return made, seen[2], asyncio.current_task()  # type: ignore[return-value]
+        return made, seen[2], asyncio.current_task()
 
     made, last, caller = asyncio.run(main())
     assert made == 2
