@@ -97,7 +97,7 @@ class TlsConfig:
 @dataclass(slots=True)
 class _Pending:
     future: asyncio.Future[RemotingCommand]
-    name: str = field(default="")
+    code: int = field(default=0)  # the request's (its name only when a message needs it)
     deadline: float = field(default=0.0)  # event-loop time
 
 
@@ -194,9 +194,8 @@ class Connection:
         :class:`BadFrame`. A non-zero response code is *returned*, not raised: the caller
         knows what it means for its request.
         """
-        name = request_code_name(code)
         if code not in READ_ONLY_CODES:
-            raise ForbiddenRequest(code, name)
+            raise ForbiddenRequest(code, request_code_name(code))
         if self._closed is not None:
             raise type(self._closed)(self._closed.message, self.addr)
         fields: dict[str, str | None] = dict(ext_fields or {})
@@ -210,7 +209,7 @@ class Connection:
         # The deadline fails the answer's future with TimeoutError (see _expire_due), not
         # an asyncio.timeout scope: cheaper per request, the same TimeoutError.
         deadline = loop.time() + timeout
-        self._pending[opaque] = _Pending(future, name, deadline)
+        self._pending[opaque] = _Pending(future, code, deadline)
         timer = self._timer
         if timer is None or deadline < timer.when():
             if timer is not None:
@@ -219,7 +218,7 @@ class Connection:
         try:
             # Last line of defence: the check is repeated right at the write.
             if cmd.code not in READ_ONLY_CODES:
-                raise ForbiddenRequest(cmd.code, name)
+                raise ForbiddenRequest(cmd.code, request_code_name(cmd.code))
             self._write(encode_frame(cmd))
             if self._writer.transport.get_write_buffer_size() > DRAIN_ABOVE:
                 async with asyncio.timeout_at(deadline):  # the peer reads slowly: wait
@@ -227,7 +226,8 @@ class Connection:
             return await future
         except TimeoutError as exc:
             raise RequestTimeout(
-                f"{self.addr}: {name} timed out after {duration(timeout)}", self.addr
+                f"{self.addr}: {request_code_name(code)} timed out after {duration(timeout)}",
+                self.addr,
             ) from exc
         except (ConnectionError, OSError) as exc:
             raise ConnectionLost(f"{self.addr}: connection lost: {exc}", self.addr) from exc
@@ -318,7 +318,7 @@ class Connection:
             self._closed = TimedOutEarlier(f"{self.addr}: {reason}", self.addr)
         for waiter in self._pending.values():
             if not waiter.future.done():
-                message = f"{self.addr}: {waiter.name} {reason}"
+                message = f"{self.addr}: {request_code_name(waiter.code)} {reason}"
                 waiter.future.set_exception(TimedOutEarlier(message, self.addr))
         self._pending.clear()
         self._stop_timer()
