@@ -40,7 +40,7 @@ from __future__ import annotations
 import asyncio
 import time
 from collections import deque
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Coroutine
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from functools import partial
@@ -239,9 +239,11 @@ class Collector:
         broker: bool = False,
         group: str | None = None,
         topic: str | None = None,
+        raising: bool = True,
     ) -> T | None:
         """Run one request under the semaphore and the deadline; failures become errors
-        (naming the ``group`` or ``topic`` the request was about) and raise :class:`Failed`."""
+        (naming the ``group`` or ``topic`` the request was about) and raise :class:`Failed`
+        (``raising``) or return ``None``."""
         if self.progress is not None:
             self.progress.scheduled()
         slots = self.semaphore
@@ -270,6 +272,8 @@ class Collector:
                     if record:
                         where = target.split(" ", maxsplit=1)[0]
                         self.error(target, request, failure_text(exc, where), group, topic)
+                    if not raising:
+                        return None
                     raise Failed(exc) from exc
             finally:
                 slots.release()
@@ -277,18 +281,16 @@ class Collector:
             if self.progress is not None:
                 self.progress.finished()
 
-    async def try_request(
+    def try_request(
         self,
         target: str,
         request: str,
         call: Callable[..., Awaitable[T]],
         **kwargs: Any,
-    ) -> T | None:
-        """:meth:`request`, with a failure (recorded) as ``None``."""
-        try:
-            return await self.request(target, request, call, **kwargs)
-        except Failed:
-            return None
+    ) -> Coroutine[Any, Any, T | None]:
+        """:meth:`request`, with a failure (recorded) as ``None`` (no coroutine of its own
+        around the request's: thousands per capture)."""
+        return self.request(target, request, call, raising=False, **kwargs)
 
     def error(
         self,
