@@ -85,10 +85,12 @@ HEAVY_DUMP_JSON = (
 # output loads what only some runs need: the proposal search (only IDLE_CONSUMER, IMBALANCE
 # and UNCONSUMED_QUEUE search fixes; this group is just rebalancing), hashlib
 # (CONSISTENT_HASH rings, ACL signatures: it loads OpenSSL's digests), the text outputs'
-# document model (the colour table needs only its Column) or Rich's emoji table (table
-# headers are Text, never parsed as markup).
+# document model (the colour table needs only its Column), Rich's emoji table (table
+# headers are Text, never parsed as markup) or the strategy parameter search (its clients
+# state their strategy whole).
 NOT_FOR_THIS_GROUP = (
     "rmqlb.diagnose.proposals",
+    "rmqlb.diagnose.infer",
     "hashlib",
     "hmac",
     "rmqlb.render.blocks",
