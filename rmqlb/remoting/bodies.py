@@ -935,13 +935,15 @@ class ConfigTable(Mapping[str, SubscriptionGroupConfig]):
 
     __slots__ = ("_entries",)
 
-    def __init__(self, entries: dict[str, SubscriptionGroupConfig | list[Any]]) -> None:
+    def __init__(self, entries: dict[str, SubscriptionGroupConfig | dict[str, Any]]) -> None:
         self._entries = entries
 
     def __getitem__(self, name: str) -> SubscriptionGroupConfig:
         entry = self._entries[name]
-        if isinstance(entry, list):
-            entry = self._entries[name] = SubscriptionGroupConfig(*entry)
+        if isinstance(entry, dict):
+            values = _plain_config(name, entry)
+            assert values is not None  # its shape was found plain when decoded
+            entry = self._entries[name] = SubscriptionGroupConfig(*values)
         return entry
 
     def __iter__(self) -> Iterator[str]:
@@ -993,11 +995,22 @@ def decode_subscription_group_table(body: bytes) -> ConfigTable:
 
 
 def _config_table(top: Mapping[Hashable, Any], where: str) -> ConfigTable:
-    entries: dict[str, SubscriptionGroupConfig | list[Any]] = {}
+    """The table's entries, each checked: whether an entry is plain (:func:`_plain_config`)
+    depends only on its keys, the types of its values and whether its attributes are empty,
+    so that is worked out once per such shape (a broker's thousands of entries have a few);
+    the others are built with the checks."""
+    entries: dict[str, SubscriptionGroupConfig | dict[str, Any]] = {}
+    plain_shapes: dict[tuple[Any, ...], bool] = {}
     for key, raw in _map(top, "subscriptionGroupTable", where).items():
         name = _key_str(key, "subscriptionGroupTable")
-        values = _plain_config(name, raw)
-        entries[name] = _config_entry_checked(name, raw) if values is None else values
+        plain = False
+        if type(raw) is dict:
+            shape = (tuple(raw), tuple(map(type, raw.values())), not raw.get("attributes"))
+            known = plain_shapes.get(shape)
+            if known is None:
+                known = plain_shapes[shape] = _plain_config(name, raw) is not None
+            plain = known
+        entries[name] = raw if plain else _config_entry_checked(name, raw)
     return ConfigTable(entries)
 
 
