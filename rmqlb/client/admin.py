@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass
 
 from rmqlb.client.connection import Connection, Signer, TlsConfig
@@ -34,6 +34,9 @@ from rmqlb.remoting.errors import (
     response_error,
 )
 from rmqlb.remoting.frame import MAX_FRAME_SIZE, RemotingCommand
+
+#: The answer to GET_CONSUMER_CONNECTION_LIST for a group with no client: not a failure.
+_NOT_ONLINE = frozenset({ResponseCode.CONSUMER_NOT_ONLINE})
 
 #: What a request to a peer that already let one time out says instead of waiting.
 SKIPPED = "skipped: broker timed out earlier"
@@ -154,11 +157,14 @@ class AdminClient:
         *,
         timeout: float | None = None,
         body: bytes = b"",
+        expected: Collection[int] = (),
     ) -> RemotingCommand:
         """Send ``code`` to ``addr``; return the successful response or raise.
 
         The deadline ``timeout`` (default: the options') covers connecting, retries after
-        SYSTEM_BUSY and waiting.
+        SYSTEM_BUSY and waiting. A response code in ``expected`` is an answer the caller
+        handles: returned, not raised (no exception for the most common answer of all,
+        "not online", in a capture of a cluster with many idle groups).
         """
         budget = self.options.timeout if timeout is None else timeout
         deadline = time.monotonic() + budget
@@ -195,7 +201,7 @@ class AdminClient:
                 self.server_versions[addr] = response.version
             if self._tap is not None:
                 self._tap(addr, code, dict(ext_fields or {}), body, response)
-            if response.code == ResponseCode.SUCCESS:
+            if response.code == ResponseCode.SUCCESS or response.code in expected:
                 return response
             error = response_error(response.code, response.remark, code)
             pause = self.options.busy_backoff * 2**attempt
@@ -252,14 +258,18 @@ class AdminClient:
 
     async def consumer_connection(
         self, broker: str, group: str, *, timeout: float | None = None
-    ) -> bodies.ConsumerConnection:
-        """GET_CONSUMER_CONNECTION_LIST (203): clients, model, consume type, subscriptions."""
+    ) -> bodies.ConsumerConnection | None:
+        """GET_CONSUMER_CONNECTION_LIST (203): clients, model, consume type, subscriptions;
+        ``None`` when the broker says the group is not online (206: no client of it)."""
         resp = await self.call(
             broker,
             RequestCode.GET_CONSUMER_CONNECTION_LIST,
             {"consumerGroup": group},
             timeout=timeout,
+            expected=_NOT_ONLINE,
         )
+        if resp.code == ResponseCode.CONSUMER_NOT_ONLINE:
+            return None
         return bodies.decode_consumer_connection(resp.body)
 
     async def running_info(

@@ -40,7 +40,7 @@ from __future__ import annotations
 import asyncio
 import time
 from collections import deque
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Coroutine
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from functools import partial
@@ -61,6 +61,7 @@ from rmqlb.model import BrokerInfo, CaptureError, Snapshot, Source
 from rmqlb.model.javaorder import java_key
 from rmqlb.remoting.acl import credential_refusal
 from rmqlb.remoting.errors import ResponseError
+from rmqlb.snapshot._fast import gc_paused
 
 T = TypeVar("T")
 
@@ -129,10 +130,20 @@ class Slots:
         self._free = max(1, limit)
         self._waiters: deque[asyncio.Future[None]] = deque()
 
-    async def __aenter__(self) -> None:
+    def take(self) -> bool:
+        """Hold a slot now if one is free and nobody waits (no coroutine to get it)."""
         if self._free > 0 and not self._waiters:
             self._free -= 1
+            return True
+        return False
+
+    async def __aenter__(self) -> None:
+        if self.take():
             return
+        await self.wait()
+
+    async def wait(self) -> None:
+        """Hold the next slot freed, after those who came before."""
         waiter = asyncio.get_running_loop().create_future()
         self._waiters.append(waiter)
         try:
@@ -143,6 +154,10 @@ class Slots:
             raise
 
     async def __aexit__(self, *exc: object) -> None:
+        self._release()
+
+    def release(self) -> None:
+        """Give the slot held back (to the next in line)."""
         self._release()
 
     def _release(self) -> None:
@@ -224,13 +239,18 @@ class Collector:
         broker: bool = False,
         group: str | None = None,
         topic: str | None = None,
+        raising: bool = True,
     ) -> T | None:
         """Run one request under the semaphore and the deadline; failures become errors
-        (naming the ``group`` or ``topic`` the request was about) and raise :class:`Failed`."""
+        (naming the ``group`` or ``topic`` the request was about) and raise :class:`Failed`
+        (``raising``) or return ``None``."""
         if self.progress is not None:
             self.progress.scheduled()
+        slots = self.semaphore
         try:
-            async with self.semaphore:
+            if not slots.take():  # (``async with`` costs two coroutines per request)
+                await slots.wait()
+            try:
                 timeout = self.timeout()
                 if timeout is None:
                     if record:
@@ -252,23 +272,25 @@ class Collector:
                     if record:
                         where = target.split(" ", maxsplit=1)[0]
                         self.error(target, request, failure_text(exc, where), group, topic)
+                    if not raising:
+                        return None
                     raise Failed(exc) from exc
+            finally:
+                slots.release()
         finally:
             if self.progress is not None:
                 self.progress.finished()
 
-    async def try_request(
+    def try_request(
         self,
         target: str,
         request: str,
         call: Callable[..., Awaitable[T]],
         **kwargs: Any,
-    ) -> T | None:
-        """:meth:`request`, with a failure (recorded) as ``None``."""
-        try:
-            return await self.request(target, request, call, **kwargs)
-        except Failed:
-            return None
+    ) -> Coroutine[Any, Any, T | None]:
+        """:meth:`request`, with a failure (recorded) as ``None`` (no coroutine of its own
+        around the request's: thousands per capture)."""
+        return self.request(target, request, call, raising=False, **kwargs)
 
     def error(
         self,
@@ -397,8 +419,13 @@ async def collect(
     own = admin is None
     client = admin or AdminClient(options.client)
     collector = Collector(options, client, progress)
+    # A capture allocates a few hundred thousand short-lived objects (frames, futures,
+    # decoded bodies) while the objects it keeps pile up: the cyclic collector would run
+    # hundreds of times and scan the snapshot being built (and everything imported) again
+    # and again, for nothing to free (the few cycles asyncio makes wait till the end).
     try:
-        return await collector.run()
+        with gc_paused():
+            return await collector.run()
     finally:
         collector.release()
         if own:

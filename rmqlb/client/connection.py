@@ -41,6 +41,7 @@ from rmqlb.remoting.frame import (
     encode_frame,
     response_to,
 )
+from rmqlb.remoting.frame import request as new_request
 
 _INT32_MAX = 2**31 - 1
 
@@ -93,16 +94,11 @@ class TlsConfig:
         return ctx
 
 
-def _expire(future: asyncio.Future[RemotingCommand]) -> None:
-    """A request's deadline passed: its waiter gets :class:`TimeoutError`."""
-    if not future.done():
-        future.set_exception(TimeoutError())
-
-
 @dataclass(slots=True)
 class _Pending:
     future: asyncio.Future[RemotingCommand]
-    name: str = field(default="")
+    code: int = field(default=0)  # the request's (its name only when a message needs it)
+    deadline: float = field(default=0.0)  # event-loop time
 
 
 class Connection:
@@ -126,6 +122,9 @@ class Connection:
         self._closed: RemotingError | None = None
         self._decoder = FrameDecoder(max_frame_size)
         self._outbox: list[bytes] = []  # frames queued this event-loop turn, not yet written
+        # One timer for every pending request, at the earliest deadline among them (a timer
+        # per request costs a handle and two heap operations, and almost none ever fires).
+        self._timer: asyncio.TimerHandle | None = None
         self._read_task = asyncio.get_running_loop().create_task(
             self._read_loop(), name=f"rmqlb-read-{addr}"
         )
@@ -195,9 +194,8 @@ class Connection:
         :class:`BadFrame`. A non-zero response code is *returned*, not raised: the caller
         knows what it means for its request.
         """
-        name = request_code_name(code)
         if code not in READ_ONLY_CODES:
-            raise ForbiddenRequest(code, name)
+            raise ForbiddenRequest(code, request_code_name(code))
         if self._closed is not None:
             raise type(self._closed)(self._closed.message, self.addr)
         fields: dict[str, str | None] = dict(ext_fields or {})
@@ -205,18 +203,22 @@ class Connection:
             fields = self._signer(fields, body)
         opaque = self._opaque()
         # Headers as Java writes them, language PYTHON, version V4_9_4 (protocol §3.6).
-        cmd = RemotingCommand(code=int(code), opaque=opaque, ext_fields=fields, body=body)
+        cmd = new_request(code, fields, opaque=opaque, body=body)
         loop = asyncio.get_running_loop()
         future: asyncio.Future[RemotingCommand] = loop.create_future()
-        self._pending[opaque] = _Pending(future, name)
-        # A timer on the answer's future, not an asyncio.timeout scope (cheaper per request;
-        # the same TimeoutError).
+        # The deadline fails the answer's future with TimeoutError (see _expire_due), not
+        # an asyncio.timeout scope: cheaper per request, the same TimeoutError.
         deadline = loop.time() + timeout
-        timer = loop.call_at(deadline, _expire, future)
+        self._pending[opaque] = _Pending(future, code, deadline)
+        timer = self._timer
+        if timer is None or deadline < timer.when():
+            if timer is not None:
+                timer.cancel()
+            self._timer = loop.call_at(deadline, self._expire_due)
         try:
             # Last line of defence: the check is repeated right at the write.
             if cmd.code not in READ_ONLY_CODES:
-                raise ForbiddenRequest(cmd.code, name)
+                raise ForbiddenRequest(cmd.code, request_code_name(cmd.code))
             self._write(encode_frame(cmd))
             if self._writer.transport.get_write_buffer_size() > DRAIN_ABOVE:
                 async with asyncio.timeout_at(deadline):  # the peer reads slowly: wait
@@ -224,13 +226,35 @@ class Connection:
             return await future
         except TimeoutError as exc:
             raise RequestTimeout(
-                f"{self.addr}: {name} timed out after {duration(timeout)}", self.addr
+                f"{self.addr}: {request_code_name(code)} timed out after {duration(timeout)}",
+                self.addr,
             ) from exc
         except (ConnectionError, OSError) as exc:
             raise ConnectionLost(f"{self.addr}: connection lost: {exc}", self.addr) from exc
         finally:
-            timer.cancel()
             self._pending.pop(opaque, None)
+
+    def _expire_due(self) -> None:
+        """The timer fired: every request whose deadline has come gets :class:`TimeoutError`;
+        the timer is set again for the earliest deadline still ahead."""
+        assert self._timer is not None
+        now = max(self._timer.when(), asyncio.get_running_loop().time())
+        self._timer = None
+        earliest: float | None = None
+        for waiter in self._pending.values():
+            if waiter.future.done():
+                continue
+            if waiter.deadline <= now:
+                waiter.future.set_exception(TimeoutError())
+            elif earliest is None or waiter.deadline < earliest:
+                earliest = waiter.deadline
+        if earliest is not None:
+            self._timer = asyncio.get_running_loop().call_at(earliest, self._expire_due)
+
+    def _stop_timer(self) -> None:
+        if self._timer is not None:
+            self._timer.cancel()
+            self._timer = None
 
     def _write(self, frame: bytes) -> None:
         """Queue ``frame``; every frame queued in this event-loop turn is written at once at
@@ -294,9 +318,10 @@ class Connection:
             self._closed = TimedOutEarlier(f"{self.addr}: {reason}", self.addr)
         for waiter in self._pending.values():
             if not waiter.future.done():
-                message = f"{self.addr}: {waiter.name} {reason}"
+                message = f"{self.addr}: {request_code_name(waiter.code)} {reason}"
                 waiter.future.set_exception(TimedOutEarlier(message, self.addr))
         self._pending.clear()
+        self._stop_timer()
         self._read_task.cancel()
         self._writer.transport.abort()
 
@@ -307,6 +332,7 @@ class Connection:
             if not waiter.future.done():
                 waiter.future.set_exception(type(error)(error.message, self.addr))
         self._pending.clear()
+        self._stop_timer()
 
     async def close(self, timeout: float = CLOSE_TIMEOUT) -> None:
         """Close the socket and fail whatever is still pending; safe to call twice.

@@ -686,9 +686,9 @@ def _plain_consume_stats(body: bytes) -> ConsumeStats | None:
         more = comma == ","
     if text[pos:] != "}}":
         return None
-    offsets = [
+    offsets = [  # (keys are unique: sorting the items never compares their values)
         QueueOffset(MessageQueue(topic, broker, qid), *values)
-        for (topic, broker, qid), values in sorted(table.items(), key=lambda kv: kv[0])
+        for (topic, broker, qid), values in sorted(table.items())
     ]
     return ConsumeStats(tuple(offsets), float(head.group(1)))
 

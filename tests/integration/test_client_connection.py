@@ -19,6 +19,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from livehelpers import ROOT
 
+from rmqlb.client import admin as admin_module
 from rmqlb.client.admin import AdminClient, ClientOptions
 from rmqlb.client.collector import CollectOptions, collect
 from rmqlb.client.connection import Connection, TlsConfig
@@ -299,6 +300,35 @@ def test_unknown_topic_raises_topic_not_exist() -> None:
 
     with pytest.raises(TopicNotExist, match="No topic route info"):
         asyncio.run(run())
+
+
+def test_a_group_not_online_is_an_answer_not_an_exception(monkeypatch: pytest.MonkeyPatch) -> None:
+    """206 (not online) is what most groups of a big cluster answer: ``None``, with no
+    exception made for it; any other failure still raises."""
+    snapshot = load_snapshot(DEMO)
+    group = next(g for g in snapshot.groups.values() if g.consumers)
+    made: list[int] = []
+    real = admin_module.response_error
+
+    def counting(code: int, remark: str | None, request_code: int | None = None) -> Exception:
+        made.append(code)
+        return real(code, remark, request_code)
+
+    monkeypatch.setattr(admin_module, "response_error", counting)
+
+    async def run() -> tuple[object, object]:
+        async with FakeCluster(snapshot) as fake, AdminClient() as admin:
+            broker = next(iter(fake.broker_addrs.values()))
+            idle = await admin.consumer_connection(broker, "NobodyHere")
+            live = await admin.consumer_connection(broker, group.name)
+            return idle, live
+
+    idle, live = asyncio.run(run())
+    assert idle is None
+    assert live is not None and {c.client_id for c in live.connections} <= {
+        c.client_id for c in group.consumers
+    }
+    assert made == []
 
 
 # --- ACL -------------------------------------------------------------------------------------

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
 import subprocess
 import sys
 from collections import Counter
@@ -112,6 +113,36 @@ def test_a_fleet_capture_asks_each_group_only_what_it_needs() -> None:
     assert counts["GET_TOPIC_STATS_INFO"] <= (LIVE * 2) * masters
     per_group = sum(counts.values()) / GROUPS
     assert per_group < 5, counts
+
+
+def test_a_fleet_capture_makes_few_tasks_per_group() -> None:
+    """Tasks cost about what a request does: a group's capture runs in one, its consume stats
+    in two (one per broker) and its connection lists in one more (the other in the group's
+    own task); the rest (discovery, routes, the live groups' running info) is per topic or
+    per live group, not per group."""
+
+    async def main() -> int:
+        made = 0
+        loop = asyncio.get_running_loop()
+
+        def counting(loop: asyncio.AbstractEventLoop, coro: Any, **kwargs: Any) -> Any:
+            nonlocal made
+            code = getattr(coro, "cr_code", None)
+            if code is not None and f"client{os.sep}" in code.co_filename:  # not the fake's
+                made += 1
+            return asyncio.Task(coro, loop=loop, **kwargs)
+
+        async with FakeCluster(fleet()) as fake:
+            loop.set_task_factory(counting)
+            try:
+                snapshot = await collect(CollectOptions(namesrv=(fake.namesrv_addr,)))
+            finally:
+                loop.set_task_factory(None)
+        assert len(snapshot.groups) == GROUPS and not snapshot.errors
+        return made
+
+    made = asyncio.run(main())
+    assert made <= 4 * GROUPS + 150, made
 
 
 def test_a_capture_without_the_topic_list_still_asks_every_route() -> None:

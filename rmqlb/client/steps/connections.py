@@ -6,15 +6,14 @@ that says the group is not online (206) simply lists nobody.
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import partial
 from typing import TYPE_CHECKING
 
+from rmqlb.client.together import together
 from rmqlb.model import MessageModel, Subscription
 from rmqlb.remoting.bodies import Connection, ConsumerConnection
-from rmqlb.remoting.errors import ConsumerNotOnline
 
 if TYPE_CHECKING:
     from rmqlb.client.collector import Collector
@@ -62,18 +61,17 @@ async def connections(
 ) -> GroupView:
     """Every master's connection list for ``group``, united in master order."""
     c = collector
-    lists = await asyncio.gather(
-        *(
+    lists = await together(
+        [
             c.try_request(
                 c.label(addr),
                 "GET_CONSUMER_CONNECTION_LIST",
                 partial(c.admin.consumer_connection, addr, group),
-                quiet=(ConsumerNotOnline,),
                 broker=True,
                 group=group,
             )
             for _, addr in masters
-        )
+        ]
     )
     view = GroupView()
     for (_, addr), conn in zip(masters, lists, strict=True):

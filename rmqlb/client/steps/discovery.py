@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 
 from rmqlb.client.errors import CALL_ERRORS
 from rmqlb.client.steps.group import capture_group
+from rmqlb.client.together import together
 from rmqlb.diagnose.lookup import not_found, topic_not_found
 from rmqlb.errors import ClusterUnreachable
 from rmqlb.model import Group
@@ -139,7 +140,7 @@ class Discovery:
             for name in found or ():
                 self.found(name, masters)
 
-        await asyncio.gather(*(one(addr, t) for t in topics for _, addr in masters))
+        await together([one(addr, t) for t in topics for _, addr in masters])
 
     async def check_named(self, masters: Masters, captured: Sequence[Group]) -> None:
         """A named group with no config, no connection and no offset, while every broker

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 
 from rmqlb.client.steps.connections import connections
 from rmqlb.client.steps.running import running_infos, to_consumer
+from rmqlb.client.together import together
 from rmqlb.model import Group, MessageModel, queue_sort_key
 from rmqlb.model.snapshot import RETRY_PREFIX, GroupOnBroker
 
@@ -23,7 +24,9 @@ async def capture_group(
     """Everything about group ``name``: each step starts as soon as what it needs is known."""
     c = collector
     c.routes.get(RETRY_PREFIX + name)
-    stats_task = asyncio.gather(*(c.offsets.consume_stats(addr, name) for _, addr in masters))
+    # (one task for the pair, which awaits the last in its own: see together)
+    pair = together([c.offsets.consume_stats(addr, name) for _, addr in masters])
+    stats_task = asyncio.ensure_future(pair)
     view = await connections(c, name, masters)
     for topic in view.subscriptions:
         c.routes.get(topic)

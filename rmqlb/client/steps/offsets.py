@@ -80,12 +80,13 @@ class Offsets:
             if not mine:
                 return ConsumeStats(())
             if len(mine) <= MAX_TOPIC_REQUESTS:
+                ask = (  # one topic (most groups): the admin call itself, one coroutine less
+                    partial(c.admin.consume_stats, addr, group, topic=mine[0])
+                    if len(mine) == 1
+                    else partial(self._per_topic, addr, group, mine)
+                )
                 return await c.try_request(
-                    c.label(addr),
-                    "GET_CONSUME_STATS",
-                    partial(self._per_topic, addr, group, mine),
-                    broker=True,
-                    group=group,
+                    c.label(addr), "GET_CONSUME_STATS", ask, broker=True, group=group
                 )
         return await c.try_request(
             c.label(addr),
@@ -99,8 +100,6 @@ class Offsets:
         self, addr: str, group: str, topics: Sequence[str], *, timeout: float
     ) -> ConsumeStats:
         admin = self.collector.admin
-        if len(topics) == 1:
-            return await admin.consume_stats(addr, group, topic=topics[0], timeout=timeout)
         parts = await asyncio.gather(
             *(admin.consume_stats(addr, group, topic=t, timeout=timeout) for t in topics)
         )
@@ -118,6 +117,8 @@ class Offsets:
         from consume stats, or listed there at 0 while it holds messages, is asked with
         QUERY_CONSUMER_OFFSET: code 22 means never committed.
         """
+        if not topics:  # a group no client subscribes anything: what consume stats say
+            return list(stats)
         known = {o.queue: o for o in stats}
         wanted = await self._hosts(topics)
         tables = await asyncio.gather(*(self._topic_stats(a, t) for a, t in wanted))

@@ -16,7 +16,6 @@ from typing import TYPE_CHECKING
 
 from rmqlb.model import Consumer, Rebalance
 from rmqlb.remoting.bodies import ConsumerConnection
-from rmqlb.remoting.errors import ConsumerNotOnline
 
 if TYPE_CHECKING:
     from rmqlb.client.collector import Collector
@@ -40,7 +39,6 @@ class Proxies:
                     addr,
                     "GET_CONSUMER_CONNECTION_LIST",
                     partial(c.admin.consumer_connection, addr, group),
-                    quiet=(ConsumerNotOnline,),
                     group=group,
                 )
                 for addr in c.options.proxies

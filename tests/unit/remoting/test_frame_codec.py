@@ -231,3 +231,81 @@ def test_an_http_answer_is_named_as_such(chunk: int) -> None:
     if chunk >= 24:
         assert "'HTTP/1.1 400 Bad Request'" in str(err.value)
     assert "9876" in str(err.value)
+
+
+@pytest.mark.parametrize(
+    "header",
+    [
+        b'{"code":0,"flag":1,"language":"JAVA","opaque":7,"serializeTypeCurrentRPC":"JSON",'
+        b'"version":395}',
+        b'{"code":206,"flag":1,"language":"JAVA","opaque":7,"remark":"the consumer group[G] '
+        b'not online","serializeTypeCurrentRPC":"JSON","version":395}',
+        b'{"code":0,"extFields":{"offset":"12","x":null},"flag":1,"language":"JAVA",'
+        b'"opaque":7,"serializeTypeCurrentRPC":"JSON","version":395}',
+        b' {"code":0,"opaque":7} ',  # whitespace around: json.loads' path
+        b'{"code":0,"extFields":{"n":1.5,"o":{"a":[1]}},"opaque":7}',  # values converted
+        b'{"CODE":1,"Opaque":"7","flag":true}',  # folded keys, a number as text, a boolean
+        b'{"code":0,"opaque":7}x',  # trailing garbage
+        b'{"code":0,"opaque":7}{}',
+        b'{"code":0,"opaque":NaN}',
+        b'{"code":0,"remark":"\\u00e9\\ud83d\\ude00"}',
+        b'{"code":0,"remark":"\xff"}',  # invalid UTF-8: replaced, as before
+        b"[" * 5000,  # too deep for the scanner: one line, not a RecursionError
+        b"",
+    ],
+)
+def test_the_header_fast_path_reads_what_json_loads_reads(header: bytes) -> None:
+    """Headers decoded through the JSON scanner directly (and a command built without its
+    ``__init__``) equal what ``json.loads`` and the dataclass constructor give, and a
+    malformed header fails with the same one-line error."""
+    import json
+
+    from rmqlb.remoting import frame
+
+    def reference(raw: bytes) -> object:
+        try:
+            parsed = json.loads(raw.decode("utf-8", "replace"))
+        except (ValueError, RecursionError) as exc:
+            return ("error", f"JSON header is not valid JSON: {exc}")
+        return ("ok", parsed)
+
+    expected = reference(header)
+    try:
+        got: object = ("ok", frame._parse_json_header(header))
+    except FrameError as exc:
+        got = ("error", str(exc))
+    assert repr(got) == repr(expected)  # repr: NaN equals itself
+    if expected[0] == "error":
+        assert "\n" not in str(got)
+        return
+    try:
+        cmd = decode_frame(frame_of(0, header)[4:])
+    except FrameError:
+        return  # e.g. "flag" true: refused, as before
+    slow = RemotingCommand(
+        code=cmd.code,
+        opaque=cmd.opaque,
+        flag=cmd.flag,
+        language=cmd.language,
+        version=cmd.version,
+        remark=cmd.remark,
+        ext_fields=None if cmd.ext_fields is None else dict(cmd.ext_fields),
+        body=cmd.body,
+        serialize_type=cmd.serialize_type,
+    )
+    assert cmd == slow and repr(cmd) == repr(slow)
+    assert vars(cmd) == vars(slow)
+    with pytest.raises(AttributeError):
+        cmd.code = 1  # type: ignore[misc]  # still frozen
+
+
+def test_a_request_is_built_as_the_constructor_builds_it() -> None:
+    fast = request(RequestCode.GET_CONSUME_STATS, {"consumerGroup": "G"}, opaque=3, body=b"x")
+    slow = RemotingCommand(
+        code=int(RequestCode.GET_CONSUME_STATS),
+        opaque=3,
+        ext_fields={"consumerGroup": "G"},
+        body=b"x",
+    )
+    assert fast == slow and vars(fast) == vars(slow) and encode_frame(fast) == encode_frame(slow)
+    assert type(fast.code) is int
