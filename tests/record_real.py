@@ -42,7 +42,7 @@ from typing import Any
 from rmqlb.client.admin import AdminClient, ClientOptions
 from rmqlb.client.collector import CollectOptions, collect
 from rmqlb.model import Snapshot
-from rmqlb.remoting import bodies
+from rmqlb.remoting import assignment, bodies
 from rmqlb.remoting.codes import RMQLB_VERSION, RequestCode, request_code_name
 from rmqlb.remoting.errors import ResponseError
 from rmqlb.remoting.frame import RemotingCommand
@@ -116,7 +116,7 @@ def label_for(answer: Answer, client_index: Mapping[str, int]) -> str:
     """A short unique label from the request: its target and extField values."""
     ext = dict(answer.ext_fields)
     if answer.request_body:  # QUERY_ASSIGNMENT names its group, topic and client in the body
-        ext.update(bodies.decode_query_assignment_request(answer.request_body))
+        ext.update(assignment.decode_query_assignment_request(answer.request_body))
     parts = [ext[k] for k in ("consumerGroup", "topic", "queueId") if k in ext]
     if "clientId" in ext:
         parts.append(f"client{client_index.get(ext['clientId'], 0)}")
@@ -186,7 +186,7 @@ class Recorder:
             a.target = NAMESRV if a.addr == self.namesrv else names.get(a.addr, a.addr)
             ext = dict(a.ext_fields)
             if a.request_body:
-                ext.update(bodies.decode_query_assignment_request(a.request_body))
+                ext.update(assignment.decode_query_assignment_request(a.request_body))
             if "clientId" in ext:
                 clients.setdefault(ext.get("consumerGroup", ""), set()).add(ext["clientId"])
         index = {cid: i for ids in clients.values() for i, cid in enumerate(sorted(ids), 1)}
@@ -261,7 +261,7 @@ async def record(
         await ask(first, RequestCode.GET_BROKER_RUNTIME_INFO)
         await ask(first, RequestCode.GET_BROKER_CONFIG)
         await ask(first, RequestCode.GET_ALL_MESSAGE_REQUEST_MODE)
-        body = bodies.encode_query_assignment_request(
+        body = assignment.encode_query_assignment_request(
             topic, MISSING_GROUP, MISSING_CLIENT, "CLUSTERING", "AVG"
         )
         await ask(first, RequestCode.QUERY_ASSIGNMENT, {}, "unknown", body)

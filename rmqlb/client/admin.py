@@ -19,6 +19,7 @@ import asyncio
 import time
 from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from rmqlb.client.connection import Connection, Signer, TlsConfig
 from rmqlb.client.errors import ConnectFailed, NotANameServer, RequestTimeout, TimedOutEarlier
@@ -34,6 +35,9 @@ from rmqlb.remoting.errors import (
     response_error,
 )
 from rmqlb.remoting.frame import MAX_FRAME_SIZE, RemotingCommand
+
+if TYPE_CHECKING:
+    from rmqlb.remoting import assignment
 
 #: The answer to GET_CONSUMER_CONNECTION_LIST for a group with no client: not a failure.
 _NOT_ONLINE = frozenset({ResponseCode.CONSUMER_NOT_ONLINE})
@@ -377,14 +381,16 @@ class AdminClient:
 
     async def request_modes(
         self, broker: str, *, timeout: float | None = None
-    ) -> list[bodies.RequestModeEntry]:
+    ) -> list[assignment.RequestModeEntry]:
         """GET_ALL_MESSAGE_REQUEST_MODE (402): every (topic, group) mode set on this broker.
 
         A 4.x broker answers REQUEST_CODE_NOT_SUPPORTED
         (:class:`~rmqlb.remoting.errors.RequestCodeNotSupported`).
         """
+        from rmqlb.remoting import assignment  # noqa: PLC0415 (5.x broker-side only)
+
         resp = await self.call(broker, RequestCode.GET_ALL_MESSAGE_REQUEST_MODE, timeout=timeout)
-        return bodies.decode_request_modes(resp.body)
+        return assignment.decode_request_modes(resp.body)
 
     async def consumer_ids(
         self, broker: str, group: str, *, timeout: float | None = None
@@ -409,11 +415,13 @@ class AdminClient:
         strategy_name: str,
         message_model: str = "CLUSTERING",
         timeout: float | None = None,
-    ) -> tuple[bodies.QueueAssignment, ...] | None:
+    ) -> tuple[assignment.QueueAssignment, ...] | None:
         """QUERY_ASSIGNMENT (400): what this broker would assign ``client_id`` of ``group``
         for ``topic`` with ``strategy_name`` (``None``: no assignment; see the allowlist)."""
-        body = bodies.encode_query_assignment_request(
+        from rmqlb.remoting import assignment  # noqa: PLC0415 (5.x broker-side only)
+
+        body = assignment.encode_query_assignment_request(
             topic, group, client_id, message_model, strategy_name
         )
         resp = await self.call(broker, RequestCode.QUERY_ASSIGNMENT, {}, timeout=timeout, body=body)
-        return bodies.decode_query_assignment(resp.body)
+        return assignment.decode_query_assignment(resp.body)

@@ -21,13 +21,11 @@ from datetime import UTC, datetime
 from enum import StrEnum
 from itertools import compress, repeat
 from operator import attrgetter, is_, is_not, sub
-from typing import cast
+from typing import TYPE_CHECKING, cast
 
 from rmqlb.allocate import allocate_sorted, validate
-from rmqlb.diagnose.brokerside import (
+from rmqlb.diagnose.balance import (
     POP_CONSUME_TYPE,
-    BrokerSide,
-    broker_side,
     client_balance,
     consumed_invisibly,
     is_proxy_client,
@@ -57,6 +55,9 @@ from rmqlb.model.strategy import (
     same_algorithm,
 )
 from rmqlb.snapshot._fast import new_queue
+
+if TYPE_CHECKING:
+    from rmqlb.diagnose.brokerside import BrokerSide
 
 __all__ = ["POP_CONSUME_TYPE", "is_proxy_client"]
 
@@ -761,9 +762,11 @@ def topic_context(g: GroupContext, topic: str) -> TopicContext:
     error: str | None = None
     throws = False
     side: BrokerSide | None = None
-    if g.mode is Mode.CLUSTERING and route is not None:
+    balance = g.balance or {}
+    if g.mode is Mode.CLUSTERING and route is not None and Rebalance.BROKER in balance.values():
+        from rmqlb.diagnose.brokerside import broker_side  # noqa: PLC0415 (5.x brokers only)
+
         # only the clients a broker balances are compared with what the brokers answer
-        balance = g.balance or {}
         held = {
             c.client_id: frozenset(a)
             for c, a in zip(g.consumers, actual, strict=True)

@@ -51,7 +51,7 @@ from rmqlb.model import (
     TopicRoute,
 )
 from rmqlb.model.snapshot import BROKER_DEFAULTS
-from rmqlb.remoting import bodies
+from rmqlb.remoting import assignment, bodies
 from rmqlb.remoting.acl import signature as acl_signature
 from rmqlb.remoting.codes import (
     LanguageCode,
@@ -611,7 +611,7 @@ class FakeCluster:
                 cmd, ResponseCode.SUCCESS, body=body, ext_fields={"version": version}
             )
         if self.dialect >= 5 and cmd.code == RequestCode.GET_ALL_MESSAGE_REQUEST_MODE:
-            body = bodies.encode_request_modes(self._request_modes(broker))
+            body = assignment.encode_request_modes(self._request_modes(broker))
             return self._reply(cmd, ResponseCode.SUCCESS, body=body)
         if self.dialect >= 5 and cmd.code == RequestCode.QUERY_ASSIGNMENT:
             return self._query_assignment(cmd, broker)
@@ -632,14 +632,16 @@ class FakeCluster:
             out[key] = str(value).lower() if isinstance(value, bool) else str(value)
         return out
 
-    def _request_modes(self, broker: str) -> list[bodies.RequestModeEntry]:
+    def _request_modes(self, broker: str) -> list[assignment.RequestModeEntry]:
         """Every (topic, group) mode the snapshot says this broker has set."""
         out = []
         for name, group in self.snapshot.groups.items():
             on = group.on_brokers.get(broker)
             for topic, mode in (on.request_modes or {}).items() if on is not None else ():
                 out.append(
-                    bodies.RequestModeEntry(topic, name, mode.mode.value, mode.pop_share_queue_num)
+                    assignment.RequestModeEntry(
+                        topic, name, mode.mode.value, mode.pop_share_queue_num
+                    )
                 )
         return out
 
@@ -648,7 +650,7 @@ class FakeCluster:
         topic; none recorded: no assignment (``{}``, what a broker answers for a strategy
         it does not know)."""
         try:
-            ask = bodies.decode_query_assignment_request(cmd.body)
+            ask = assignment.decode_query_assignment_request(cmd.body)
         except ProtocolError:
             return self._reply(cmd, ResponseCode.SYSTEM_ERROR, remark="bad request body")
         group = self.snapshot.groups.get(ask["consumerGroup"])
@@ -661,11 +663,13 @@ class FakeCluster:
             None
             if found is None or found.queues is None
             else [
-                bodies.QueueAssignment(q, found.mode.value if found.mode else None)
+                assignment.QueueAssignment(q, found.mode.value if found.mode else None)
                 for q in found.queues
             ]
         )
-        return self._reply(cmd, ResponseCode.SUCCESS, body=bodies.encode_query_assignment(answer))
+        return self._reply(
+            cmd, ResponseCode.SUCCESS, body=assignment.encode_query_assignment(answer)
+        )
 
     def _topic_stats(self, cmd: RemotingCommand, broker: str, topic: str) -> RemotingCommand:
         """Min/max offsets of ids ``0 .. writeQueueNums-1`` as a 4.x broker lists them; the

@@ -37,11 +37,11 @@ from rmqlb.model import (
 )
 from rmqlb.model.snapshot import rebalance_from_properties
 from rmqlb.model.strategy import MachineRoomNearby, StrategySpec, Unknown
-from rmqlb.remoting.bodies import QueueAssignment, RequestModeEntry
 from rmqlb.remoting.errors import RequestCodeNotSupported
 
 if TYPE_CHECKING:
     from rmqlb.client.collector import Collector
+    from rmqlb.remoting.assignment import QueueAssignment, RequestModeEntry
 
 ModeTable = dict[tuple[str, str], MessageRequestMode]
 

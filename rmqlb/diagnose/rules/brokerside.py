@@ -10,9 +10,8 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
-from rmqlb.allocate.broker import BROKER_STRATEGY_NAMES
-from rmqlb.diagnose.brokerside import BrokerSide
 from rmqlb.diagnose.context import GroupContext, Mode, TopicContext, expected_allocation
 from rmqlb.diagnose.report import Code, Finding, Severity
 from rmqlb.diagnose.rules._text import id_text, queue_text
@@ -20,8 +19,8 @@ from rmqlb.humanize import plural
 from rmqlb.model.queue import MessageQueue, queue_sort_key
 from rmqlb.model.snapshot import Rebalance, RequestMode
 
-_KNOWN = " and ".join(BROKER_STRATEGY_NAMES)
-_EITHER = " or ".join(BROKER_STRATEGY_NAMES)
+if TYPE_CHECKING:
+    from rmqlb.diagnose.brokerside import BrokerSide
 
 
 def _who(g: GroupContext, ids: Sequence[str]) -> str:
@@ -108,6 +107,9 @@ def _unassigned_queues(ctx: TopicContext) -> list[MessageQueue]:
 
 
 def _unknown_strategy(ctx: TopicContext, side: BrokerSide) -> list[Finding]:
+    # (loaded with the broker side: a capture without one never gets here)
+    from rmqlb.allocate.broker import BROKER_STRATEGY_NAMES  # noqa: PLC0415
+
     names = {cid: side.names.get(cid) for cid in side.clients}
     # (serverLoadBalancerEnable=false answers every queue whatever the name)
     bad = [
@@ -118,6 +120,7 @@ def _unknown_strategy(ctx: TopicContext, side: BrokerSide) -> list[Finding]:
     if not bad:
         return []
     used = sorted({names[cid] or "none reported" for cid in bad})
+    known, either = " and ".join(BROKER_STRATEGY_NAMES), " or ".join(BROKER_STRATEGY_NAMES)
     nobody = _unassigned_queues(ctx)
     lag = ctx.total_lag(nobody)
     effect = (
@@ -134,9 +137,9 @@ def _unknown_strategy(ctx: TopicContext, side: BrokerSide) -> list[Finding]:
             ctx.g.name,
             f"{id_text(bad, ctx.g.options.max_listed)} of {ctx.g.name} let the broker assign "
             f"their queues of {ctx.topic} but run {', '.join(used)}, which the broker's "
-            f"QueryAssignmentProcessor does not know (only {_KNOWN}): it answers without an "
+            f"QueryAssignmentProcessor does not know (only {known}): it answers without an "
             f"assignment, so they keep what they had, or nothing: {effect}",
-            f"run {_EITHER} on those clients (setAllocateMessageQueueStrategy(new "
+            f"run {either} on those clients (setAllocateMessageQueueStrategy(new "
             "AllocateMessageQueueAveragely())), or let them balance themselves with their "
             "strategy (setClientRebalance(true))",
             topic=ctx.topic,

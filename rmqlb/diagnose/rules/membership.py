@@ -17,7 +17,7 @@ from collections.abc import Sequence
 from dataclasses import replace
 
 from rmqlb.allocate import allocate_sorted, validate
-from rmqlb.diagnose.brokerside import five_x, proxy_evidence
+from rmqlb.diagnose.balance import five_x, proxy_evidence
 from rmqlb.diagnose.context import (
     GroupContext,
     Mode,

@@ -71,9 +71,13 @@ NOT_FOR_ANY_EXPLAIN = (
     "unittest",
     "tempfile",
 )
+# A group no broker balances (every 4.x one) never loads the 5.x broker-side assignment:
+# its allocation, the BrokerSide it feeds, its request bodies.
+BROKER_SIDE = ("rmqlb.diagnose.brokerside", "rmqlb.allocate.broker", "rmqlb.remoting.assignment")
 # ``-o json`` of a file: no network stack, no Rich.
 HEAVY_DUMP_JSON = (
     *NOT_FOR_ANY_EXPLAIN,
+    *BROKER_SIDE,
     "rich",
     "asyncio",
     "ssl",
@@ -89,6 +93,7 @@ HEAVY_DUMP_JSON = (
 # headers are Text, never parsed as markup) or the strategy parameter search (its clients
 # state their strategy whole).
 NOT_FOR_THIS_GROUP = (
+    *BROKER_SIDE,
     "rmqlb.diagnose.proposals",
     "rmqlb.diagnose.infer",
     "hashlib",

@@ -14,7 +14,7 @@ from real_recording import PROXY, Recorded, Replay, load
 from rmqlb.client.admin import ClientOptions
 from rmqlb.client.collector import CollectOptions, collect
 from rmqlb.model import MessageQueue, Rebalance, RequestMode, Snapshot
-from rmqlb.remoting import bodies
+from rmqlb.remoting import assignment
 from rmqlb.remoting.codes import READ_ONLY_CODES
 
 DATA = Path(__file__).resolve().parents[2] / "data"
@@ -145,7 +145,7 @@ def test_without_the_proxy_the_grpc_clients_stay_invisible() -> None:
 def test_assignment_bodies_round_trip() -> None:
     for rec in V500:
         if rec.code == 400 and rec.response.code == 0:
-            answer = bodies.decode_query_assignment(rec.response.body)
+            answer = assignment.decode_query_assignment(rec.response.body)
             if answer is None:
                 assert rec.response.body == b"{}"
                 continue

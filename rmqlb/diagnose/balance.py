@@ -1,0 +1,129 @@
+"""Who balances each client: itself (every 4.x client; a 5.x one by default), a broker
+(5.x ``clientRebalance=false``: QUERY_ASSIGNMENT, see :mod:`rmqlb.diagnose.brokerside`) or a
+5.x Proxy (gRPC), reported or inferred; and the signs that a group no broker lists a consumer
+of is consumed through a Proxy.
+"""
+
+from __future__ import annotations
+
+from rmqlb.model.javaorder import java_key
+from rmqlb.model.snapshot import (
+    RETRY_PREFIX,
+    Consumer,
+    Group,
+    Rebalance,
+    RequestMode,
+    Snapshot,
+    rebalance_from_properties,
+)
+
+#: ``MQVersion.Version.V5_0_0.ordinal()``: the first client version that can ask the broker.
+V5_0_0 = 413
+#: ``consumeType`` of a pop consumer.
+POP_CONSUME_TYPE = "CONSUME_POP"
+
+
+def is_proxy_client(consumer: Consumer) -> bool:
+    """Listed by a Proxy, or a 5.x gRPC client id (``hostname@pid@index@<base36 time>``)."""
+    if consumer.proxy is not None or consumer.rebalance is Rebalance.PROXY:
+        return True
+    parts = consumer.client_id.split("@")
+    return (
+        len(parts) == 4
+        and parts[1].isdigit()
+        and parts[2].isdigit()
+        and parts[3].isalnum()
+        and parts[3].islower()
+    )
+
+
+def client_balance(consumer: Consumer, group: Group) -> tuple[Rebalance, str | None]:
+    """Who balances ``consumer``, and why rmqlb thinks so when the client did not report it
+    (``None``: reported).
+
+    Not reported: a Proxy's client by its id; a client holding pop queues, or a group of
+    ``CONSUME_POP``, by the broker (only QUERY_ASSIGNMENT hands out POP queues); a client
+    older than 5.0 balances itself (it cannot ask); any other balances itself, Java's
+    default.
+    """
+    if consumer.rebalance is not None:
+        return consumer.rebalance, None
+    reported = rebalance_from_properties(consumer.properties)
+    if reported is not None:
+        return reported, None
+    if consumer.proxy is not None:
+        return Rebalance.PROXY, None
+    if is_proxy_client(consumer):
+        return Rebalance.PROXY, "its client id is a gRPC client's"
+    if consumer.pop_assigned or POP_CONSUME_TYPE in (consumer.consume_type, group.consume_type):
+        return Rebalance.BROKER, "it holds POP queues, which only the broker assigns"
+    if consumer.version is not None and consumer.version < V5_0_0:
+        return Rebalance.CLIENT, "a client older than 5.0 cannot ask the broker"
+    return Rebalance.CLIENT, "clientRebalance not reported: Java's default, true"
+
+
+#: A group whose last consumed message is at most this old (before the capture) is being
+#: consumed.
+RECENT_MS = 10 * 60_000
+
+
+def proxy_evidence(snapshot: Snapshot, group: Group, now_ms: int | None) -> list[str]:
+    """Why a group no broker lists a consumer of is being consumed anyway (empty: no sign).
+
+    5.x gRPC clients consume through a Proxy, and a 5.0 broker does not list them
+    (GET_CONSUMER_CONNECTION_LIST answers 206): only offsets move. Signs: a message consumed
+    within :data:`RECENT_MS` of the capture, a fetch rate its brokers count, a POP request
+    mode set for the group, clients a Proxy listed.
+    """
+    out: list[str] = []
+    tps = group.broker_consume_tps
+    if tps:
+        out.append(f"its brokers count it fetching {tps:,.1f} messages/s (consumeTps)")
+    if now_ms is not None:
+        recent = [
+            o for o in group.offsets if o.last_timestamp and now_ms - o.last_timestamp <= RECENT_MS
+        ]
+        if recent:
+            newest = max(o.last_timestamp for o in recent)
+            seconds = max(0, now_ms - newest) // 1000
+            out.append(
+                f"its last consumed message was stored {seconds} s before the capture "
+                f"({plural_queues(len(recent))} consumed within {RECENT_MS // 60_000} min)"
+            )
+    pop_topics = sorted(
+        {
+            topic
+            for view in group.on_brokers.values()
+            for topic, mode in (view.request_modes or {}).items()
+            if mode.mode is RequestMode.POP
+        },
+        key=java_key,
+    )
+    if pop_topics:
+        out.append(f"a POP request mode is set for it on {', '.join(pop_topics)}")
+    return out
+
+
+def consumed_invisibly(snapshot: Snapshot, group: Group, now_ms: int | None) -> bool:
+    """Whether a group no broker lists a consumer of is consumed through a Proxy: a POP
+    request mode is set for it, or it shows recent consumption (:func:`proxy_evidence`)
+    while no broker is known to run 4.x and it has no ``%RETRY%`` topic (push consumers
+    create one at their first heartbeat: a group that has one and no consumer listed had
+    remoting clients that just stopped, not gRPC clients)."""
+    evidence = proxy_evidence(snapshot, group, now_ms)
+    if not evidence:
+        return False
+    if any(e.startswith("a POP request mode") for e in evidence):
+        return True
+    if any(b.version is not None and b.version < V5_0_0 for b in snapshot.brokers.values()):
+        return False
+    return RETRY_PREFIX + group.name not in snapshot.topics
+
+
+def plural_queues(n: int) -> str:
+    return f"{n} queue" if n == 1 else f"{n} queues"
+
+
+def five_x(snapshot: Snapshot) -> bool:
+    """Some broker of the snapshot runs 5.0 or later (its version is known)."""
+    return any(b.version is not None and b.version >= V5_0_0 for b in snapshot.brokers.values())
