@@ -69,6 +69,8 @@ def worst_first(findings: Iterable[Finding]) -> list[Finding]:
     """``findings`` in report order (:func:`~rmqlb.diagnose.report.order_findings`): the
     group's root cause with the most at stake first, each cause followed by the findings it
     causes; the first is the line's worst finding."""
+    if isinstance(findings, Sequence) and len(findings) < 2:  # nothing to order
+        return list(findings)
     return order_findings(findings)
 
 
@@ -330,6 +332,70 @@ def _lag(group: Group) -> int | None:
     return sum(o.lag for o in offsets) if offsets else None
 
 
+def _last_consumed(group: Group) -> int | None:
+    """The newest store time of a consumed message over the group's committed offsets."""
+    return max(
+        (o.last_timestamp for o in group.offsets if o.committed and o.last_timestamp),
+        default=None,
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class _OffsetsOnly:
+    """What a line says of a group diagnosed without any topic table (no subscribed topic:
+    its offsets are all it has), read in one pass over its offsets: equal to what
+    :func:`_topics_and_queues`, :func:`stranded_by_topic`, :func:`_lag` and
+    :func:`_last_consumed` give for it."""
+
+    topics: int
+    queues: int
+    by_topic: dict[str, Stranded]
+    lag: int | None
+    last_consumed_ms: int | None
+
+
+def _offsets_only(group: Group) -> _OffsetsOnly:
+    """One pass over the offsets of a group whose report has no topic (every queue with an
+    offset is stranded; a queue listed twice counts once)."""
+    counts: dict[str, list[int]] = {}
+    seen: set[MessageQueue] = set()
+    extra_topics: set[str] = set()
+    extra = 0
+    total = 0
+    last: int | None = None
+    broadcasting = group.message_model is MessageModel.BROADCASTING
+    lagged = False
+    for o in group.offsets:
+        committed = o.consumer_offset >= 0
+        lag = o.lag
+        if committed or not broadcasting:
+            total += lag
+            lagged = True
+        stamp = o.last_timestamp
+        if committed and stamp and (last is None or stamp > last):
+            last = stamp
+        q = o.queue
+        if q in seen:
+            continue
+        seen.add(q)
+        topic = q.topic
+        c = counts.get(topic)
+        if c is None:
+            counts[topic] = c = [0, 0]
+        c[0] += 1
+        c[1] += lag
+        if not topic.startswith(RETRY_PREFIX):
+            extra_topics.add(topic)
+            extra += 1
+    return _OffsetsOnly(
+        topics=len(extra_topics),
+        queues=extra,
+        by_topic={topic: Stranded(c[0], c[1], 0) for topic, c in counts.items()},
+        lag=total if lagged else None,
+        last_consumed_ms=last,
+    )
+
+
 def group_status(
     snapshot: Snapshot,
     report: GroupReport,
@@ -337,32 +403,37 @@ def group_status(
 ) -> GroupStatus:
     """The overview line of one diagnosed group."""
     group = snapshot.groups[report.group]
-    topics, queues = _topics_and_queues(snapshot, group, report)
+    if report.topics:
+        topics, queues = _topics_and_queues(snapshot, group, report)
+        by_topic = stranded_by_topic(group, report)
+        lag = _lag(group)
+        last_consumed = _last_consumed(group)
+    else:  # most groups of a big cluster: configs and offsets only, no consumer
+        only = _offsets_only(group)
+        topics, queues, by_topic = only.topics, only.queues, only.by_topic
+        lag, last_consumed = only.lag, only.last_consumed_ms
     errors = group_errors(snapshot, group)
     complete = not any(e.request in OFFSET_REQUESTS for e in errors)
-    by_topic = stranded_by_topic(group, report)
-    rates = [
-        sum(st.consume_ok_tps for st in c.status.values()) for c in group.consumers if c.status
-    ]
+    consumers = group.consumers
+    rates = [sum(st.consume_ok_tps for st in c.status.values()) for c in consumers if c.status]
     return GroupStatus(
         group=report.group,
         message_model=report.message_model,
         strategy=_strategy_label(group, report),
-        consumers=len(group.consumers),
+        consumers=len(consumers),
         topics=topics,
         queues=queues,
-        lag=_lag(group),
+        lag=lag,
         stranded=_stranded(by_topic, complete),
         lag_complete=complete,
         consume_tps=round(sum(rates), 3) if rates else group.broker_consume_tps,
         findings=tuple(worst_first(findings)),
         errors=errors,
         stranded_topics=by_topic,
-        versions=tuple(sorted({c.version for c in group.consumers if c.version is not None})),
-        last_consumed_ms=max(
-            (o.last_timestamp for o in group.offsets if o.committed and o.last_timestamp),
-            default=None,
-        ),
+        versions=tuple(sorted({c.version for c in consumers if c.version is not None}))
+        if consumers
+        else (),
+        last_consumed_ms=last_consumed,
     )
 
 
@@ -454,10 +525,13 @@ def status(
 
 def severity_counts(findings: Sequence[Finding]) -> dict[str, int]:
     """How many findings of each severity: ``{"error": 2, "warning": 1, "info": 0}``."""
-    counts = {s.value: 0 for s in Severity}
+    counts = dict.fromkeys(_SEVERITIES, 0)
     for f in findings:
-        counts[f.severity.value] += 1
+        counts[f.severity] += 1  # a member is its value: the same key
     return counts
+
+
+_SEVERITIES = tuple(s.value for s in Severity)
 
 
 def _error_json(e: CaptureError) -> dict[str, Any]:
