@@ -340,23 +340,14 @@ def _last_consumed(group: Group) -> int | None:
     )
 
 
-@dataclass(frozen=True, slots=True)
-class _OffsetsOnly:
-    """What a line says of a group diagnosed without any topic table (no subscribed topic:
-    its offsets are all it has), read in one pass over its offsets: equal to what
-    :func:`_topics_and_queues`, :func:`stranded_by_topic`, :func:`_lag` and
-    :func:`_last_consumed` give for it."""
-
-    topics: int
-    queues: int
-    by_topic: dict[str, Stranded]
-    lag: int | None
-    last_consumed_ms: int | None
-
-
-def _offsets_only(group: Group) -> _OffsetsOnly:
-    """One pass over the offsets of a group whose report has no topic (every queue with an
-    offset is stranded; a queue listed twice counts once)."""
+def _offsets_only(
+    group: Group,
+) -> tuple[int, int, dict[str, Stranded], int | None, int | None]:
+    """Topics, queues, stranded by topic, lag and last consumed time of a group diagnosed
+    without any topic table (no subscribed topic: its offsets are all it has, every queue
+    with an offset is stranded, a queue listed twice counts once), in one pass over its
+    offsets: equal to what :func:`_topics_and_queues`, :func:`stranded_by_topic`,
+    :func:`_lag` and :func:`_last_consumed` give for it."""
     counts: dict[str, list[int]] = {}
     seen: set[MessageQueue] = set()
     extra_topics: set[str] = set()
@@ -387,13 +378,8 @@ def _offsets_only(group: Group) -> _OffsetsOnly:
         if not topic.startswith(RETRY_PREFIX):
             extra_topics.add(topic)
             extra += 1
-    return _OffsetsOnly(
-        topics=len(extra_topics),
-        queues=extra,
-        by_topic={topic: Stranded(c[0], c[1], 0) for topic, c in counts.items()},
-        lag=total if lagged else None,
-        last_consumed_ms=last,
-    )
+    by_topic = {topic: Stranded(c[0], c[1], 0) for topic, c in counts.items()}
+    return len(extra_topics), extra, by_topic, total if lagged else None, last
 
 
 def group_status(
@@ -409,9 +395,7 @@ def group_status(
         lag = _lag(group)
         last_consumed = _last_consumed(group)
     else:  # most groups of a big cluster: configs and offsets only, no consumer
-        only = _offsets_only(group)
-        topics, queues, by_topic = only.topics, only.queues, only.by_topic
-        lag, last_consumed = only.lag, only.last_consumed_ms
+        topics, queues, by_topic, lag, last_consumed = _offsets_only(group)
     errors = group_errors(snapshot, group)
     complete = not any(e.request in OFFSET_REQUESTS for e in errors)
     consumers = group.consumers
