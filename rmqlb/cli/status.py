@@ -145,7 +145,7 @@ def status(  # noqa: PLR0917  (typer maps every option to a parameter)
 
     def capture() -> "tuple[Snapshot, StatusReport]":
         from rmqlb.diagnose.context import DiagnoseOptions
-        from rmqlb.diagnose.status import moved_offsets, sorted_by
+        from rmqlb.diagnose.status import moved_offsets
         from rmqlb.diagnose.status import status as summarize
 
         start = time.perf_counter()
@@ -161,8 +161,9 @@ def status(  # noqa: PLR0917  (typer maps every option to a parameter)
             problems=problems,
             seconds=took,
             options=DiagnoseOptions(moving=moving),
+            sort_by=sort_by,
         )
-        return snapshot, sorted_by(report, sort_by)
+        return snapshot, report
 
     def poll() -> "StatusReport":
         return capture()[1]

@@ -28,7 +28,7 @@ its worst finding is the SUBSCRIPTION_INCONSISTENT error.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from fnmatch import fnmatchcase
 from typing import Any
 
@@ -425,6 +425,8 @@ def _relevant_errors(snapshot: Snapshot, names: Iterable[str]) -> tuple[CaptureE
     """Capture errors about the selected groups or their topics, and those about nothing in
     particular (the group list). An error that names neither group nor topic (snapshots that
     do not say) but targets a client belongs to that client's group."""
+    if not snapshot.errors:  # the usual capture: nothing to sort out
+        return ()
     chosen = set(names)
     topics: set[str] = set()
     for name in chosen:
@@ -464,11 +466,6 @@ def sort_key(by: str) -> Callable[[GroupStatus], Any]:
     return lambda s: (-s.rank, -(s.lag or 0), java_key(s.group))
 
 
-def sorted_by(report: StatusReport, by: str) -> StatusReport:
-    """``report`` with its lines in the order of ``by`` (one of :data:`SORT_KEYS`)."""
-    return replace(report, lines=tuple(sorted(report.lines, key=sort_key(by))))
-
-
 def status(
     snapshot: Snapshot,
     *,
@@ -479,9 +476,11 @@ def status(
     strategy: StrategySpec | None = None,
     options: DiagnoseOptions | None = None,
     seconds: float | None = None,
+    sort_by: str = "worst",
 ) -> StatusReport:
-    """The overview of ``snapshot`` (see the module docstring); ``seconds`` is how long the
-    capture took, when known."""
+    """The overview of ``snapshot`` (see the module docstring), its lines in the order of
+    ``sort_by`` (one of :data:`SORT_KEYS`); ``seconds`` is how long the capture took, when
+    known."""
     chosen = select_groups(snapshot, names=names, topic=topic, system=system)
     errors = _relevant_errors(snapshot, chosen)
     if chosen:
@@ -493,7 +492,7 @@ def status(
     for f in report.findings:
         per_group[f.group].append(f)
     lines = [group_status(snapshot, g, per_group[g.group]) for g in report.groups]
-    lines.sort(key=sort_key("worst"))
+    lines.sort(key=sort_key(sort_by))
     return StatusReport(
         lines=tuple(lines),
         report=report,
@@ -580,10 +579,11 @@ def totals(report: StatusReport) -> Totals:
     """Sums over every line of the report."""
     lines = report.lines
     rates = [s.consume_tps for s in lines if s.consume_tps is not None]
+    ranks = [s.rank for s in lines]
     return Totals(
         groups=len(lines),
-        errors=sum(1 for s in lines if s.rank == Severity.error.rank),
-        warnings=sum(1 for s in lines if s.rank == Severity.warning.rank),
+        errors=ranks.count(Severity.error.rank),
+        warnings=ranks.count(Severity.warning.rank),
         consumers=sum(s.consumers for s in lines),
         lag=sum(s.lag or 0 for s in lines),
         stranded=sum(s.stranded.messages for s in lines),

@@ -9,11 +9,13 @@ import pytest
 
 from rmqlb.diagnose.engine import diagnose
 from rmqlb.diagnose.status import (
+    SORT_KEYS,
     _lag,
     _last_consumed,
     _offsets_only,
     _topics_and_queues,
     line_to_json,
+    sort_key,
     status,
     stranded_by_topic,
 )
@@ -95,3 +97,12 @@ def test_unknown_stays_unknown_never_zero() -> None:
     unread = line_to_json(lines["Unread"])
     assert (unread["lag"], unread["lagKnown"], unread["lagComplete"]) == (None, 6, False)
     assert unread["stranded"]["messages"] is None and unread["stranded"]["knownMessages"] == 6
+
+
+@pytest.mark.parametrize("by", SORT_KEYS)
+def test_lines_sorted_once_in_the_asked_order(by: str) -> None:
+    """One sort by ``by`` gives the order a sort by severity then by ``by`` gave: every
+    key ends with the group name, so no two lines tie."""
+    snap = _snapshot(Random(7), 40)
+    worst = status(snap).lines
+    assert status(snap, sort_by=by).lines == tuple(sorted(worst, key=sort_key(by)))
