@@ -272,22 +272,14 @@ def legend(report: StatusReport, options: StatusOptions) -> list[str]:
 def status_blocks(report: StatusReport, options: StatusOptions) -> list[Block]:
     """The overview as :mod:`rmqlb.render.blocks`: title, one table row per group, the
     legend of the marks, failed requests, summary."""
-    from rmqlb.render.blocks import (  # noqa: PLC0415  (text formats only, not JSON)
-        Cell,
-        Column,
-        Heading,
-        Line,
-        Table,
-        code_span,
-        md_escape,
-    )
+    from rmqlb.render import blocks as b  # noqa: PLC0415  (text formats only, not JSON)
 
     show_tps = report.show_tps
     head = headers(show_tps)
-    doc: list[Block] = [Heading(title_line(report), 1)]
+    doc: list[Block] = [b.Heading(title_line(report), 1)]
     if report.shown:
         columns = tuple(
-            Column(h, "right" if h in RIGHT else "left", code=h == "group") for h in head
+            b.Column(h, "right" if h in RIGHT else "left", code=h == "group") for h in head
         )
         rows: list[tuple[str | Cell, ...]] = []
         for line in report.shown:
@@ -295,24 +287,26 @@ def status_blocks(report: StatusReport, options: StatusOptions) -> list[Block]:
             finding: str | Cell = worst_cell
             worst = line.worst  # its code as code in Markdown
             if worst is not None:
-                finding = Cell(worst_cell, f"{worst.severity.value} {code_span(worst.code.value)}")
+                finding = b.Cell(
+                    worst_cell, f"{worst.severity.value} {b.code_span(worst.code.value)}"
+                )
             rows.append((*cells, finding, message))
-        doc.append(Table(columns, tuple(rows)))
+        doc.append(b.Table(columns, tuple(rows)))
     else:
-        doc.append(Line("No consumer group matched."))
+        doc.append(b.Line("No consumer group matched."))
     notes = legend(report, options)
     if notes:
-        italic = "  \n".join(f"_{md_escape(n)}_" for n in notes)
-        doc.append(Line("\n".join(notes), md=italic))
+        italic = "  \n".join(f"_{b.md_escape(n)}_" for n in notes)
+        doc.append(b.Line("\n".join(notes), md=italic))
     for note in partial_lines(report):
-        doc.append(Line(note, md=f"> **{md_escape(note)}**"))
+        doc.append(b.Line(note, md=f"> **{b.md_escape(note)}**"))
     summary, sums = summary_line(report), totals_line(report)
     code = exit_line(report, options.fail_on)
     doc.append(
-        Line(
+        b.Line(
             f"Summary: {summary}\nTotals: {sums}\n{code}",
-            md=f"**Summary:** {md_escape(summary)}  \n**Totals:** {md_escape(sums)}  \n"
-            f"**{md_escape(code)}**",
+            md=f"**Summary:** {b.md_escape(summary)}  \n**Totals:** {b.md_escape(sums)}  \n"
+            f"**{b.md_escape(code)}**",
         )
     )
     return doc
