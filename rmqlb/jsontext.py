@@ -56,7 +56,9 @@ def _standard(document: Any, indent: int | None) -> str | None:
             text = json.dumps(document, ensure_ascii=False, allow_nan=False, indent=indent)
     except ValueError:  # NaN or an infinity (pydantic-core writes null)
         return None
-    return None if _NEGATIVE_EXPONENT.search(text) else text
+    # the regular expression only where a plain search finds what it could match
+    maybe = "e-" in text or "E-" in text
+    return None if maybe and _NEGATIVE_EXPONENT.search(text) else text
 
 
 def _small(document: Any) -> bool:

@@ -6,7 +6,8 @@ name, client id or held list is escaped once per distinct value, a ``lastConsume
 formatted once per distinct timestamp, integers written as Python writes them. The text is
 what :func:`rmqlb.jsontext.dumps` writes for the same rows as objects (tests compare the two
 on every example); a row holding a value of another type than the model's is written by
-``dumps``, value by value, into the same template.
+``dumps``, value by value, into the same template (:func:`_row`, which the loop inlines: a
+test compares the two on every row).
 
 >>> from rmqlb.model import MessageQueue
 >>> from rmqlb.diagnose.report import QueueRow, QueueStatus
@@ -97,12 +98,17 @@ def _time_text(epoch_ms: int) -> str:
 
 
 def queue_rows_text(rows: tuple[QueueRow, ...]) -> str:
-    """The JSON array of ``rows`` in the report document (``queues`` of a topic)."""
+    """The JSON array of ``rows`` in the report document (``queues`` of a topic).
+
+    A row of the model's types is one f-string: :func:`_row` with :func:`_offsets` (or null)
+    inlined, integers formatted in it, the other values' texts made once per distinct value;
+    any other row is written by :func:`_checked_row`. Tests compare the two.
+    """
     texts: dict[Any, str] = {}  # names and held lists (hashable, of one type per field)
     times: dict[int, str] = {}
     statuses = _STATUS_TEXTS
-    row, offsets_text = _row, _offsets
-    out: list[str] = ["["]  # each row followed by "," (the last by "]"): one join
+    committed_text, min_text = _FROM_COMMITTED, _FROM_MIN
+    out: list[str] = []  # each row followed by ","
     append = out.append
     for r in rows:
         mq, o, lag, actual, expected = r.queue, r.offset, r.lag, r.actual, r.expected
@@ -116,31 +122,8 @@ def queue_rows_text(rows: tuple[QueueRow, ...]) -> str:
             or (actual is not None and type(actual) is not tuple)
             or status is None
         ):
-            append(_checked_row(r))
-            append(",")
+            append(_checked_row(r) + ",")
             continue
-        if o is None:
-            offsets = _NULL
-        else:
-            high, low, consumer = o.broker_offset, o.min_offset, o.consumer_offset
-            last = o.last_timestamp
-            if (
-                type(high) is not int
-                or type(consumer) is not int
-                or type(last) is not int
-                or (low is not None and type(low) is not int)
-            ):
-                append(_checked_row(r))
-                append(",")
-                continue
-            time = times.get(last)
-            if time is None:
-                time = times[last] = _time_text(last)
-            low_text = _NULL if low is None else str(low)
-            if consumer >= 0:
-                offsets = offsets_text(str(high), str(consumer), low_text, _FROM_COMMITTED, time)
-            else:
-                offsets = offsets_text(str(high), _NULL, low_text, _FROM_MIN, time)
         b = texts.get(broker)
         if b is None:
             b = texts[broker] = _text(broker)
@@ -150,12 +133,45 @@ def queue_rows_text(rows: tuple[QueueRow, ...]) -> str:
         a = texts.get(actual)
         if a is None:
             a = texts[actual] = _text(actual)
-        append(row(b, str(queue_id), e, a, status, _NULL if lag is None else str(lag), offsets))
-        append(",")
-    if len(out) == 1:
+        g = _NULL if lag is None else lag
+        if o is None:
+            append(
+                f'{{"brokerName":{b},"queueId":{queue_id},"expected":{e},"actual":{a},'
+                f'"status":{status},"lag":{g},"offsets":null}},'
+            )
+            continue
+        high, low, consumer, last = (
+            o.broker_offset,
+            o.min_offset,
+            o.consumer_offset,
+            o.last_timestamp,
+        )
+        if (
+            type(high) is not int
+            or type(consumer) is not int
+            or type(last) is not int
+            or (low is not None and type(low) is not int)
+        ):
+            append(_checked_row(r) + ",")
+            continue
+        time = times.get(last)
+        if time is None:
+            time = times[last] = _time_text(last)
+        n = _NULL if low is None else low
+        c: int | str
+        if consumer >= 0:
+            c, f = consumer, committed_text
+        else:  # never committed: lag from the min offset
+            c, f = _NULL, min_text
+        append(
+            f'{{"brokerName":{b},"queueId":{queue_id},"expected":{e},"actual":{a},'
+            f'"status":{status},"lag":{g},"offsets":{{"max":{high},"committed":{c},'
+            f'"min":{n},"lagFrom":{f},"lastConsumed":{time}}}}},'
+        )
+    if not out:
         return "[]"
-    out[-1] = "]"
-    return "".join(out)
+    out[-1] = out[-1][:-1]
+    return "[" + "".join(out) + "]"
 
 
 def object_parts(fields: dict[str, Any], key: str) -> tuple[str, str]:

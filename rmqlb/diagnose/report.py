@@ -11,7 +11,8 @@ import json
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
-from operator import attrgetter
+from itertools import repeat
+from operator import attrgetter, is_not
 from typing import Any
 
 from rmqlb.errors import ExitCode
@@ -224,8 +225,10 @@ class TopicReport:
     @property
     def lag(self) -> int | None:
         """The topic's total lag (``None``: no offset known)."""
-        lags = list(map(_lag_of, self.queues))
-        return None if lags.count(None) == len(lags) else sum(filter(None, lags))
+        lags: list[int | None] = list(map(_lag_of, self.queues))
+        if not any(map(is_not, lags, repeat(None))):
+            return None
+        return sum(filter(None, lags))
 
 
 class InferenceStatus(StrEnum):
@@ -283,7 +286,7 @@ class GroupReport:
     @property
     def lag(self) -> int | None:
         """The group's total lag over its topics (``None``: no offset known)."""
-        known = [t.lag for t in self.topics if t.lag is not None]
+        known = [lag for lag in (t.lag for t in self.topics) if lag is not None]
         return sum(known) if known else None
 
     def lag_by_consumer(self) -> dict[str, int]:
@@ -607,12 +610,13 @@ def _document_json(report: Report, fail_on: str, groups: Any) -> dict[str, Any]:
 
 def _group_json(g: GroupReport, topics: Any) -> dict[str, Any]:
     """One group around its ``topics``."""
+    lag = g.lag  # a sum over every queue row: once
     return {
         "group": g.group,
         "messageModel": g.message_model,
         "strategy": g.strategy,
-        "lag": g.lag if g.complete else None,
-        "lagKnown": g.lag,
+        "lag": lag if g.complete else None,
+        "lagKnown": lag,
         "lagComplete": g.complete,
         "lagByConsumer": g.lag_by_consumer(),
         "inference": inference_to_json(g.inference),

@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 from pydantic_core import to_json
 
 from rmqlb.diagnose import diagnose
-from rmqlb.diagnose._rowtext import queue_rows_text
+from rmqlb.diagnose._rowtext import _checked_row, queue_rows_text
 from rmqlb.diagnose.report import (
     QueueRow,
     QueueStatus,
@@ -106,6 +106,14 @@ def _rows(draw: st.DrawFn) -> QueueRow:
 @given(st.lists(_rows(), max_size=6))
 def test_rows_text_equals_pydantic_core(rows: list[QueueRow]) -> None:
     assert queue_rows_text(tuple(rows)) == to_json([_row_object(r) for r in rows]).decode()
+
+
+@settings(deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(_rows(), max_size=6))
+def test_the_inlined_row_is_the_checked_rows_template(rows: list[QueueRow]) -> None:
+    """The loop's f-string and the checked path (``_row``, ``_offsets``) write one text."""
+    checked = "[" + ",".join(map(_checked_row, rows)) + "]"
+    assert queue_rows_text(tuple(rows)) == checked
 
 
 def test_a_value_of_another_type_is_written_as_its_json() -> None:

@@ -10,7 +10,15 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from rmqlb.fileio import JsonError, _has_long_digits, _members, _unique_object, parse_json
+from rmqlb import fileio
+from rmqlb.fileio import (
+    JsonError,
+    _decode_big,
+    _has_long_digits,
+    _members,
+    _unique_object,
+    parse_json,
+)
 from rmqlb.jsontext import iso_ms
 
 _DIGITS = st.sampled_from("0123456789")
@@ -129,3 +137,164 @@ def test_members_never_counts_more_than_the_objects_hold() -> None:
     assert _members(value, 64) == 5
     assert _members(value, 3) == -1  # deeper than asked
     assert _members([[{"a": 1}]], 3) == 1
+
+
+# --- big texts: pydantic-core decodes what json.loads decodes, or leaves it to it ------------
+
+_EDGE_TEXTS = [
+    '{"a":"x\ny"}',
+    "[01]",
+    "[+1]",
+    "[.5]",
+    "[1.]",
+    "{} x",
+    "[1,]",
+    '{"a":1,}',
+    "[NaN]",
+    "[Infinity]",
+    "[-Infinity]",
+    "[1e400]",
+    "[-1e400]",
+    "[1e-400]",
+    '["\\ud800"]',
+    '["\\ud800\\udc00"]',
+    '{"\\ud800":1}',
+    "[1E2]",
+    "[1E+2]",
+    "[0.1e1]",
+    "[-0]",
+    "[-0.0]",
+    "[123456789012345678901234567890]",
+    "\u00a0[1]",
+    "[1]\u00a0",
+    " \t\r\n[1]\n",
+    '["\\x"]',
+    '["\x7f"]',
+    '["\x1f"]',
+    "[true,false,null]",
+    "[tru]",
+    '{"a":1,"a":2}',
+    '"\\u0000"',
+    '["a\\/b"]',
+    "[" * 300 + "]" * 300,
+    "[" * 2000 + "]" * 2000,
+    "[2.2250738585072011e-308]",
+    "[9007199254740993]",
+    "[1.0000000000000002]",
+    "[4.9e-324]",
+    "[1.7976931348623157e308]",
+    "\ufeff[1]",
+    "[]",
+    "{}",
+    "null",
+    "",
+    " ",
+    '"é\u2028😀"',
+    '{"k":[{"a":{"b":[1,2.5]}}]}',
+]
+
+
+def _standard(text: str) -> tuple[str, object]:
+    try:
+        return "ok", json.loads(text)
+    except (ValueError, RecursionError) as exc:
+        return "refused", type(exc).__name__
+
+
+def _big(text: str) -> tuple[str, object]:
+    value = _decode_big(text)
+    return ("refused", None) if value is None else ("ok", value)
+
+
+def _same(a: object, b: object) -> bool:
+    """Equal values of equal types, floats bit for bit (``-0.0``, ``nan``)."""
+    if type(a) is not type(b):
+        return False
+    if isinstance(a, dict):
+        assert isinstance(b, dict)
+        return list(a) == list(b) and all(_same(a[k], b[k]) for k in a)
+    if isinstance(a, list):
+        assert isinstance(b, list)
+        return len(a) == len(b) and all(map(_same, a, b))
+    return repr(a) == repr(b)
+
+
+@pytest.mark.parametrize("text", _EDGE_TEXTS)
+def test_big_decoder_accepts_only_what_json_loads_accepts_with_its_values(text: str) -> None:
+    big = _big(text)
+    if big[0] == "ok":
+        standard = _standard(text)
+        assert standard[0] == "ok", text
+        assert _same(big[1], standard[1]), text
+
+
+_JSON_VALUES = st.recursive(
+    st.none()
+    | st.booleans()
+    | st.integers(-(2**70), 2**70)
+    | st.floats(allow_nan=False, allow_infinity=False)
+    | st.text(max_size=6),
+    lambda inner: (
+        st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=4), inner, max_size=4)
+    ),
+    max_leaves=20,
+)
+
+
+@settings(deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(_JSON_VALUES, st.sampled_from([None, 1]), st.data())
+def test_big_decoder_gives_json_loads_values(
+    value: object, indent: int | None, data: st.DataObject
+) -> None:
+    """Generated documents, and the same texts cut or with a character changed."""
+    text = json.dumps(value, indent=indent, ensure_ascii=data.draw(st.booleans()))
+    variants = [text]
+    if text:
+        at = data.draw(st.integers(0, len(text) - 1))
+        variants += [
+            text[:at],
+            text[:at] + data.draw(st.sampled_from(',"{}[]:\\e.-0 ')) + text[at + 1 :],
+        ]
+    for t in variants:
+        big = _big(t)
+        if big[0] == "ok":
+            standard = _standard(t)
+            assert standard[0] == "ok", t
+            assert _same(big[1], standard[1]), t
+
+
+@settings(deadline=None)
+@given(st.text(st.sampled_from("0123456789.eE+-"), min_size=1, max_size=30))
+def test_big_decoder_numbers_are_json_loads_numbers(number: str) -> None:
+    text = f"[{number}]"
+    big = _big(text)
+    if big[0] == "ok":
+        assert _standard(text)[0] == "ok", text
+        assert _same(big[1], _standard(text)[1]), text
+
+
+def test_a_big_text_takes_the_big_decoder_and_keeps_the_strict_rules(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Above the size the big decoder is used; duplicate keys, lone surrogates and long
+    integers are refused as below it."""
+    monkeypatch.setattr(fileio, "_BIG_TEXT", 1)
+    used: list[str] = []
+    real = fileio._decode_big
+
+    def spy(text: str) -> object:
+        used.append(text)
+        return real(text)
+
+    monkeypatch.setattr(fileio, "_decode_big", spy)
+    assert parse_json('{"a": [1, 2.5, "x"]}') == {"a": [1, 2.5, "x"]}
+    assert used == ['{"a": [1, 2.5, "x"]}']
+    with pytest.raises(JsonError, match="duplicate key 'a'"):
+        parse_json('{"a": 1, "a": 2}')
+    with pytest.raises(JsonError, match="lone surrogate"):
+        parse_json('["\\ud800"]')
+    with pytest.raises(JsonError, match="out of range"):
+        parse_json("[12345678901234567890]")
+    with pytest.raises(JsonError, match="Expecting"):
+        parse_json("[1,]")
+    assert parse_json("null") is None
