@@ -366,9 +366,10 @@ def _offsets_only(
         if committed and stamp and (last is None or stamp > last):
             last = stamp
         q = o.queue
-        if q in seen:
+        before = len(seen)
+        seen.add(q)  # one hash of the queue, not two (``in`` then ``add``)
+        if len(seen) == before:
             continue
-        seen.add(q)
         topic = q.topic
         c = counts.get(topic)
         if c is None:
