@@ -14,7 +14,9 @@ consumers (one JVM).
 
 Rows (wall time of whole processes, median of :data:`RUNS` each, mqadmin in the same run):
 
-- ``explain -n ADDR GROUP -o json`` and the table, one live group: target 0.15 s;
+- ``explain -n ADDR GROUP -o json`` and the table, one live group: target 0.15 s (the
+  detail also gives the floor of any process with rmqlb's mandated dependencies, ``python -c
+  "import typer, asyncio"``, timed the same way in the same run, and rmqlb's time above it);
 - ``status -n ADDR -o json``, every group: target 0.5 s;
 - ``explain -n ADDR --all-groups -o json``: target 1 s.
 
@@ -167,6 +169,10 @@ def _unavailable() -> str:
     return check.stderr.strip() if check.returncode else ""
 
 
+#: What any process with rmqlb's mandated dependencies (the CLI on typer, the client on
+#: asyncio) costs before doing anything: the one-group rows' floor, printed beside them.
+FLOOR = "import typer, asyncio"
+
 ROWS = (
     ("live explain of one group, -o json", 0.15, ["explain", "-o", "json", "{live}"]),
     ("live explain of one group, table", 0.15, ["explain", "-o", "table", "{live}"]),
@@ -221,12 +227,14 @@ def _measure(env: dict[str, str], tmp: Path) -> list[BenchResult]:
     admin = [str(KIT / "mqadmin.sh"), "consumerProgress", "-n", namesrv]
     mq_one = _median_wall([*admin, "-g", live], env)
     mq_all = _median_wall(admin, env)
+    floor = _median_wall([sys.executable, "-c", FLOOR], user_env)
     results = []
     for name, target, args in ROWS:
         argv = [a.replace("{live}", live) for a in args]
         took = _median_wall([*rmqlb, *argv, "-n", namesrv, "--fail-on", "never"], user_env)
         versus = (
-            f"mqadmin consumerProgress -g GROUP {ms(mq_one)}"
+            f"mqadmin consumerProgress -g GROUP {ms(mq_one)}; floor ({FLOOR}) {ms(floor)}, "
+            f"rmqlb - floor {ms(took - floor)}"
             if "{live}" in args
             else (f"mqadmin consumerProgress (every group it finds) {ms(mq_all)}")
         )

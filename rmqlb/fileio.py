@@ -31,7 +31,6 @@ import re
 import shutil
 import stat
 import sys
-import tempfile
 from collections.abc import Callable, Iterator
 from enum import Enum
 from itertools import chain, compress
@@ -472,6 +471,8 @@ def write_atomic(path: str | os.PathLike[str], data: str | bytes, *, what: str =
     target = Path(path)
     label = f"{what} {target}" if what else str(target)
     payload = data.encode("utf-8") if isinstance(data, str) else data
+    import tempfile  # noqa: PLC0415  (only where a file is written)
+
     try:
         fd, temp = tempfile.mkstemp(
             prefix=_temporary_name(target), suffix=".tmp", dir=target.parent or "."
@@ -525,6 +526,8 @@ def atomic_directory(path: str | os.PathLike[str], *, what: str = "") -> Iterato
     if target.exists() and not target.is_dir():
         raise InputError(f"{label}: exists and is not a directory")
     parent = target.parent
+    import tempfile  # noqa: PLC0415
+
     try:
         parent.mkdir(parents=True, exist_ok=True)
         temp = Path(tempfile.mkdtemp(prefix=_temporary_name(target), suffix=".tmp", dir=parent))

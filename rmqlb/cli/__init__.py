@@ -169,7 +169,15 @@ def _run(argv: list[str] | None) -> int:
 
 
 def main() -> None:
-    """Console-script entry point."""
+    """Console-script entry point.
+
+    What is still alive now lives until the process ends: :func:`gc.freeze` keeps the
+    interpreter's collections at exit from walking all of it (about 4 % of a one-group
+    ``explain``'s instructions). Exit still closes files and runs ``atexit`` handlers.
+    """
+    import gc
+
     code = run(sys.argv[1:])
     sys.stdout.flush()
+    gc.freeze()
     sys.exit(code)

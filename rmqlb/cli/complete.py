@@ -71,7 +71,7 @@ async def _groups(admin: AdminClient, namesrv: str) -> list[str]:
     answers = await asyncio.gather(
         *(admin.subscription_group_configs(m) for m in sorted(masters)), return_exceptions=True
     )
-    return [name for a in answers if isinstance(a, dict) for name in a]
+    return [name for a in answers if not isinstance(a, BaseException) for name in a]
 
 
 async def _topics(admin: AdminClient, namesrv: str) -> list[str]:

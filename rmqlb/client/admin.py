@@ -306,12 +306,12 @@ class AdminClient:
 
     async def subscription_group_configs(
         self, broker: str, *, timeout: float | None = None
-    ) -> dict[str, bodies.SubscriptionGroupConfig]:
+    ) -> bodies.ConfigTable:
         """GET_ALL_SUBSCRIPTIONGROUP_CONFIG (201): every group's config on this broker."""
         resp = await self.call(
             broker, RequestCode.GET_ALL_SUBSCRIPTIONGROUP_CONFIG, timeout=timeout
         )
-        return dict(bodies.decode_subscription_group_wrapper(resp.body).groups)
+        return bodies.decode_subscription_group_table(resp.body)
 
     async def topic_stats(
         self, broker: str, topic: str, *, timeout: float | None = None

@@ -32,7 +32,6 @@ from rmqlb.diagnose.brokerside import (
     consumed_invisibly,
     is_proxy_client,
 )
-from rmqlb.diagnose.infer import infer_strategy
 from rmqlb.diagnose.report import StrategyInference
 from rmqlb.errors import AllocationError, InputError
 from rmqlb.model.javaorder import java_key
@@ -370,7 +369,14 @@ def group_context(
     live = bool(snapshot.source is not None and snapshot.source.namesrv)
     inference: StrategyInference | None = None
     blocked: str | None = None
-    if mode is Mode.CLUSTERING and Rebalance.CLIENT in balance.values():
+    if (
+        mode is Mode.CLUSTERING
+        and Rebalance.CLIENT in balance.values()
+        and params_of(strategy) is not Params.GIVEN
+    ):
+        # the search is imported only where there are parameters to settle
+        from rmqlb.diagnose.infer import infer_strategy  # noqa: PLC0415
+
         found = infer_strategy(strategy, snapshot, consumers)
         if found is not None:
             inference = found.report

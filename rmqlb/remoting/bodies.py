@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import re
 import zlib
-from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Hashable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import IntEnum
 from typing import Any, TypeVar
@@ -896,41 +896,64 @@ _GROUP_CONFIG_FIELDS: tuple[tuple[str, bool | int], ...] = (
 _GROUP_CONFIG_TYPES = tuple(type(default) for _, default in _GROUP_CONFIG_FIELDS)
 
 
+def _plain_config(name: str, raw: Any) -> list[Any] | None:
+    """The constructor's arguments of one entry of ``subscriptionGroupTable`` (group name
+    first, ``attributes`` left out) when its values all have exactly their types (absent or
+    null: the default) and it has no attributes; ``None`` for any other entry, which goes
+    through the checks one field at a time (:func:`_config_entry_checked`), which also word
+    the error."""
+    if type(raw) is not dict or raw.get("attributes") not in (None, {}):
+        return None
+    get = raw.get
+    group_name = get("groupName")
+    values: list[Any] = [name if group_name is None else group_name]
+    values += [d if (v := get(k)) is None else v for k, d in _GROUP_CONFIG_FIELDS]
+    if type(values[0]) is str and tuple(map(type, values[1:])) == _GROUP_CONFIG_TYPES:
+        return values
+    return None
+
+
 def _config_entry(name: str, raw: Any) -> SubscriptionGroupConfig:
     """One entry of ``subscriptionGroupTable``.
 
-    A broker's table holds every group (thousands on a big cluster): an entry whose values
-    all have exactly their types (absent or null: the default), without attributes, is built
-    in one step; any other goes through the checks one field at a time
-    (:func:`_config_entry_checked`), which also word the error.
+    A broker's table holds every group (thousands on a big cluster): a plain entry
+    (:func:`_plain_config`) is built in one step, any other with the checks.
     """
-    if type(raw) is dict and raw.get("attributes") in (None, {}):
-        get = raw.get
-        values: list[Any] = [d if (v := get(k)) is None else v for k, d in _GROUP_CONFIG_FIELDS]
-        group_name = get("groupName")
-        if group_name is None:
-            group_name = name
-        if type(group_name) is str and tuple(map(type, values)) == _GROUP_CONFIG_TYPES:
-            enable, from_min, broadcast, orderly, retry_queues, retry_max, broker_id, slowly = (
-                values[:8]
-            )
-            notify, sys_flag, timeout = values[8:]
-            return SubscriptionGroupConfig(
-                group_name,
-                enable,
-                from_min,
-                broadcast,
-                orderly,
-                retry_queues,
-                retry_max,
-                broker_id,
-                slowly,
-                notify,
-                sys_flag,
-                timeout,
-                {},
-            )
-    return _config_entry_checked(name, raw)
+    values = _plain_config(name, raw)
+    if values is None:
+        return _config_entry_checked(name, raw)
+    return SubscriptionGroupConfig(*values)
+
+
+class ConfigTable(Mapping[str, SubscriptionGroupConfig]):
+    """A broker's subscription-group configs by group name, in the body's order.
+
+    Every entry was checked when the body was decoded (a wrong one raised
+    :class:`BodyError` then); a plain one is built when first read: one group's capture reads
+    one entry of a table of thousands.
+    """
+
+    __slots__ = ("_entries",)
+
+    def __init__(self, entries: dict[str, SubscriptionGroupConfig | dict[str, Any]]) -> None:
+        self._entries = entries
+
+    def __getitem__(self, name: str) -> SubscriptionGroupConfig:
+        entry = self._entries[name]
+        if isinstance(entry, dict):
+            values = _plain_config(name, entry)
+            assert values is not None  # its shape was found plain when decoded
+            entry = self._entries[name] = SubscriptionGroupConfig(*values)
+        return entry
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._entries)
+
+    def __len__(self) -> int:
+        return len(self._entries)
+
+    def __contains__(self, name: object) -> bool:
+        return name in self._entries
 
 
 def _config_entry_checked(name: str, raw: Any) -> SubscriptionGroupConfig:
@@ -957,11 +980,38 @@ def decode_subscription_group_wrapper(body: bytes) -> SubscriptionGroupWrapper:
     """GET_ALL_SUBSCRIPTIONGROUP_CONFIG body or ``subscriptionGroup.json`` -> typed configs."""
     where = "SubscriptionGroupWrapper"
     top = _parse(body, where)
-    groups: dict[str, SubscriptionGroupConfig] = {}
+    groups = dict(_config_table(top, where))
+    return SubscriptionGroupWrapper(groups, _data_version(top, where))
+
+
+def decode_subscription_group_table(body: bytes) -> ConfigTable:
+    """GET_ALL_SUBSCRIPTIONGROUP_CONFIG body -> its configs, checked as
+    :func:`decode_subscription_group_wrapper` checks them, each built when first read."""
+    where = "SubscriptionGroupWrapper"
+    top = _parse(body, where)
+    table = _config_table(top, where)
+    _data_version(top, where)
+    return table
+
+
+def _config_table(top: Mapping[Hashable, Any], where: str) -> ConfigTable:
+    """The table's entries, each checked: whether an entry is plain (:func:`_plain_config`)
+    depends only on its keys, the types of its values and whether its attributes are empty,
+    so that is worked out once per such shape (a broker's thousands of entries have a few);
+    the others are built with the checks."""
+    entries: dict[str, SubscriptionGroupConfig | dict[str, Any]] = {}
+    plain_shapes: dict[tuple[Any, ...], bool] = {}
     for key, raw in _map(top, "subscriptionGroupTable", where).items():
         name = _key_str(key, "subscriptionGroupTable")
-        groups[name] = _config_entry(name, raw)
-    return SubscriptionGroupWrapper(groups, _data_version(top, where))
+        plain = False
+        if type(raw) is dict:
+            shape = (tuple(raw), tuple(map(type, raw.values())), not raw.get("attributes"))
+            known = plain_shapes.get(shape)
+            if known is None:
+                known = plain_shapes[shape] = _plain_config(name, raw) is not None
+            plain = known
+        entries[name] = raw if plain else _config_entry_checked(name, raw)
+    return ConfigTable(entries)
 
 
 # --------------------------------------------------------------------------- Java emulation

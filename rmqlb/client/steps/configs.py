@@ -6,12 +6,10 @@ import asyncio
 from functools import partial
 from typing import TYPE_CHECKING
 
-from rmqlb.remoting.bodies import SubscriptionGroupConfig
+from rmqlb.remoting.bodies import ConfigTable
 
 if TYPE_CHECKING:
     from rmqlb.client.collector import Collector
-
-ConfigTable = dict[str, SubscriptionGroupConfig]
 
 
 class GroupConfigs:

@@ -134,6 +134,8 @@ def _with_states(ctx: TopicContext) -> Iterator[tuple[Consumer, list[ProcessQueu
 
 @dataclass(frozen=True, slots=True)
 class _Stall:
+    """A client's stalled queues of one topic, and the words for them."""
+
     client_id: str
     text: str
     queues: tuple[MessageQueue, ...]

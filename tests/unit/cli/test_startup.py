@@ -50,7 +50,8 @@ NOT_FOR_EXPLAIN = (
 )
 # Nor, whatever its input, the other commands' modules (each registers its command only when
 # run), --watch's, the status-level diagnosis, typer's Rich help, numpy (very large
-# CONSISTENT_HASH rings only), or stdlib packages nothing here uses.
+# CONSISTENT_HASH rings only), stdlib packages nothing here uses, or tempfile (only writing a
+# file needs it).
 OTHER_COMMANDS = (
     *(f"rmqlb.cli.{name}" for name in COMMANDS if name != "explain"),
     "rmqlb.cli.watch",
@@ -68,6 +69,7 @@ NOT_FOR_ANY_EXPLAIN = (
     "xml",
     "multiprocessing",
     "unittest",
+    "tempfile",
 )
 # ``-o json`` of a file: no network stack, no Rich.
 HEAVY_DUMP_JSON = (
@@ -83,10 +85,12 @@ HEAVY_DUMP_JSON = (
 # output loads what only some runs need: the proposal search (only IDLE_CONSUMER, IMBALANCE
 # and UNCONSUMED_QUEUE search fixes; this group is just rebalancing), hashlib
 # (CONSISTENT_HASH rings, ACL signatures: it loads OpenSSL's digests), the text outputs'
-# document model (the colour table needs only its Column) or Rich's emoji table (table
-# headers are Text, never parsed as markup).
+# document model (the colour table needs only its Column), Rich's emoji table (table
+# headers are Text, never parsed as markup) or the strategy parameter search (its clients
+# state their strategy whole).
 NOT_FOR_THIS_GROUP = (
     "rmqlb.diagnose.proposals",
+    "rmqlb.diagnose.infer",
     "hashlib",
     "hmac",
     "rmqlb.render.blocks",

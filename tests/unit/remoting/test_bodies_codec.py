@@ -239,6 +239,34 @@ def test_subscription_group_5x_shape() -> None:
     )
 
 
+def test_config_table_reads_what_the_wrapper_reads_and_fails_where_it_fails() -> None:
+    """The table of one group's capture builds an entry when it is read, yet holds the same
+    configs in the same order, and refuses a body the wrapper refuses, on decoding."""
+    plain = {"groupName": "A", "retryMaxTimes": 3, "consumeEnable": False}
+    odd = {"groupName": "B", "attributes": {"k": "v"}, "brokerId": 1}
+    body = fastjson.dumps(
+        {"subscriptionGroupTable": {"B": odd, "A": plain, "C": {}}, "dataVersion": None}
+    )
+    table = bodies.decode_subscription_group_table(body)
+    wrapper = bodies.decode_subscription_group_wrapper(body)
+    assert list(table) == ["B", "A", "C"] and len(table) == 3 and "A" in table
+    assert "D" not in table and table.get("D") is None
+    assert table["A"] is table["A"] and table["A"].retry_max_times == 3
+    assert dict(table) == wrapper.groups
+    assert table["B"].attributes == {"k": "v"}
+    for bad in (
+        {"subscriptionGroupTable": {"A": plain, "X": {"retryMaxTimes": "3"}}},
+        {"subscriptionGroupTable": {"A": plain}, "dataVersion": {"counter": "x"}},
+        {"subscriptionGroupTable": {"A": plain, "X": []}},
+    ):
+        raw = fastjson.dumps(bad)
+        with pytest.raises(BodyError) as wrapped:
+            bodies.decode_subscription_group_wrapper(raw)
+        with pytest.raises(BodyError) as tabled:
+            bodies.decode_subscription_group_table(raw)
+        assert str(tabled.value) == str(wrapped.value)
+
+
 def test_tags_and_codes_in_java_hash_set_order() -> None:
     assert bodies.java_string_hash("TagA") == 2598919
     assert bodies.java_string_hash("") == 0

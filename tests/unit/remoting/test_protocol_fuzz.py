@@ -257,3 +257,42 @@ def test_config_entry_fast_path_equals_the_checked_one(entry: dict[str, Any], at
             return str(exc)
 
     assert outcome(bodies._config_entry) == outcome(bodies._config_entry_checked)
+
+
+CONFIG_ENTRIES: st.SearchStrategy[Any] = st.dictionaries(
+    st.sampled_from([key for key, _ in bodies._GROUP_CONFIG_FIELDS] + ["groupName"]),
+    CONFIG_VALUES,
+) | st.sampled_from([[], "", 0, None])
+
+
+@FUZZ
+@given(
+    st.lists(CONFIG_ENTRIES, min_size=1, max_size=3),
+    st.lists(
+        st.tuples(st.integers(0, 2), st.sampled_from([None, {}, {"k": "v"}, [], "", 0])),
+        max_size=8,
+    ),
+)
+@example(pool=[{}], picks=[(0, {}), (0, {"k": "v"}), (0, None), (0, [])])
+@example(pool=[{"retryMaxTimes": 1}, {"retryMaxTimes": "1"}], picks=[(0, None), (1, None)])
+def test_config_table_decodes_like_the_wrapper(
+    pool: list[Any], picks: list[tuple[int, Any]]
+) -> None:
+    """A table whose entries share shapes (what is checked once per shape) decodes, or fails,
+    as the wrapper's entry-by-entry decoding does."""
+    table = {}
+    for i, (index, attrs) in enumerate(picks):
+        entry = pool[index % len(pool)]
+        has_attrs = isinstance(entry, dict) and attrs is not None
+        table[f"G{i}"] = {**entry, "attributes": attrs} if has_attrs else entry
+    body = fastjson.dumps({"subscriptionGroupTable": table})
+
+    def outcome(decode: Callable[[bytes], Any]) -> Any:
+        try:
+            return dict(decode(body))
+        except ProtocolError as exc:
+            return str(exc)
+
+    assert outcome(bodies.decode_subscription_group_table) == outcome(
+        lambda b: bodies.decode_subscription_group_wrapper(b).groups
+    )
