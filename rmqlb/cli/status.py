@@ -103,7 +103,6 @@ def status(  # noqa: PLR0917  (typer maps every option to a parameter)
     """
     from typer._click.exceptions import UsageError
 
-    from rmqlb.cli.explain import _load_dump
     from rmqlb.diagnose.status import SORT_KEYS, is_pattern
     from rmqlb.errors import InputError
     from rmqlb.render.status import StatusOptions
@@ -122,6 +121,8 @@ def status(  # noqa: PLR0917  (typer maps every option to a parameter)
     acquire: Callable[[], Snapshot]
     live = dump is None
     if dump is not None:
+        from rmqlb.cli.explain import _load_dump  # a live capture has no use for it
+
         source = dump
 
         def acquire() -> "Snapshot":
@@ -145,7 +146,7 @@ def status(  # noqa: PLR0917  (typer maps every option to a parameter)
 
     def capture() -> "tuple[Snapshot, StatusReport]":
         from rmqlb.diagnose.context import DiagnoseOptions
-        from rmqlb.diagnose.status import moved_offsets, sorted_by
+        from rmqlb.diagnose.status import moved_offsets
         from rmqlb.diagnose.status import status as summarize
 
         start = time.perf_counter()
@@ -161,8 +162,9 @@ def status(  # noqa: PLR0917  (typer maps every option to a parameter)
             problems=problems,
             seconds=took,
             options=DiagnoseOptions(moving=moving),
+            sort_by=sort_by,
         )
-        return snapshot, sorted_by(report, sort_by)
+        return snapshot, report
 
     def poll() -> "StatusReport":
         return capture()[1]

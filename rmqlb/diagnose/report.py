@@ -16,7 +16,7 @@ from operator import attrgetter, is_not
 from typing import Any
 
 from rmqlb.errors import ExitCode
-from rmqlb.failon import gate
+from rmqlb.failon import SEVERITY_RANK, gate
 from rmqlb.model.queue import MessageQueue
 from rmqlb.model.snapshot import (
     CaptureError,
@@ -42,7 +42,7 @@ class Severity(StrEnum):
     @property
     def rank(self) -> int:
         """2 for error, 1 for warning, 0 for info."""
-        return {"error": 2, "warning": 1, "info": 0}[self.value]
+        return SEVERITY_RANK[self]  # a member is its value: the same key
 
 
 class Code(StrEnum):

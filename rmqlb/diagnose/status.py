@@ -28,7 +28,7 @@ its worst finding is the SUBSCRIPTION_INCONSISTENT error.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from fnmatch import fnmatchcase
 from typing import Any
 
@@ -69,6 +69,8 @@ def worst_first(findings: Iterable[Finding]) -> list[Finding]:
     """``findings`` in report order (:func:`~rmqlb.diagnose.report.order_findings`): the
     group's root cause with the most at stake first, each cause followed by the findings it
     causes; the first is the line's worst finding."""
+    if isinstance(findings, Sequence) and len(findings) < 2:  # nothing to order
+        return list(findings)
     return order_findings(findings)
 
 
@@ -330,6 +332,57 @@ def _lag(group: Group) -> int | None:
     return sum(o.lag for o in offsets) if offsets else None
 
 
+def _last_consumed(group: Group) -> int | None:
+    """The newest store time of a consumed message over the group's committed offsets."""
+    return max(
+        (o.last_timestamp for o in group.offsets if o.committed and o.last_timestamp),
+        default=None,
+    )
+
+
+def _offsets_only(
+    group: Group,
+) -> tuple[int, int, dict[str, Stranded], int | None, int | None]:
+    """Topics, queues, stranded by topic, lag and last consumed time of a group diagnosed
+    without any topic table (no subscribed topic: its offsets are all it has, every queue
+    with an offset is stranded, a queue listed twice counts once), in one pass over its
+    offsets: equal to what :func:`_topics_and_queues`, :func:`stranded_by_topic`,
+    :func:`_lag` and :func:`_last_consumed` give for it."""
+    counts: dict[str, list[int]] = {}
+    seen: set[MessageQueue] = set()
+    extra_topics: set[str] = set()
+    extra = 0
+    total = 0
+    last: int | None = None
+    broadcasting = group.message_model is MessageModel.BROADCASTING
+    lagged = False
+    for o in group.offsets:
+        committed = o.consumer_offset >= 0
+        lag = o.lag
+        if committed or not broadcasting:
+            total += lag
+            lagged = True
+        stamp = o.last_timestamp
+        if committed and stamp and (last is None or stamp > last):
+            last = stamp
+        q = o.queue
+        before = len(seen)
+        seen.add(q)  # one hash of the queue, not two (``in`` then ``add``)
+        if len(seen) == before:
+            continue
+        topic = q.topic
+        c = counts.get(topic)
+        if c is None:
+            counts[topic] = c = [0, 0]
+        c[0] += 1
+        c[1] += lag
+        if not topic.startswith(RETRY_PREFIX):
+            extra_topics.add(topic)
+            extra += 1
+    by_topic = {topic: Stranded(c[0], c[1], 0) for topic, c in counts.items()}
+    return len(extra_topics), extra, by_topic, total if lagged else None, last
+
+
 def group_status(
     snapshot: Snapshot,
     report: GroupReport,
@@ -337,32 +390,35 @@ def group_status(
 ) -> GroupStatus:
     """The overview line of one diagnosed group."""
     group = snapshot.groups[report.group]
-    topics, queues = _topics_and_queues(snapshot, group, report)
+    if report.topics:
+        topics, queues = _topics_and_queues(snapshot, group, report)
+        by_topic = stranded_by_topic(group, report)
+        lag = _lag(group)
+        last_consumed = _last_consumed(group)
+    else:  # most groups of a big cluster: configs and offsets only, no consumer
+        topics, queues, by_topic, lag, last_consumed = _offsets_only(group)
     errors = group_errors(snapshot, group)
     complete = not any(e.request in OFFSET_REQUESTS for e in errors)
-    by_topic = stranded_by_topic(group, report)
-    rates = [
-        sum(st.consume_ok_tps for st in c.status.values()) for c in group.consumers if c.status
-    ]
+    consumers = group.consumers
+    rates = [sum(st.consume_ok_tps for st in c.status.values()) for c in consumers if c.status]
     return GroupStatus(
         group=report.group,
         message_model=report.message_model,
         strategy=_strategy_label(group, report),
-        consumers=len(group.consumers),
+        consumers=len(consumers),
         topics=topics,
         queues=queues,
-        lag=_lag(group),
+        lag=lag,
         stranded=_stranded(by_topic, complete),
         lag_complete=complete,
         consume_tps=round(sum(rates), 3) if rates else group.broker_consume_tps,
         findings=tuple(worst_first(findings)),
         errors=errors,
         stranded_topics=by_topic,
-        versions=tuple(sorted({c.version for c in group.consumers if c.version is not None})),
-        last_consumed_ms=max(
-            (o.last_timestamp for o in group.offsets if o.committed and o.last_timestamp),
-            default=None,
-        ),
+        versions=tuple(sorted({c.version for c in consumers if c.version is not None}))
+        if consumers
+        else (),
+        last_consumed_ms=last_consumed,
     )
 
 
@@ -370,6 +426,8 @@ def _relevant_errors(snapshot: Snapshot, names: Iterable[str]) -> tuple[CaptureE
     """Capture errors about the selected groups or their topics, and those about nothing in
     particular (the group list). An error that names neither group nor topic (snapshots that
     do not say) but targets a client belongs to that client's group."""
+    if not snapshot.errors:  # the usual capture: nothing to sort out
+        return ()
     chosen = set(names)
     topics: set[str] = set()
     for name in chosen:
@@ -409,11 +467,6 @@ def sort_key(by: str) -> Callable[[GroupStatus], Any]:
     return lambda s: (-s.rank, -(s.lag or 0), java_key(s.group))
 
 
-def sorted_by(report: StatusReport, by: str) -> StatusReport:
-    """``report`` with its lines in the order of ``by`` (one of :data:`SORT_KEYS`)."""
-    return replace(report, lines=tuple(sorted(report.lines, key=sort_key(by))))
-
-
 def status(
     snapshot: Snapshot,
     *,
@@ -424,9 +477,11 @@ def status(
     strategy: StrategySpec | None = None,
     options: DiagnoseOptions | None = None,
     seconds: float | None = None,
+    sort_by: str = "worst",
 ) -> StatusReport:
-    """The overview of ``snapshot`` (see the module docstring); ``seconds`` is how long the
-    capture took, when known."""
+    """The overview of ``snapshot`` (see the module docstring), its lines in the order of
+    ``sort_by`` (one of :data:`SORT_KEYS`); ``seconds`` is how long the capture took, when
+    known."""
     chosen = select_groups(snapshot, names=names, topic=topic, system=system)
     errors = _relevant_errors(snapshot, chosen)
     if chosen:
@@ -438,7 +493,7 @@ def status(
     for f in report.findings:
         per_group[f.group].append(f)
     lines = [group_status(snapshot, g, per_group[g.group]) for g in report.groups]
-    lines.sort(key=sort_key("worst"))
+    lines.sort(key=sort_key(sort_by))
     return StatusReport(
         lines=tuple(lines),
         report=report,
@@ -454,10 +509,13 @@ def status(
 
 def severity_counts(findings: Sequence[Finding]) -> dict[str, int]:
     """How many findings of each severity: ``{"error": 2, "warning": 1, "info": 0}``."""
-    counts = {s.value: 0 for s in Severity}
+    counts = dict.fromkeys(_SEVERITIES, 0)
     for f in findings:
-        counts[f.severity.value] += 1
+        counts[f.severity] += 1  # a member is its value: the same key
     return counts
+
+
+_SEVERITIES = tuple(s.value for s in Severity)
 
 
 def _error_json(e: CaptureError) -> dict[str, Any]:
@@ -522,10 +580,11 @@ def totals(report: StatusReport) -> Totals:
     """Sums over every line of the report."""
     lines = report.lines
     rates = [s.consume_tps for s in lines if s.consume_tps is not None]
+    ranks = [s.rank for s in lines]
     return Totals(
         groups=len(lines),
-        errors=sum(1 for s in lines if s.rank == Severity.error.rank),
-        warnings=sum(1 for s in lines if s.rank == Severity.warning.rank),
+        errors=ranks.count(Severity.error.rank),
+        warnings=ranks.count(Severity.warning.rank),
         consumers=sum(s.consumers for s in lines),
         lag=sum(s.lag or 0 for s in lines),
         stranded=sum(s.stranded.messages for s in lines),

@@ -25,25 +25,13 @@ from rmqlb.diagnose.status import (
 )
 from rmqlb.errors import ExitCode
 from rmqlb.humanize import duration, rate
-from rmqlb.render._view import exit_reason
-from rmqlb.render.blocks import (
-    Block,
-    Cell,
-    Column,
-    Heading,
-    Line,
-    Table,
-    code_span,
-    md_escape,
-    to_text,
-)
-from rmqlb.render.failures import failure_summary
 from rmqlb.render.formats import Output
 from rmqlb.render.safe import escape_json_controls, safe
 
 if TYPE_CHECKING:
     from rich.console import Console, RenderableType
 
+    from rmqlb.render.blocks import Block, Cell
     from rmqlb.render.changes import StatusChanges
 
 PARTIAL_MARK = "!"
@@ -182,6 +170,8 @@ def totals_parts(report: StatusReport) -> list[str]:
 
 def exit_line(report: StatusReport, fail_on: str) -> str:
     """``Exit code 1: findings at or above --fail-on error`` (the same rule as explain)."""
+    from rmqlb.render._view import exit_reason  # noqa: PLC0415  (text formats only, not JSON)
+
     code = exit_code(report.report, fail_on)
     return f"Exit code {int(code)}: {exit_reason(code, fail_on)}"
 
@@ -193,6 +183,8 @@ def partial_lines(report: StatusReport) -> list[str]:
     errors = report.errors
     if not errors:
         return []
+    from rmqlb.render.failures import failure_summary  # noqa: PLC0415  (text formats only)
+
     return [
         f"partial data: {failure_summary(errors)} (listed on stderr); lines marked "
         f"{PARTIAL_MARK} may be incomplete and groups may be missing"
@@ -280,12 +272,14 @@ def legend(report: StatusReport, options: StatusOptions) -> list[str]:
 def status_blocks(report: StatusReport, options: StatusOptions) -> list[Block]:
     """The overview as :mod:`rmqlb.render.blocks`: title, one table row per group, the
     legend of the marks, failed requests, summary."""
+    from rmqlb.render import blocks as b  # noqa: PLC0415  (text formats only, not JSON)
+
     show_tps = report.show_tps
     head = headers(show_tps)
-    doc: list[Block] = [Heading(title_line(report), 1)]
+    doc: list[Block] = [b.Heading(title_line(report), 1)]
     if report.shown:
         columns = tuple(
-            Column(h, "right" if h in RIGHT else "left", code=h == "group") for h in head
+            b.Column(h, "right" if h in RIGHT else "left", code=h == "group") for h in head
         )
         rows: list[tuple[str | Cell, ...]] = []
         for line in report.shown:
@@ -293,24 +287,26 @@ def status_blocks(report: StatusReport, options: StatusOptions) -> list[Block]:
             finding: str | Cell = worst_cell
             worst = line.worst  # its code as code in Markdown
             if worst is not None:
-                finding = Cell(worst_cell, f"{worst.severity.value} {code_span(worst.code.value)}")
+                finding = b.Cell(
+                    worst_cell, f"{worst.severity.value} {b.code_span(worst.code.value)}"
+                )
             rows.append((*cells, finding, message))
-        doc.append(Table(columns, tuple(rows)))
+        doc.append(b.Table(columns, tuple(rows)))
     else:
-        doc.append(Line("No consumer group matched."))
+        doc.append(b.Line("No consumer group matched."))
     notes = legend(report, options)
     if notes:
-        italic = "  \n".join(f"_{md_escape(n)}_" for n in notes)
-        doc.append(Line("\n".join(notes), md=italic))
+        italic = "  \n".join(f"_{b.md_escape(n)}_" for n in notes)
+        doc.append(b.Line("\n".join(notes), md=italic))
     for note in partial_lines(report):
-        doc.append(Line(note, md=f"> **{md_escape(note)}**"))
+        doc.append(b.Line(note, md=f"> **{b.md_escape(note)}**"))
     summary, sums = summary_line(report), totals_line(report)
     code = exit_line(report, options.fail_on)
     doc.append(
-        Line(
+        b.Line(
             f"Summary: {summary}\nTotals: {sums}\n{code}",
-            md=f"**Summary:** {md_escape(summary)}  \n**Totals:** {md_escape(sums)}  \n"
-            f"**{md_escape(code)}**",
+            md=f"**Summary:** {b.md_escape(summary)}  \n**Totals:** {b.md_escape(sums)}  \n"
+            f"**{b.md_escape(code)}**",
         )
     )
     return doc
@@ -465,6 +461,8 @@ def render_status(
         rows = (row_cells(line, o, report.show_tps, report.captured_at) for line in report.shown)
         text = "".join("\t".join(escape_controls(c) for c in row) + "\n" for row in rows)
     elif fmt is Output.plain or fmt is Output.markdown:
+        from rmqlb.render.blocks import to_text  # noqa: PLC0415  (text formats only)
+
         blocks = status_blocks(report, o)
         text = to_text(blocks, markdown=fmt is Output.markdown, spaced=True)
     elif fmt is Output.json:

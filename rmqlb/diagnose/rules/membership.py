@@ -114,8 +114,10 @@ def _without_consumers(g: GroupContext) -> Finding:
     lag_by_topic: dict[str, int] = {}
     waiting: list[MessageQueue] = []
     for o in g.group.offsets:
-        lag_by_topic[o.queue.topic] = lag_by_topic.get(o.queue.topic, 0) + o.lag
-        if o.lag > 0:
+        lag = o.lag
+        topic = o.queue.topic
+        lag_by_topic[topic] = lag_by_topic.get(topic, 0) + lag
+        if lag > 0:
             waiting.append(o.queue)
     total = sum(lag_by_topic.values())
     limit = g.options.max_listed
