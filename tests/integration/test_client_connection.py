@@ -203,6 +203,58 @@ def test_timeout_then_late_response_is_dropped_and_connection_reused() -> None:
     assert asyncio.run(run()) == b"fast"
 
 
+def test_requests_on_one_connection_each_end_at_their_own_deadline() -> None:
+    """One timer serves a connection's pending requests: a later request with an earlier
+    deadline fails first, a request answered in time is never failed by another's deadline,
+    and each silent one fails with its own timeout (order, not seconds, is checked)."""
+
+    async def answer_only_ok(cmd: RemotingCommand, writer: asyncio.StreamWriter) -> None:
+        if cmd.ext("topic") == "ok":
+            await asyncio.sleep(0.3)  # after the 0.1 s deadline of another request
+            writer.write(ok(cmd, body=b"ok"))
+
+    async def run() -> tuple[list[str], bytes]:
+        async with ScriptedServer(answer_only_ok) as server:
+            conn = await Connection.open(server.addr, timeout=2)
+            ended: list[str] = []
+
+            async def ask(topic: str, timeout: float) -> bytes:
+                try:
+                    reply = await conn.request(
+                        RequestCode.GET_ROUTEINFO_BY_TOPIC, {"topic": topic}, timeout=timeout
+                    )
+                except RequestTimeout as exc:
+                    ended.append(f"{topic}: {str(exc).rsplit(' after ', 1)[1]}")
+                    raise
+                ended.append(f"{topic}: answered")
+                return reply.body
+
+            # written in this order: the first sets the timer, later ones must move it earlier
+            late = asyncio.create_task(ask("late", 0.8))
+            await asyncio.sleep(0)
+            answered = asyncio.create_task(ask("ok", 2.0))
+            await asyncio.sleep(0)
+            early = asyncio.create_task(ask("early", 0.1))
+            await asyncio.sleep(0)
+            middle = asyncio.create_task(ask("middle", 0.5))
+            results = await asyncio.gather(late, answered, early, middle, return_exceptions=True)
+            assert [type(r) for r in results] == [
+                RequestTimeout,
+                bytes,
+                RequestTimeout,
+                RequestTimeout,
+            ]
+            assert conn.in_flight == 0
+            await conn.close()
+            body = results[1]
+            assert isinstance(body, bytes)
+            return ended, body
+
+    ended, body = asyncio.run(run())
+    assert body == b"ok"
+    assert ended == ["early: 100 ms", "ok: answered", "middle: 500 ms", "late: 800 ms"]
+
+
 def test_an_admin_call_that_times_out_names_the_deadline_it_was_given() -> None:
     """Not the microseconds left once connected: ``--timeout 0.2`` reads "after 0.2 s"."""
 
