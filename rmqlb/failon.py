@@ -50,8 +50,8 @@ class FailOn(StrEnum):
 
 def gate(severities: Iterable[str], fail_on: FailOn | str, *, partial: bool = False) -> ExitCode:
     """1 when one of ``severities`` fails ``fail_on``, else 4 when ``partial``, else 0."""
-    threshold = FailOn(fail_on).threshold  # once, not per severity
-    if any(SEVERITY_RANK[str(s)] >= threshold for s in severities):
+    rule = FailOn(fail_on)
+    if any(map(rule.fails, severities)):
         return ExitCode.FINDINGS
     if partial:
         return ExitCode.PARTIAL
