@@ -98,7 +98,16 @@ def _time_text(epoch_ms: int) -> str:
 
 
 def queue_rows_text(rows: tuple[QueueRow, ...]) -> str:
-    """The JSON array of ``rows`` in the report document (``queues`` of a topic).
+    """The JSON array of ``rows`` in the report document (``queues`` of a topic)."""
+    out: list[str] = []
+    write_queue_rows(rows, out)
+    return "".join(out)
+
+
+def write_queue_rows(rows: tuple[QueueRow, ...], out: list[str]) -> None:
+    """Append the pieces of the JSON array of ``rows`` to ``out``, for the caller to join
+    once with the rest of the document (the array of a big topic is tens of megabytes: no
+    copy of it is made on the way).
 
     A row of the model's types is one f-string: :func:`_row` with :func:`_offsets` (or null)
     inlined, integers formatted in it, the other values' texts made once per distinct value;
@@ -108,8 +117,9 @@ def queue_rows_text(rows: tuple[QueueRow, ...]) -> str:
     times: dict[int, str] = {}
     statuses = _STATUS_TEXTS
     committed_text, min_text = _FROM_COMMITTED, _FROM_MIN
-    out: list[str] = []  # each row followed by ","
-    append = out.append
+    out.append("[")
+    start = len(out)
+    append = out.append  # each row followed by ","
     for r in rows:
         mq, o, lag, actual, expected = r.queue, r.offset, r.lag, r.actual, r.expected
         queue_id, broker = mq.queue_id, mq.broker_name
@@ -168,10 +178,9 @@ def queue_rows_text(rows: tuple[QueueRow, ...]) -> str:
             f'"status":{status},"lag":{g},"offsets":{{"max":{high},"committed":{c},'
             f'"min":{n},"lagFrom":{f},"lastConsumed":{time}}}}},'
         )
-    if not out:
-        return "[]"
-    out[-1] = out[-1][:-1]
-    return "[" + "".join(out) + "]"
+    if len(out) > start:
+        out[-1] = out[-1][:-1]
+    out.append("]")
 
 
 def object_parts(fields: dict[str, Any], key: str) -> tuple[str, str]:

@@ -652,7 +652,7 @@ def report_to_text(report: Report, fail_on: str = "error", indent: int | None = 
     try:
         if indent is not None:
             return dumps(report_to_json(report, fail_on), indent=indent)
-        from rmqlb.diagnose._rowtext import object_parts, queue_rows_text  # noqa: PLC0415
+        from rmqlb.diagnose._rowtext import object_parts, write_queue_rows  # noqa: PLC0415
 
         # pieces joined once: a big document is not copied level by level
         parts: list[str] = []
@@ -663,7 +663,9 @@ def report_to_text(report: Report, fail_on: str = "error", indent: int | None = 
             parts += ("," if i else "", group_head, "[")
             for k, t in enumerate(g.topics):
                 topic_head, topic_tail = object_parts(_topic_json(g, t, None), "queues")
-                parts += ("," if k else "", topic_head, queue_rows_text(t.queues), topic_tail)
+                parts += ("," if k else "", topic_head)
+                write_queue_rows(t.queues, parts)
+                parts.append(topic_tail)
             parts += ("]", group_tail)
         parts += ("]", tail)
         return "".join(parts)
