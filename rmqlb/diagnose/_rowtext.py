@@ -18,11 +18,11 @@ test compares the two on every row).
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from json.encoder import encode_basestring
 from typing import Any
 
-from rmqlb.diagnose.report import QueueRow, QueueStatus
+from rmqlb.diagnose.report import QueueRow, QueueStatus, row_fields
 from rmqlb.jsontext import dumps, iso_ms
 
 _quote: Callable[[str], str] = encode_basestring  # json.dumps(s, ensure_ascii=False), in C
@@ -97,14 +97,14 @@ def _time_text(epoch_ms: int) -> str:
     return _text(iso_ms(epoch_ms or None))
 
 
-def queue_rows_text(rows: tuple[QueueRow, ...]) -> str:
+def queue_rows_text(rows: Sequence[QueueRow]) -> str:
     """The JSON array of ``rows`` in the report document (``queues`` of a topic)."""
     out: list[str] = []
     write_queue_rows(rows, out)
     return "".join(out)
 
 
-def write_queue_rows(rows: tuple[QueueRow, ...], out: list[str]) -> None:
+def write_queue_rows(rows: Sequence[QueueRow], out: list[str]) -> None:
     """Append the pieces of the JSON array of ``rows`` to ``out``, for the caller to join
     once with the rest of the document (the array of a big topic is tens of megabytes: no
     copy of it is made on the way).
@@ -120,10 +120,9 @@ def write_queue_rows(rows: tuple[QueueRow, ...], out: list[str]) -> None:
     out.append("[")
     start = len(out)
     append = out.append  # each row followed by ","
-    for r in rows:
-        mq, o, lag, actual, expected = r.queue, r.offset, r.lag, r.actual, r.expected
+    for mq, expected, actual, state, lag, o in row_fields(rows):
         queue_id, broker = mq.queue_id, mq.broker_name
-        status = statuses.get(id(r.status))
+        status = statuses.get(id(state))
         if (
             type(queue_id) is not int
             or (lag is not None and type(lag) is not int)
@@ -132,7 +131,7 @@ def write_queue_rows(rows: tuple[QueueRow, ...], out: list[str]) -> None:
             or (actual is not None and type(actual) is not tuple)
             or status is None
         ):
-            append(_checked_row(r) + ",")
+            append(_checked_row(QueueRow(mq, expected, actual, state, lag, o)) + ",")
             continue
         b = texts.get(broker)
         if b is None:
@@ -162,7 +161,7 @@ def write_queue_rows(rows: tuple[QueueRow, ...], out: list[str]) -> None:
             or type(last) is not int
             or (low is not None and type(low) is not int)
         ):
-            append(_checked_row(r) + ",")
+            append(_checked_row(QueueRow(mq, expected, actual, state, lag, o)) + ",")
             continue
         time = times.get(last)
         if time is None:

@@ -8,12 +8,12 @@ from __future__ import annotations
 
 import gc
 import json
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
 from itertools import repeat
 from operator import attrgetter, is_not
-from typing import Any
+from typing import Any, overload
 
 from rmqlb.errors import ExitCode
 from rmqlb.failon import SEVERITY_RANK, gate
@@ -30,6 +30,17 @@ from rmqlb.snapshot._write import consume_status_json, process_queue_json
 
 REPORT_FORMAT = "rmqlb.report/1"
 _lag_of = attrgetter("lag")
+#: A row's fields in field order (what :meth:`QueueRows.fields` gives per row).
+_row_fields = attrgetter("queue", "expected", "actual", "status", "lag", "offset")
+#: A queue row's fields: queue, expected, actual, status, lag, offset.
+RowFields = tuple[
+    MessageQueue,
+    "str | None",
+    "tuple[str, ...] | None",
+    "QueueStatus",
+    "int | None",
+    "QueueOffset | None",
+]
 
 
 class Severity(StrEnum):
@@ -188,6 +199,107 @@ class QueueRow:
     offset: QueueOffset | None = None
 
 
+class QueueRows(Sequence[QueueRow]):
+    """A topic's queue rows, held as the columns the engine computes (one list per field of
+    :class:`QueueRow`, ``lag``/``offsets`` ``None`` when no row has one).
+
+    The rows are built only when read one by one (a table, a test), once; the JSON document
+    is written from the columns (:meth:`fields`): a topic of 100,000 queues then makes no
+    row object. Equal to the tuple of its rows, and to other rows equal to it.
+    """
+
+    __slots__ = ("_rows", "actual", "expected", "lag", "offsets", "queues", "status")
+
+    def __init__(  # noqa: PLR0917  (one column per field, in field order)
+        self,
+        queues: Sequence[MessageQueue],
+        expected: Sequence[str | None],
+        actual: Sequence[tuple[str, ...] | None],
+        status: Sequence[QueueStatus],
+        lag: Sequence[int | None] | None = None,
+        offsets: Sequence[QueueOffset | None] | None = None,
+    ) -> None:
+        n = len(queues)
+        if not (
+            len(expected) == len(actual) == len(status) == n
+            and (lag is None or len(lag) == n)
+            and (offsets is None or len(offsets) == n)
+        ):
+            raise ValueError("queue row columns of different lengths")
+        self.queues = queues
+        self.expected = expected
+        self.actual = actual
+        self.status = status
+        self.lag = lag
+        self.offsets = offsets
+        self._rows: tuple[QueueRow, ...] | None = None
+
+    def rows(self) -> tuple[QueueRow, ...]:
+        """The rows as objects (built at the first call)."""
+        if self._rows is None:
+            from rmqlb.diagnose._fast import new_rows  # noqa: PLC0415  (imports this module)
+
+            self._rows = tuple(
+                new_rows(
+                    self.queues, self.expected, self.actual, self.status, self.lag, self.offsets
+                )
+            )
+        return self._rows
+
+    def fields(self) -> Iterator[RowFields]:
+        """Each row's fields in field order, read from the columns (no row object)."""
+        n = len(self.queues)
+        return zip(
+            self.queues,
+            self.expected,
+            self.actual,
+            self.status,
+            repeat(None, n) if self.lag is None else self.lag,
+            repeat(None, n) if self.offsets is None else self.offsets,
+            strict=True,
+        )
+
+    def lags(self) -> Sequence[int | None]:
+        """Each row's lag."""
+        return [None] * len(self.queues) if self.lag is None else self.lag
+
+    def __len__(self) -> int:
+        return len(self.queues)
+
+    @overload
+    def __getitem__(self, index: int) -> QueueRow: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> tuple[QueueRow, ...]: ...
+
+    def __getitem__(self, index: int | slice) -> QueueRow | tuple[QueueRow, ...]:
+        return self.rows()[index]
+
+    def __iter__(self) -> Iterator[QueueRow]:
+        return iter(self.rows())
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, QueueRows):
+            return self.rows() == other.rows()
+        if isinstance(other, tuple):
+            return self.rows() == other
+        return NotImplemented
+
+    def __hash__(self) -> int:
+        return hash(self.rows())
+
+    def __repr__(self) -> str:
+        return f"QueueRows({self.rows()!r})"
+
+
+def row_fields(rows: Sequence[QueueRow]) -> Iterator[RowFields]:
+    """Each row's fields in field order; from the columns of :class:`QueueRows` not yet
+    built as objects."""
+    if isinstance(rows, QueueRows) and rows._rows is None:
+        return rows.fields()
+    return map(_row_fields, rows)
+
+
 @dataclass(frozen=True, slots=True)
 class ConsumerRow:
     """One consumer of a topic: expected and actual queue counts (actual ``None``: unknown),
@@ -218,14 +330,15 @@ class TopicReport:
     """The tables of one (group, topic)."""
 
     topic: str
-    queues: tuple[QueueRow, ...]
+    queues: Sequence[QueueRow]  # a tuple, or QueueRows (columns) from the engine
     consumers: tuple[ConsumerRow, ...]
     retry: bool = False
 
     @property
     def lag(self) -> int | None:
         """The topic's total lag (``None``: no offset known)."""
-        lags: list[int | None] = list(map(_lag_of, self.queues))
+        queues = self.queues
+        lags = queues.lags() if isinstance(queues, QueueRows) else list(map(_lag_of, queues))
         if not any(map(is_not, lags, repeat(None))):
             return None
         return sum(filter(None, lags))
