@@ -26,10 +26,12 @@ from rmqlb.model.snapshot import (
     QueueOffset,
     Rebalance,
 )
+from rmqlb.snapshot._fast import consume, setter
 from rmqlb.snapshot._write import consume_status_json, process_queue_json
 
 REPORT_FORMAT = "rmqlb.report/1"
 _lag_of = attrgetter("lag")
+_new = object.__new__
 #: A row's fields in field order (what :meth:`QueueRows.fields` gives per row).
 _row_fields = attrgetter("queue", "expected", "actual", "status", "lag", "offset")
 #: A queue row's fields: queue, expected, actual, status, lag, offset.
@@ -237,8 +239,6 @@ class QueueRows(Sequence[QueueRow]):
     def rows(self) -> tuple[QueueRow, ...]:
         """The rows as objects (built at the first call)."""
         if self._rows is None:
-            from rmqlb.diagnose._fast import new_rows  # noqa: PLC0415  (imports this module)
-
             self._rows = tuple(
                 new_rows(
                     self.queues, self.expected, self.actual, self.status, self.lag, self.offsets
@@ -290,6 +290,40 @@ class QueueRows(Sequence[QueueRow]):
 
     def __repr__(self) -> str:
         return f"QueueRows({self.rows()!r})"
+
+
+_row_queue, _row_expected, _row_actual, _row_status, _row_lag, _row_offset = (
+    setter(QueueRow, name) for name in ("queue", "expected", "actual", "status", "lag", "offset")
+)
+
+
+def new_rows(  # noqa: PLR0917  (one column per field, in field order)
+    queues: Sequence[MessageQueue],
+    expected: Iterable[str | None],
+    actual: Iterable[tuple[str, ...] | None],
+    status: Iterable[QueueStatus],
+    lag: Iterable[int | None] | None,
+    offsets: Iterable[QueueOffset | None] | None = None,
+) -> list[QueueRow]:
+    """``[QueueRow(*fields) for fields in zip(queues, expected, actual, status, lag,
+    offsets)]`` (``lag``/``offsets`` ``None``: ``None`` in every row), column by column: the
+    loops run in C (the slots written through their descriptors, as
+    :mod:`rmqlb.snapshot._fast` does). The columns must be as long as ``queues``.
+
+    >>> q = MessageQueue("T", "broker-a", 3)
+    >>> new_rows([q], ["c1"], [("c1",)], [QueueStatus.ok], None) == [
+    ...     QueueRow(q, "c1", ("c1",), QueueStatus.ok, None)]
+    True
+    """
+    n = len(queues)
+    rows: list[QueueRow] = list(map(_new, repeat(QueueRow, n)))
+    consume(map(_row_queue, rows, queues))
+    consume(map(_row_expected, rows, expected))
+    consume(map(_row_actual, rows, actual))
+    consume(map(_row_status, rows, status))
+    consume(map(_row_lag, rows, repeat(None, n) if lag is None else lag))
+    consume(map(_row_offset, rows, repeat(None, n) if offsets is None else offsets))
+    return rows
 
 
 def row_fields(rows: Sequence[QueueRow]) -> Iterator[RowFields]:
