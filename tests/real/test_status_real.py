@@ -144,7 +144,8 @@ def test_a_typo_is_exit_2_with_did_you_mean(kit: Kit, names: Names, tmp_path: Pa
         assert done.stdout == ""
     assert not out.exists()
     # the real name works, and a group without consumers is not a typo
-    assert kit.explain(group)["_exit"] == 0
+    report = kit.explain(group)
+    assert report["_exit"] == 0, (report["findings"], report["_stderr"])
 
 
 @pytest.mark.versions(*ALL_VERSIONS)
