@@ -259,8 +259,9 @@ _KEY_COLON = b'":'
 _FAST_DEPTH = 64
 
 
-def _scan(text: str) -> bytes:
-    return text.encode("utf-8", "surrogatepass").translate(_SCAN)
+def _scan(text: str, utf8: bytes | None = None) -> bytes:
+    """The byte translation of ``text``, from ``utf8`` when given (its UTF-8 bytes)."""
+    return (text.encode("utf-8", "surrogatepass") if utf8 is None else utf8).translate(_SCAN)
 
 
 def _has_long_digits(text: str) -> bool:
@@ -305,8 +306,9 @@ def _unique_object(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     return obj
 
 
-def parse_json(text: str) -> Any:
+def parse_json(text: str, utf8: bytes | None = None) -> Any:
     """Decode one JSON text by the rules of :func:`load_json`; raises :class:`JsonError`.
+    ``utf8``: the text's UTF-8 bytes, when the caller decoded it from them (not made again).
 
     >>> parse_json('{"a": [1, 2.5, null]}')
     {'a': [1, 2.5, None]}
@@ -315,8 +317,9 @@ def parse_json(text: str) -> Any:
     ...
     rmqlb.fileio.JsonError: duplicate key 'a' in an object
     """
-    scanned = _scan(text)
-    value = _decode_big(text) if len(text) >= _BIG_TEXT and _LONG_DIGITS not in scanned else None
+    scanned = _scan(text, utf8)
+    long_digits = _LONG_DIGITS in scanned  # searched once: a big text takes ~10 ms
+    value = _decode_big(text) if len(text) >= _BIG_TEXT and not long_digits else None
     if value is None:
         value = _decode(text, None)
     # No duplicate key when the decoded objects hold as many entries as the text has key
@@ -326,7 +329,7 @@ def parse_json(text: str) -> Any:
         value = _decode(text, _unique_object)
     if _SURROGATE_ESCAPE.search(text) is not None:
         _check_surrogates(value)
-    if _LONG_DIGITS in scanned:
+    if long_digits:
         _check_longs(value)
     return value
 
@@ -418,11 +421,16 @@ def load_json(data: bytes | str, name: str) -> Any:
     ...
     rmqlb.errors.InputError: f.json: invalid JSON: duplicate key 'a' in an object
     """
-    text = decode_text(data, name) if isinstance(data, bytes) else data.removeprefix("\ufeff")
+    utf8: bytes | None = None
+    if isinstance(data, bytes):
+        text = decode_text(data, name)
+        utf8 = data.removeprefix(_BOM)  # what text is, strictly decoded: no re-encoding
+    else:
+        text = data.removeprefix("\ufeff")
     if not text or text.isspace():
         raise InputError(f"{name}: empty file, expected a JSON document")
     try:
-        return parse_json(text)
+        return parse_json(text, utf8)
     except JsonError as exc:
         raise InputError(f"{name}: invalid JSON: {exc}") from None
 

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import json
 import re
+import sys
 from datetime import UTC, datetime
 from functools import lru_cache
 from typing import Any
@@ -30,8 +31,9 @@ SMALL_DOCUMENT = 200_000
 
 
 def dumps(document: Any, indent: int | None = None) -> str:
-    """``document`` as JSON text, the way pydantic-core's ``to_json`` writes it."""
-    if _small(document):
+    """``document`` as JSON text, the way pydantic-core's ``to_json`` writes it (by it
+    whenever it is imported already, e.g. to read a big snapshot)."""
+    if "pydantic_core" not in sys.modules and _small(document):
         text = _standard(document, indent)
         if text is not None:
             return text

@@ -18,11 +18,11 @@ test compares the two on every row).
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from json.encoder import encode_basestring
 from typing import Any
 
-from rmqlb.diagnose.report import QueueRow, QueueStatus
+from rmqlb.diagnose.report import QueueRow, QueueStatus, row_fields
 from rmqlb.jsontext import dumps, iso_ms
 
 _quote: Callable[[str], str] = encode_basestring  # json.dumps(s, ensure_ascii=False), in C
@@ -97,8 +97,17 @@ def _time_text(epoch_ms: int) -> str:
     return _text(iso_ms(epoch_ms or None))
 
 
-def queue_rows_text(rows: tuple[QueueRow, ...]) -> str:
-    """The JSON array of ``rows`` in the report document (``queues`` of a topic).
+def queue_rows_text(rows: Sequence[QueueRow]) -> str:
+    """The JSON array of ``rows`` in the report document (``queues`` of a topic)."""
+    out: list[str] = []
+    write_queue_rows(rows, out)
+    return "".join(out)
+
+
+def write_queue_rows(rows: Sequence[QueueRow], out: list[str]) -> None:
+    """Append the pieces of the JSON array of ``rows`` to ``out``, for the caller to join
+    once with the rest of the document (the array of a big topic is tens of megabytes: no
+    copy of it is made on the way).
 
     A row of the model's types is one f-string: :func:`_row` with :func:`_offsets` (or null)
     inlined, integers formatted in it, the other values' texts made once per distinct value;
@@ -108,12 +117,12 @@ def queue_rows_text(rows: tuple[QueueRow, ...]) -> str:
     times: dict[int, str] = {}
     statuses = _STATUS_TEXTS
     committed_text, min_text = _FROM_COMMITTED, _FROM_MIN
-    out: list[str] = []  # each row followed by ","
-    append = out.append
-    for r in rows:
-        mq, o, lag, actual, expected = r.queue, r.offset, r.lag, r.actual, r.expected
+    out.append("[")
+    start = len(out)
+    append = out.append  # each row followed by ","
+    for mq, expected, actual, state, lag, o in row_fields(rows):
         queue_id, broker = mq.queue_id, mq.broker_name
-        status = statuses.get(id(r.status))
+        status = statuses.get(id(state))
         if (
             type(queue_id) is not int
             or (lag is not None and type(lag) is not int)
@@ -122,7 +131,7 @@ def queue_rows_text(rows: tuple[QueueRow, ...]) -> str:
             or (actual is not None and type(actual) is not tuple)
             or status is None
         ):
-            append(_checked_row(r) + ",")
+            append(_checked_row(QueueRow(mq, expected, actual, state, lag, o)) + ",")
             continue
         b = texts.get(broker)
         if b is None:
@@ -152,7 +161,7 @@ def queue_rows_text(rows: tuple[QueueRow, ...]) -> str:
             or type(last) is not int
             or (low is not None and type(low) is not int)
         ):
-            append(_checked_row(r) + ",")
+            append(_checked_row(QueueRow(mq, expected, actual, state, lag, o)) + ",")
             continue
         time = times.get(last)
         if time is None:
@@ -168,10 +177,9 @@ def queue_rows_text(rows: tuple[QueueRow, ...]) -> str:
             f'"status":{status},"lag":{g},"offsets":{{"max":{high},"committed":{c},'
             f'"min":{n},"lagFrom":{f},"lastConsumed":{time}}}}},'
         )
-    if not out:
-        return "[]"
-    out[-1] = out[-1][:-1]
-    return "[" + "".join(out) + "]"
+    if len(out) > start:
+        out[-1] = out[-1][:-1]
+    out.append("]")
 
 
 def object_parts(fields: dict[str, Any], key: str) -> tuple[str, str]:

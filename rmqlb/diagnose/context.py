@@ -16,7 +16,7 @@ allocation exactly once, over the whole group, as every Java client would:
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from enum import StrEnum
 from itertools import compress, repeat
@@ -463,6 +463,7 @@ class TopicContext:
       for the topic at all); ``offsets[i]`` the offset it comes from.
     - ``held_index[k]``: the positions in ``mq_all`` of ``actual[k]``, in order (``None``
       when unknown or when some held queue is outside ``mq_all``).
+    - :meth:`exact`: per consumer, whether it holds exactly its expected queues.
     """
 
     g: GroupContext
@@ -484,6 +485,20 @@ class TopicContext:
     held_index: list[list[int] | None]
     offsets: list[QueueOffset | None] | None = None
     broker_side: BrokerSide | None = None
+    exact_by_consumer: list[bool] | None = field(default=None, init=False, repr=False)
+
+    def exact(self) -> list[bool]:
+        """Per consumer (``g.consumers`` order): whether it holds exactly the queues the
+        strategy gives it (``False`` when its holdings or the expected allocation are not
+        known); computed once for the rules that ask (:func:`holds_expected`)."""
+        if self.exact_by_consumer is None:
+            expected = self.expected
+            self.exact_by_consumer = [
+                expected is not None
+                and holds_expected(self, c.client_id, index, len(expected.get(c.client_id, ())))
+                for c, index in zip(self.g.consumers, self.held_index, strict=True)
+            ]
+        return self.exact_by_consumer
 
     @property
     def shared(self) -> bool:

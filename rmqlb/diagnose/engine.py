@@ -20,7 +20,7 @@ from itertools import compress, repeat
 from operator import is_, ne
 from typing import cast
 
-from rmqlb.diagnose._fast import new_consumer_row, new_rows
+from rmqlb.diagnose._fast import new_consumer_row
 from rmqlb.diagnose.causes import arrange, link_causes, same_fix_of
 from rmqlb.diagnose.context import (
     DiagnoseOptions,
@@ -36,7 +36,7 @@ from rmqlb.diagnose.report import (
     Finding,
     GroupReport,
     InferenceStatus,
-    QueueRow,
+    QueueRows,
     QueueStatus,
     Report,
     TopicReport,
@@ -52,12 +52,13 @@ from rmqlb.snapshot._fast import gc_paused
 __all__ = ["DiagnoseOptions", "diagnose", "record_inferred"]
 
 
-def _queue_rows(ctx: TopicContext) -> tuple[QueueRow, ...]:
-    """One row per queue of ``mq_all`` (then the held queues outside it).
+def _queue_rows(ctx: TopicContext) -> QueueRows:
+    """One row per queue of ``mq_all`` (then the held queues outside it), as columns.
 
     Most rows of a big topic are held by exactly their expected consumer: those columns are
     built in C (``zip(holder)`` gives the 1-tuples) and only the other rows run the full
-    decision in Python.
+    decision in Python. The context's own lists (``mq_all``, ``owner``, lags, offsets) are
+    the other columns: nothing changes them once built.
     """
     mq_all = ctx.mq_all
     owner = ctx.owner
@@ -107,11 +108,23 @@ def _queue_rows(ctx: TopicContext) -> tuple[QueueRow, ...]:
             status = ok if (broadcasting or not check or first == expected) else moved
         actual_col[i] = actual
         status_col[i] = status
-    rows = new_rows(mq_all, owner, actual_col, status_col, ctx.lag, ctx.offsets)
+    if not ctx.extra:
+        return QueueRows(mq_all, owner, actual_col, status_col, ctx.lag, ctx.offsets)
+    queues, expected_col = [*mq_all], [*owner]
     for mq, held in ctx.extra.items():
-        status = duplicate if len(held) > 1 and not broadcasting else moved
-        rows.append(QueueRow(mq, None, tuple(held), status, None))
-    return tuple(rows)
+        queues.append(mq)
+        expected_col.append(None)
+        actual_col.append(tuple(held))
+        status_col.append(duplicate if len(held) > 1 and not broadcasting else moved)
+    more_rows = [None] * len(ctx.extra)
+    return QueueRows(
+        queues,
+        expected_col,
+        actual_col,
+        status_col,
+        None if ctx.lag is None else [*ctx.lag, *more_rows],
+        None if ctx.offsets is None else [*ctx.offsets, *more_rows],
+    )
 
 
 def _consumer_rows(ctx: TopicContext) -> tuple[ConsumerRow, ...]:

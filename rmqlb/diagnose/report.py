@@ -8,12 +8,12 @@ from __future__ import annotations
 
 import gc
 import json
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
 from itertools import repeat
 from operator import attrgetter, is_not
-from typing import Any
+from typing import Any, overload
 
 from rmqlb.errors import ExitCode
 from rmqlb.failon import SEVERITY_RANK, gate
@@ -26,10 +26,23 @@ from rmqlb.model.snapshot import (
     QueueOffset,
     Rebalance,
 )
+from rmqlb.snapshot._fast import consume, setter
 from rmqlb.snapshot._write import consume_status_json, process_queue_json
 
 REPORT_FORMAT = "rmqlb.report/1"
 _lag_of = attrgetter("lag")
+_new = object.__new__
+#: A row's fields in field order (what :meth:`QueueRows.fields` gives per row).
+_row_fields = attrgetter("queue", "expected", "actual", "status", "lag", "offset")
+#: A queue row's fields: queue, expected, actual, status, lag, offset.
+RowFields = tuple[
+    MessageQueue,
+    "str | None",
+    "tuple[str, ...] | None",
+    "QueueStatus",
+    "int | None",
+    "QueueOffset | None",
+]
 
 
 class Severity(StrEnum):
@@ -188,6 +201,139 @@ class QueueRow:
     offset: QueueOffset | None = None
 
 
+class QueueRows(Sequence[QueueRow]):
+    """A topic's queue rows, held as the columns the engine computes (one list per field of
+    :class:`QueueRow`, ``lag``/``offsets`` ``None`` when no row has one).
+
+    The rows are built only when read one by one (a table, a test), once; the JSON document
+    is written from the columns (:meth:`fields`): a topic of 100,000 queues then makes no
+    row object. Equal to the tuple of its rows, and to other rows equal to it.
+    """
+
+    __slots__ = ("_rows", "actual", "expected", "lag", "offsets", "queues", "status")
+
+    def __init__(  # noqa: PLR0917  (one column per field, in field order)
+        self,
+        queues: Sequence[MessageQueue],
+        expected: Sequence[str | None],
+        actual: Sequence[tuple[str, ...] | None],
+        status: Sequence[QueueStatus],
+        lag: Sequence[int | None] | None = None,
+        offsets: Sequence[QueueOffset | None] | None = None,
+    ) -> None:
+        n = len(queues)
+        if not (
+            len(expected) == len(actual) == len(status) == n
+            and (lag is None or len(lag) == n)
+            and (offsets is None or len(offsets) == n)
+        ):
+            raise ValueError("queue row columns of different lengths")
+        self.queues = queues
+        self.expected = expected
+        self.actual = actual
+        self.status = status
+        self.lag = lag
+        self.offsets = offsets
+        self._rows: tuple[QueueRow, ...] | None = None
+
+    def rows(self) -> tuple[QueueRow, ...]:
+        """The rows as objects (built at the first call)."""
+        if self._rows is None:
+            self._rows = tuple(
+                new_rows(
+                    self.queues, self.expected, self.actual, self.status, self.lag, self.offsets
+                )
+            )
+        return self._rows
+
+    def fields(self) -> Iterator[RowFields]:
+        """Each row's fields in field order, read from the columns (no row object)."""
+        n = len(self.queues)
+        return zip(
+            self.queues,
+            self.expected,
+            self.actual,
+            self.status,
+            repeat(None, n) if self.lag is None else self.lag,
+            repeat(None, n) if self.offsets is None else self.offsets,
+            strict=True,
+        )
+
+    def lags(self) -> Sequence[int | None]:
+        """Each row's lag."""
+        return [None] * len(self.queues) if self.lag is None else self.lag
+
+    def __len__(self) -> int:
+        return len(self.queues)
+
+    @overload
+    def __getitem__(self, index: int) -> QueueRow: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> tuple[QueueRow, ...]: ...
+
+    def __getitem__(self, index: int | slice) -> QueueRow | tuple[QueueRow, ...]:
+        return self.rows()[index]
+
+    def __iter__(self) -> Iterator[QueueRow]:
+        return iter(self.rows())
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, QueueRows):
+            return self.rows() == other.rows()
+        if isinstance(other, tuple):
+            return self.rows() == other
+        return NotImplemented
+
+    def __hash__(self) -> int:
+        return hash(self.rows())
+
+    def __repr__(self) -> str:
+        return f"QueueRows({self.rows()!r})"
+
+
+_row_queue, _row_expected, _row_actual, _row_status, _row_lag, _row_offset = (
+    setter(QueueRow, name) for name in ("queue", "expected", "actual", "status", "lag", "offset")
+)
+
+
+def new_rows(  # noqa: PLR0917  (one column per field, in field order)
+    queues: Sequence[MessageQueue],
+    expected: Iterable[str | None],
+    actual: Iterable[tuple[str, ...] | None],
+    status: Iterable[QueueStatus],
+    lag: Iterable[int | None] | None,
+    offsets: Iterable[QueueOffset | None] | None = None,
+) -> list[QueueRow]:
+    """``[QueueRow(*fields) for fields in zip(queues, expected, actual, status, lag,
+    offsets)]`` (``lag``/``offsets`` ``None``: ``None`` in every row), column by column: the
+    loops run in C (the slots written through their descriptors, as
+    :mod:`rmqlb.snapshot._fast` does). The columns must be as long as ``queues``.
+
+    >>> q = MessageQueue("T", "broker-a", 3)
+    >>> new_rows([q], ["c1"], [("c1",)], [QueueStatus.ok], None) == [
+    ...     QueueRow(q, "c1", ("c1",), QueueStatus.ok, None)]
+    True
+    """
+    n = len(queues)
+    rows: list[QueueRow] = list(map(_new, repeat(QueueRow, n)))
+    consume(map(_row_queue, rows, queues))
+    consume(map(_row_expected, rows, expected))
+    consume(map(_row_actual, rows, actual))
+    consume(map(_row_status, rows, status))
+    consume(map(_row_lag, rows, repeat(None, n) if lag is None else lag))
+    consume(map(_row_offset, rows, repeat(None, n) if offsets is None else offsets))
+    return rows
+
+
+def row_fields(rows: Sequence[QueueRow]) -> Iterator[RowFields]:
+    """Each row's fields in field order; from the columns of :class:`QueueRows` not yet
+    built as objects."""
+    if isinstance(rows, QueueRows) and rows._rows is None:
+        return rows.fields()
+    return map(_row_fields, rows)
+
+
 @dataclass(frozen=True, slots=True)
 class ConsumerRow:
     """One consumer of a topic: expected and actual queue counts (actual ``None``: unknown),
@@ -218,14 +364,15 @@ class TopicReport:
     """The tables of one (group, topic)."""
 
     topic: str
-    queues: tuple[QueueRow, ...]
+    queues: Sequence[QueueRow]  # a tuple, or QueueRows (columns) from the engine
     consumers: tuple[ConsumerRow, ...]
     retry: bool = False
 
     @property
     def lag(self) -> int | None:
         """The topic's total lag (``None``: no offset known)."""
-        lags: list[int | None] = list(map(_lag_of, self.queues))
+        queues = self.queues
+        lags = queues.lags() if isinstance(queues, QueueRows) else list(map(_lag_of, queues))
         if not any(map(is_not, lags, repeat(None))):
             return None
         return sum(filter(None, lags))
@@ -652,7 +799,7 @@ def report_to_text(report: Report, fail_on: str = "error", indent: int | None = 
     try:
         if indent is not None:
             return dumps(report_to_json(report, fail_on), indent=indent)
-        from rmqlb.diagnose._rowtext import object_parts, queue_rows_text  # noqa: PLC0415
+        from rmqlb.diagnose._rowtext import object_parts, write_queue_rows  # noqa: PLC0415
 
         # pieces joined once: a big document is not copied level by level
         parts: list[str] = []
@@ -663,7 +810,9 @@ def report_to_text(report: Report, fail_on: str = "error", indent: int | None = 
             parts += ("," if i else "", group_head, "[")
             for k, t in enumerate(g.topics):
                 topic_head, topic_tail = object_parts(_topic_json(g, t, None), "queues")
-                parts += ("," if k else "", topic_head, queue_rows_text(t.queues), topic_tail)
+                parts += ("," if k else "", topic_head)
+                write_queue_rows(t.queues, parts)
+                parts.append(topic_tail)
             parts += ("]", group_tail)
         parts += ("]", tail)
         return "".join(parts)

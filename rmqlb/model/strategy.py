@@ -206,6 +206,8 @@ def same_algorithm(a: StrategySpec, b: StrategySpec) -> bool:
     """Whether two specs may allocate identically: equal, or the same strategy where one's
     parameters are unknown (a client's report cannot contradict them). CONFIG lists are per
     client, so they are ignored."""
+    if a is b:  # consumers share one spec object per distinct strategy (the loader's cache)
+        return True
     if isinstance(a, Config) and isinstance(b, Config):
         return True
     if a.name == b.name and Params.UNKNOWN in (params_of(a), params_of(b)):

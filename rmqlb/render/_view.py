@@ -60,7 +60,7 @@ def queue_view(group: str, topic: TopicReport, options: RenderOptions) -> QueueV
     (and rows that changed since the last poll) only."""
     show_lag = any(r.lag is not None for r in topic.queues)
     if options.all_queues or len(topic.queues) <= options.large_topic:
-        rows = topic.queues
+        rows = tuple(topic.queues)
     else:
         rows = tuple(
             r

@@ -16,7 +16,8 @@ True
 from __future__ import annotations
 
 import gc
-from collections.abc import Callable, Iterator, Mapping
+from collections import deque
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from typing import Any
 
@@ -32,6 +33,9 @@ from rmqlb.model.snapshot import (
 from rmqlb.model.strategy import StrategySpec
 
 _new = object.__new__
+_sink: deque[object] = deque(maxlen=0)
+#: Run an iterator to its end, keeping nothing (a ``map`` of slot setters over a column).
+consume: Callable[[Iterable[object]], None] = _sink.extend
 
 
 def setter(cls: type, name: str) -> Callable[[Any, Any], None]:

@@ -87,23 +87,6 @@ def _duplicates(ctx: TopicContext) -> list[Finding]:
     ]
 
 
-def _differs(ctx: TopicContext, cid: str, index: list[int] | None, want: int) -> bool:
-    """Whether ``cid`` holds anything but exactly its expected queues, from the positions
-    of its held queues in ``mq_all`` (``None``: some are outside it); no hashing of queues:
-    ``owner`` says who should hold each position."""
-    if index is None or len(index) != want:
-        return True
-    if not index:
-        return False
-    owner = ctx.owner
-    lo, hi = index[0], index[-1]
-    if hi - lo + 1 == want and index == list(range(lo, hi + 1)):  # one block, as AVG gives
-        return owner[lo : hi + 1] != [cid] * want
-    if len(set(index)) != want:
-        return True
-    return any(owner[i] != cid for i in index)
-
-
 def _mismatches(ctx: TopicContext) -> list[Finding]:
     g = ctx.g
     expected = ctx.expected
@@ -113,13 +96,13 @@ def _mismatches(ctx: TopicContext) -> list[Finding]:
     details: list[str] = []
     queues: set[MessageQueue] = set()
     compared = 0
-    for c, held, index in zip(g.consumers, ctx.actual, ctx.held_index, strict=True):
+    for c, held, exact in zip(g.consumers, ctx.actual, ctx.exact(), strict=True):
         if held is None:
             continue
         compared += 1
         cid = c.client_id
         want = expected.get(cid, []) if cid in ctx.subscribers else []
-        if cid in ctx.subscribers and not _differs(ctx, cid, index, len(want)):
+        if cid in ctx.subscribers and exact:
             continue
         have_set, want_set = set(held), set(want)
         extra, missing = have_set - want_set, want_set - have_set

@@ -40,7 +40,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 
 from rmqlb.allocate import allocate_for, validate
-from rmqlb.diagnose.context import GroupContext, Mode, TopicContext, broker_addr, holds_expected
+from rmqlb.diagnose.context import GroupContext, Mode, TopicContext, broker_addr
 from rmqlb.diagnose.report import Code, Finding, Severity
 from rmqlb.diagnose.rules._text import duration_text, id_text, queue_text
 from rmqlb.errors import AllocationError, InputError
@@ -281,12 +281,12 @@ def mismatching(ctx: TopicContext) -> dict[str, frozenset[MessageQueue]]:
     if expected is None:
         return out
     broker = ctx.broker_side.clients if ctx.broker_side is not None else ()
-    for c, held, index in zip(ctx.g.consumers, ctx.actual, ctx.held_index, strict=True):
+    for c, held, exact in zip(ctx.g.consumers, ctx.actual, ctx.exact(), strict=True):
         cid = c.client_id
         if held is None or cid in out or cid not in ctx.subscribers or cid in broker:
             continue  # (a client the broker balances does not allocate from its own inputs)
         want = expected.get(cid, ())
-        if holds_expected(ctx, cid, index, len(want)) or set(held) == set(want):
+        if exact or set(held) == set(want):
             continue
         out[cid] = frozenset(held)
     return out

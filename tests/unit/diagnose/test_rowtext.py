@@ -15,6 +15,7 @@ from rmqlb.diagnose import diagnose
 from rmqlb.diagnose._rowtext import _checked_row, queue_rows_text
 from rmqlb.diagnose.report import (
     QueueRow,
+    QueueRows,
     QueueStatus,
     Report,
     _document_json,
@@ -124,3 +125,38 @@ def test_a_value_of_another_type_is_written_as_its_json() -> None:
     plain = QueueRow(MessageQueue("T", "b", 1), None, None, QueueStatus.unknown, None, offset)
     rows = (odd, plain)
     assert queue_rows_text(rows) == to_json([_row_object(r) for r in rows]).decode()
+
+
+def _columns(rows: list[QueueRow]) -> QueueRows:
+    """``rows`` held as columns, as the engine hands them over."""
+    return QueueRows(
+        [r.queue for r in rows],
+        [r.expected for r in rows],
+        [r.actual for r in rows],
+        [r.status for r in rows],
+        [r.lag for r in rows],
+        [r.offset for r in rows],
+    )
+
+
+@settings(deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(_rows(), max_size=6))
+def test_rows_held_as_columns_are_the_rows(rows: list[QueueRow]) -> None:
+    """Written from the columns or from the rows built of them, one text; equal to the
+    tuple of the rows either way round, with its hash, length and items."""
+    held = _columns(rows)
+    text = queue_rows_text(held)  # from the columns: no row built yet
+    assert held == tuple(rows) and tuple(rows) == held and held == _columns(rows)
+    assert hash(held) == hash(tuple(rows)) and len(held) == len(rows)
+    assert list(held) == rows and held[:] == tuple(rows)
+    assert text == queue_rows_text(held) == queue_rows_text(tuple(rows))  # now from the rows
+    assert [r.lag for r in rows] == list(held.lags())
+
+
+def test_rows_without_lag_or_offsets_hold_none() -> None:
+    mq = MessageQueue("T", "b", 0)
+    held = QueueRows([mq], ["c1"], [("c1",)], [QueueStatus.ok])
+    assert held == (QueueRow(mq, "c1", ("c1",), QueueStatus.ok),)
+    assert list(held.lags()) == [None] and held[0].offset is None
+    with pytest.raises(ValueError, match="different lengths"):
+        QueueRows([mq], [], [], [])

@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 from pydantic_core import to_json
 
+from rmqlb import jsontext
 from rmqlb.diagnose import diagnose, report_to_json
 from rmqlb.diagnose.status import status, status_to_json
 from rmqlb.jsontext import SMALL_DOCUMENT, _small, _standard, dumps
@@ -63,3 +64,15 @@ def test_big_documents_go_through_pydantic_core() -> None:
     doc = {"rows": [{"q": i} for i in range(SMALL_DOCUMENT)]}
     assert not _small(doc)
     assert json.loads(dumps(doc)) == doc
+
+
+def test_pydantic_core_writes_when_imported_already(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Its import is what made the standard library worth it: once paid (a big snapshot was
+    read with it), it writes every document, small ones too."""
+
+    def unused(document: object, indent: int | None) -> str | None:
+        raise AssertionError("the standard library wrote a document")
+
+    monkeypatch.setattr(jsontext, "_standard", unused)
+    doc = {"a": [1, 2.5], "b": "é"}
+    assert dumps(doc) == to_json(doc).decode()

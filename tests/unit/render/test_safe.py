@@ -9,7 +9,16 @@ from dataclasses import dataclass, field
 from hypothesis import given
 from hypothesis import strategies as st
 
-from rmqlb.diagnose.report import Code, Finding, GroupReport, Report, Severity
+from rmqlb.diagnose.report import (
+    Code,
+    Finding,
+    GroupReport,
+    QueueRow,
+    QueueRows,
+    QueueStatus,
+    Report,
+    Severity,
+)
 from rmqlb.model.queue import MessageQueue
 from rmqlb.render.safe import escape_controls, escape_json_controls, safe
 
@@ -81,3 +90,20 @@ def test_safe_walks_reports_enums_sets_and_queues() -> None:
     shown_finding = shown["report"].findings[0]
     assert shown_finding.code is Code.IDLE_CONSUMER and shown_finding.severity is Severity.warning
     assert (shown_finding.group, shown_finding.consumers) == ("G\\x07", ("c\\x1b",))
+
+
+def test_queue_rows_held_as_columns_are_walked() -> None:
+    """The engine's queue rows (columns, not a tuple) are escaped like a tuple of rows."""
+    clean = QueueRow(MessageQueue("T", "broker-a", 0), "c1", ("c1",), QueueStatus.ok, 3)
+    bad = MessageQueue("T", "b\x9b31m", 1)
+    rows = QueueRows(
+        [clean.queue, bad], ["c1", "c\x1b"], [("c1",), None], [QueueStatus.ok] * 2, [3, None]
+    )
+    escaped = safe(rows)
+    assert escaped == (
+        clean,
+        QueueRow(MessageQueue("T", "b\\x9b31m", 1), "c\\x1b", None, QueueStatus.ok, None),
+    )
+    assert escaped[0] is rows[0]  # a clean row is kept as it is
+    clean_rows = QueueRows([clean.queue], ["c1"], [("c1",)], [QueueStatus.ok], [3])
+    assert safe(clean_rows) is clean_rows

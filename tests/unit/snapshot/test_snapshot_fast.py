@@ -7,8 +7,8 @@ import gc
 
 import pytest
 
-from rmqlb.diagnose._fast import new_consumer_row, new_rows
-from rmqlb.diagnose.report import ConsumerRow, QueueRow, QueueStatus
+from rmqlb.diagnose._fast import new_consumer_row
+from rmqlb.diagnose.report import ConsumerRow, QueueRow, QueueStatus, new_rows
 from rmqlb.model import MessageQueue, QueueOffset
 from rmqlb.model.snapshot import (
     Consumer,
