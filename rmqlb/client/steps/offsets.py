@@ -7,6 +7,12 @@ a broker asked for a group's consume stats without a topic scans that whole tabl
 the group's topics (``whichTopicByConsumer``), so a capture of every group costs the brokers
 time quadratic in their groups. Knowing the topics, rmqlb asks per topic instead, and asks
 nothing of a broker that holds no offsets of the group (it would answer with empty stats).
+
+Not asked: GET_BROKER_CONSUME_STATS (317), every group's stats in one answer. The broker
+builds it with that same scan of its offset table for every group it has a config of: on a
+4.9.8 broker of 1,000 groups one such request took it 0.40-0.57 s, against 37-61 ms for the
+1,000 per-topic requests sent together, and ``status`` was slower with it. It also lists a
+topic's write queues where GET_CONSUME_STATS lists its read queues.
 """
 
 from __future__ import annotations
