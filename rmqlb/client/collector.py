@@ -150,17 +150,14 @@ class Slots:
             await waiter
         except asyncio.CancelledError:
             if waiter.done() and not waiter.cancelled():
-                self._release()  # the slot was handed over already: pass it on
+                self.release()  # the slot was handed over already: pass it on
             raise
 
     async def __aexit__(self, *exc: object) -> None:
-        self._release()
+        self.release()
 
     def release(self) -> None:
         """Give the slot held back (to the next in line)."""
-        self._release()
-
-    def _release(self) -> None:
         while self._waiters:
             waiter = self._waiters.popleft()
             if not waiter.done():

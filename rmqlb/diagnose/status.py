@@ -415,9 +415,7 @@ def group_status(
         findings=tuple(worst_first(findings)),
         errors=errors,
         stranded_topics=by_topic,
-        versions=tuple(sorted({c.version for c in consumers if c.version is not None}))
-        if consumers
-        else (),
+        versions=tuple(sorted({c.version for c in consumers if c.version is not None})),
         last_consumed_ms=last_consumed,
     )
 
@@ -507,15 +505,15 @@ def status(
 # ----- the JSON contract -------------------------------------------------------------------
 
 
+_SEVERITIES = tuple(s.value for s in Severity)
+
+
 def severity_counts(findings: Sequence[Finding]) -> dict[str, int]:
     """How many findings of each severity: ``{"error": 2, "warning": 1, "info": 0}``."""
     counts = dict.fromkeys(_SEVERITIES, 0)
     for f in findings:
         counts[f.severity] += 1  # a member is its value: the same key
     return counts
-
-
-_SEVERITIES = tuple(s.value for s in Severity)
 
 
 def _error_json(e: CaptureError) -> dict[str, Any]:
