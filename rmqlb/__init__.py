@@ -10,6 +10,10 @@ The pure core is importable without any I/O:
 {'c1': [0, 1], 'c2': [2]}
 """
 
+from rmqlb._deferred import defer_dataclass_methods
+
+defer_dataclass_methods()  # before any module of the package makes a dataclass
+
 __version__ = "0.1.0"
 
 __all__ = ["__version__"]

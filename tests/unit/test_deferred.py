@@ -1,0 +1,181 @@
+"""rmqlb's dataclass methods compiled on first call (``rmqlb._deferred``): the same methods,
+in their class's place after that call, and nobody else's classes touched."""
+
+from __future__ import annotations
+
+import copy
+import dataclasses
+import inspect
+import pickle
+import subprocess
+import sys
+import types
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+from rmqlb import _deferred
+
+_SOURCE = '''
+from __future__ import annotations
+from dataclasses import dataclass, field
+
+
+@dataclass(frozen=True, slots=True)
+class Frozen:
+    """A frozen record."""
+
+    name: str
+    count: int = 0
+    tags: tuple[str, ...] = ()
+    hidden: int = field(default=0, compare=False, repr=False)
+
+
+@dataclass(frozen=True, slots=True, order=True)
+class Ordered:
+    """Ordered by its fields."""
+
+    major: int
+    minor: int = 0
+
+
+@dataclass(slots=True)
+class Mutable:
+    """Mutable, with a default factory and a post-init."""
+
+    items: list[int] = field(default_factory=list)
+    size: int = -1
+
+    def __post_init__(self) -> None:
+        self.size = len(self.items)
+
+
+@dataclass(frozen=True)
+class Base:
+    """A base record."""
+
+    a: int
+
+
+@dataclass(frozen=True)
+class Derived(Base):
+    """A derived record."""
+
+    b: int = 2
+
+
+@dataclass
+class Selfish:
+    """A field named self."""
+
+    self: int
+'''
+
+
+def _module(name: str) -> types.ModuleType:
+    """The classes above, defined in a fresh module named ``name``."""
+    module = types.ModuleType(name)
+    sys.modules[name] = module
+    try:
+        exec(compile(_SOURCE, f"<{name}>", "exec"), module.__dict__)
+    except BaseException:
+        del sys.modules[name]
+        raise
+    return module
+
+
+@pytest.fixture
+def ours() -> Iterator[types.ModuleType]:
+    yield _module("rmqlb._deferred_probe")
+    del sys.modules["rmqlb._deferred_probe"]
+
+
+@pytest.fixture
+def eager() -> Iterator[types.ModuleType]:
+    yield _module("deferred_probe_elsewhere")
+    del sys.modules["deferred_probe_elsewhere"]
+
+
+def _is_stub(cls: type, name: str) -> bool:
+    return inspect.signature(cls.__dict__[name]).parameters.keys() >= {"rest", "named"}
+
+
+def test_active_for_the_package() -> None:
+    create_fn = dataclasses._create_fn  # type: ignore[attr-defined]
+    assert getattr(create_fn, "deferring", False)
+    _deferred.defer_dataclass_methods()  # twice: still one layer
+    assert dataclasses._create_fn is create_fn  # type: ignore[attr-defined]
+
+
+def test_methods_wait_for_their_first_call(ours: types.ModuleType) -> None:
+    frozen = ours.Frozen
+    for name in ("__init__", "__repr__", "__eq__", "__setattr__", "__delattr__"):
+        assert name in frozen.__dict__
+    assert _is_stub(frozen, "__init__")
+    assert _is_stub(frozen, "__eq__")
+    assert _is_stub(frozen, "__hash__")
+    record = frozen("a", 1)
+    assert not _is_stub(frozen, "__init__")  # compiled and in the class's place
+    assert list(inspect.signature(frozen).parameters) == ["name", "count", "tags", "hidden"]
+    assert frozen.__init__.__qualname__ == "Frozen.__init__"
+    assert _is_stub(frozen, "__eq__")  # not called yet
+    assert record == frozen("a", 1)
+    assert not _is_stub(frozen, "__eq__")
+    hash(record)
+    assert not _is_stub(frozen, "__hash__")
+
+
+def test_other_packages_classes_are_compiled_at_once(eager: types.ModuleType) -> None:
+    for name in ("__init__", "__eq__", "__hash__", "__setattr__"):
+        assert not _is_stub(eager.Frozen, name)
+
+
+def _behaviour(m: types.ModuleType) -> list[Any]:
+    """Everything the classes do, as texts."""
+    out: list[Any] = []
+    f = m.Frozen("q", 3, ("x",), hidden=9)
+    out += [
+        repr(f),
+        f == m.Frozen("q", 3, ("x",)),
+        f != m.Frozen("q", 4),
+        hash(f) == hash(m.Frozen("q", 3, ("x",), 1)),
+    ]
+    out += [f == ("q", 3), dataclasses.replace(f, count=5), dataclasses.astuple(f)]
+    for mutate in (lambda: setattr(f, "count", 1), lambda: delattr(f, "name")):
+        with pytest.raises(dataclasses.FrozenInstanceError) as err:
+            mutate()
+        out.append(str(err.value))
+    out.append(pickle.loads(pickle.dumps(f)) == f)
+    out.append(copy.copy(f) == f)
+    out += [sorted([m.Ordered(2), m.Ordered(1, 5), m.Ordered(1)]), m.Ordered(1) < m.Ordered(1, 1)]
+    mutable = m.Mutable([1, 2])
+    mutable.size = 7
+    out += [repr(m.Mutable()), mutable.size, m.Mutable([1]) == m.Mutable([1])]
+    out += [repr(m.Derived(1)), m.Derived(1) == m.Derived(1, 2), m.Derived(1) != m.Base(1)]
+    out.append(repr(m.Selfish(self=4)))
+    with pytest.raises(TypeError) as err:
+        m.Frozen()
+    out.append(str(err.value))
+    return [repr(v) for v in out]  # the two modules' classes differ: compare texts
+
+
+def test_deferred_methods_behave_as_compiled_ones(
+    ours: types.ModuleType, eager: types.ModuleType
+) -> None:
+    assert _behaviour(ours) == _behaviour(eager)
+    assert _behaviour(ours) == _behaviour(ours)  # the second time through compiled methods
+
+
+def test_a_fresh_process_compiles_a_method_at_its_first_call() -> None:
+    """In a process that has not used it yet, a model class's methods are stubs."""
+    code = (
+        "from rmqlb.model import MessageQueue as Q\n"
+        "def stubs(): return sorted(n for n in ('__init__', '__eq__', '__hash__')"
+        " if 'rest' in Q.__dict__[n].__code__.co_varnames)\n"
+        "print(*stubs()); Q('T', 'b', 0); print(*stubs())\n"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], check=True, capture_output=True, text=True, timeout=60
+    )
+    assert out.stdout.splitlines() == ["__eq__ __hash__ __init__", "__eq__ __hash__"]
