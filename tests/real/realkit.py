@@ -254,8 +254,12 @@ class Kit:
         Returns the settled states.
         """
 
+        last: dict[str, dict[str, Any]] = {}
+
         def steady() -> dict[str, dict[str, Any]] | None:
             states = self.truth(group, *jvms)
+            last.clear()
+            last.update(states)
             if len(states) != consumers:
                 return None
             for state in states.values():
@@ -270,7 +274,10 @@ class Kit:
                         return None
             return states
 
-        return dict(self.wait_for(f"group {group} to hold steady", steady, timeout=timeout))
+        try:
+            return dict(self.wait_for(f"group {group} to hold steady", steady, timeout=timeout))
+        except AssertionError as exc:
+            raise AssertionError(f"{exc}; last seen: {steady_summary(last, consumers)}") from None
 
     def wait_for(self, what: str, check: Any, *, timeout: float = 60, every: float = 0.3) -> Any:
         """Poll ``check()`` until it returns a truthy value; fail with ``what`` on timeout."""
@@ -336,6 +343,23 @@ def report_expected(report: Mapping[str, Any], group: str, topic: str) -> dict[Q
     """queue -> the client rmqlb expects to hold it."""
     rows = report_topic(report, group, topic)["queues"]
     return {(topic, r["brokerName"], r["queueId"]): r.get("expected") for r in rows}
+
+
+def steady_summary(states: Mapping[str, Mapping[str, Any]], consumers: int) -> str:
+    """What the live clients said last, for a wait that timed out: per client and topic, the
+    clients and queues it sees and how its holdings differ from its own allocation."""
+    parts = [f"{len(states)} of {consumers} clients live"]
+    for cid, state in sorted(states.items()):
+        for topic, view in sorted(state.get("views", {}).items()):
+            held = {qkey(q) for q in state.get("held", []) if q["topic"] == topic}
+            allocated = {qkey(q) for q in view.get("allocated", [])}
+            parts.append(
+                f"{cid} {topic}: cidAll {len(view.get('cidAll') or [])}, "
+                f"mqAll {view.get('mqAll')}, held {len(held)}, allocated {len(allocated)}, "
+                f"held not allocated {len(held - allocated)}, "
+                f"allocated not held {len(allocated - held)}"
+            )
+    return "; ".join(parts)
 
 
 def truth_held(states: Mapping[str, Mapping[str, Any]], topic: str) -> dict[Queue, list[str]]:
