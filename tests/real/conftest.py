@@ -82,7 +82,8 @@ def _start(command: list[Path | str], env: dict[str, str]) -> str:
         subprocess.run(
             [KIT / "cluster.sh", "stop", "--kill"], env=env, capture_output=True, check=False
         )
-        time.sleep(START_PAUSE)
+        if attempt < START_ATTEMPTS:
+            time.sleep(START_PAUSE)
     return "\n".join(failures)
 
 
