@@ -58,10 +58,10 @@ from rmqlb.client.steps.routes import Routes
 from rmqlb.errors import ClusterUnreachable, InputError
 from rmqlb.humanize import duration
 from rmqlb.model import BrokerInfo, CaptureError, Snapshot, Source
+from rmqlb.model._fast import gc_paused
 from rmqlb.model.javaorder import java_key
 from rmqlb.remoting.acl import credential_refusal
 from rmqlb.remoting.errors import ResponseError
-from rmqlb.snapshot._fast import gc_paused
 
 T = TypeVar("T")
 

@@ -16,8 +16,8 @@ as columns that call it.
 from __future__ import annotations
 
 from rmqlb.diagnose.report import ConsumerRow
+from rmqlb.model._fast import setter
 from rmqlb.model.snapshot import Consumer, Rebalance
-from rmqlb.snapshot._fast import setter
 
 _new = object.__new__
 

@@ -32,6 +32,7 @@ from rmqlb.diagnose.balance import (
 )
 from rmqlb.diagnose.report import StrategyInference
 from rmqlb.errors import AllocationError, InputError
+from rmqlb.model._fast import new_queue
 from rmqlb.model.javaorder import java_key
 from rmqlb.model.queue import MessageQueue, queue_sort_key
 from rmqlb.model.snapshot import (
@@ -54,7 +55,6 @@ from rmqlb.model.strategy import (
     params_of,
     same_algorithm,
 )
-from rmqlb.snapshot._fast import new_queue
 
 if TYPE_CHECKING:
     from rmqlb.diagnose.brokerside import BrokerSide

@@ -43,11 +43,11 @@ from rmqlb.diagnose.report import (
 )
 from rmqlb.diagnose.rules import GROUP_RULES, TOPIC_RULES
 from rmqlb.errors import InputError
+from rmqlb.model._fast import gc_paused
 from rmqlb.model.javaorder import java_key
 from rmqlb.model.queue import MessageQueue
 from rmqlb.model.snapshot import Snapshot
 from rmqlb.model.strategy import Params, StrategySpec, describe, params_of, with_params
-from rmqlb.snapshot._fast import gc_paused
 
 __all__ = ["DiagnoseOptions", "diagnose", "record_inferred"]
 

@@ -17,6 +17,7 @@ from typing import Any, overload
 
 from rmqlb.errors import ExitCode
 from rmqlb.failon import SEVERITY_RANK, gate
+from rmqlb.model._fast import consume, setter
 from rmqlb.model.queue import MessageQueue
 from rmqlb.model.snapshot import (
     CaptureError,
@@ -26,7 +27,6 @@ from rmqlb.model.snapshot import (
     QueueOffset,
     Rebalance,
 )
-from rmqlb.snapshot._fast import consume, setter
 from rmqlb.snapshot._write import consume_status_json, process_queue_json
 
 REPORT_FORMAT = "rmqlb.report/1"
@@ -308,7 +308,7 @@ def new_rows(  # noqa: PLR0917  (one column per field, in field order)
     """``[QueueRow(*fields) for fields in zip(queues, expected, actual, status, lag,
     offsets)]`` (``lag``/``offsets`` ``None``: ``None`` in every row), column by column: the
     loops run in C (the slots written through their descriptors, as
-    :mod:`rmqlb.snapshot._fast` does). The columns must be as long as ``queues``.
+    :mod:`rmqlb.model._fast` does). The columns must be as long as ``queues``.
 
     >>> q = MessageQueue("T", "broker-a", 3)
     >>> new_rows([q], ["c1"], [("c1",)], [QueueStatus.ok], None) == [

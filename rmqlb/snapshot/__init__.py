@@ -17,18 +17,41 @@ rmqlb.errors.InputError: <input>: topics.T.queues: expected an integer, got a st
 
 from __future__ import annotations
 
+import importlib
 import json
 import os
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rmqlb.fileio import InputKind, load_json, read_input, write_atomic
+from rmqlb.model._fast import gc_paused
 from rmqlb.model.snapshot import Snapshot
-from rmqlb.snapshot._fast import gc_paused
-from rmqlb.snapshot._parse import parse_snapshot
-from rmqlb.snapshot._write import snapshot_to_json
-from rmqlb.snapshot.redact import redact
-from rmqlb.snapshot.schema import snapshot_schema
 from rmqlb.snapshot.spec import FORMAT as SNAPSHOT_FORMAT
+
+if TYPE_CHECKING:
+    from rmqlb.snapshot._parse import parse_snapshot
+    from rmqlb.snapshot._write import snapshot_to_json
+    from rmqlb.snapshot.redact import redact
+    from rmqlb.snapshot.schema import snapshot_schema
+
+#: The names this package re-exports from its modules, each module imported when one of its
+#: names is first read: a live run writes reports with :mod:`~rmqlb.snapshot._write` and the
+#: spec, and has no use for the loader, the redaction or the schema.
+_EXPORTED_FROM = {
+    "parse_snapshot": "rmqlb.snapshot._parse",
+    "snapshot_to_json": "rmqlb.snapshot._write",
+    "redact": "rmqlb.snapshot.redact",
+    "snapshot_schema": "rmqlb.snapshot.schema",
+}
+
+
+def __getattr__(name: str) -> Any:
+    module = _EXPORTED_FROM.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value
+
 
 __all__ = [
     "SNAPSHOT_FORMAT",
@@ -55,11 +78,15 @@ def load_snapshot(path: str | os.PathLike[str]) -> Snapshot:
     name = os.fspath(path)
     source = "<stdin>" if name == "-" else name
     data = read_input(name, InputKind.SNAPSHOT)
+    from rmqlb.snapshot._parse import parse_snapshot  # noqa: PLC0415  (see _EXPORTED_FROM)
+
     return parse_snapshot(decode_json(data, source), source=source)
 
 
 def dumps_snapshot(snapshot: Snapshot, indent: int | None = 2) -> str:
     """The snapshot as JSON text (UTF-8 safe, non-ASCII kept)."""
+    from rmqlb.snapshot._write import snapshot_to_json  # noqa: PLC0415  (see _EXPORTED_FROM)
+
     return json.dumps(snapshot_to_json(snapshot), indent=indent, ensure_ascii=False) + "\n"
 
 

@@ -35,6 +35,14 @@ from operator import itemgetter
 from typing import Any, NoReturn
 
 from rmqlb.errors import InputError
+from rmqlb.model._fast import (
+    OFFSET_SETTERS,
+    QUEUE_SETTERS,
+    gc_paused,
+    new_consumer,
+    new_queue,
+    setter,
+)
 from rmqlb.model.queue import MessageQueue
 from rmqlb.model.snapshot import (
     Assignment,
@@ -65,14 +73,6 @@ from rmqlb.model.strategy import (
     strategy_from_json,
 )
 from rmqlb.snapshot import spec
-from rmqlb.snapshot._fast import (
-    OFFSET_SETTERS,
-    QUEUE_SETTERS,
-    gc_paused,
-    new_consumer,
-    new_queue,
-    setter,
-)
 
 _PLAIN_KEY = re.compile(r"^[A-Za-z0-9_%\-]+$")
 # searched as a JSON Schema validator does (``re.search``): digits only, no sign or space

@@ -10,6 +10,7 @@ import pytest
 from rmqlb.diagnose._fast import new_consumer_row
 from rmqlb.diagnose.report import ConsumerRow, QueueRow, QueueStatus, new_rows
 from rmqlb.model import MessageQueue, QueueOffset
+from rmqlb.model._fast import _CONSUMER_FIELDS, gc_paused, new_consumer, new_queue
 from rmqlb.model.snapshot import (
     Consumer,
     ConsumeStatus,
@@ -19,7 +20,6 @@ from rmqlb.model.snapshot import (
 )
 from rmqlb.model.strategy import Avg
 from rmqlb.snapshot import parse_snapshot
-from rmqlb.snapshot._fast import _CONSUMER_FIELDS, gc_paused, new_consumer, new_queue
 
 
 def test_fast_constructors_equal_the_real_ones() -> None:
