@@ -215,3 +215,23 @@ def test_each_command_is_registered_by_the_module_of_its_name() -> None:
     }
     assert registered == {name: f"rmqlb.cli.{name}" for name in COMMANDS}
 
+
+def test_cli_raises_the_young_collection_threshold_before_its_imports() -> None:
+    """The CLI's collector tuning is in place by the time typer is imported (a fresh
+    interpreter: this one's threshold is whatever the test run set)."""
+    code = (
+        "import gc, sys\n"
+        "seen = []\n"
+        "class Spy:\n"
+        "    def find_spec(self, name, path=None, target=None):\n"
+        "        if name == 'typer' and not seen: seen.append(gc.get_threshold()[0])\n"
+        "sys.meta_path.insert(0, Spy())\n"
+        "import rmqlb.cli\n"
+        "print(seen[0], gc.get_threshold()[0], rmqlb.cli.GC_YOUNG_THRESHOLD)\n"
+    )
+    proc = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=True
+    )
+    at_typer, after, wanted = map(int, proc.stdout.split())
+    assert wanted > 700  # above Python's default
+    assert at_typer == after == wanted
