@@ -343,7 +343,7 @@ class AdminClient:
         return await self._offset_field(broker, RequestCode.QUERY_CONSUMER_OFFSET, fields, timeout)
 
     async def _offset_field(
-        self, broker: str, code: RequestCode, fields: dict[str, str], timeout: float | None
+        self, broker: str, code: int, fields: dict[str, str], timeout: float | None
     ) -> int:
         """The ``offset`` extField of a successful answer to ``code``, as an integer."""
         resp = await self.call(broker, code, fields, timeout=timeout)

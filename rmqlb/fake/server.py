@@ -54,7 +54,7 @@ from rmqlb.model.snapshot import BROKER_DEFAULTS
 from rmqlb.remoting import assignment, bodies
 from rmqlb.remoting.acl import signature as acl_signature
 from rmqlb.remoting.codes import (
-    LanguageCode,
+    LANGUAGE_BYTES,
     RequestCode,
     ResponseCode,
     request_code_name,
@@ -905,7 +905,7 @@ class FakeCluster:
             consumer, group, dialect=self.dialect
         )
         self._bodies[key] = body
-        language = consumer.language if consumer.language in LanguageCode.__members__ else "JAVA"
+        language = consumer.language if consumer.language in LANGUAGE_BYTES else "JAVA"
         # The broker passes the consumer's own language and version through (protocol §5.7).
         return self._reply(
             cmd,

@@ -36,7 +36,13 @@ from enum import IntEnum
 from typing import Any
 
 from rmqlb.errors import FrameError
-from rmqlb.remoting.codes import RMQLB_LANGUAGE, RMQLB_VERSION, LanguageCode, language_name
+from rmqlb.remoting.codes import (
+    LANGUAGE_BYTES,
+    RMQLB_LANGUAGE,
+    RMQLB_VERSION,
+    LanguageCode,
+    language_name,
+)
 from rmqlb.remoting.fastjson import quote
 
 MAX_FRAME_SIZE = 16 * 1024 * 1024
@@ -211,12 +217,12 @@ def _utf8(text: str) -> bytes:
 
 
 def _language_byte(name: str) -> int:
-    try:
-        return int(LanguageCode[name])
-    except KeyError:
-        if name.isdigit() and int(name) < 256:
-            return int(name)
-        return int(LanguageCode.OTHER)
+    code = LANGUAGE_BYTES.get(name)
+    if code is not None:
+        return code
+    if name.isdigit() and int(name) < 256:
+        return int(name)
+    return LanguageCode.OTHER
 
 
 def _binary_header(cmd: RemotingCommand) -> bytes:
