@@ -71,6 +71,24 @@ def new_queue(topic: str, broker_name: str, queue_id: int) -> MessageQueue:
     return mq
 
 
+def new_offset(
+    queue: MessageQueue,
+    broker_offset: int,
+    consumer_offset: int,
+    last_timestamp: int = 0,
+    min_offset: int | None = None,
+) -> QueueOffset:
+    """``QueueOffset(queue, broker_offset, consumer_offset, last_timestamp, min_offset)``,
+    faster."""
+    offset: QueueOffset = _new(QueueOffset)
+    _off_queue(offset, queue)
+    _off_broker(offset, broker_offset)
+    _off_consumer(offset, consumer_offset)
+    _off_time(offset, last_timestamp)
+    _off_min(offset, min_offset)
+    return offset
+
+
 _CONSUMER_FIELDS = (
     "client_id",
     "subscriptions",

@@ -29,6 +29,7 @@ from dataclasses import dataclass, field
 from enum import IntEnum
 from typing import Any, TypeVar
 
+from rmqlb.model._fast import new_offset, new_queue
 from rmqlb.model.javaorder import java_key
 from rmqlb.model.queue import MessageQueue, sort_queues
 from rmqlb.model.snapshot import (
@@ -687,7 +688,7 @@ def _plain_consume_stats(body: bytes) -> ConsumeStats | None:
     if text[pos:] != "}}":
         return None
     offsets = [  # (keys are unique: sorting the items never compares their values)
-        QueueOffset(MessageQueue(topic, broker, qid), *values)
+        new_offset(new_queue(topic, broker, qid), *values)
         for (topic, broker, qid), values in sorted(table.items())
     ]
     return ConsumeStats(tuple(offsets), float(head.group(1)))

@@ -10,7 +10,7 @@ import pytest
 from rmqlb.diagnose._fast import new_consumer_row
 from rmqlb.diagnose.report import ConsumerRow, QueueRow, QueueStatus, new_rows
 from rmqlb.model import MessageQueue, QueueOffset
-from rmqlb.model._fast import _CONSUMER_FIELDS, gc_paused, new_consumer, new_queue
+from rmqlb.model._fast import _CONSUMER_FIELDS, gc_paused, new_consumer, new_offset, new_queue
 from rmqlb.model.snapshot import (
     Consumer,
     ConsumeStatus,
@@ -28,6 +28,11 @@ def test_fast_constructors_equal_the_real_ones() -> None:
     assert hash(mq) == hash(MessageQueue("T", "broker-a", 3))
     (row,) = new_rows([mq], ["c1"], [("c1", "c2")], [QueueStatus.duplicate], [5])
     assert row == QueueRow(mq, "c1", ("c1", "c2"), QueueStatus.duplicate, 5)
+    for args in ((mq, 10, 4), (mq, 10, -1, 7), (mq, 10, -1, 7, 3)):
+        fast, real = new_offset(*args), QueueOffset(*args)
+        assert (fast, hash(fast), repr(fast)) == (real, hash(real), repr(real))
+        with pytest.raises(dataclasses.FrozenInstanceError):
+            fast.broker_offset = 1  # type: ignore[misc]
 
 
 def test_offsets_built_with_the_slot_setters_equal_the_real_ones() -> None:
