@@ -19,6 +19,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from enum import StrEnum
+from functools import lru_cache
 from itertools import compress, repeat
 from operator import attrgetter, is_, is_not, sub
 from typing import TYPE_CHECKING, cast
@@ -329,6 +330,7 @@ class GroupContext:
         ]
 
 
+@lru_cache(maxsize=8)  # one capture time per snapshot, asked for by each of its groups
 def epoch_ms(captured_at: str | None) -> int | None:
     """``capturedAt`` (ISO 8601, UTC when no offset is given) in epoch milliseconds.
 

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Sequence
-from dataclasses import replace
 
 from rmqlb.allocate import allocate_sorted, validate
 from rmqlb.diagnose.balance import five_x, proxy_evidence
@@ -96,21 +95,12 @@ def _group_without_consumers(g: GroupContext) -> Finding:
     partial or the group shows signs of being consumed."""
     if g.offsets_unknown:
         return _partial_without_consumers(g)
-    found = _without_consumers(g)
-    evidence = g.consumption_evidence()
-    if evidence is None:
-        return found
-    return replace(
-        found,
-        message=f"{found.message}; but {evidence}: its consumers just stopped, or they are "
-        "clients the brokers do not list (5.x gRPC clients behind a proxy)",
-        hint=f"start the consumers of {g.name}, or look at the proxy for its clients; "
-        "nothing to delete or reset: the group was in use moments ago",
-    )
+    return _without_consumers(g, g.consumption_evidence())
 
 
-def _without_consumers(g: GroupContext) -> Finding:
-    """NO_CONSUMERS of a group the capture saw whole: what it leaves and what it holds."""
+def _without_consumers(g: GroupContext, evidence: str | None) -> Finding:
+    """NO_CONSUMERS of a group the capture saw whole: what it leaves and what it holds, and
+    no advice to delete it when ``evidence`` says it is being consumed."""
     lag_by_topic: dict[str, int] = {}
     waiting: list[MessageQueue] = []
     for o in g.group.offsets:
@@ -164,6 +154,15 @@ def _without_consumers(g: GroupContext) -> Finding:
         hint = (
             f"start the consumers of {g.name}, or check the 5.x Proxy for gRPC clients of "
             "it (ask a 5.1+ Proxy's remoting address); do not delete the group before that"
+        )
+    if evidence is not None:
+        message += (
+            f"; but {evidence}: its consumers just stopped, or they are clients the brokers "
+            "do not list (5.x gRPC clients behind a proxy)"
+        )
+        hint = (
+            f"start the consumers of {g.name}, or look at the proxy for its clients; "
+            "nothing to delete or reset: the group was in use moments ago"
         )
     return Finding(
         Code.NO_CONSUMERS,
