@@ -16,9 +16,13 @@ Rows (wall time of whole processes, median of :data:`RUNS` each, mqadmin in the 
 
 - ``explain -n ADDR GROUP -o json`` and the table, one live group: 0.15 s (the detail also
   gives the floor of any process with rmqlb's mandated dependencies, ``python -c "import
-  typer, asyncio"``, timed the same way in the same run, and rmqlb's time above it);
+  typer, asyncio"``, for the table with Rich's console and table too, timed the same way in
+  the same run, and rmqlb's time above it);
 - ``status -n ADDR -o json``, every group: 0.5 s;
 - ``explain -n ADDR --all-groups -o json``: 1 s.
+
+Each row's detail also gives the process's CPU time and the CPU time the kit's JVMs spent
+meanwhile (from ``/proc``, medians): on a machine of few cores, both share them.
 
 Those seconds were set on a machine where ``mqadmin consumerProgress -g GROUP`` took
 :data:`SET_WHERE_MQADMIN_TOOK` s (status's: "about what mqadmin takes for one group"). A
@@ -33,6 +37,7 @@ from __future__ import annotations
 
 import json
 import os
+import resource
 import socket
 import statistics
 import subprocess
@@ -40,6 +45,7 @@ import sys
 import tempfile
 import time
 from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
 from bench._util import BenchResult, ms
@@ -114,7 +120,7 @@ def _seed() -> None:
                 for t in topics
             ),
         )
-        groups = (
+        groups: Iterable[tuple[int, dict[str, str], bytes]] = (
             (
                 RequestCode.UPDATE_AND_CREATE_SUBSCRIPTIONGROUP,
                 {},
@@ -153,15 +159,62 @@ def _run(args: Sequence[str | Path], env: dict[str, str]) -> str:
     return done.stdout
 
 
-def _median_wall(cmd: Sequence[str], env: dict[str, str]) -> float:
-    walls = []
+@dataclass(frozen=True)
+class Timing:
+    """Medians over :data:`RUNS` processes: wall time, the process's CPU time (user + system)
+    and the CPU time the kit's JVMs spent meanwhile (``None`` where ``/proc`` cannot say)."""
+
+    wall: float
+    cpu: float
+    servers_cpu: float | None
+
+    def cpu_text(self) -> str:
+        """The CPU times: a whole process's own, and what the cluster spent serving it."""
+        if self.servers_cpu is None:
+            return f"CPU {ms(self.cpu)}"
+        return f"CPU {ms(self.cpu)}, the kit's JVMs {ms(self.servers_cpu)} meanwhile"
+
+
+def _jvm_cpu(pids: Sequence[int]) -> float | None:
+    """CPU seconds (user + system) the processes ``pids`` have used so far."""
+    ticks = 0
+    try:
+        for pid in pids:
+            fields = Path(f"/proc/{pid}/stat").read_text().rpartition(")")[2].split()
+            ticks += int(fields[11]) + int(fields[12])  # utime, stime
+    except (OSError, ValueError, IndexError):
+        return None
+    return ticks / os.sysconf("SC_CLK_TCK")
+
+
+def _kit_pids(rmq_dir: Path) -> list[int]:
+    """The kit's JVMs of this cluster (NameServer, brokers, the live consumers)."""
+    found = subprocess.run(
+        ["pgrep", "-f", f"rocketmq.kit.dir={rmq_dir}"], capture_output=True, text=True, check=False
+    )
+    return [int(pid) for pid in found.stdout.split()]
+
+
+def _timed(cmd: Sequence[str], env: dict[str, str], pids: Sequence[int] = ()) -> Timing:
+    walls, cpus, servers = [], [], []
     for _ in range(RUNS):
+        jvm_before = _jvm_cpu(pids) if pids else None
+        before = resource.getrusage(resource.RUSAGE_CHILDREN)
         start = time.perf_counter()
         subprocess.run(
             cmd, check=False, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
         )
         walls.append(time.perf_counter() - start)
-    return statistics.median(walls)
+        after = resource.getrusage(resource.RUSAGE_CHILDREN)
+        cpus.append(after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime)
+        jvm_after = _jvm_cpu(pids) if pids else None
+        if jvm_before is not None and jvm_after is not None:
+            servers.append(jvm_after - jvm_before)
+    return Timing(
+        statistics.median(walls),
+        statistics.median(cpus),
+        statistics.median(servers) if len(servers) == RUNS else None,
+    )
 
 
 def _unavailable() -> str:
@@ -178,14 +231,21 @@ def _unavailable() -> str:
 SET_WHERE_MQADMIN_TOOK = 0.54
 
 #: What any process with rmqlb's mandated dependencies (the CLI on typer, the client on
-#: asyncio) costs before doing anything: the one-group rows' floor, printed beside them.
+#: asyncio) costs before doing anything: the JSON row's floor, printed beside it.
 FLOOR = "import typer, asyncio"
+#: The same for the colour table, which Rich draws: the table row's floor.
+TABLE_FLOOR = "import typer, asyncio, rich.console, rich.table"
 
 ROWS = (
-    ("live explain of one group, -o json", 0.15, ["explain", "-o", "json", "{live}"]),
-    ("live explain of one group, table", 0.15, ["explain", "-o", "table", "{live}"]),
-    (f"status of {GROUPS} groups, -o json", 0.5, ["status", "-o", "json"]),
-    (f"explain --all-groups ({GROUPS} groups), -o json", 1.0, ["explain", "--all-groups"]),
+    ("live explain of one group, -o json", 0.15, ["explain", "-o", "json", "{live}"], FLOOR),
+    ("live explain of one group, table", 0.15, ["explain", "-o", "table", "{live}"], TABLE_FLOOR),
+    (f"status of {GROUPS} groups, -o json", 0.5, ["status", "-o", "json"], None),
+    (
+        f"explain --all-groups ({GROUPS} groups), -o json",
+        1.0,
+        ["explain", "--all-groups"],
+        None,
+    ),
 )
 
 
@@ -205,21 +265,21 @@ def run() -> list[BenchResult]:
                 _peer_target(target),
                 f"skipped: {problem}",
             )
-            for name, target, _ in ROWS
+            for name, target, _, _ in ROWS
         ]
     with tempfile.TemporaryDirectory(prefix="rmqlb-bench-kit-") as tmp:
         env = _env(Path(tmp) / "kit")
         (Path(tmp) / "kit").mkdir()
         _run([KIT / "cluster.sh", "start"], env)
         try:
-            return _measure(env, Path(tmp))
+            return _measure(env, Path(tmp), _kit_pids(Path(tmp) / "kit"))
         finally:
             subprocess.run(
                 [KIT / "cluster.sh", "stop", "--kill"], check=False, env=env, capture_output=True
             )
 
 
-def _measure(env: dict[str, str], tmp: Path) -> list[BenchResult]:
+def _measure(env: dict[str, str], tmp: Path, pids: Sequence[int]) -> list[BenchResult]:
     seeded = time.perf_counter()
     _seed()
     seed_s = time.perf_counter() - seeded
@@ -243,26 +303,31 @@ def _measure(env: dict[str, str], tmp: Path) -> list[BenchResult]:
     )
     seen = len(status["groups"])
     admin = [str(KIT / "mqadmin.sh"), "consumerProgress", "-n", namesrv]
-    mq_one = _median_wall([*admin, "-g", live], env)
-    mq_all = _median_wall(admin, env)
-    floor = _median_wall([sys.executable, "-c", FLOOR], user_env)
+    mq_one = _timed([*admin, "-g", live], env).wall
+    mq_all = _timed(admin, env).wall
+    floors = {
+        code: _timed([sys.executable, "-c", code], user_env).wall for code in (FLOOR, TABLE_FLOOR)
+    }
     results = []
-    for name, target, args in ROWS:
+    for name, target, args, floor_code in ROWS:
         argv = [a.replace("{live}", live) for a in args]
-        took = _median_wall([*rmqlb, *argv, "-n", namesrv, "--fail-on", "never"], user_env)
-        versus = (
-            f"mqadmin consumerProgress -g GROUP {ms(mq_one)}; floor ({FLOOR}) {ms(floor)}, "
-            f"rmqlb - floor {ms(took - floor)}"
-            if "{live}" in args
-            else (f"mqadmin consumerProgress (every group it finds) {ms(mq_all)}")
-        )
+        run = _timed([*rmqlb, *argv, "-n", namesrv, "--fail-on", "never"], user_env, pids)
+        took = run.wall
+        if floor_code is not None:
+            floor = floors[floor_code]
+            versus = (
+                f"mqadmin consumerProgress -g GROUP {ms(mq_one)}; floor ({floor_code}) "
+                f"{ms(floor)}, rmqlb - floor {ms(took - floor)}"
+            )
+        else:
+            versus = f"mqadmin consumerProgress (every group it finds) {ms(mq_all)}"
         results.append(
             BenchResult(
                 f"kit: {name} / mqadmin -g",
                 took / mq_one,
                 _peer_target(target),
                 f"{ms(took)} (median of {RUNS} processes; the absolute target {target:g} s: "
-                f"{'met' if took <= target else 'missed'}) vs {versus}; "
+                f"{'met' if took <= target else 'missed'}; {run.cpu_text()}) vs {versus}; "
                 f"status saw {seen} groups; seeded in {seed_s:.1f} s; "
                 f"load {os.getloadavg()[0]:.1f}",
             )
