@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
+from rmqlb.cli.options import DEFAULT_MAX_IN_FLIGHT, DEFAULT_TIMEOUT
 from rmqlb.errors import InputError, Terminated
 
 if TYPE_CHECKING:
@@ -61,7 +62,7 @@ class LiveOptions:
     namesrv: tuple[str, ...] | str = ()
     groups: tuple[str, ...] = ()
     all_groups: bool = False
-    timeout: float = 5.0
+    timeout: float = DEFAULT_TIMEOUT
     tls: bool = False
     tls_insecure: bool = False
     tls_ca: Path | str | None = None
@@ -69,7 +70,7 @@ class LiveOptions:
     tls_key: Path | str | None = None
     access_key: str | None = None
     secret_key: str | None = field(default=None, repr=False)
-    max_in_flight: int = 128
+    max_in_flight: int = DEFAULT_MAX_IN_FLIGHT
     deadline: float | None = None
     progress: bool = True
     patterns: tuple[str, ...] = ()

@@ -295,8 +295,10 @@ MaxInFlightOption = Annotated[
 ]
 DEFAULT_TIMEOUT = 5.0
 """Seconds per request, like mqadmin."""
-DEFAULT_MAX_IN_FLIGHT = 128
-"""Requests in flight at most, over all connections."""
+DEFAULT_MAX_IN_FLIGHT = 512
+"""Requests in flight at most, over all connections: the collector's own default (why: see
+:data:`rmqlb.client.collector.DEFAULT_MAX_IN_FLIGHT`; not imported from there, which would
+load asyncio for ``--help``; a test keeps the two equal)."""
 
 
 # ----- option groups, declared once -----------------------------------------------------------

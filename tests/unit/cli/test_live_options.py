@@ -78,3 +78,16 @@ def test_progress_appears_only_after_the_delay(monkeypatch: pytest.MonkeyPatch) 
     assert slow._progress is not None
     assert (slow.total, slow.done) == (4, 1)
     slow.stop()
+
+
+def test_the_cli_defaults_are_the_clients() -> None:
+    """The CLI states the client's defaults without importing it (asyncio): the same numbers."""
+    from rmqlb.cli.live import LiveOptions
+    from rmqlb.cli.options import DEFAULT_MAX_IN_FLIGHT, DEFAULT_TIMEOUT
+    from rmqlb.client.admin import ClientOptions
+    from rmqlb.client.collector import DEFAULT_MAX_IN_FLIGHT as COLLECTOR_MAX_IN_FLIGHT
+    from rmqlb.client.collector import CollectOptions
+
+    assert DEFAULT_MAX_IN_FLIGHT == COLLECTOR_MAX_IN_FLIGHT == LiveOptions().max_in_flight
+    assert CollectOptions(namesrv=("n:1",)).max_in_flight == DEFAULT_MAX_IN_FLIGHT
+    assert DEFAULT_TIMEOUT == ClientOptions().timeout == LiveOptions().timeout
