@@ -25,21 +25,22 @@ from typing import TYPE_CHECKING, Any
 from rmqlb.fileio import InputKind, load_json, read_input, write_atomic
 from rmqlb.model._fast import gc_paused
 from rmqlb.model.snapshot import Snapshot
+from rmqlb.snapshot.redact import redact
 from rmqlb.snapshot.spec import FORMAT as SNAPSHOT_FORMAT
 
 if TYPE_CHECKING:
     from rmqlb.snapshot._parse import parse_snapshot
     from rmqlb.snapshot._write import snapshot_to_json
-    from rmqlb.snapshot.redact import redact
     from rmqlb.snapshot.schema import snapshot_schema
 
 #: The names this package re-exports from its modules, each module imported when one of its
 #: names is first read: a live run writes reports with :mod:`~rmqlb.snapshot._write` and the
-#: spec, and has no use for the loader, the redaction or the schema.
+#: spec, and has no use for the loader or the schema. (``redact`` is imported above: its
+#: module has the same name, and importing a submodule sets the package's attribute of its
+#: name to the module, which would then hide a function loaded later.)
 _EXPORTED_FROM = {
     "parse_snapshot": "rmqlb.snapshot._parse",
     "snapshot_to_json": "rmqlb.snapshot._write",
-    "redact": "rmqlb.snapshot.redact",
     "snapshot_schema": "rmqlb.snapshot.schema",
 }
 

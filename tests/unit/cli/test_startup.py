@@ -101,9 +101,9 @@ NOT_FOR_THIS_GROUP = (
     "rmqlb.render.blocks",
     "rich._emoji_codes",
 )
-# A live capture reads no snapshot file and writes none: the loader, the redaction and the
-# schema stay out (the report's JSON shares only the writer and the spec).
-NO_SNAPSHOT_FILE = ("rmqlb.snapshot._parse", "rmqlb.snapshot.redact", "rmqlb.snapshot.schema")
+# A live capture reads no snapshot file and writes none: the loader and the schema stay out
+# (the report's JSON shares only the writer and the spec).
+NO_SNAPSHOT_FILE = ("rmqlb.snapshot._parse", "rmqlb.snapshot.schema")
 HEAVY_LIVE_JSON = (
     *NOT_FOR_ANY_EXPLAIN,
     *NOT_FOR_THIS_GROUP,

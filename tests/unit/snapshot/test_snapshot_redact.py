@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import re
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -171,3 +173,15 @@ def test_random_ids_never_leak(parts: list[tuple[int, int, int]]) -> None:
     for c in ids:
         assert c not in text
         assert c.split("@")[0] not in text
+
+
+def test_the_package_exports_functions_whatever_was_imported_first() -> None:
+    """``rmqlb.snapshot`` loads some re-exports on first use; each name is still the function
+    (a submodule of the same name must not take its place)."""
+    code = (
+        "import rmqlb.snapshot.redact, rmqlb.snapshot.schema, rmqlb.snapshot._parse\n"
+        "from rmqlb.snapshot import parse_snapshot, redact, snapshot_schema, snapshot_to_json\n"
+        "assert all(callable(f) and type(f).__name__ == 'function' for f in "
+        "(parse_snapshot, redact, snapshot_schema, snapshot_to_json))\n"
+    )
+    subprocess.run([sys.executable, "-c", code], check=True, timeout=60)
