@@ -70,7 +70,7 @@ T = TypeVar("T")
 #: requests for their own pool (16 threads by default; a 5.x broker's queue holds 10,000), so
 #: a few hundred at once keep every thread busy. A status of 1,000 groups on two 4.9.8
 #: brokers (4,300 requests) took 40-70 ms less CPU here at 512 than at 128 and the brokers
-#: 90-150 ms less (fewer, fuller writes and reads); 1,024 and 4,096 gained nothing more.
+#: 100-140 ms less (fewer, fuller writes and reads); 1,024 and 4,096 gained nothing more.
 DEFAULT_MAX_IN_FLIGHT = 512
 
 
