@@ -15,7 +15,8 @@ import signal
 import subprocess
 import sys
 import time
-from collections.abc import Iterable, Mapping, Sequence
+from collections import Counter
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -37,6 +38,14 @@ VERSIONS = ("4.9.8", "5.0.0", "5.1.4")
 ALL_VERSIONS = VERSIONS
 
 Queue = tuple[str, str, int]  # topic, brokerName, queueId
+
+#: How long a broker (4.x and 5.x alike) may go on listing a dead connection of a client. A
+#: client closes its connection on any call that times out; a heartbeat it sent on that
+#: connection, handled after the broker handled the close, registers the closed connection
+#: again, and only the broker's expiry scan (every 10 s, for connections with no heartbeat in
+#: 120 s) drops it. Meanwhile every client sees that id once more in its cidAll. A loaded CI
+#: machine did this to one 4.9.8 client for more than a minute; ``lingering`` tells it apart.
+BROKER_EXPIRY_S = 120 + 10 + 10  # + the clients' next view of cidAll
 
 
 def qkey(q: Mapping[str, Any]) -> Queue:
@@ -206,14 +215,20 @@ class Kit:
         queues: Mapping[str, int] | None = None,
         timeout: float = 60,
     ) -> None:
-        """Poll the truth files until ``truth.py wait`` calls the group settled."""
+        """Poll the truth files until ``truth.py wait`` calls the group settled; longer while
+        the broker still lists a dead connection of a client (``lingering``)."""
         args: list[str | Path] = [sys.executable, KIT / "truth.py", "wait"]
-        args += [j.out for j in jvms] + ["--group", group, "--timeout", str(timeout)]
+        args += [j.out for j in jvms] + ["--group", group]
         if consumers is not None:
             args += ["--consumers", str(consumers)]
         for topic, n in (queues or {}).items():
             args += ["--queues", f"{topic}={n}"]
-        self._run(args)
+        try:
+            self._run([*args, "--timeout", str(timeout)])
+        except AssertionError:
+            if not lingering(self.truth(group, *jvms)):
+                raise
+            self._run([*args, "--timeout", str(BROKER_EXPIRY_S)])
 
     def truth(self, group: str, *jvms: Jvm, stale: float = 10) -> dict[str, dict[str, Any]]:
         """The newest state line of every live client of ``group``, by client id."""
@@ -275,19 +290,44 @@ class Kit:
             return states
 
         try:
-            return dict(self.wait_for(f"group {group} to hold steady", steady, timeout=timeout))
+            return dict(
+                self.wait_for(
+                    f"group {group} to hold steady",
+                    steady,
+                    timeout=timeout,
+                    lingering=lambda: lingering(last),
+                )
+            )
         except AssertionError as exc:
             raise AssertionError(f"{exc}; last seen: {steady_summary(last, consumers)}") from None
 
-    def wait_for(self, what: str, check: Any, *, timeout: float = 60, every: float = 0.3) -> Any:
-        """Poll ``check()`` until it returns a truthy value; fail with ``what`` on timeout."""
+    def wait_for(
+        self,
+        what: str,
+        check: Callable[[], Any],
+        *,
+        timeout: float = 60,
+        every: float = 0.3,
+        lingering: Callable[[], Iterable[str]] | None = None,
+    ) -> Any:
+        """Poll ``check()`` until it returns a truthy value; fail with ``what`` on timeout.
+
+        If ``lingering()`` then names client ids the broker lists only for dead connections,
+        wait once more, for as long as the broker takes to drop them (``BROKER_EXPIRY_S``).
+        """
         deadline = time.monotonic() + timeout
+        waited = f"{timeout:g} s"
         while True:
             value = check()
             if value:
                 return value
             if time.monotonic() > deadline:
-                raise AssertionError(f"timed out after {timeout:g} s waiting for {what}")
+                ids = sorted(lingering()) if lingering is not None else []
+                if not ids:
+                    raise AssertionError(f"timed out after {waited} waiting for {what}")
+                lingering = None  # once
+                deadline = time.monotonic() + BROKER_EXPIRY_S
+                waited += f" and {BROKER_EXPIRY_S} s more for the broker to drop {ids}"
             time.sleep(every)
 
     # --- rmqlb ---------------------------------------------------------------------------
@@ -345,18 +385,39 @@ def report_expected(report: Mapping[str, Any], group: str, topic: str) -> dict[Q
     return {(topic, r["brokerName"], r["queueId"]): r.get("expected") for r in rows}
 
 
+def lingering(states: Mapping[str, Mapping[str, Any]]) -> set[str]:
+    """Client ids some live client's cidAll lists beyond the live clients: a live id listed
+    more than once, or the id of no live client. Both are connections the broker lists with
+    no client behind them (see ``BROKER_EXPIRY_S``)."""
+    return {
+        cid
+        for state in states.values()
+        for view in state.get("views", {}).values()
+        for cid in beyond_live(view.get("cidAll") or [], states)
+    }
+
+
+def beyond_live(cid_all: Sequence[str], live: Iterable[str]) -> list[str]:
+    """The ids of ``cid_all`` listed more than once or for no ``live`` client, sorted."""
+    known = set(live)
+    return sorted(cid for cid, n in Counter(cid_all).items() if n > 1 or cid not in known)
+
+
 def steady_summary(states: Mapping[str, Mapping[str, Any]], consumers: int) -> str:
     """What the live clients said last, for a wait that timed out: per client and topic, the
-    clients and queues it sees and how its holdings differ from its own allocation."""
+    clients and queues it sees (with the ids listed beyond the live clients) and how its
+    holdings differ from its own allocation."""
     parts = [f"{len(states)} of {consumers} clients live"]
     for cid, state in sorted(states.items()):
         for topic, view in sorted(state.get("views", {}).items()):
             held = {qkey(q) for q in state.get("held", []) if q["topic"] == topic}
             allocated = {qkey(q) for q in view.get("allocated", [])}
+            extra = beyond_live(view.get("cidAll") or [], states)
             parts.append(
-                f"{cid} {topic}: cidAll {len(view.get('cidAll') or [])}, "
-                f"mqAll {view.get('mqAll')}, held {len(held)}, allocated {len(allocated)}, "
-                f"held not allocated {len(held - allocated)}, "
+                f"{cid} {topic}: cidAll {len(view.get('cidAll') or [])}"
+                + (f" (beyond the live clients: {', '.join(extra)})" if extra else "")
+                + f", mqAll {view.get('mqAll')}, held {len(held)}, "
+                f"allocated {len(allocated)}, held not allocated {len(held - allocated)}, "
                 f"allocated not held {len(allocated - held)}"
             )
     return "; ".join(parts)

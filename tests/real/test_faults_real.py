@@ -18,6 +18,7 @@ from realkit import (
     assert_expected_is_truth,
     finding_codes,
     findings,
+    lingering,
     qkey,
     report_actual,
     truth_held,
@@ -127,7 +128,11 @@ def test_clients_still_holding_a_stopped_brokers_queues_are_stale(kit: Kit, name
         held = truth_held(kit.truth(g, jvm), t)
         return len(held) == 8 and all(len(h) == 1 for h in held.values())
 
-    kit.wait_for("both clients to share the topic", settled_on_t)
+    kit.wait_for(
+        "both clients to share the topic",
+        settled_on_t,
+        lingering=lambda: lingering(kit.truth(g, jvm)),
+    )
     try:
         kit.halt("broker-b")
         kit.wait_for("broker-b to leave", lambda: "broker-b" not in kit.brokers_registered())

@@ -26,6 +26,7 @@ from realkit import (
     assert_expected_is_truth,
     finding_codes,
     findings,
+    lingering,
     qkey,
     truth_held,
 )
@@ -103,7 +104,11 @@ def test_config_lists_are_inferred(kit: Kit, names: Names) -> None:
                 return None
         return states
 
-    states = kit.wait_for(f"group {g} to hold its CONFIG lists", settled)
+    states = kit.wait_for(
+        f"group {g} to hold its CONFIG lists",
+        settled,
+        lingering=lambda: lingering(kit.truth(g, *jvms)),
+    )
 
     report = kit.explain(g)
 
