@@ -24,6 +24,7 @@ from dataclasses import replace
 
 from rmqlb.diagnose.context import GroupContext
 from rmqlb.diagnose.report import Code, Finding, tree_order
+from rmqlb.diagnose.rules._listed import LIST_ONCE
 from rmqlb.diagnose.rules._text import id_text, queue_text
 from rmqlb.diagnose.rules.configs import disabled_brokers
 from rmqlb.model.queue import MessageQueue
@@ -62,6 +63,12 @@ def on_disabled_brokers(g: GroupContext, cause: Finding, effect: Finding) -> boo
     return bool(effect.queues) and {q.broker_name for q in effect.queues} <= disabled
 
 
+def cleared_by_listing_once(g: GroupContext, cause: Finding, effect: Finding) -> bool:
+    """An idle consumer or an imbalance that its rule proved gone with every client id listed
+    once (its hint says so), about consumers the duplicated id's finding names."""
+    return effect.hint.startswith(LIST_ONCE) and consumers_within(g, cause, effect)
+
+
 def idle_from_split(g: GroupContext, cause: Finding, effect: Finding) -> bool:
     """Consumers idle on a topic because non-subscribers take slots of ``cidAll``: the split
     (with queues it leaves unconsumed) names at least as many non-subscribers as are idle."""
@@ -77,6 +84,8 @@ def idle_from_split(g: GroupContext, cause: Finding, effect: Finding) -> bool:
 PAIRS: dict[tuple[Code, Code], Evidence] = {
     (Code.DUPLICATE_CLIENT_ID, Code.DUPLICATE_ASSIGNMENT): consumers_within,
     (Code.DUPLICATE_CLIENT_ID, Code.UNCONSUMED_QUEUE): queues_within,
+    (Code.DUPLICATE_CLIENT_ID, Code.IDLE_CONSUMER): cleared_by_listing_once,
+    (Code.DUPLICATE_CLIENT_ID, Code.IMBALANCE): cleared_by_listing_once,
     (Code.SUBSCRIPTION_INCONSISTENT, Code.UNCONSUMED_QUEUE): queues_within,
     (Code.SUBSCRIPTION_INCONSISTENT, Code.IDLE_CONSUMER): idle_from_split,
     (Code.STRATEGY_INCONSISTENT, Code.DUPLICATE_ASSIGNMENT): queues_within,
@@ -135,7 +144,7 @@ def _summary(cause: Finding) -> str:
         case Code.STRATEGY_INCONSISTENT:
             return "the consumers run different strategies (a rolling deploy)"
         case Code.DUPLICATE_CLIENT_ID:
-            return f"several processes share the client id {ids}"
+            return f"the client id {cause.consumers[0]} is on several connections"
         case Code.SUBSCRIPTION_INCONSISTENT:
             return "the consumers of the group subscribe differently"
         case Code.CONSUMER_STALLED:

@@ -459,7 +459,7 @@ class TopicContext:
     - ``actual[k]``: what ``g.consumers[k]`` holds of this topic (``None``: unknown), and
       ``actual_lag[k]`` the summed lag of those queues (``None``: unknown or no offsets).
     - ``holder[i]``: the first consumer holding queue ``i`` (``None``: nobody known);
-      ``more_holders[i]``: the further ones (an id twice when two processes share it);
+      ``more_holders[i]``: the further ones (an id twice when it is on two connections);
       ``extra``: held queues outside ``mq_all`` with their holders.
     - ``lag[i]``: the queue's lag from the offsets (``None`` when the group has no offsets
       for the topic at all); ``offsets[i]`` the offset it comes from.
@@ -543,6 +543,22 @@ class TopicContext:
         if first is None:
             return []
         return [first, *self.more_holders.get(i, ())]
+
+    def listed_once(self) -> dict[str, list[MessageQueue]] | None:
+        """The strategy's allocation if cidAll listed every client id once (``None`` when it
+        lists none twice, the brokers assign, the strategy is CONFIG, whose lists do not
+        depend on cidAll, or the allocation cannot be computed)."""
+        g = self.g
+        if (
+            self.expected is None
+            or self.broker_side is not None
+            or isinstance(g.strategy, Config)
+            or len(set(g.cid_all)) == len(g.cid_all)
+        ):
+            return None
+        once = dict.fromkeys(c for c in g.cid_all if g.balanced_by(c) is not Rebalance.PROXY)
+        allocation, _, _ = expected_allocation(g.strategy, self.mq_all, list(once))
+        return allocation
 
     def expected_count(self, client_id: str) -> int:
         """How many queues the strategy gives ``client_id`` (0 when not computed)."""

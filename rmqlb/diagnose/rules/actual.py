@@ -12,6 +12,7 @@ from operator import is_
 
 from rmqlb.diagnose.context import Mode, TopicContext
 from rmqlb.diagnose.report import Code, Finding, Severity
+from rmqlb.diagnose.rules._listed import LIST_ONCE
 from rmqlb.diagnose.rules._text import id_text, queue_text
 from rmqlb.diagnose.rules.waiting import waiting_text
 from rmqlb.humanize import plural
@@ -24,11 +25,11 @@ REBALANCE_HINT = (
 
 
 def _holder_text(who: tuple[str, ...]) -> str:
-    """``a and b``; an id held by several processes as ``a (2 processes)``."""
+    """``a and b``; an id on several connections as ``a (2 connections)``."""
     counts: dict[str, int] = {}
     for cid in who:
         counts[cid] = counts.get(cid, 0) + 1
-    names = [f"{cid} ({n} processes)" if n > 1 else cid for cid, n in counts.items()]
+    names = [f"{cid} ({n} connections)" if n > 1 else cid for cid, n in counts.items()]
     return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
 
 
@@ -55,10 +56,7 @@ def _duplicates(ctx: TopicContext) -> list[Finding]:
     same_id = any(len(set(doubled_at[mq])) < len(doubled_at[mq]) for mq in doubled)
     orderly = any(c.consume_orderly for c in g.consumers)
     if same_id:
-        hint = (
-            "two processes share one client id: give each its own instanceName "
-            "(see DUPLICATE_CLIENT_ID)"
-        )
+        hint = f"one client id is on several connections: {LIST_ONCE}"
     else:
         hint = (
             "duplicates after a membership or route change clear at the next rebalance "
@@ -71,6 +69,8 @@ def _duplicates(ctx: TopicContext) -> list[Finding]:
         if orderly
         else "their messages are consumed more than once meanwhile"
     )
+    if all(len(set(doubled_at[mq])) == 1 for mq in doubled):  # only ids on several connections
+        effect = f"if those connections are separate processes, {effect}"
     return [
         Finding(
             Code.DUPLICATE_ASSIGNMENT,

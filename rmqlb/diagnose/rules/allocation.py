@@ -20,6 +20,12 @@ from typing import TYPE_CHECKING, Literal
 from rmqlb.allocate.consistent_hash import HashMemo
 from rmqlb.diagnose.context import Mode, TopicContext
 from rmqlb.diagnose.report import Code, Finding, Proposal, Severity
+from rmqlb.diagnose.rules._listed import (
+    LIST_ONCE,
+    idle_by_duplicates,
+    imbalance_by_duplicates,
+    loads,
+)
 from rmqlb.diagnose.rules._text import id_text, queue_text
 from rmqlb.diagnose.rules.waiting import waiting_text
 from rmqlb.humanize import plural
@@ -195,7 +201,8 @@ def _idle(ctx: TopicContext, prove: _Prover) -> list[Finding]:
         if non_subs
         else ""
     )
-    proposals, proven = prove("idle")
+    by_duplicates = idle == idle_by_duplicates(ctx)
+    proposals, proven = ((), "") if by_duplicates else prove("idle")
     if n == 0:
         readable_brokers = ctx.route is not None and any(
             qd.readable for qd in ctx.route.queue_datas
@@ -210,6 +217,15 @@ def _idle(ctx: TopicContext, prove: _Prover) -> list[Finding]:
             if readable_brokers or ctx.route is None or not ctx.route.queue_datas
             else f"restore read permission (perm 6) on the brokers of {ctx.topic}"
         )
+    elif by_duplicates:
+        message = (
+            f"{len(idle)} of {plural(len(subscribers), 'consumer')} subscribing {ctx.topic} "
+            f"get no queue under {label} ({id_text(idle, g.options.max_listed)}): "
+            f"{plural(n, 'queue')} for {plural(m, 'entry', 'entries')} of cidAll, but only "
+            f"{plural(len(set(g.cid_all)), 'distinct client id')}; listed once each, the "
+            f"strategy gives every one of them queues{g.assumption}"
+        )
+        hint = f"{LIST_ONCE}: then they get queues with no change to the topic or the consumers"
     elif n < m:
         message = (
             f"topic {ctx.topic} has {plural(n, 'readable queue')} for "
@@ -257,11 +273,7 @@ def _idle(ctx: TopicContext, prove: _Prover) -> list[Finding]:
 
 def _imbalance(ctx: TopicContext, prove: _Prover) -> list[Finding]:
     g = ctx.g
-    counts = {
-        c: ctx.expected_count(c)
-        for c in dict.fromkeys(g.cid_all)
-        if c in ctx.subscribers and ctx.expected_count(c) > 0
-    }
+    counts = loads(ctx, ctx.expected_count)
     if len(counts) < 2:
         return []
     hi, lo = max(counts.values()), min(counts.values())
@@ -271,8 +283,14 @@ def _imbalance(ctx: TopicContext, prove: _Prover) -> list[Finding]:
     n, m = len(ctx.mq_all), len(g.cid_all)
     heavy = [c for c, k in counts.items() if k == hi]
     light = [c for c, k in counts.items() if k == lo]
-    proposals, proven = prove("imbalance")
-    if isinstance(g.strategy, MachineRoomNearby):
+    by_duplicates = bool(imbalance_by_duplicates(ctx))
+    proposals, proven = ((), "") if by_duplicates else prove("imbalance")
+    if by_duplicates:
+        hint = (
+            f"{LIST_ONCE}: listed once each, the strategy splits the queues evenly with no "
+            "change to the topic or the consumers"
+        )
+    elif isinstance(g.strategy, MachineRoomNearby):
         hint = _rooms_hint(ctx, g.strategy)
     elif isinstance(g.strategy, ConsistentHash):
         hint = proven or (
@@ -340,7 +358,7 @@ def _nobody_cause(ctx: TopicContext) -> tuple[str, str]:
         return (
             "a duplicated client id takes the slice of its first index twice and the slice "
             "of its second index goes to nobody",
-            "give every process a unique client id (see DUPLICATE_CLIENT_ID)",
+            LIST_ONCE,
         )
     if isinstance(spec, MachineRoom):
         rooms = ", ".join(sorted(spec.consumeridcs)) or "none"

@@ -7,7 +7,8 @@ Two broker facts drive the wording:
   expression for a topic is replaced only by one with a greater ``subVersion`` (latest wins),
   and topics missing from the heartbeat are removed (``ConsumerGroupInfo.updateSubscription``);
 - ``cidAll`` lists every connection's client id, so an id shared by two processes appears
-  twice and ``indexOf`` gives both the first position.
+  twice and ``indexOf`` gives both the first position; so does an id whose closed connection
+  a late heartbeat registered again (until the broker's expiry scan drops it).
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ from rmqlb.diagnose.context import (
     is_proxy_client,
 )
 from rmqlb.diagnose.report import Code, Finding, Severity
+from rmqlb.diagnose.rules._listed import idle_by_duplicates, imbalance_by_duplicates
 from rmqlb.diagnose.rules._text import id_text, queue_text
 from rmqlb.errors import InputError
 from rmqlb.humanize import plural
@@ -233,10 +235,24 @@ def check_no_consumers(
     return out
 
 
+#: How long a broker keeps a connection with no heartbeat in its consumer list
+#: (``ConsumerManager``'s channel expiry, checked every 10 s: fixed in 4.x, the default of
+#: ``channelExpiredTimeout`` in 5.x).
+BROKER_CHANNEL_EXPIRY_S = 120
+
+
 def check_duplicate_client_ids(
     g: GroupContext, topics: Sequence[TopicContext], topic_filter: str | None
 ) -> list[Finding]:
-    """Two connections of a CLUSTERING group sharing one client id."""
+    """A client id on several connections of a CLUSTERING group.
+
+    The broker lists every connection, so the id takes several slots of ``cidAll``. From one
+    host that is either several processes sharing the id, or connections one client closed
+    that the broker still lists: a heartbeat handled after its connection closed registers
+    it again, until the expiry scan drops it (:data:`BROKER_CHANNEL_EXPIRY_S`); from several
+    hosts it can only be several processes. ``consumers`` = the id, then the consumers idle or
+    heaviest only because of it (:mod:`._listed`).
+    """
     if g.mode is not Mode.CLUSTERING:
         return []
     counts = Counter(g.cid_all)
@@ -247,9 +263,13 @@ def check_duplicate_client_ids(
         first = g.cid_all.index(cid)
         later = ", ".join(str(first + k) for k in range(1, n))
         addrs = [c.client_addr for c in g.consumers if c.client_id == cid and c.client_addr]
+        hosts = {addr.rpartition(":")[0] or addr for addr in addrs}
         where = f" ({', '.join(addrs)})" if addrs else ""
         lost: list[str] = []
         queues: list[MessageQueue] = []
+        idle: list[str] = []
+        uneven: list[str] = []
+        involved: list[str] = []
         for ctx in topics:
             if ctx.expected is None or not ctx.mq_all:
                 continue
@@ -257,23 +277,58 @@ def check_duplicate_client_ids(
             if nobody:
                 lost.append(f"{ctx.topic}: {queue_text(nobody, 4)}")
                 queues.extend(nobody)
-        effect = (
-            f"; going to nobody: {'; '.join(lost)}{g.assumption}"
-            if lost
-            else "; no queue is lost at the moment, but both processes consume the same ones"
+            if ids := idle_by_duplicates(ctx):
+                idle.append(f"{ctx.topic}: {id_text(ids, g.options.max_listed)}")
+                involved.extend(ids)
+            if heavy := imbalance_by_duplicates(ctx):
+                uneven.append(ctx.topic)
+                involved.extend(heavy)
+        many = len(hosts) > 1
+        effect = "".join(
+            f"; {label}: {'; '.join(parts)}"
+            for label, parts in (
+                ("going to nobody", lost),
+                ("idle because of it", idle),
+                ("split unevenly because of it", uneven),
+            )
+            if parts
+        )
+        if effect:
+            effect += g.assumption
+        else:
+            effect = "; no queue is lost at the moment" + (
+                ", but each process consumes the same queues"
+                if many
+                else "; if they are separate processes, each consumes the same queues"
+            )
+        who = (
+            f"{n} processes on {len(hosts)} hosts share it"
+            if many
+            else f"either {n} processes share it, or the broker still lists connections its "
+            "client closed (a heartbeat handled after its connection closed registers it "
+            f"again, for {BROKER_CHANNEL_EXPIRY_S} s after that heartbeat)"
+        )
+        rename = (
+            "give every process a unique instanceName (clients >= 4.9.0 default to "
+            "PID#nanoTime): an explicit setInstanceName / -Drocketmq.client.name, or PID 1 "
+            "in containers sharing one IP, produces this clash; use the pod or host name"
         )
         out.append(
             Finding(
                 Code.DUPLICATE_CLIENT_ID,
                 Severity.error,
                 g.name,
-                f"client id {cid} is used by {n} connections of {g.name}{where}: the broker "
-                f"lists it {n} times in cidAll, indexOf gives every process the slice of "
-                f"index {first} and the slice of index {later} goes to nobody{effect}",
-                "give every process a unique instanceName (clients >= 4.9.0 default to "
-                "PID#nanoTime): an explicit setInstanceName / -Drocketmq.client.name, or PID 1 "
-                "in containers sharing one IP, produces this clash; use the pod or host name",
-                consumers=(cid,),
+                f"client id {cid} is used by {n} connections of {g.name}{where}: {who}; the "
+                f"broker lists it {n} times in cidAll, indexOf gives it the slice of index "
+                f"{first} and the slice of index {later} goes to nobody{effect}",
+                rename
+                if many
+                else f"capture again in {BROKER_CHANNEL_EXPIRY_S + 10} s: if {cid} is listed "
+                "once by then, those were closed connections of one client, which closes a "
+                "connection whenever a call on it times out (its log says 'close socket "
+                "because of timeout': look at the broker's load and the network); if it "
+                f"stays, {rename}",
+                consumers=tuple(dict.fromkeys((cid, *involved))),
                 queues=tuple(queues),
             )
         )

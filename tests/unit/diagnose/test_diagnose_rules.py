@@ -445,6 +445,73 @@ def test_duplicate_client_id_and_the_slice_nobody_takes() -> None:
     assert labels(unconsumed) == ["broker-a:4", "broker-a:5"]
 
 
+def test_duplicate_client_id_from_one_host_names_both_causes() -> None:
+    """One host: several processes, or closed connections the broker still lists (a late
+    heartbeat registers them again): the fix says how to tell them apart."""
+    one_host = [consumer("b", T, clientAddr=f"10.0.0.2:{port}") for port in (5001, 5002)]
+    report = run({T: {"queues": 6}}, {"G": group(consumer("a", T), *one_host)})
+    f = only(report, Code.DUPLICATE_CLIENT_ID)
+    assert "(10.0.0.2:5001, 10.0.0.2:5002): either 2 processes share it, or the broker" in (
+        f.message
+    )
+    assert f.hint.startswith("capture again in 130 s: if b is listed once by then, those")
+    assert "if it stays, give every process a unique instanceName" in f.hint
+
+
+def test_duplicate_client_id_from_two_hosts_is_processes() -> None:
+    two_hosts = [consumer("b", T, clientAddr=f"10.0.0.{i}:5001") for i in (2, 3)]
+    report = run({T: {"queues": 6}}, {"G": group(consumer("a", T), *two_hosts)})
+    f = only(report, Code.DUPLICATE_CLIENT_ID)
+    assert "2 processes on 2 hosts share it; the broker lists it 2 times" in f.message
+    assert f.hint.startswith("give every process a unique instanceName")
+
+
+def test_duplicate_client_id_that_loses_no_queue_says_so() -> None:
+    """1 queue, cidAll [a, a, b]: a takes it, the second slot and b get nothing; listed once,
+    b still gets nothing (1 queue, 2 ids), so nothing is lost or idle because of the id."""
+    consumers = [consumer(c, T) for c in ("a", "a", "b")]
+    report = run({T: {"queues": 1}}, {"G": group(*consumers)})
+    f = only(report, Code.DUPLICATE_CLIENT_ID)
+    assert f.message.endswith(
+        "; no queue is lost at the moment; if they are separate processes, each consumes the "
+        "same queues"
+    )
+    assert f.consumers == ("a",)
+    idle = only(report, Code.IDLE_CONSUMER)
+    assert idle.caused_by is None  # its own cause: fewer queues than client ids
+    assert idle.hint.startswith("a consumer without a queue of its own stays idle")
+
+
+def test_idle_and_imbalance_from_a_duplicated_id_are_its_consequences() -> None:
+    """cidAll [a, a, b]: 2 queues leave b idle, 4 split 2 / 1; listed once, neither. No count
+    is proposed: a count fitted to the repeated id would be wrong once it is gone."""
+    consumers = [consumer(c, T) for c in ("a", "a", "b")]
+    for n, code in ((2, Code.IDLE_CONSUMER), (4, Code.IMBALANCE)):
+        report = run({T: {"queues": n}}, {"G": group(*consumers)})
+        cause = only(report, Code.DUPLICATE_CLIENT_ID)
+        effect = only(report, code)
+        assert effect.caused_by == cause.id
+        assert effect.proposals == ()
+        assert effect.hint.startswith(f"caused by DUPLICATE_CLIENT_ID ({cause.id})")
+        assert cause.consumers == (("a", "b") if code is Code.IDLE_CONSUMER else ("a",))
+        effects = "idle because of it: TopicA: b" if n == 2 else "split unevenly because of it"
+        assert effects in cause.message
+        once = allocate(Avg(), [MessageQueue(T, "broker-a", i) for i in range(n)], ["a", "b"])
+        assert {len(qs) for qs in once.values()} == {n // 2}  # the claim, checked
+
+
+def test_imbalance_that_stays_with_every_id_once_is_not_blamed_on_the_duplicate() -> None:
+    """cidAll [a, a, b, c], 5 queues: a 2, b 1, c 1; listed once, a 2, b 2, c 1: still uneven,
+    so the IMBALANCE keeps its own proven proposals and no cause, although a is its heaviest."""
+    consumers = [consumer(c, T) for c in ("a", "a", "b", "c")]
+    report = run({T: {"queues": 5}}, {"G": group(*consumers)})
+    imbalance = only(report, Code.IMBALANCE)
+    assert imbalance.consumers == ("a",)
+    assert imbalance.caused_by is None
+    assert imbalance.proposals
+    assert "split unevenly" not in only(report, Code.DUPLICATE_CLIENT_ID).message
+
+
 def test_distinct_client_ids_are_fine() -> None:
     report = run({T: {"queues": 6}}, {"G": group(consumer("a", T), consumer("b", T))})
     assert codes(report) == []

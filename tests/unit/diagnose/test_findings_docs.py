@@ -1,5 +1,6 @@
-"""The examples quoted in docs/findings.md for the "why lag grows" findings are real output:
-each quoted message and fix comes out of the engine for an example snapshot or one below."""
+"""The examples quoted in docs/findings.md for DUPLICATE_CLIENT_ID and the "why lag grows"
+findings are real output: each quoted message and fix comes out of the engine for an example
+snapshot or one below."""
 
 from __future__ import annotations
 
@@ -10,7 +11,11 @@ from rmqlb.diagnose import diagnose
 from rmqlb.snapshot import load_snapshot, parse_snapshot
 
 ROOT = Path(__file__).resolve().parents[3]
-FIRST_SECTION, END = "## STALE_ALLOCATION", "## Thresholds"
+#: The checked parts of the document: (first heading, the heading after the last).
+CHECKED = (
+    ("## DUPLICATE_CLIENT_ID", "## CLIENT_UNREACHABLE"),
+    ("## STALE_ALLOCATION", "## Thresholds"),
+)
 
 NOW = 1_795_348_800_000
 
@@ -79,9 +84,14 @@ def _outputs() -> set[str]:
 
 def test_every_quoted_example_is_engine_output() -> None:
     doc = (ROOT / "docs" / "findings.md").read_text(encoding="utf-8")
-    section = doc[doc.index(FIRST_SECTION) : doc.index(END)]
-    quoted = [line[2:] for line in section.splitlines() if line.startswith("> ") and line[2:]]
-    assert len(quoted) >= 15
+    sections = [doc[doc.index(first) : doc.index(end)] for first, end in CHECKED]
+    quoted = [
+        line[2:]
+        for section in sections
+        for line in section.splitlines()
+        if line.startswith("> ") and line[2:]
+    ]
+    assert len(quoted) >= 17
     outputs = _outputs()
     for text in quoted:
         if text.endswith("(...)"):  # shortened on purpose: the start must match
