@@ -12,11 +12,14 @@ from __future__ import annotations
 import json
 import os
 import signal
+import socket
+import struct
 import subprocess
 import sys
 import time
 from collections import Counter
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -229,6 +232,44 @@ class Kit:
             if not lingering(self.truth(group, *jvms)):
                 raise
             self._run([*args, "--timeout", str(BROKER_EXPIRY_S)])
+
+    @contextmanager
+    def listed_again(
+        self, broker: str, group: str, client_id: str, *topics: str
+    ) -> Iterator[socket.socket]:
+        """One more connection of ``client_id`` in ``group`` on ``broker``, with no client
+        behind it: one consumer heartbeat (what a client sends), then silence until the block
+        ends and it closes. To the broker this is a client's closed connection that a late
+        heartbeat registered again (``BROKER_EXPIRY_S``), or a second process with that id."""
+        now = int(time.time() * 1000)
+        subscriptions = [
+            {"topic": t, "subString": "*", "tagsSet": [], "codeSet": [], "subVersion": now,
+             "expressionType": "TAG", "classFilterMode": False}
+            for t in (*topics, f"%RETRY%{group}")
+        ]  # fmt: skip
+        consumer = {"groupName": group, "consumeType": "CONSUME_PASSIVELY",
+                    "messageModel": "CLUSTERING", "consumeFromWhere": "CONSUME_FROM_LAST_OFFSET",
+                    "subscriptionDataSet": subscriptions, "unitMode": False}  # fmt: skip
+        body = json.dumps(
+            {"clientID": client_id, "consumerDataSet": [consumer], "producerDataSet": []}
+        ).encode()
+        header = json.dumps(
+            {"code": 34, "language": "JAVA", "version": 0, "opaque": 1, "flag": 0,
+             "extFields": {}, "serializeTypeCurrentRPC": "JSON"}
+        ).encode()  # fmt: skip
+        host, _, port = self.broker_addr(broker).rpartition(":")
+        with socket.create_connection((host, int(port)), timeout=10) as conn:
+            conn.sendall(struct.pack(">II", 4 + len(header) + len(body), len(header)))
+            conn.sendall(header + body)
+            reply = conn.makefile("rb")
+            while True:  # the broker may first notify the group's connections of the change
+                total, size = struct.unpack(">II", reply.read(8))
+                frame = json.loads(reply.read(size & 0xFFFFFF))
+                reply.read(total - 4 - (size & 0xFFFFFF))
+                if frame["flag"] & 1 and frame["opaque"] == 1:  # the answer
+                    break
+            assert frame["code"] == 0, f"{broker} answered the heartbeat with {frame}"
+            yield conn
 
     def truth(self, group: str, *jvms: Jvm, stale: float = 10) -> dict[str, dict[str, Any]]:
         """The newest state line of every live client of ``group``, by client id."""

@@ -1,0 +1,84 @@
+"""A client id on two connections of a group, against the real brokers.
+
+A real client's closed connection that a late heartbeat registered again stays in the
+broker's consumer list until the expiry scan drops it (120 s): every client then allocates
+over a cidAll that lists the id twice. Here the extra connection is made on purpose (one
+heartbeat with a live client's id, then silence) so the case is exact and short: rmqlb must
+compute what the real clients compute from that list, blame the idle consumer and the lost
+queue on the duplicated id without proposing counts, and say both causes the broker cannot
+tell apart; once the connection closes, the broker lists the id once and all of it is gone.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from conftest import Names
+from realkit import (
+    Kit,
+    assert_expected_is_truth,
+    finding_codes,
+    findings,
+    qkey,
+    report_actual,
+    truth_held,
+)
+
+
+@pytest.mark.versions("4.9.8", "5.1.4")
+def test_an_id_listed_twice_is_named_with_both_causes_and_clears(kit: Kit, names: Names) -> None:
+    """2 queues (broker-a), clients a and b; a's id on one more connection: cidAll
+    [a, a, b] gives a queue 0, the second slot queue 1 (nobody) and b nothing."""
+    g, t = names.group, names.topic
+    kit.topic(t, read=2, brokers=("broker-a",))
+    spec = f"group={g};sub={t}:*"
+    jvm = kit.consumer("listed-twice", f"{spec};instance=a", f"{spec};instance=b")
+    kit.wait_steady(g, jvm, consumers=2, queues={t: 2})
+    a, b = "127.0.0.1@a", "127.0.0.1@b"
+
+    def twice() -> dict[str, dict[str, Any]] | None:
+        states = kit.truth(g, jvm)
+        if set(states) != {a, b}:
+            return None
+        for state in states.values():
+            view = state["views"][t]
+            held = {qkey(q) for q in state["held"] if q["topic"] == t}
+            if view.get("cidAll") != [a, a, b] or held != {
+                qkey(q) for q in view.get("allocated", [])
+            }:
+                return None
+        return states
+
+    with kit.listed_again("broker-a", g, a, t):
+        states = kit.wait_for(f"the clients of {g} to list {a} twice", twice)
+        report = kit.explain(g)
+
+    assert truth_held(states, t) == {(t, "broker-a", 0): [a]}  # the premise: b idle, 1 lost
+    assert_expected_is_truth(report, states, g, t)
+    actual = report_actual(report, g, t)
+    assert not actual[(t, "broker-a", 1)]
+    # The broker forwards a running-info request for a to one of a's connections: a's answer
+    # then stands for both; if it picks the silent one, a's queues are unknown, and said so.
+    if actual[(t, "broker-a", 0)]:
+        assert actual[(t, "broker-a", 0)] == [a, a]
+    else:
+        (unreachable,) = findings(report, "CLIENT_UNREACHABLE")
+        assert a in unreachable["consumers"], unreachable
+
+    (dup,) = findings(report, "DUPLICATE_CLIENT_ID")
+    assert "used by 2 connections" in dup["message"]
+    assert "either 2 processes share it, or the broker still lists connections" in dup["message"]
+    assert f"idle because of it: {t}: {b}" in dup["message"]
+    assert dup["hint"].startswith(f"capture again in 130 s: if {a} is listed once by then")
+    assert dup["consumers"] == [a, b]
+    idle = [f for f in findings(report, "IDLE_CONSUMER") if f["topic"] == t]
+    assert [(f["consumers"], f["causedBy"], f.get("proposals")) for f in idle] == [
+        ([b], dup["id"], [])
+    ], idle
+    lost = [f for f in findings(report, "UNCONSUMED_QUEUE") if f["topic"] == t]
+    assert [f["causedBy"] for f in lost] == [dup["id"]], lost
+
+    kit.wait_steady(g, jvm, consumers=2, queues={t: 2})  # closed: the broker dropped it
+    after = kit.explain(g)
+    assert not finding_codes(after, g) & {"DUPLICATE_CLIENT_ID", "IDLE_CONSUMER"}, after["findings"]
