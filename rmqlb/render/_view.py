@@ -302,11 +302,15 @@ def expected_text(row: QueueRow) -> str:
     return row.expected if row.expected is not None else "-"
 
 
-def actual_list(row: QueueRow) -> list[str]:
-    """The actual holders as cell lines: ``unknown`` when not known, ``-`` when nobody."""
+def actual_list(row: QueueRow, name: Callable[[str], str] = str) -> list[str]:
+    """The actual holders as cell lines (each client id once, shown by ``name``, with its
+    count when on several connections): ``unknown`` when not known, ``-`` when nobody."""
     if row.actual is None:
         return ["unknown"]
-    return list(row.actual) if row.actual else ["-"]
+    if not row.actual:
+        return ["-"]
+    counts = Counter(row.actual)
+    return [name(c) if n == 1 else f"{name(c)} ({n} connections)" for c, n in counts.items()]
 
 
 def lag_text(lag: int | None) -> str:

@@ -141,7 +141,7 @@ def _queue_rows(
             style="dim" if r.expected is None else "",
         )
         actual = Text(
-            "\n".join(names.get(a, a) for a in v.actual_list(r)),
+            "\n".join(v.actual_list(r, lambda a: names.get(a, a))),
             style="" if r.status is QueueStatus.ok else style,
         )
         cells = [label, expected, actual, Text(r.status.value, style=style)]

@@ -6,6 +6,7 @@ import dataclasses
 import io
 import json
 import re
+from pathlib import Path
 
 import pytest
 from report_builders import (
@@ -20,6 +21,7 @@ from report_builders import (
 from report_contract import assert_report_contract
 from rich.console import Console
 
+from rmqlb.diagnose import diagnose
 from rmqlb.diagnose.report import (
     GroupReport,
     InferenceStatus,
@@ -29,6 +31,9 @@ from rmqlb.diagnose.report import (
     exit_code,
 )
 from rmqlb.render import LARGE_TOPIC_QUEUES, Output, RenderOptions, get_renderer, render
+from rmqlb.snapshot import load_snapshot
+
+EXAMPLES = Path(__file__).resolve().parents[3] / "examples"
 
 
 def _render(report: Report, fmt: Output, width: int = 100, **options: bool) -> str:
@@ -136,6 +141,20 @@ def test_stacked_rows_keep_every_value() -> None:
         assert pair in fields
     idle = " ".join(text[text.rindex(C2) :].split("Findings")[0].split())
     assert "Expected 0" in idle and "Note idle" in idle
+
+
+@pytest.mark.parametrize("fmt", [Output.table, Output.plain, Output.markdown])
+def test_an_id_on_several_connections_is_one_actual_line_with_its_count(fmt: Output) -> None:
+    """A client id the broker lists twice holds its queues once per connection: the cell
+    shows the id once with the count (a closed connection listed again would otherwise look
+    like two holders, and 128 of them fill a screen); JSON keeps every entry."""
+    report = diagnose(load_snapshot(EXAMPLES / "duplicate-client-id.json"))
+    text = _render(report, fmt, width=160, all_queues=True)
+    rows = [line for line in text.splitlines() if "broker-a:4" in line]
+    assert rows and all("10.0.7.90@1 (2 connections)" in line for line in rows), rows
+    (row,) = [r for r in json.loads(_render(report, Output.json))["groups"][0]["topics"][0]
+              ["queues"] if r["queueId"] == 4]  # fmt: skip
+    assert row["actual"] == ["10.0.7.90@1", "10.0.7.90@1"]
 
 
 def test_idle_consumer_is_flagged_in_every_text_format() -> None:
