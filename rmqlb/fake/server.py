@@ -519,22 +519,37 @@ class FakeCluster:
 
     # --- Broker --------------------------------------------------------------------------
 
-    def _online_group(self, name: str) -> Group | None:
-        """The group with the clients a broker lists: not a Proxy's gRPC clients (they
-        heartbeat to the Proxy only); ``None`` when it lists nobody."""
+    def _online_group(self, name: str, broker: str) -> Group | None:
+        """The group with the clients ``broker`` lists: not a Proxy's gRPC clients (they
+        heartbeat to the Proxy only), and as often as the snapshot's list of that broker has
+        each id (``onBrokers``; the group's own list when it has none); ``None`` when it
+        lists nobody."""
         group = self.snapshot.groups.get(name)
         if group is None:
             return None
         listed = tuple(c for c in group.consumers if c.proxy is None)
+        on = group.on_brokers.get(broker)
+        if on is not None and on.client_ids is not None:
+            by_id: dict[str, list[Consumer]] = {}
+            for c in listed:
+                by_id.setdefault(c.client_id, []).append(c)
+            seen: dict[str, int] = {}
+            picked = []
+            for cid in on.client_ids:
+                same = by_id.get(cid)
+                if same:  # the k-th connection of the id, the last one again past the end
+                    k = seen[cid] = seen.get(cid, -1) + 1
+                    picked.append(same[min(k, len(same) - 1)])
+            listed = tuple(picked)
         if not listed:
             return None
-        return group if len(listed) == len(group.consumers) else replace(group, consumers=listed)
+        return group if listed == group.consumers else replace(group, consumers=listed)
 
     async def _broker(self, broker: str, cmd: RemotingCommand) -> RemotingCommand:
         group_name = cmd.ext("consumerGroup") or ""
         if cmd.code == RequestCode.GET_CONSUMER_LIST_BY_GROUP:
             # The response has an (empty) custom header, so Java writes "extFields":{}.
-            group = self._online_group(group_name)
+            group = self._online_group(group_name, broker)
             if group is None:
                 return self._reply(
                     cmd,
@@ -545,7 +560,7 @@ class FakeCluster:
             body = bodies.encode_consumer_id_list([c.client_id for c in group.consumers])
             return self._reply(cmd, ResponseCode.SUCCESS, body=body, ext_fields={})
         if cmd.code == RequestCode.GET_CONSUMER_CONNECTION_LIST:
-            group = self._online_group(group_name)
+            group = self._online_group(group_name, broker)
             if group is None:
                 return self._reply(
                     cmd,
@@ -553,8 +568,9 @@ class FakeCluster:
                     remark=f"the consumer group[{group_name}] not online",
                 )
             online = group
+            whole = group is self.snapshot.groups.get(group_name)  # as every broker lists it
             body = self._cached(
-                ("203", group_name),
+                ("203", group_name) if whole else ("203", group_name, broker),
                 lambda: bodies.encode_consumer_connection(
                     online, dialect=self.dialect, consume_from_where=_consume_from_where(online)
                 ),

@@ -11,6 +11,9 @@ What legitimately changes on the way (each rule below says why):
 * a consumer whose ``assigned`` is unknown is served as a silent client: only its connection
   data survives; an offline group has no connection list (model and type unknown);
 * two processes sharing a client id get one running-info answer (the broker relays to one);
+* when some broker lists a client id more than once, every broker's own list comes back
+  (``onBrokers`` ``clientIds``): the served list (its ids the group has), else the group's
+  clients, a Proxy's gRPC clients left out;
 * the 4.x dialect has no ``mqPopTable``;
 * a route's queue data come back in the NameServer's order (hash order of broker names), so
   both views list them by broker name;
@@ -42,6 +45,7 @@ from rmqlb.model import (
     ConsumeStatus,
     Group,
     GroupConfig,
+    GroupOnBroker,
     MessageModel,
     MessageQueue,
     ProcessQueueState,
@@ -211,6 +215,13 @@ def _group(g: Group, dialect: int, snapshot: Snapshot) -> Group:
                 seen, client_addr=c.client_addr, language=c.language, version=c.version
             )
     online = bool(g.consumers)
+    on_brokers = (
+        g.on_brokers
+        if dialect >= 5
+        else {  # a 4.x broker answers neither GET_ALL_MESSAGE_REQUEST_MODE nor QUERY_ASSIGNMENT
+            b: replace(v, request_modes=None, assignments=()) for b, v in g.on_brokers.items()
+        }
+    )
     return replace(
         g,
         strategy=None,
@@ -227,12 +238,29 @@ def _group(g: Group, dialect: int, snapshot: Snapshot) -> Group:
         consumers=tuple(consumers),
         offsets=_completed_offsets(snapshot, g, dialect),
         configs={b: g.configs.get(b, GroupConfig()) for b in broker_names(snapshot)},
-        on_brokers=g.on_brokers
-        if dialect >= 5
-        else {  # a 4.x broker answers neither GET_ALL_MESSAGE_REQUEST_MODE nor QUERY_ASSIGNMENT
-            b: replace(v, request_modes=None, assignments=()) for b, v in g.on_brokers.items()
-        },
+        on_brokers=_broker_lists(g, on_brokers, broker_names(snapshot)),
     )
+
+
+def _broker_lists(
+    g: Group, on_brokers: Mapping[str, GroupOnBroker], brokers: Iterable[str]
+) -> dict[str, GroupOnBroker]:
+    """``on_brokers`` with every broker's own client list when one repeats an id."""
+    ids = [c.client_id for c in g.consumers if c.proxy is None]
+    if not ids:
+        return dict(on_brokers)
+    lists = {}
+    for b in brokers:
+        served = on_brokers.get(b, GroupOnBroker()).client_ids
+        lists[b] = ids if served is None else [cid for cid in served if cid in ids]
+    if all(len(set(listed)) == len(listed) for listed in lists.values()):
+        return dict(on_brokers)
+    out = dict(on_brokers)
+    for b, listed in lists.items():
+        known = out.get(b, GroupOnBroker())
+        if known.client_ids is None and listed:
+            out[b] = replace(known, client_ids=tuple(listed))
+    return out
 
 
 def wire_view(snapshot: Snapshot, dialect: int = 4) -> Snapshot:

@@ -7,19 +7,22 @@ Every example snapshot, the test snapshots and the demo's, in both wire dialects
 from __future__ import annotations
 
 import asyncio
+import json
 from pathlib import Path
 
 import pytest
 from livehelpers import broker_shape, received_view, snapshot_files, wire_view
 
 from rmqlb.client.collector import CollectOptions, collect
+from rmqlb.diagnose import Code, diagnose
 from rmqlb.fake import FakeCluster, broker_names
 from rmqlb.model import Snapshot
-from rmqlb.snapshot import load_snapshot, snapshot_to_json
+from rmqlb.snapshot import load_snapshot, parse_snapshot, snapshot_to_json
 
 pytestmark = pytest.mark.timeout(60)
 
 FILES = snapshot_files()
+EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 
 
 async def _capture(snapshot: Snapshot, dialect: int, **fake: object) -> tuple[Snapshot, str]:
@@ -65,3 +68,27 @@ def test_all_groups_skips_system_groups_and_finds_offline_ones() -> None:
 
     got = asyncio.run(run())
     assert set(got.groups) == set(original.groups)  # TOOLS_CONSUMER etc. are served but skipped
+
+
+def test_each_brokers_list_is_captured_when_one_lists_an_id_twice() -> None:
+    """broker-a lists 10.0.7.90@1 twice, broker-b once: the capture keeps each broker's own
+    list, and the finding reads it as one client whose closed connection broker-a still lists
+    (a client heartbeats to every broker of its topics)."""
+    doc = json.loads((EXAMPLES / "duplicate-client-id.json").read_text(encoding="utf-8"))
+    doc["brokers"]["broker-b"] = {"cluster": "DefaultCluster", "addrs": {"0": "10.0.0.12:10911"}}
+    group = doc["groups"]["notification-consumer"]
+    ids = [c["clientId"] for c in group["consumers"]]
+    group["onBrokers"] = {"broker-a": {"clientIds": ids}, "broker-b": {"clientIds": ids[:2]}}
+    got, _ = asyncio.run(_capture(parse_snapshot(doc), 4))
+
+    lists = {b: v.client_ids for b, v in got.groups["notification-consumer"].on_brokers.items()}
+    assert lists == {"broker-a": tuple(ids), "broker-b": tuple(ids[:2])}
+    (f,) = [f for f in diagnose(got).findings if f.code is Code.DUPLICATE_CLIENT_ID]
+    assert "(broker-a 2 times, broker-b 1 time)" in f.message
+    assert "so it is one client and broker-a still lists connections it closed" in f.message
+    assert f.hint.startswith("nothing to rename")
+
+
+def test_broker_lists_stay_out_of_a_capture_where_no_broker_repeats_an_id() -> None:
+    got, _ = asyncio.run(_capture(load_snapshot(EXAMPLES / "healthy.json"), 4))
+    assert all(not g.on_brokers for g in got.groups.values())

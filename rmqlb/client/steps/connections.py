@@ -28,15 +28,23 @@ class GroupView:
     subscriptions: dict[str, Subscription] = field(default_factory=dict)
     connections: list[Connection] = field(default_factory=list)
     relays: dict[str, list[str]] = field(default_factory=dict)  # clientId -> broker addrs
+    lists: dict[str, list[str]] = field(default_factory=dict)  # broker addr -> its client ids
     answered: bool = False
+
+    def repeats_an_id(self) -> bool:
+        """Whether some broker lists a client id more than once."""
+        return any(len(set(ids)) < len(ids) for ids in self.lists.values())
 
     def merge(self, addr: str, conn: ConsumerConnection) -> None:
         """Unite one broker's connection list into this view.
 
         A client connects to every broker separately, so its ``clientAddr`` differs per
         broker; clients are matched by id. One id listed *n* times by one broker is *n*
-        processes sharing an id, so the largest count any broker reports is kept.
+        connections (processes sharing the id, or closed connections the broker still
+        lists), so the largest count any broker reports is kept; ``lists`` keeps each
+        broker's own.
         """
+        self.lists[addr] = [c.client_id for c in conn.connections]
         if not self.answered:
             self.answered = True
             self.message_model = conn.message_model or MessageModel.CLUSTERING

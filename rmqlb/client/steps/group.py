@@ -75,6 +75,11 @@ async def capture_group(
         if answer is not None and answer.consume_tps > 0:  # 0: nothing to tell apart from unread
             known = on_brokers.get(broker, GroupOnBroker())
             on_brokers[broker] = replace(known, consume_tps=answer.consume_tps)
+    if view.repeats_an_id():  # which broker lists it how often tells closed connections
+        for broker, addr in masters:
+            known = on_brokers.get(broker, GroupOnBroker())
+            if addr in view.lists and known.client_ids is None:
+                on_brokers[broker] = replace(known, client_ids=tuple(view.lists[addr]))
     configs = {}
     for broker, addr in masters:
         table = await c.configs.of(addr)

@@ -283,7 +283,6 @@ def check_duplicate_client_ids(
             if heavy := imbalance_by_duplicates(ctx):
                 uneven.append(ctx.topic)
                 involved.extend(heavy)
-        many = len(hosts) > 1
         effect = "".join(
             f"; {label}: {'; '.join(parts)}"
             for label, parts in (
@@ -293,46 +292,105 @@ def check_duplicate_client_ids(
             )
             if parts
         )
+        per_broker = {
+            broker: view.client_ids.count(cid)
+            for broker, view in sorted(g.group.on_brokers.items(), key=lambda kv: java_key(kv[0]))
+            if view.client_ids is not None and cid in view.client_ids
+        }
+        who, fix, processes = _shared_or_closed(cid, n, len(hosts), per_broker)
+        fewer = {b for b, k in per_broker.items() if k < n}
+        flipping = [
+            ctx.topic
+            for ctx in topics
+            if ctx.route is not None
+            and fewer & {qd.broker_name for qd in ctx.route.queue_datas}
+            and {qd.broker_name for qd in ctx.route.queue_datas} - fewer
+        ]
+        if flipping:
+            who += (
+                f"; a client takes cidAll from a broker of the topic at random, so on "
+                f"{', '.join(flipping)} the allocations change with the broker it asks"
+            )
         if effect:
             effect += g.assumption
         else:
-            effect = "; no queue is lost at the moment" + (
-                ", but each process consumes the same queues"
-                if many
-                else "; if they are separate processes, each consumes the same queues"
+            effect = (
+                "; no queue is lost at the moment"
+                + {
+                    True: ", but each process consumes the same queues",
+                    False: "",
+                    None: "; if they are separate processes, each consumes the same queues",
+                }[processes]
             )
-        who = (
-            f"{n} processes on {len(hosts)} hosts share it"
-            if many
-            else f"either {n} processes share it, or the broker still lists connections its "
-            "client closed (a heartbeat handled after its connection closed registers it "
-            f"again, for {BROKER_CHANNEL_EXPIRY_S} s after that heartbeat)"
-        )
-        rename = (
-            "give every process a unique instanceName (clients >= 4.9.0 default to "
-            "PID#nanoTime): an explicit setInstanceName / -Drocketmq.client.name, or PID 1 "
-            "in containers sharing one IP, produces this clash; use the pod or host name"
-        )
         out.append(
             Finding(
                 Code.DUPLICATE_CLIENT_ID,
                 Severity.error,
                 g.name,
-                f"client id {cid} is used by {n} connections of {g.name}{where}: {who}; the "
-                f"broker lists it {n} times in cidAll, indexOf gives it the slice of index "
-                f"{first} and the slice of index {later} goes to nobody{effect}",
-                rename
-                if many
-                else f"capture again in {BROKER_CHANNEL_EXPIRY_S + 10} s: if {cid} is listed "
-                "once by then, those were closed connections of one client, which closes a "
-                "connection whenever a call on it times out (its log says 'close socket "
-                "because of timeout': look at the broker's load and the network); if it "
-                f"stays, {rename}",
+                f"client id {cid} is used by {n} connections of {g.name}{where}: {who}; where "
+                f"cidAll lists it {n} times, indexOf gives it the slice of index {first} and "
+                f"the slice of index {later} goes to nobody{effect}",
+                fix,
                 consumers=tuple(dict.fromkeys((cid, *involved))),
                 queues=tuple(queues),
             )
         )
     return out
+
+
+RENAME = (
+    "give every process a unique instanceName (clients >= 4.9.0 default to PID#nanoTime): an "
+    "explicit setInstanceName / -Drocketmq.client.name, or PID 1 in containers sharing one IP, "
+    "produces this clash; use the pod or host name"
+)
+
+
+def _shared_or_closed(
+    cid: str, n: int, hosts: int, per_broker: dict[str, int]
+) -> tuple[str, str, bool | None]:
+    """Why ``cid`` is on ``n`` connections, its fix, and whether several processes share it
+    (``None``: cannot tell).
+
+    ``per_broker``: how often each broker that lists ``cid`` does. A client heartbeats to
+    every broker of its topics, so processes sharing an id are listed alike by each of those
+    brokers: a broker listing it more often than another keeps connections its client closed.
+    Connections from several hosts are several processes.
+    """
+    closed_for = f"for {BROKER_CHANNEL_EXPIRY_S} s after that heartbeat"
+    late = f"a heartbeat handled after its connection closed registers it again, {closed_for}"
+    fewest = min(per_broker.values(), default=n)
+    if len(per_broker) > 1 and fewest < n:
+        listing = [b for b, k in per_broker.items() if k > fewest]
+        names = ", ".join(listing)
+        verb = "lists" if len(listing) == 1 else "list"
+        counts = ", ".join(f"{b} {plural(k, 'time')}" for b, k in per_broker.items())
+        shared = "it is one client" if fewest == 1 else f"{fewest} processes share it"
+        who = (
+            f"the brokers list it unequally ({counts}) and a client heartbeats to every broker "
+            f"of its topics, so {shared} and {names} still {verb} connections it closed "
+            f"({late})"
+        )
+        drop = (
+            f"{names} {'drops' if len(listing) == 1 else 'drop'} the closed connections within "
+            f"{BROKER_CHANNEL_EXPIRY_S + 10} s of their last heartbeat; the client closes a "
+            "connection whenever a call on it times out (its log says 'close socket because of "
+            f"timeout'): look at the load of {names} and the network"
+        )
+        fix = f"nothing to rename: {drop}" if fewest == 1 else f"{RENAME}; besides, {drop}"
+        return who, fix, fewest > 1
+    if hosts > 1:
+        return f"{n} processes on {hosts} hosts share it", RENAME, True
+    who = (
+        f"either {n} processes share it, or the broker still lists connections its client "
+        f"closed ({late})"
+    )
+    fix = (
+        f"capture again in {BROKER_CHANNEL_EXPIRY_S + 10} s: if {cid} is listed once by then, "
+        "those were closed connections of one client, which closes a connection whenever a "
+        "call on it times out (its log says 'close socket because of timeout': look at the "
+        f"broker's load and the network); if it stays, {RENAME}"
+    )
+    return who, fix, None
 
 
 def check_unreachable(

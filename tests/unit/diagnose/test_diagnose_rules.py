@@ -462,8 +462,43 @@ def test_duplicate_client_id_from_two_hosts_is_processes() -> None:
     two_hosts = [consumer("b", T, clientAddr=f"10.0.0.{i}:5001") for i in (2, 3)]
     report = run({T: {"queues": 6}}, {"G": group(consumer("a", T), *two_hosts)})
     f = only(report, Code.DUPLICATE_CLIENT_ID)
-    assert "2 processes on 2 hosts share it; the broker lists it 2 times" in f.message
+    assert "2 processes on 2 hosts share it; where cidAll lists it 2 times" in f.message
     assert f.hint.startswith("give every process a unique instanceName")
+
+
+def test_an_id_one_broker_lists_more_often_is_one_client_with_closed_connections() -> None:
+    """A client heartbeats to every broker of its topics, so processes sharing an id are
+    listed alike; broker-a listing b twice and broker-b once is one client whose closed
+    connection broker-a still lists: nothing to rename."""
+    topics = {T: route(("broker-a", 3, 3, 6), ("broker-b", 3, 3, 6))}
+    on_brokers = {"broker-a": {"clientIds": ["a", "b", "b"]}, "broker-b": {"clientIds": ["a", "b"]}}
+    consumers = [consumer(c, T) for c in ("a", "b", "b")]
+    f = only(run(topics, {"G": group(*consumers, onBrokers=on_brokers)}), Code.DUPLICATE_CLIENT_ID)
+    assert (
+        "the brokers list it unequally (broker-a 2 times, broker-b 1 time) and a client "
+        "heartbeats to every broker of its topics, so it is one client and broker-a still "
+        "lists connections it closed (a heartbeat handled"
+    ) in f.message
+    assert (
+        "; a client takes cidAll from a broker of the topic at random, so on TopicA the "
+        "allocations change with the broker it asks"
+    ) in f.message
+    assert f.hint.startswith(
+        "nothing to rename: broker-a drops the closed connections within 130 s of their last "
+        "heartbeat"
+    )
+    assert "look at the load of broker-a and the network" in f.hint
+
+    alike = {"broker-a": {"clientIds": ["a", "b", "b"]}, "broker-b": {"clientIds": ["a", "b", "b"]}}
+    f = only(run(topics, {"G": group(*consumers, onBrokers=alike)}), Code.DUPLICATE_CLIENT_ID)
+    assert "either 2 processes share it, or the broker still lists connections" in f.message
+
+    three = {"broker-a": {"clientIds": ["a", "b", "b", "b"]}, "broker-b": {"clientIds": ["b", "b"]}}
+    consumers.append(consumer("b", T))
+    f = only(run(topics, {"G": group(*consumers, onBrokers=three)}), Code.DUPLICATE_CLIENT_ID)
+    assert "so 2 processes share it and broker-a still lists connections it closed" in f.message
+    assert f.hint.startswith("give every process a unique instanceName")
+    assert "; besides, broker-a drops the closed connections within 130 s" in f.hint
 
 
 def test_duplicate_client_id_that_loses_no_queue_says_so() -> None:

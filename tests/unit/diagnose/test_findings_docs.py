@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 from rmqlb.diagnose import diagnose
 from rmqlb.snapshot import load_snapshot, parse_snapshot
@@ -72,9 +73,24 @@ LEFT = {
 }  # fmt: skip
 
 
+# examples/duplicate-client-id.json where broker-b lists the shared id once (closed connections).
+def _closed_connection() -> dict[str, Any]:
+    doc: dict[str, Any] = json.loads(
+        (ROOT / "examples" / "duplicate-client-id.json").read_text(encoding="utf-8")
+    )
+    doc["brokers"]["broker-b"] = {"cluster": "DefaultCluster", "addrs": {"0": "10.0.0.12:10911"}}
+    group = doc["groups"]["notification-consumer"]
+    ids = [c["clientId"] for c in group["consumers"]]
+    group["onBrokers"] = {"broker-a": {"clientIds": ids}, "broker-b": {"clientIds": ids[:2]}}
+    return doc
+
+
 def _outputs() -> set[str]:
     snapshots = [load_snapshot(p) for p in sorted((ROOT / "examples").glob("*.json"))]
-    snapshots += [parse_snapshot(json.loads(json.dumps(d))) for d in (ORDERLY_DISABLED, LEFT)]
+    snapshots += [
+        parse_snapshot(json.loads(json.dumps(d)))
+        for d in (ORDERLY_DISABLED, LEFT, _closed_connection())
+    ]
     out: set[str] = set()
     for snap in snapshots:
         for f in diagnose(snap).findings:
@@ -91,7 +107,7 @@ def test_every_quoted_example_is_engine_output() -> None:
         for line in section.splitlines()
         if line.startswith("> ") and line[2:]
     ]
-    assert len(quoted) >= 17
+    assert len(quoted) >= 19
     outputs = _outputs()
     for text in quoted:
         if text.endswith("(...)"):  # shortened on purpose: the start must match
