@@ -253,23 +253,24 @@ class Kit:
         body = json.dumps(
             {"clientID": client_id, "consumerDataSet": [consumer], "producerDataSet": []}
         ).encode()
-        header = json.dumps(
-            {"code": 34, "language": "JAVA", "version": 0, "opaque": 1, "flag": 0,
-             "extFields": {}, "serializeTypeCurrentRPC": "JSON"}
-        ).encode()  # fmt: skip
-        host, _, port = self.broker_addr(broker).rpartition(":")
-        with socket.create_connection((host, int(port)), timeout=10) as conn:
-            conn.sendall(struct.pack(">II", 4 + len(header) + len(body), len(header)))
-            conn.sendall(header + body)
-            reply = conn.makefile("rb")
-            while True:  # the broker may first notify the group's connections of the change
-                total, size = struct.unpack(">II", reply.read(8))
-                frame = json.loads(reply.read(size & 0xFFFFFF))
-                reply.read(total - 4 - (size & 0xFFFFFF))
-                if frame["flag"] & 1 and frame["opaque"] == 1:  # the answer
-                    break
-            assert frame["code"] == 0, f"{broker} answered the heartbeat with {frame}"
+        with self._remoting(broker) as conn:
+            header, _ = _call(conn, HEART_BEAT, {}, body)
+            assert header["code"] == 0, f"{broker} answered the heartbeat with {header}"
             yield conn
+
+    def listed_by(self, broker: str, group: str) -> list[str]:
+        """The client ids ``broker`` lists for ``group`` (its connection list, one entry per
+        connection; [] when it says the group is not online)."""
+        with self._remoting(broker) as conn:
+            header, body = _call(conn, GET_CONSUMER_CONNECTION_LIST, {"consumerGroup": group})
+        if header["code"] == CONSUMER_NOT_ONLINE:
+            return []
+        assert header["code"] == 0, f"{broker} answered the connection list with {header}"
+        return [c["clientId"] for c in json.loads(body)["connectionSet"]]
+
+    def _remoting(self, broker: str) -> socket.socket:
+        host, _, port = self.broker_addr(broker).rpartition(":")
+        return socket.create_connection((host, int(port)), timeout=10)
 
     def truth(self, group: str, *jvms: Jvm, stale: float = 10) -> dict[str, dict[str, Any]]:
         """The newest state line of every live client of ``group``, by client id."""
@@ -424,6 +425,29 @@ def report_expected(report: Mapping[str, Any], group: str, topic: str) -> dict[Q
     """queue -> the client rmqlb expects to hold it."""
     rows = report_topic(report, group, topic)["queues"]
     return {(topic, r["brokerName"], r["queueId"]): r.get("expected") for r in rows}
+
+
+#: The request codes the kit helpers send themselves (rmqlb never sends HEART_BEAT).
+HEART_BEAT, GET_CONSUMER_CONNECTION_LIST, CONSUMER_NOT_ONLINE = 34, 203, 206
+
+
+def _call(
+    conn: socket.socket, code: int, ext: Mapping[str, str], body: bytes = b""
+) -> tuple[dict[str, Any], bytes]:
+    """Send one JSON-header remoting request and read frames until its answer (a broker may
+    first send requests of its own, such as NOTIFY_CONSUMER_IDS_CHANGED)."""
+    header = json.dumps(
+        {"code": code, "language": "JAVA", "version": 0, "opaque": 1, "flag": 0,
+         "extFields": dict(ext), "serializeTypeCurrentRPC": "JSON"}
+    ).encode()  # fmt: skip
+    conn.sendall(struct.pack(">II", 4 + len(header) + len(body), len(header)) + header + body)
+    reply = conn.makefile("rb")
+    while True:
+        total, size = struct.unpack(">II", reply.read(8))
+        frame = json.loads(reply.read(size & 0xFFFFFF))
+        rest = reply.read(total - 4 - (size & 0xFFFFFF))
+        if frame["flag"] & 1 and frame["opaque"] == 1:  # the answer
+            return frame, rest
 
 
 def lingering(states: Mapping[str, Mapping[str, Any]]) -> set[str]:
