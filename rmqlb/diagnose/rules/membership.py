@@ -256,6 +256,9 @@ def check_duplicate_client_ids(
     if g.mode is not Mode.CLUSTERING:
         return []
     counts = Counter(g.cid_all)
+    if all(n < 2 for n in counts.values()):
+        return []
+    effect, queues, involved = _effects(g, topics)
     out: list[Finding] = []
     for cid, n in counts.items():
         if n < 2:
@@ -265,62 +268,27 @@ def check_duplicate_client_ids(
         addrs = [c.client_addr for c in g.consumers if c.client_id == cid and c.client_addr]
         hosts = {addr.rpartition(":")[0] or addr for addr in addrs}
         where = f" ({', '.join(addrs)})" if addrs else ""
-        lost: list[str] = []
-        queues: list[MessageQueue] = []
-        idle: list[str] = []
-        uneven: list[str] = []
-        involved: list[str] = []
-        for ctx in topics:
-            if ctx.expected is None or not ctx.mq_all:
-                continue
-            nobody = [mq for mq, cid in zip(ctx.mq_all, ctx.owner, strict=True) if cid is None]
-            if nobody:
-                lost.append(f"{ctx.topic}: {queue_text(nobody, 4)}")
-                queues.extend(nobody)
-            if ids := idle_by_duplicates(ctx):
-                idle.append(f"{ctx.topic}: {id_text(ids, g.options.max_listed)}")
-                involved.extend(ids)
-            if heavy := imbalance_by_duplicates(ctx):
-                uneven.append(ctx.topic)
-                involved.extend(heavy)
-        effect = "".join(
-            f"; {label}: {'; '.join(parts)}"
-            for label, parts in (
-                ("going to nobody", lost),
-                ("idle because of it", idle),
-                ("split unevenly because of it", uneven),
-            )
-            if parts
-        )
         per_broker = {
             broker: view.client_ids.count(cid)
             for broker, view in sorted(g.group.on_brokers.items(), key=lambda kv: java_key(kv[0]))
             if view.client_ids is not None and cid in view.client_ids
         }
         who, fix, processes = _shared_or_closed(cid, n, len(hosts), per_broker)
-        fewer = {b for b, k in per_broker.items() if k < n}
-        flipping = [
-            ctx.topic
-            for ctx in topics
-            if ctx.route is not None
-            and fewer & {qd.broker_name for qd in ctx.route.queue_datas}
-            and {qd.broker_name for qd in ctx.route.queue_datas} - fewer
-        ]
-        if flipping:
+        if flipping := _flipping(topics, {b for b, k in per_broker.items() if k < n}):
             who += (
                 f"; a client takes cidAll from a broker of the topic at random, so on "
                 f"{', '.join(flipping)} the allocations change with the broker it asks"
             )
         if effect:
-            effect += g.assumption
+            tail = effect
+        elif processes is None:
+            tail = (
+                "; no queue is lost at the moment; if they are separate processes, each "
+                "consumes the same queues"
+            )
         else:
-            effect = (
-                "; no queue is lost at the moment"
-                + {
-                    True: ", but each process consumes the same queues",
-                    False: "",
-                    None: "; if they are separate processes, each consumes the same queues",
-                }[processes]
+            tail = "; no queue is lost at the moment" + (
+                ", but each process consumes the same queues" if processes else ""
             )
         out.append(
             Finding(
@@ -329,12 +297,58 @@ def check_duplicate_client_ids(
                 g.name,
                 f"client id {cid} is used by {n} connections of {g.name}{where}: {who}; where "
                 f"cidAll lists it {n} times, indexOf gives it the slice of index {first} and "
-                f"the slice of index {later} goes to nobody{effect}",
+                f"the slice of index {later} goes to nobody{tail}",
                 fix,
                 consumers=tuple(dict.fromkeys((cid, *involved))),
                 queues=tuple(queues),
             )
         )
+    return out
+
+
+def _effects(
+    g: GroupContext, topics: Sequence[TopicContext]
+) -> tuple[str, list[MessageQueue], list[str]]:
+    """What the repeated ids do to the group's topics: the text ("" when nothing), the queues
+    going to nobody, and the consumers idle or heaviest only because of them."""
+    lost: list[str] = []
+    queues: list[MessageQueue] = []
+    idle: list[str] = []
+    uneven: list[str] = []
+    involved: list[str] = []
+    for ctx in topics:
+        if ctx.expected is None or not ctx.mq_all:
+            continue
+        nobody = [mq for mq, cid in zip(ctx.mq_all, ctx.owner, strict=True) if cid is None]
+        if nobody:
+            lost.append(f"{ctx.topic}: {queue_text(nobody, 4)}")
+            queues.extend(nobody)
+        if ids := idle_by_duplicates(ctx):
+            idle.append(f"{ctx.topic}: {id_text(ids, g.options.max_listed)}")
+            involved.extend(ids)
+        if heavy := imbalance_by_duplicates(ctx):
+            uneven.append(ctx.topic)
+            involved.extend(heavy)
+    text = "".join(
+        f"; {label}: {'; '.join(parts)}"
+        for label, parts in (
+            ("going to nobody", lost),
+            ("idle because of it", idle),
+            ("split unevenly because of it", uneven),
+        )
+        if parts
+    )
+    return (text + g.assumption if text else ""), queues, involved
+
+
+def _flipping(topics: Sequence[TopicContext], fewer: set[str]) -> list[str]:
+    """The topics with brokers in ``fewer`` (listing the id less often) and brokers not in it:
+    their clients' cidAll depends on the broker each asks."""
+    out = []
+    for ctx in topics:
+        brokers = {qd.broker_name for qd in ctx.route.queue_datas} if ctx.route else set()
+        if brokers & fewer and brokers - fewer:
+            out.append(ctx.topic)
     return out
 
 
