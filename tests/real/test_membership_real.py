@@ -81,6 +81,8 @@ def test_an_id_listed_twice_is_named_with_both_causes_and_clears(kit: Kit, names
             "lists connections it closed"
         ) in dup["message"], dup["message"]
         assert dup["hint"].startswith("nothing to rename: broker-a drops the closed connections")
+        doubled = [f for f in findings(report, "DUPLICATE_ASSIGNMENT") if f["topic"] == t]
+        assert doubled == [], doubled  # a's one answer stands for one holder, not two
     else:  # only broker-a knows the group (5.1.4 here): nothing to compare with
         assert (
             "either 2 processes share it, or the broker still lists connections" in (dup["message"])

@@ -501,6 +501,22 @@ def test_an_id_one_broker_lists_more_often_is_one_client_with_closed_connections
     assert "; besides, broker-a drops the closed connections within 130 s" in f.hint
 
 
+def test_one_clients_queues_are_not_doubled_by_its_closed_connections() -> None:
+    """The broker relays running info to one connection of an id, so each entry shows the same
+    queues: two processes then hold them twice, one client with a closed connection once."""
+    topics = {T: route(("broker-a", 2, 2, 6), ("broker-b", 2, 2, 6))}
+    consumers = [consumer("a", T, assigned=q(0, 1)), consumer("b", T, assigned=q(2, 3))]
+    consumers.append(consumer("b", T, assigned=q(2, 3)))
+    unequal = {"broker-a": {"clientIds": ["a", "b", "b"]}, "broker-b": {"clientIds": ["a", "b"]}}
+    alike = {"broker-a": {"clientIds": ["a", "b", "b"]}, "broker-b": {"clientIds": ["a", "b", "b"]}}
+    one = run(topics, {"G": group(*consumers, onBrokers=unequal)})
+    assert "DUPLICATE_ASSIGNMENT" not in codes(one)
+    assert "DUPLICATE_CLIENT_ID" in codes(one)
+    two = run(topics, {"G": group(*consumers, onBrokers=alike)})
+    doubled = only(two, Code.DUPLICATE_ASSIGNMENT)
+    assert "by b (2 connections)" in doubled.message
+
+
 def test_duplicate_client_id_that_loses_no_queue_says_so() -> None:
     """1 queue, cidAll [a, a, b]: a takes it, the second slot and b get nothing; listed once,
     b still gets nothing (1 queue, 2 ids), so nothing is lost or idle because of the id."""
