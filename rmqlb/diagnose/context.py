@@ -15,6 +15,7 @@ allocation exactly once, over the whole group, as every Java client would:
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -256,6 +257,9 @@ class GroupContext:
     inference: StrategyInference | None = None
     blocked: str | None = None
     errors: tuple[CaptureError, ...] = ()
+    #: Ids on several connections that the brokers' own lists show are one client
+    #: (:func:`single_clients`): their entries hold its queues once.
+    single: frozenset[str] = frozenset()
 
     @property
     def offsets_unknown(self) -> tuple[CaptureError, ...]:
@@ -348,6 +352,32 @@ def epoch_ms(captured_at: str | None) -> int | None:
     return int(moment.timestamp() * 1000)
 
 
+def broker_counts(group: Group, cid: str) -> dict[str, int]:
+    """How often each broker that lists ``cid`` does, from the brokers' own lists where the
+    capture kept them (``onBrokers``), in Java order of broker names."""
+    return {
+        broker: view.client_ids.count(cid)
+        for broker, view in sorted(group.on_brokers.items(), key=lambda kv: java_key(kv[0]))
+        if view.client_ids is not None and cid in view.client_ids
+    }
+
+
+def single_clients(group: Group) -> frozenset[str]:
+    """The ids on several connections that are one client: a client heartbeats to every
+    broker of its topics, so processes sharing an id are listed alike by each of those
+    brokers, and one of two or more brokers listing the id once means one client (the other
+    entries are connections it closed that a broker still lists)."""
+    if not any(view.client_ids for view in group.on_brokers.values()):
+        return frozenset()
+    repeated = {cid for cid, n in Counter(c.client_id for c in group.consumers).items() if n > 1}
+    out = set()
+    for cid in repeated:
+        counts = broker_counts(group, cid)
+        if len(counts) > 1 and min(counts.values()) == 1:
+            out.add(cid)
+    return frozenset(out)
+
+
 def group_context(
     snapshot: Snapshot, group: Group, override: StrategySpec | None, options: DiagnoseOptions
 ) -> GroupContext:
@@ -396,6 +426,7 @@ def group_context(
         mode=mode,
         consumers=consumers,
         cid_all=[c.client_id for c in consumers],
+        single=single_clients(group),
         live=live,
         now_ms=epoch_ms(snapshot.captured_at),
         inference=inference,
@@ -739,6 +770,7 @@ def topic_context(g: GroupContext, topic: str) -> TopicContext:
     more: dict[int, list[str]] = {}
     extra: dict[MessageQueue, list[str]] = {}
     pop_like = g.mode in (Mode.POP, Mode.PROXY)
+    single = g.single  # one client's entries hold its queues once
     only_topic = {topic}
     last_broker: str | None = None
     first = count = 0
@@ -774,11 +806,13 @@ def topic_context(g: GroupContext, topic: str) -> TopicContext:
                 if holder[i] is None:
                     holder[i] = cid
                     slots[i] = mq
-                else:
+                elif cid not in single or (cid != holder[i] and cid not in more.get(i, ())):
                     more.setdefault(i, []).append(cid)
             else:  # held but outside mqAll: stale, or a broker that is not readable
                 outside = True
-                extra.setdefault(mq, []).append(cid)
+                holders = extra.setdefault(mq, [])
+                if cid not in single or cid not in holders:
+                    holders.append(cid)
         positions.append(index)
         held_index.append(None if outside else index)
     lag, offsets = _offset_lags(g.group.offsets, topic, base, slots)

@@ -14,8 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from rmqlb.diagnose.context import GroupContext, TopicContext
-from rmqlb.model.javaorder import java_key
+from rmqlb.diagnose.context import TopicContext
 
 #: How the hint of an IDLE_CONSUMER or IMBALANCE that listing every id once removes begins:
 #: :mod:`rmqlb.diagnose.causes` links exactly those to DUPLICATE_CLIENT_ID.
@@ -61,20 +60,3 @@ def imbalance_by_duplicates(ctx: TopicContext) -> list[str]:
         return []
     top = max(now.values())
     return [c for c, n in now.items() if n == top]
-
-
-def broker_counts(g: GroupContext, cid: str) -> dict[str, int]:
-    """How often each broker that lists ``cid`` does, from the brokers' own lists where the
-    capture kept them (``onBrokers``), in Java order of broker names."""
-    return {
-        broker: view.client_ids.count(cid)
-        for broker, view in sorted(g.group.on_brokers.items(), key=lambda kv: java_key(kv[0]))
-        if view.client_ids is not None and cid in view.client_ids
-    }
-
-
-def one_client(g: GroupContext, cid: str) -> bool:
-    """Whether the brokers' own lists show ``cid`` is one client: a client heartbeats to
-    every broker of its topics, and one of two or more brokers lists it once."""
-    counts = broker_counts(g, cid)
-    return len(counts) > 1 and min(counts.values()) == 1

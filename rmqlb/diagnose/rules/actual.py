@@ -12,7 +12,7 @@ from operator import is_
 
 from rmqlb.diagnose.context import Mode, TopicContext
 from rmqlb.diagnose.report import Code, Finding, Severity
-from rmqlb.diagnose.rules._listed import LIST_ONCE, one_client
+from rmqlb.diagnose.rules._listed import LIST_ONCE
 from rmqlb.diagnose.rules._text import id_text, queue_text
 from rmqlb.diagnose.rules.waiting import waiting_text
 from rmqlb.humanize import plural
@@ -33,20 +33,12 @@ def _holder_text(who: tuple[str, ...]) -> str:
     return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
 
 
-def _count(who: list[str], alone: set[str]) -> int:
-    """How many holders ``who`` are, the entries of an id in ``alone`` (one client) once."""
-    return len(who) - sum(who.count(cid) - 1 for cid in alone.intersection(who))
-
-
 def _duplicates(ctx: TopicContext) -> list[Finding]:
     g = ctx.g
     doubled_at: dict[MessageQueue, list[str]] = {
         ctx.mq_all[i]: ctx.holders(i) for i in sorted(ctx.more_holders)
     }
     doubled_at.update((mq, who) for mq, who in ctx.extra.items() if len(who) > 1)
-    alone = {cid for who in doubled_at.values() for cid in who if one_client(g, cid)}
-    if alone:  # one client's entries hold its queues once (closed connections hold nothing)
-        doubled_at = {mq: who for mq, who in doubled_at.items() if _count(who, alone) > 1}
     doubled = sorted(doubled_at, key=queue_sort_key)
     if not doubled:
         return []

@@ -22,15 +22,12 @@ from rmqlb.diagnose.context import (
     GroupContext,
     Mode,
     TopicContext,
+    broker_counts,
     errors_about,
     is_proxy_client,
 )
 from rmqlb.diagnose.report import Code, Finding, Severity
-from rmqlb.diagnose.rules._listed import (
-    broker_counts,
-    idle_by_duplicates,
-    imbalance_by_duplicates,
-)
+from rmqlb.diagnose.rules._listed import idle_by_duplicates, imbalance_by_duplicates
 from rmqlb.diagnose.rules._text import id_text, queue_text
 from rmqlb.errors import InputError
 from rmqlb.humanize import plural
@@ -272,7 +269,7 @@ def check_duplicate_client_ids(
         addrs = [c.client_addr for c in g.consumers if c.client_id == cid and c.client_addr]
         hosts = {addr.rpartition(":")[0] or addr for addr in addrs}
         where = f" ({', '.join(addrs)})" if addrs else ""
-        per_broker = broker_counts(g, cid)
+        per_broker = broker_counts(g.group, cid)
         who, fix, processes = _shared_or_closed(cid, n, len(hosts), per_broker)
         if flipping := _flipping(topics, {b for b, k in per_broker.items() if k < n}):
             who += (

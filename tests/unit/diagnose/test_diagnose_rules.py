@@ -5,7 +5,7 @@ from __future__ import annotations
 from diagnose_builders import codes, consumer, group, labels, only, queues, route, run
 
 from rmqlb.allocate import allocate
-from rmqlb.diagnose import Code, DiagnoseOptions, Severity
+from rmqlb.diagnose import Code, DiagnoseOptions, QueueStatus, Severity
 from rmqlb.model import MessageQueue
 from rmqlb.model.strategy import Avg, AvgByCircle
 
@@ -504,14 +504,16 @@ def test_an_id_one_broker_lists_more_often_is_one_client_with_closed_connections
 def test_one_clients_queues_are_not_doubled_by_its_closed_connections() -> None:
     """The broker relays running info to one connection of an id, so each entry shows the same
     queues: two processes then hold them twice, one client with a closed connection once."""
-    topics = {T: route(("broker-a", 2, 2, 6), ("broker-b", 2, 2, 6))}
-    consumers = [consumer("a", T, assigned=q(0, 1)), consumer("b", T, assigned=q(2, 3))]
-    consumers.append(consumer("b", T, assigned=q(2, 3)))
+    topics = {T: {"queues": 4}}  # cidAll [a, b, b]: a 0..1, b 2, the second b slot 3
+    consumers = [consumer("a", T, assigned=q(0, 1)), consumer("b", T, assigned=q(2))]
+    consumers.append(consumer("b", T, assigned=q(2)))
     unequal = {"broker-a": {"clientIds": ["a", "b", "b"]}, "broker-b": {"clientIds": ["a", "b"]}}
     alike = {"broker-a": {"clientIds": ["a", "b", "b"]}, "broker-b": {"clientIds": ["a", "b", "b"]}}
     one = run(topics, {"G": group(*consumers, onBrokers=unequal)})
     assert "DUPLICATE_ASSIGNMENT" not in codes(one)
     assert "DUPLICATE_CLIENT_ID" in codes(one)
+    rows = {r.queue.queue_id: r for r in one.groups[0].topics[0].queues}
+    assert rows[2].actual == ("b",) and rows[2].status is QueueStatus.ok
     two = run(topics, {"G": group(*consumers, onBrokers=alike)})
     doubled = only(two, Code.DUPLICATE_ASSIGNMENT)
     assert "by b (2 connections)" in doubled.message
