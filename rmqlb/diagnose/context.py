@@ -519,6 +519,9 @@ class TopicContext:
     offsets: list[QueueOffset | None] | None = None
     broker_side: BrokerSide | None = None
     exact_by_consumer: list[bool] | None = field(default=None, init=False, repr=False)
+    once_memo: tuple[dict[str, list[MessageQueue]] | None] | None = field(
+        default=None, init=False, repr=False
+    )
 
     def exact(self) -> list[bool]:
         """Per consumer (``g.consumers`` order): whether it holds exactly the queues the
@@ -578,7 +581,13 @@ class TopicContext:
     def listed_once(self) -> dict[str, list[MessageQueue]] | None:
         """The strategy's allocation if cidAll listed every client id once (``None`` when it
         lists none twice, the brokers assign, the strategy is CONFIG, whose lists do not
-        depend on cidAll, or the allocation cannot be computed)."""
+        depend on cidAll, or the allocation cannot be computed); computed once for the rules
+        that ask."""
+        if self.once_memo is None:
+            self.once_memo = (self._listed_once(),)
+        return self.once_memo[0]
+
+    def _listed_once(self) -> dict[str, list[MessageQueue]] | None:
         g = self.g
         if (
             self.expected is None

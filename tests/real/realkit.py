@@ -13,7 +13,6 @@ import json
 import os
 import signal
 import socket
-import struct
 import subprocess
 import sys
 import time
@@ -23,6 +22,10 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+
+from rmqlb.remoting.bodies import decode_consumer_connection
+from rmqlb.remoting.codes import RequestCode, ResponseCode
+from rmqlb.remoting.frame import FrameDecoder, RemotingCommand, encode_frame
 
 ROOT = Path(__file__).resolve().parents[2]
 KIT = Path(os.environ.get("RMQLB_ROCKETMQ_KIT", ROOT.parent / "shared" / "rocketmq"))
@@ -254,19 +257,19 @@ class Kit:
             {"clientID": client_id, "consumerDataSet": [consumer], "producerDataSet": []}
         ).encode()
         with self._remoting(broker) as conn:
-            header, _ = _call(conn, HEART_BEAT, {}, body)
-            assert header["code"] == 0, f"{broker} answered the heartbeat with {header}"
+            answer = _call(conn, RequestCode.HEART_BEAT, {}, body)
+            assert answer.code == 0, f"{broker} answered the heartbeat with {answer}"
             yield conn
 
     def listed_by(self, broker: str, group: str) -> list[str]:
         """The client ids ``broker`` lists for ``group`` (its connection list, one entry per
         connection; [] when it says the group is not online)."""
         with self._remoting(broker) as conn:
-            header, body = _call(conn, GET_CONSUMER_CONNECTION_LIST, {"consumerGroup": group})
-        if header["code"] == CONSUMER_NOT_ONLINE:
+            answer = _call(conn, RequestCode.GET_CONSUMER_CONNECTION_LIST, {"consumerGroup": group})
+        if answer.code == ResponseCode.CONSUMER_NOT_ONLINE:
             return []
-        assert header["code"] == 0, f"{broker} answered the connection list with {header}"
-        return [c["clientId"] for c in json.loads(body)["connectionSet"]]
+        assert answer.code == 0, f"{broker} answered the connection list with {answer}"
+        return [c.client_id for c in decode_consumer_connection(answer.body).connections]
 
     def _remoting(self, broker: str) -> socket.socket:
         host, _, port = self.broker_addr(broker).rpartition(":")
@@ -427,27 +430,21 @@ def report_expected(report: Mapping[str, Any], group: str, topic: str) -> dict[Q
     return {(topic, r["brokerName"], r["queueId"]): r.get("expected") for r in rows}
 
 
-#: The request codes the kit helpers send themselves (rmqlb never sends HEART_BEAT).
-HEART_BEAT, GET_CONSUMER_CONNECTION_LIST, CONSUMER_NOT_ONLINE = 34, 203, 206
-
-
 def _call(
     conn: socket.socket, code: int, ext: Mapping[str, str], body: bytes = b""
-) -> tuple[dict[str, Any], bytes]:
-    """Send one JSON-header remoting request and read frames until its answer (a broker may
-    first send requests of its own, such as NOTIFY_CONSUMER_IDS_CHANGED)."""
-    header = json.dumps(
-        {"code": code, "language": "JAVA", "version": 0, "opaque": 1, "flag": 0,
-         "extFields": dict(ext), "serializeTypeCurrentRPC": "JSON"}
-    ).encode()  # fmt: skip
-    conn.sendall(struct.pack(">II", 4 + len(header) + len(body), len(header)) + header + body)
-    reply = conn.makefile("rb")
+) -> RemotingCommand:
+    """Send one request as a Java client would (language JAVA) with rmqlb's frame codec, and
+    read frames until its answer (a broker may first send requests of its own, such as
+    NOTIFY_CONSUMER_IDS_CHANGED). The kit helpers send what rmqlb never does (HEART_BEAT)."""
+    ask = RemotingCommand(code, 1, language="JAVA", version=0, ext_fields=dict(ext), body=body)
+    conn.sendall(encode_frame(ask))
+    frames = FrameDecoder()
     while True:
-        total, size = struct.unpack(">II", reply.read(8))
-        frame = json.loads(reply.read(size & 0xFFFFFF))
-        rest = reply.read(total - 4 - (size & 0xFFFFFF))
-        if frame["flag"] & 1 and frame["opaque"] == 1:  # the answer
-            return frame, rest
+        data = conn.recv(65536)
+        assert data, "the broker closed the connection instead of answering"
+        for frame in frames.feed(data):
+            if frame.is_response and frame.opaque == ask.opaque:
+                return frame
 
 
 def lingering(states: Mapping[str, Mapping[str, Any]]) -> set[str]:
