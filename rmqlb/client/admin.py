@@ -25,7 +25,7 @@ from rmqlb.client.connection import Connection, Signer, TlsConfig
 from rmqlb.client.errors import ConnectFailed, NotANameServer, RequestTimeout, TimedOutEarlier
 from rmqlb.humanize import duration
 from rmqlb.model import BrokerInfo, MessageQueue, TopicRoute
-from rmqlb.remoting import bodies
+from rmqlb.remoting import bodies, fastjson
 from rmqlb.remoting.acl import Credentials
 from rmqlb.remoting.codes import RequestCode, ResponseCode, request_code_name
 from rmqlb.remoting.errors import (
@@ -312,10 +312,16 @@ class AdminClient:
         self, broker: str, *, timeout: float | None = None
     ) -> bodies.ConfigTable:
         """GET_ALL_SUBSCRIPTIONGROUP_CONFIG (201): every group's config on this broker."""
+        text = await self.subscription_group_text(broker, timeout=timeout)
+        return bodies.decode_subscription_group_table(text)
+
+    async def subscription_group_text(self, broker: str, *, timeout: float | None = None) -> str:
+        """GET_ALL_SUBSCRIPTIONGROUP_CONFIG (201) as text, decoded where it is read (one
+        group's capture reads one entry: :func:`~rmqlb.remoting.bodies.find_group_config`)."""
         resp = await self.call(
             broker, RequestCode.GET_ALL_SUBSCRIPTIONGROUP_CONFIG, timeout=timeout
         )
-        return bodies.decode_subscription_group_table(resp.body)
+        return fastjson.text_of(resp.body)
 
     async def topic_stats(
         self, broker: str, topic: str, *, timeout: float | None = None

@@ -930,8 +930,7 @@ class ConfigTable(Mapping[str, SubscriptionGroupConfig]):
     """A broker's subscription-group configs by group name, in the body's order.
 
     Every entry was checked when the body was decoded (a wrong one raised
-    :class:`BodyError` then); a plain one is built when first read: one group's capture reads
-    one entry of a table of thousands.
+    :class:`BodyError` then); a plain one is built when first read.
     """
 
     __slots__ = ("_entries",)
@@ -985,7 +984,7 @@ def decode_subscription_group_wrapper(body: bytes) -> SubscriptionGroupWrapper:
     return SubscriptionGroupWrapper(groups, _data_version(top, where))
 
 
-def decode_subscription_group_table(body: bytes) -> ConfigTable:
+def decode_subscription_group_table(body: bytes | str) -> ConfigTable:
     """GET_ALL_SUBSCRIPTIONGROUP_CONFIG body -> its configs, checked as
     :func:`decode_subscription_group_wrapper` checks them, each built when first read."""
     where = "SubscriptionGroupWrapper"
@@ -993,6 +992,46 @@ def decode_subscription_group_table(body: bytes) -> ConfigTable:
     table = _config_table(top, where)
     _data_version(top, where)
     return table
+
+
+def find_group_config(text: str, name: str) -> SubscriptionGroupConfig | None:
+    """Group ``name``'s entry in the text of a GET_ALL_SUBSCRIPTIONGROUP_CONFIG body, read
+    without decoding the other entries and checked as :func:`decode_subscription_group_table`
+    checks it (:class:`BodyError`); ``None`` when the text does not show it plainly (absent,
+    or written in a form this search does not look for): only decoding the whole table
+    settles that. One group's capture of a cluster of thousands of groups reads one entry.
+
+    A match is the key ``"name":`` after ``{`` or ``,`` whose object's ``groupName`` is
+    ``name``: no other object of the body has that field (a SubscriptionGroupConfig nests only
+    retry policies, string attributes and an array of subscriptions). The last match wins,
+    as a repeated key does when the whole table is decoded.
+    """
+    key = fastjson.quote(name)
+    end = len(text)
+    while (at := text.rfind(key, 0, end)) >= 0:
+        end = at
+        before = at - 1
+        while before >= 0 and text[before] in _JSON_SPACE:
+            before -= 1
+        pos = _after_space(text, at + len(key))
+        if before < 0 or text[before] not in "{," or not text.startswith(":", pos):
+            continue
+        pos = _after_space(text, pos + 1)
+        if not text.startswith("{", pos):
+            continue
+        raw = fastjson.object_at(text, pos, depth=3)
+        if raw is not None and raw.get("groupName") == name:
+            return _config_entry(name, raw)
+    return None
+
+
+_JSON_SPACE = " \t\r\n"
+
+
+def _after_space(text: str, pos: int) -> int:
+    while pos < len(text) and text[pos] in _JSON_SPACE:
+        pos += 1
+    return pos
 
 
 def _config_table(top: Mapping[Hashable, Any], where: str) -> ConfigTable:

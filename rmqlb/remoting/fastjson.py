@@ -333,6 +333,27 @@ def _to_text(data: bytes | bytearray | memoryview | str, max_size: int) -> str:
     return bytes(data).decode("utf-8", "replace")
 
 
+def text_of(data: bytes | bytearray | memoryview | str) -> str:
+    """``data`` as text, as :func:`loads` reads it (UTF-8 with replacement characters, the
+    size limit)."""
+    return _to_text(data, MAX_SIZE)
+
+
+def object_at(text: str, pos: int, depth: int) -> dict[Any, Any] | None:
+    """The standard-JSON object that starts at ``text[pos]``, being ``depth`` levels deep in
+    its document, checked against the depth limit as :func:`loads` checks it; ``None`` when
+    the C parser does not read an object there (only reading the whole document can say
+    what is there)."""
+    try:
+        value = _C_DECODER.raw_decode(text, pos)[0]
+    except (ValueError, RecursionError):
+        return None
+    if type(value) is not dict:
+        return None
+    _check_depth(value, MAX_DEPTH, depth)
+    return value
+
+
 def loads(
     data: bytes | bytearray | memoryview | str,
     *,

@@ -22,6 +22,7 @@ from rmqlb.client.collector import CollectOptions, collect
 from rmqlb.errors import GroupNotFound
 from rmqlb.fake import FakeCluster, FakeClusterThread
 from rmqlb.model import Snapshot
+from rmqlb.remoting import fastjson
 from rmqlb.snapshot import load_snapshot, parse_snapshot
 
 pytestmark = pytest.mark.timeout(60)
@@ -211,3 +212,32 @@ def test_a_group_without_consumers_stays_no_consumers(capsys: pytest.CaptureFixt
     assert finding["code"] == "NO_CONSUMERS"
     assert "leaves 4,210 messages unconsumed" in finding["message"]
     assert "committed offsets stay unless -r true" in finding["hint"]
+
+
+def test_one_group_reads_its_own_config_entry_and_a_bad_one_is_one_error(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """One group's capture reads its own entry of each broker's config table: another
+    group's bad entry costs it nothing; its own bad entry is one error of that broker's
+    request, and its config there unknown. Discovering every group decodes each table whole,
+    so there the bad entry is that broker's error too."""
+    served = FakeCluster._subscription_groups
+
+    def bad_entry(self: FakeCluster, broker: str) -> bytes:
+        doc = fastjson.loads(served(self, broker))
+        doc["subscriptionGroupTable"]["idle-consumer"]["retryMaxTimes"] = "x"
+        return fastjson.dumps(doc)
+
+    monkeypatch.setattr(FakeCluster, "_subscription_groups", bad_entry)
+    got = asyncio.run(_collect(cluster(), FAULTS, groups=("order-consumer",)))
+    assert got.errors == ()
+    assert list(got.groups["order-consumer"].configs) == ["broker-a"]
+    for options in ({"groups": ("idle-consumer",)}, {}):
+        got = asyncio.run(_collect(cluster(), FAULTS, **options))
+        (error,) = got.errors
+        assert error.request == "GET_ALL_SUBSCRIPTIONGROUP_CONFIG"
+        assert error.target.startswith("broker-a (")
+        assert "subscriptionGroupTable[idle-consumer].retryMaxTimes" in error.message
+        # named, it is captured without a config there; else its config was its only trace
+        idle = got.groups.get("idle-consumer")
+        assert (idle is not None and idle.configs == {}) if options else idle is None

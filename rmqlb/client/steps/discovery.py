@@ -72,7 +72,7 @@ class Discovery:
             return
 
         async def configured(addr: str) -> None:
-            for name in await self.collector.configs.of(addr) or ():
+            for name in await self.collector.configs.table(addr) or ():
                 self.found(name, masters)
 
         await asyncio.gather(
@@ -146,19 +146,21 @@ class Discovery:
         """A named group with no config, no connection and no offset, while every broker
         answered, exists nowhere: :class:`GroupNotFound` (exit 2) with the closest name."""
         c = self.collector
-        if not c.options.groups:
-            return
-        tables = await asyncio.gather(*(c.configs.of(addr) for _, addr in masters))
-        if any(table is None for table in tables):
-            return  # a broker did not answer: the group may live there
-        configured = {name for table in tables for name in table or ()}
+        seen = {g.name for g in captured if g.consumers or g.offsets or g.configs}
         doubtful = {
             e.group
             for e in c.errors
             if e.request in ("GET_CONSUMER_CONNECTION_LIST", "GET_CONSUME_STATS")
         }
-        known = configured | {g.name for g in captured if g.consumers or g.offsets}
-        for name in c.options.groups:
-            if name in known or name in doubtful:
-                continue
-            raise not_found(name, known - set(c.options.groups))
+        missing = [n for n in c.options.groups if n not in seen and n not in doubtful]
+        if not missing:
+            return
+        # every configured group, for the closest name (the only reason to decode the tables)
+        tables = await asyncio.gather(*(c.configs.table(addr) for _, addr in masters))
+        if any(table is None for table in tables):
+            return  # a broker did not answer: the group may live there
+        configured = {name for table in tables for name in table or ()}
+        known = configured | seen
+        for name in missing:
+            if name not in known:
+                raise not_found(name, known - set(c.options.groups))

@@ -44,7 +44,7 @@ async def capture_group(
     # Each broker's config table (read once per capture) is needed last: asked now, it is
     # decoded while the clients answer, not before the connection lists are read.
     for _, addr in masters:
-        c.configs.of(addr)
+        c.configs.ask(addr)
     infos = await infos_task if infos_task is not None else {}
     consumers = [to_consumer(view, conn, infos[conn.client_id]) for conn in view.connections]
     consumers += await proxied if proxied is not None else []
@@ -82,9 +82,9 @@ async def capture_group(
                 on_brokers[broker] = replace(known, client_ids=tuple(view.lists[addr]))
     configs = {}
     for broker, addr in masters:
-        table = await c.configs.of(addr)
-        if table and name in table:
-            configs[broker] = table[name].to_model()
+        config = await c.configs.config(addr, name)
+        if config is not None:
+            configs[broker] = config.to_model()
     return Group(
         name=name,
         message_model=view.message_model,

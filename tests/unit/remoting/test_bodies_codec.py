@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import json
 import re
+from pathlib import Path
 
 import pytest
 from hypothesis import given, settings
@@ -265,6 +267,80 @@ def test_config_table_reads_what_the_wrapper_reads_and_fails_where_it_fails() ->
         with pytest.raises(BodyError) as tabled:
             bodies.decode_subscription_group_table(raw)
         assert str(tabled.value) == str(wrapped.value)
+
+
+REAL_TABLES = sorted((Path(__file__).parents[2] / "data").glob("real*/201-*.body"))
+
+
+@pytest.mark.parametrize("path", REAL_TABLES, ids=lambda p: f"{p.parent.name}/{p.name}")
+def test_one_group_read_from_a_real_table_is_the_entry_the_whole_table_holds(
+    path: Path,
+) -> None:
+    text = fastjson.text_of(path.read_bytes())
+    table = bodies.decode_subscription_group_table(text)
+    assert len(table) > 3
+    for name in table:
+        assert bodies.find_group_config(text, name) == table[name]
+    assert bodies.find_group_config(text, "NoSuchGroup") is None
+
+
+TRICKY_NAMES = ["groupName", "groupRetryPolicy", "dataVersion", "subscriptionGroupTable", 'a"b']
+
+
+@given(
+    st.lists(
+        st.sampled_from([*TRICKY_NAMES, "G", "é", "x\\y"]) | st.text(max_size=4),
+        min_size=1,
+        max_size=5,
+        unique=True,
+    ),
+    st.sampled_from([None, 0, 2]),
+)
+@settings(max_examples=150, deadline=None)
+def test_one_group_read_from_the_text_is_never_another_groups(
+    names: list[str], indent: int | None
+) -> None:
+    """Names that are also field names, or need escaping, and pretty text: the entry read
+    from the text is the one the whole table holds, or nothing (then the whole table is
+    decoded); an absent group is never found."""
+    policy = {"type": "CUSTOMIZED", "customizedRetryPolicy": {"next": [1, 2]}}
+    raw = {
+        n: {"groupName": n, "retryMaxTimes": i, "groupRetryPolicy": policy, "attributes": {n: n}}
+        for i, n in enumerate(names)
+    }
+    doc = {"dataVersion": {"counter": 1}, "subscriptionGroupTable": raw}
+    text = json.dumps(doc, indent=indent, ensure_ascii=False)
+    table = bodies.decode_subscription_group_table(text)
+    for name in names:
+        found = bodies.find_group_config(text, name)
+        assert found is None or found == table[name]
+    for absent in TRICKY_NAMES:
+        if absent not in names:
+            assert bodies.find_group_config(text, absent) is None
+
+
+def test_one_group_read_from_the_text_is_checked_as_the_whole_table_checks_it() -> None:
+    good = {"groupName": "A", "retryMaxTimes": 3}
+    bad = {"groupName": "B", "retryMaxTimes": "3"}
+    text = fastjson.dumps({"subscriptionGroupTable": {"A": good, "B": bad}}).decode()
+    assert bodies.find_group_config(text, "A") == bodies._config_entry("A", good)
+    with pytest.raises(BodyError) as one:
+        bodies.find_group_config(text, "B")
+    with pytest.raises(BodyError) as whole:
+        bodies.decode_subscription_group_table(text)
+    assert str(one.value) == str(whole.value)
+    # the last of a repeated key, as the whole decoding keeps it
+    twice = '{"subscriptionGroupTable":{"A":{"groupName":"A","retryMaxTimes":1},'
+    twice += '"A":{"groupName":"A","retryMaxTimes":2}}}'
+    last = bodies.decode_subscription_group_table(twice)["A"]
+    assert bodies.find_group_config(twice, "A") == last
+    # too deep for the limit, as in the whole decoding
+    deep = '{"subscriptionGroupTable":{"A":{"groupName":"A","attributes":' + "[" * 120
+    deep += "]" * 120 + "}}}"
+    with pytest.raises(FastJsonError):
+        bodies.find_group_config(deep, "A")
+    with pytest.raises(FastJsonError):
+        bodies.decode_subscription_group_table(deep)
 
 
 def test_tags_and_codes_in_java_hash_set_order() -> None:

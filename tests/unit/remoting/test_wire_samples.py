@@ -234,6 +234,14 @@ def test_reset_offset_body_gson_pairs(wire: Path) -> None:
 # --------------------------------------------------------------------------- broker config files
 
 
+def test_one_group_is_found_in_a_pretty_table(wire: Path) -> None:
+    """A broker's config file is pretty-printed: each group is still read from the text."""
+    text = fastjson.text_of(read(wire, "subscription-group-wrapper.4.x.pretty.json"))
+    table = bodies.decode_subscription_group_table(text)
+    assert all(bodies.find_group_config(text, name) == table[name] for name in table)
+    assert bodies.find_group_config(text, "lsqGroupX") is None
+
+
 def test_subscription_group_wrapper_4x(wire: Path) -> None:
     raw = read(wire, "subscription-group-wrapper.4.x.pretty.json")
     wrapper = bodies.decode_subscription_group_wrapper(raw)
