@@ -6,6 +6,7 @@ from __future__ import annotations
 import copy
 import dataclasses
 import inspect
+import os
 import pickle
 import subprocess
 import sys
@@ -179,3 +180,107 @@ def test_a_fresh_process_compiles_a_method_at_its_first_call() -> None:
         [sys.executable, "-c", code], check=True, capture_output=True, text=True, timeout=60
     )
     assert out.stdout.splitlines() == ["__eq__ __hash__ __init__", "__eq__ __hash__"]
+
+
+# --------------------------------------------------------------------------- the code cache
+
+
+def _counting(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The texts ``_deferred`` compiles from now on."""
+    compiled: list[str] = []
+
+    def compile_(text: str, *args: Any, **kwargs: Any) -> types.CodeType:
+        compiled.append(text)
+        code: types.CodeType = compile(text, *args, **kwargs)
+        return code
+
+    monkeypatch.setattr(_deferred, "compile", compile_, raising=False)
+    return compiled
+
+
+@pytest.fixture
+def cache(tmp_path: Any, monkeypatch: pytest.MonkeyPatch) -> _deferred.CodeCache:
+    """A fresh code cache in ``tmp_path``, the one deferred methods use during the test."""
+    fresh = _deferred.CodeCache(str(tmp_path / "methods.bin"))
+    monkeypatch.setattr(_deferred, "_cache", fresh)
+    monkeypatch.setattr(sys, "dont_write_bytecode", False)
+    return fresh
+
+
+def test_cached_methods_are_compiled_once_across_runs(
+    cache: _deferred.CodeCache, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    compiled = _counting(monkeypatch)
+    first = _module("rmqlb._deferred_probe")
+    try:
+        before = _behaviour(first)
+        assert compiled and cache.added
+        cache.save()
+        assert not cache.added
+        # the next run loads the file: the same classes call the same methods, compiling none
+        again = _deferred.CodeCache(cache.path)
+        assert again.codes.keys() == cache.codes.keys()
+        monkeypatch.setattr(_deferred, "_cache", again)
+        compiled.clear()
+        second = _module("rmqlb._deferred_probe")
+        assert _behaviour(second) == before
+        assert compiled == [] and not again.added
+        # compiled as dataclasses compiles them: no future import of _deferred inherited
+        eager = _module("deferred_probe_elsewhere")
+        annotations = eager.Frozen.__init__.__annotations__
+        assert annotations["name"] == "str"  # the value, not the name dataclasses binds it to
+        assert second.Frozen.__init__.__annotations__ == annotations
+    finally:
+        del sys.modules["rmqlb._deferred_probe"]
+        sys.modules.pop("deferred_probe_elsewhere", None)
+
+
+def test_an_unreadable_cache_is_ignored_and_an_unwritable_one_not_written(
+    tmp_path: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(sys, "dont_write_bytecode", False)
+    text = "def __create_fn__():\n def f(self):\n  return 1\n return f"
+    for garbage in (b"", b"\x00\x01 not marshal", b"\xe3" * 64):
+        path = tmp_path / "garbage.bin"
+        path.write_bytes(garbage)
+        broken = _deferred.CodeCache(str(path))
+        assert broken.codes == {}
+        namespace: dict[str, Any] = {}
+        broken.exec(text, {}, namespace)
+        assert namespace["__create_fn__"]()(None) == 1
+    (tmp_path / "a-file").write_text("")
+    nowhere = _deferred.CodeCache(str(tmp_path / "a-file" / "methods.bin"))
+    nowhere.exec(text, {}, {})
+    nowhere.save()  # a directory that cannot be made: silently nothing
+    assert list(tmp_path.iterdir()) == [tmp_path / "garbage.bin", tmp_path / "a-file"]
+    monkeypatch.setattr(sys, "dont_write_bytecode", True)
+    quiet = _deferred.CodeCache(str(tmp_path / "quiet.bin"))
+    quiet.exec(text, {}, {})
+    quiet.save()
+    assert not (tmp_path / "quiet.bin").exists()
+
+
+def test_a_second_process_uses_the_first_ones_compiled_methods(tmp_path: Any) -> None:
+    """The file goes where Python puts bytecode (here ``PYTHONPYCACHEPREFIX``)."""
+    code = (
+        "from rmqlb import _deferred\n"
+        "from rmqlb.model import MessageQueue as Q\n"
+        "Q('T', 'b', 0)\n"
+        "print(len(_deferred._cache.codes), _deferred._cache.added)\n"
+    )
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+    env["PYTHONPYCACHEPREFIX"] = str(tmp_path)
+    runs = [
+        subprocess.run(
+            [sys.executable, "-c", code],
+            check=True,
+            capture_output=True,
+            text=True,
+            timeout=120,
+            env=env,
+        ).stdout.split()
+        for _ in range(2)
+    ]
+    (written,) = tmp_path.rglob("dataclass-methods.*.bin")
+    assert written.parent.name == "rmqlb"
+    assert runs[0][1] == "True" and runs[1] == [runs[0][0], "False"]  # nothing new the second time
