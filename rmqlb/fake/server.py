@@ -635,7 +635,8 @@ class FakeCluster:
 
     def _broker_config(self, broker: str) -> dict[str, str]:
         """The broker-side-assignment settings: the snapshot's, else 5.x's defaults (a 4.x
-        broker has none of these keys)."""
+        broker has none of these keys); ``channelExpiredTimeout`` only where the snapshot
+        gives it (a 5.0 broker has no such key)."""
         if self.dialect < 5:
             return {}
         info = self.snapshot.brokers.get(broker)
@@ -643,9 +644,10 @@ class FakeCluster:
         out = {}
         for key, attr in bodies.BROKER_CONFIG_ATTRS.items():
             value = getattr(given, attr, None) if given is not None else None
-            if value is None:
+            if value is None and attr != "channel_expired_timeout":
                 value = getattr(BROKER_DEFAULTS, attr)
-            out[key] = str(value).lower() if isinstance(value, bool) else str(value)
+            if value is not None:
+                out[key] = str(value).lower() if isinstance(value, bool) else str(value)
         return out
 
     def _request_modes(self, broker: str) -> list[assignment.RequestModeEntry]:

@@ -130,14 +130,21 @@ class TopicRoute:
 
 @dataclass(frozen=True, slots=True)
 class BrokerConfig:
-    """The broker config values broker-side assignment depends on (GET_BROKER_CONFIG);
-    ``None``: not read (the Java defaults are in :data:`BROKER_DEFAULTS`)."""
+    """The broker config values broker-side assignment depends on (GET_BROKER_CONFIG), and
+    how long the broker keeps a connection without heartbeat in its consumer lists
+    (``channel_expired_timeout``, ms; a 5.1+ setting, 120,000 fixed before); ``None``: not
+    read (the Java defaults are in :data:`BROKER_DEFAULTS`)."""
 
     server_load_balancer_enable: bool | None = None
     default_message_request_mode: RequestMode | None = None
     default_pop_share_queue_num: int | None = None
     load_balance_poll_name_server_interval: int | None = None
+    channel_expired_timeout: int | None = None
 
+
+#: How long (ms) a broker keeps a connection without heartbeat in its consumer lists: fixed
+#: before 5.1, the default of ``channelExpiredTimeout`` since.
+CHANNEL_EXPIRED_TIMEOUT_MS = 120_000
 
 #: ``BrokerConfig``'s defaults in 5.0.0 .. 5.1.4.
 BROKER_DEFAULTS = BrokerConfig(
@@ -145,6 +152,7 @@ BROKER_DEFAULTS = BrokerConfig(
     default_message_request_mode=RequestMode.PULL,
     default_pop_share_queue_num=-1,
     load_balance_poll_name_server_interval=30_000,
+    channel_expired_timeout=CHANNEL_EXPIRED_TIMEOUT_MS,
 )
 
 

@@ -1592,12 +1592,14 @@ def _queue_order(mq: MessageQueue) -> tuple[Any, Any, int]:
 # --------------------------------------------------------------------------- 5.x requests
 
 #: The broker config keys rmqlb keeps from GET_BROKER_CONFIG (what broker-side assignment
-#: reads); every other line of the answer (paths, addresses, tuning) is dropped on decoding.
+#: reads, and how long a connection without heartbeat stays in a consumer list); every other
+#: line of the answer (paths, addresses, tuning) is dropped on decoding.
 BROKER_CONFIG_ATTRS: Mapping[str, str] = {
     "serverLoadBalancerEnable": "server_load_balancer_enable",
     "defaultMessageRequestMode": "default_message_request_mode",
     "defaultPopShareQueueNum": "default_pop_share_queue_num",
     "loadBalancePollNameServerInterval": "load_balance_poll_name_server_interval",
+    "channelExpiredTimeout": "channel_expired_timeout",
 }
 #: ... by their Java names (the model's :class:`~rmqlb.model.BrokerConfig` attribute names
 #: in :data:`BROKER_CONFIG_ATTRS`).

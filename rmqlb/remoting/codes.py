@@ -247,7 +247,8 @@ READ_ONLY_CODES: frozenset[int] = frozenset(
         RequestCode.GET_BROKER_RUNTIME_INFO,
         # Broker: its configuration (Properties text); rmqlb keeps only the four keys
         # broker-side assignment reads (serverLoadBalancerEnable, defaultMessageRequestMode,
-        # defaultPopShareQueueNum, loadBalancePollNameServerInterval) and drops the rest.
+        # defaultPopShareQueueNum, loadBalancePollNameServerInterval) and how long a
+        # connection without heartbeat stays listed (channelExpiredTimeout), and drops the rest.
         RequestCode.GET_BROKER_CONFIG,
         # 5.x broker: every (topic, group)'s message request mode (PULL / POP and the POP
         # share number) as SET_MESSAGE_REQUEST_MODE stored it; a 4.x broker answers code 3.

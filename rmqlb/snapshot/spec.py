@@ -680,6 +680,15 @@ class BrokerConfig(Record):
         nullable=True,
         doc="How often (ms) the broker refreshes the routes it assigns from.",
     )
+    channel_expired_timeout = Field(
+        "channelExpiredTimeout",
+        _NONNEG,
+        nullable=True,
+        doc=(
+            "How long (ms) the broker keeps a connection without heartbeat in its consumer "
+            "lists (5.1+; 120000, fixed, before)."
+        ),
+    )
 
 
 class BrokerInfo(Record):

@@ -70,23 +70,34 @@ def test_all_groups_skips_system_groups_and_finds_offline_ones() -> None:
     assert set(got.groups) == set(original.groups)  # TOOLS_CONSUMER etc. are served but skipped
 
 
-def test_each_brokers_list_is_captured_when_one_lists_an_id_twice() -> None:
+@pytest.mark.parametrize(("dialect", "expiry"), [(4, 120), (5, 90)])
+def test_each_brokers_list_is_captured_when_one_lists_an_id_twice(
+    dialect: int, expiry: int
+) -> None:
     """broker-a lists 10.0.7.90@1 twice, broker-b once: the capture keeps each broker's own
     list, and the finding reads it as one client whose closed connection broker-a still lists
-    (a client heartbeats to every broker of its topics)."""
+    (a client heartbeats to every broker of its topics), for as long as broker-a's config says
+    (a 5.1+ broker's channelExpiredTimeout; a 4.9 broker has none: 120 s)."""
     doc = json.loads((EXAMPLES / "duplicate-client-id.json").read_text(encoding="utf-8"))
+    doc["brokers"]["broker-a"]["config"] = {"channelExpiredTimeout": 90_000}
     doc["brokers"]["broker-b"] = {"cluster": "DefaultCluster", "addrs": {"0": "10.0.0.12:10911"}}
     group = doc["groups"]["notification-consumer"]
     ids = [c["clientId"] for c in group["consumers"]]
     group["onBrokers"] = {"broker-a": {"clientIds": ids}, "broker-b": {"clientIds": ids[:2]}}
-    got, _ = asyncio.run(_capture(parse_snapshot(doc), 4))
+    got, _ = asyncio.run(_capture(parse_snapshot(doc), dialect))
 
     lists = {b: v.client_ids for b, v in got.groups["notification-consumer"].on_brokers.items()}
     assert lists == {"broker-a": tuple(ids), "broker-b": tuple(ids[:2])}
+    config = got.brokers["broker-a"].config
+    assert config is not None
+    assert config.channel_expired_timeout == (90_000 if dialect == 5 else None)
     (f,) = [f for f in diagnose(got).findings if f.code is Code.DUPLICATE_CLIENT_ID]
     assert "(broker-a 2 times, broker-b 1 time)" in f.message
     assert "so it is one client and broker-a still lists connections it closed" in f.message
-    assert f.hint.startswith("nothing to rename")
+    assert f"registers it again, for {expiry} s after that heartbeat" in f.message
+    assert f.hint.startswith(
+        f"nothing to rename: broker-a drops the closed connections within {expiry + 10} s"
+    )
 
 
 def test_broker_lists_stay_out_of_a_capture_where_no_broker_repeats_an_id() -> None:

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
-from realkit import BROKER_PORT, KIT, NAMESRV_PORT, VERSIONS, Kit
+from realkit import BROKER_PORT, EXPIRY_5_1_MS, KIT, NAMESRV_PORT, VERSIONS, Kit
 
 #: Port offset of each version's cluster (inside the run's offset): a version's ports are
 #: never reused by the next one, whose NameServer and brokers start while the old sockets
@@ -116,9 +116,17 @@ def kit(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
     )
     cluster.workdir.mkdir()
     # 5.x brokers assign queues from their own route caches, refreshed every 30 s by default:
-    # 1 s settles broker-assigned groups without waiting out a refresh.
+    # 1 s settles broker-assigned groups without waiting out a refresh. A 5.1 broker keeps a
+    # connection without heartbeat listed for channelExpiredTimeout: not its default here, so
+    # rmqlb is seen to read it (3 of the clients' 30 s heartbeats: live clients stay listed).
     extra = (
-        {"RMQ_BROKER_CONF": "loadBalancePollNameServerInterval=1000"} if cluster.has_proxy else {}
+        {
+            "RMQ_BROKER_CONF": (
+                f"loadBalancePollNameServerInterval=1000 channelExpiredTimeout={EXPIRY_5_1_MS}"
+            )
+        }
+        if cluster.has_proxy
+        else {}
     )
     env = cluster.env(**extra)
     command: list[Path | str] = [

@@ -80,6 +80,7 @@ def _config(values: dict[str, str]) -> BrokerConfig:
         load_balance_poll_name_server_interval=_int_or_none(
             values.get("loadBalancePollNameServerInterval")
         ),
+        channel_expired_timeout=_int_or_none(values.get("channelExpiredTimeout")),
     )
 
 
@@ -91,7 +92,9 @@ class BrokerAssignment:
         self.configs: dict[str, asyncio.Task[None]] = {}
         self.modes: dict[str, asyncio.Task[ModeTable | None]] = {}
 
-    def _broker_config(self, name: str, addr: str) -> asyncio.Task[None]:
+    def broker_config(self, name: str, addr: str) -> asyncio.Task[None]:
+        """Read broker ``name``'s config (at ``addr``) into the collector's broker table, once
+        per capture."""
         task = self.configs.get(addr)
         if task is None:
             task = self.configs[addr] = asyncio.ensure_future(self._read_config(name, addr))
@@ -176,7 +179,7 @@ class BrokerAssignment:
             for topic in hosted
             if consumer.subscription(topic) is not None
         ]
-        config_task = self._broker_config(name, addr)
+        config_task = self.broker_config(name, addr)
         modes_task = self._request_modes(addr)
         ids_task = asyncio.ensure_future(
             c.try_request(

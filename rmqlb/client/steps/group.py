@@ -28,6 +28,13 @@ async def capture_group(
     pair = together([c.offsets.consume_stats(addr, name) for _, addr in masters])
     stats_task = asyncio.ensure_future(pair)
     view = await connections(c, name, masters)
+    # An id listed more than once may be connections its client closed: how long a broker
+    # keeps those listed is in its config (5.1+: channelExpiredTimeout).
+    expiry = (
+        [c.assignment.broker_config(b, addr) for b, addr in masters if addr in view.lists]
+        if view.repeats_an_id()
+        else []
+    )
     for topic in view.subscriptions:
         c.routes.get(topic)
     # The offsets of the topics the brokers list are wanted whatever the clients answer:
@@ -80,6 +87,8 @@ async def capture_group(
             known = on_brokers.get(broker, GroupOnBroker())
             if addr in view.lists and known.client_ids is None:
                 on_brokers[broker] = replace(known, client_ids=tuple(view.lists[addr]))
+    for task in expiry:
+        await task
     configs = {}
     for broker, addr in masters:
         config = await c.configs.config(addr, name)

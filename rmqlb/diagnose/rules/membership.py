@@ -14,7 +14,7 @@ Two broker facts drive the wording:
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 
 from rmqlb.allocate import allocate_sorted, validate
 from rmqlb.diagnose.balance import five_x, proxy_evidence
@@ -33,7 +33,7 @@ from rmqlb.errors import InputError
 from rmqlb.humanize import plural
 from rmqlb.model.javaorder import java_key
 from rmqlb.model.queue import MessageQueue, queue_sort_key
-from rmqlb.model.snapshot import Subscription
+from rmqlb.model.snapshot import CHANNEL_EXPIRED_TIMEOUT_MS, Subscription
 from rmqlb.model.strategy import (
     DEFAULT_VIRTUAL_NODES,
     ConsistentHash,
@@ -236,10 +236,22 @@ def check_no_consumers(
     return out
 
 
-#: How long a broker keeps a connection with no heartbeat in its consumer list
-#: (``ConsumerManager``'s channel expiry, checked every 10 s: fixed in 4.x, the default of
-#: ``channelExpiredTimeout`` in 5.x).
-BROKER_CHANNEL_EXPIRY_S = 120
+#: How often (s) a broker's expiry scan drops the connections whose last heartbeat is older
+#: than its ``channelExpiredTimeout`` (``ClientHousekeepingService``, 4.x and 5.x).
+EXPIRY_SCAN_S = 10
+
+
+def expiry_s(g: GroupContext, brokers: Iterable[str]) -> float:
+    """How long (s) the slowest of ``brokers`` (every broker, when none is named) keeps a
+    connection without heartbeat in its consumer lists: its ``channelExpiredTimeout`` where
+    its config was read (5.1+), else 120 (fixed before 5.1, the default since)."""
+    infos = g.snapshot.brokers
+    known = []
+    for broker in list(brokers) or list(infos):
+        info = infos.get(broker)
+        value = info.config.channel_expired_timeout if info and info.config else None
+        known.append(CHANNEL_EXPIRED_TIMEOUT_MS if value is None else value)
+    return max(known, default=CHANNEL_EXPIRED_TIMEOUT_MS) / 1000
 
 
 def check_duplicate_client_ids(
@@ -250,7 +262,7 @@ def check_duplicate_client_ids(
     The broker lists every connection, so the id takes several slots of ``cidAll``. From one
     host that is either several processes sharing the id, or connections one client closed
     that the broker still lists: a heartbeat handled after its connection closed registers
-    it again, until the expiry scan drops it (:data:`BROKER_CHANNEL_EXPIRY_S`); from several
+    it again, until the expiry scan drops it (:func:`expiry_s`); from several
     hosts it can only be several processes. ``consumers`` = the id, then the consumers idle or
     heaviest only because of it (:mod:`._listed`).
     """
@@ -270,7 +282,7 @@ def check_duplicate_client_ids(
         hosts = {addr.rpartition(":")[0] or addr for addr in addrs}
         where = f" ({', '.join(addrs)})" if addrs else ""
         per_broker = broker_counts(g.group, cid)
-        who, fix, processes = _shared_or_closed(cid, n, len(hosts), per_broker)
+        who, fix, processes = _shared_or_closed(g, cid, n, len(hosts), per_broker)
         if flipping := _flipping(topics, {b for b, k in per_broker.items() if k < n}):
             who += (
                 f"; a client takes cidAll from a broker of the topic at random, so on "
@@ -357,7 +369,7 @@ RENAME = (
 
 
 def _shared_or_closed(
-    cid: str, n: int, hosts: int, per_broker: dict[str, int]
+    g: GroupContext, cid: str, n: int, hosts: int, per_broker: dict[str, int]
 ) -> tuple[str, str, bool | None]:
     """Why ``cid`` is on ``n`` connections, its fix, and whether several processes share it
     (``None``: cannot tell).
@@ -367,11 +379,12 @@ def _shared_or_closed(
     brokers: a broker listing it more often than another keeps connections its client closed.
     Connections from several hosts are several processes.
     """
-    closed_for = f"for {BROKER_CHANNEL_EXPIRY_S} s after that heartbeat"
-    late = f"a heartbeat handled after its connection closed registers it again, {closed_for}"
     fewest = min(per_broker.values(), default=n)
-    if len(per_broker) > 1 and fewest < n:
-        listing = [b for b, k in per_broker.items() if k > fewest]
+    listing = [b for b, k in per_broker.items() if k > fewest] if len(per_broker) > 1 else []
+    expiry = expiry_s(g, listing or per_broker)
+    closed_for = f"for {expiry:g} s after that heartbeat"
+    late = f"a heartbeat handled after its connection closed registers it again, {closed_for}"
+    if listing and fewest < n:
         names = ", ".join(listing)
         verb = "lists" if len(listing) == 1 else "list"
         counts = ", ".join(f"{b} {plural(k, 'time')}" for b, k in per_broker.items())
@@ -383,7 +396,7 @@ def _shared_or_closed(
         )
         drop = (
             f"{names} {'drops' if len(listing) == 1 else 'drop'} the closed connections within "
-            f"{BROKER_CHANNEL_EXPIRY_S + 10} s of their last heartbeat; the client closes a "
+            f"{expiry + EXPIRY_SCAN_S:g} s of their last heartbeat; the client closes a "
             "connection whenever a call on it times out (its log says 'close socket because of "
             f"timeout'): look at the load of {names} and the network"
         )
@@ -396,7 +409,7 @@ def _shared_or_closed(
         f"closed ({late})"
     )
     fix = (
-        f"capture again in {BROKER_CHANNEL_EXPIRY_S + 10} s: if {cid} is listed once by then, "
+        f"capture again in {expiry + EXPIRY_SCAN_S:g} s: if {cid} is listed once by then, "
         "those were closed connections of one client, which closes a connection whenever a "
         "call on it times out (its log says 'close socket because of timeout': look at the "
         f"broker's load and the network); if it stays, {RENAME}"

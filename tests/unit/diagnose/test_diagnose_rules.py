@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from diagnose_builders import codes, consumer, group, labels, only, queues, route, run
 
 from rmqlb.allocate import allocate
@@ -499,6 +501,36 @@ def test_an_id_one_broker_lists_more_often_is_one_client_with_closed_connections
     assert "so 2 processes share it and broker-a still lists connections it closed" in f.message
     assert f.hint.startswith("give every process a unique instanceName")
     assert "; besides, broker-a drops the closed connections within 130 s" in f.hint
+
+
+def test_closed_connections_stay_listed_for_the_brokers_own_channel_expiry() -> None:
+    """A 5.1+ broker's channelExpiredTimeout, read with the capture, is the time the finding
+    states; the longest of the brokers that keep closed connections; 120 s where unknown."""
+    topics = {T: route(("broker-a", 3, 3, 6), ("broker-b", 3, 3, 6))}
+    unequal = {"broker-a": {"clientIds": ["a", "b", "b"]}, "broker-b": {"clientIds": ["a", "b"]}}
+    consumers = [consumer(c, T) for c in ("a", "b", "b")]
+
+    def finding(expiry: dict[str, int | None], on_brokers: Any = unequal) -> Any:
+        brokers = {
+            b: {"addrs": {"0": f"10.0.0.{i}:10911"}, "config": {"channelExpiredTimeout": ms}}
+            for i, (b, ms) in enumerate(expiry.items())
+        }
+        report = run(
+            topics, {"G": group(*consumers, onBrokers=on_brokers)}, extra={"brokers": brokers}
+        )
+        return only(report, Code.DUPLICATE_CLIENT_ID)
+
+    f = finding({"broker-a": 90_000, "broker-b": 300_000})  # broker-b keeps none closed
+    assert "registers it again, for 90 s after that heartbeat)" in f.message
+    assert "broker-a drops the closed connections within 100 s of their last" in f.hint
+    f = finding({"broker-a": None, "broker-b": 300_000})
+    assert "for 120 s after that heartbeat" in f.message and "within 130 s" in f.hint
+    alike = {"broker-a": {"clientIds": ["a", "b", "b"]}, "broker-b": {"clientIds": ["a", "b", "b"]}}
+    f = finding({"broker-a": 45_500, "broker-b": 60_000}, alike)  # either could: the longest
+    assert "for 60 s after that heartbeat" in f.message
+    assert f.hint.startswith("capture again in 70 s: if b is listed once by then")
+    f = finding({"broker-a": 45_500}, {"broker-a": {"clientIds": ["a", "b", "b"]}})
+    assert "for 45.5 s after that heartbeat" in f.message
 
 
 def test_one_clients_queues_are_not_doubled_by_its_closed_connections() -> None:

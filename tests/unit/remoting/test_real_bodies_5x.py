@@ -14,7 +14,7 @@ from real_recording import PROXY, Recorded, Replay, load
 from rmqlb.client.admin import ClientOptions
 from rmqlb.client.collector import CollectOptions, collect
 from rmqlb.model import MessageQueue, Rebalance, RequestMode, Snapshot
-from rmqlb.remoting import assignment
+from rmqlb.remoting import assignment, bodies
 from rmqlb.remoting.codes import READ_ONLY_CODES
 
 DATA = Path(__file__).resolve().parents[2] / "data"
@@ -54,6 +54,12 @@ def test_broker_config_and_version(v500: Snapshot) -> None:
         assert info.config.default_message_request_mode is RequestMode.PULL
         assert info.config.default_pop_share_queue_num == -1
         assert info.config.load_balance_poll_name_server_interval == 30_000
+        assert info.config.channel_expired_timeout is None  # a 5.1 setting
+
+
+def test_a_5_1_broker_says_how_long_it_keeps_a_connection_listed() -> None:
+    (config,) = [r for r in V514 if r.code == 26 and r.target == "broker-a"]
+    assert bodies.decode_broker_config(config.response.body)["channelExpiredTimeout"] == "120000"
 
 
 def test_pop_group_modes_lists_and_assignments(v500: Snapshot) -> None:

@@ -45,6 +45,7 @@ BASE: dict[str, Any] = {
                 "defaultMessageRequestMode": "PULL",
                 "defaultPopShareQueueNum": -1,
                 "loadBalancePollNameServerInterval": 30000,
+                "channelExpiredTimeout": 120000,
             },
         }
     },
