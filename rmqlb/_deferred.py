@@ -132,7 +132,8 @@ def _compile(
     create_fn: Callable[..., _Method], name: str, args: Any, body: Any, **kwargs: Any
 ) -> _Method:
     """``create_fn(...)`` with its ``exec`` served by the code cache: ``dataclasses`` looks
-    ``exec`` up in its module first, then in the builtins."""
+    ``exec`` up in its module first, then in the builtins. (A class another thread makes
+    meanwhile gets its methods through the cache too: the same code, compiled once.)"""
     module = vars(dataclasses)
     module["exec"] = _code_cache().exec
     try:
