@@ -61,15 +61,19 @@ class CodeCache:
     interpreter's version, and one that does not load is ignored. Like a module's bytecode,
     the file goes in the package's ``__pycache__`` (or under ``PYTHONPYCACHEPREFIX``), is
     written atomically, at exit and only when a text was new, and not at all where bytecode is
-    not written (``PYTHONDONTWRITEBYTECODE``) or the directory is not writable.
+    not written (``PYTHONDONTWRITEBYTECODE``) or the directory is not writable. Texts another
+    version of rmqlb left are dropped once the file holds more than :attr:`LIMIT`: the file
+    then keeps the texts of the run that writes it.
     """
 
-    #: Texts kept at most: rmqlb's classes have a few hundred methods.
-    LIMIT = 2000
+    #: Texts the file holds at most before it is pruned: rmqlb's 154 dataclasses have about
+    #: 700 methods, of which a run calls a few dozen (loading 100 takes about 1 ms).
+    LIMIT = 800
 
     def __init__(self, path: str) -> None:
         self.path = path
         self.codes: dict[str, CodeType] = {}
+        self.used: set[str] = set()
         self.added = False
         try:
             with open(path, "rb") as fh:
@@ -85,10 +89,9 @@ class CodeCache:
         code = self.codes.get(text)
         if code is None:
             # as exec() compiles it in dataclasses: no future flag of this module inherited
-            code = compile(text, "<string>", "exec", dont_inherit=True)
-            if len(self.codes) < self.LIMIT:
-                self.codes[text] = code
-                self.added = True
+            code = self.codes[text] = compile(text, "<string>", "exec", dont_inherit=True)
+            self.added = True
+        self.used.add(text)
         exec(code, globals_, ns)
 
     def save(self) -> None:
@@ -96,11 +99,14 @@ class CodeCache:
         if not self.added or sys.dont_write_bytecode:
             return
         self.added = False
+        codes = self.codes
+        if len(codes) > self.LIMIT:
+            codes = {text: code for text, code in codes.items() if text in self.used}
         partial = f"{self.path}.{os.getpid()}.tmp"
         try:
             os.makedirs(os.path.dirname(self.path), exist_ok=True)
             with open(partial, "wb") as fh:
-                marshal.dump(self.codes, fh)
+                marshal.dump(codes, fh)
             os.replace(partial, self.path)
         except OSError:
             with contextlib.suppress(OSError):

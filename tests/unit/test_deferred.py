@@ -260,6 +260,28 @@ def test_an_unreadable_cache_is_ignored_and_an_unwritable_one_not_written(
     assert not (tmp_path / "quiet.bin").exists()
 
 
+def test_texts_of_other_versions_are_dropped_once_the_file_is_full(
+    tmp_path: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(sys, "dont_write_bytecode", False)
+    monkeypatch.setattr(_deferred.CodeCache, "LIMIT", 3)
+
+    def text(i: int) -> str:
+        return f"def __create_fn__():\n def f(self):\n  return {i}\n return f"
+
+    path = str(tmp_path / "methods.bin")
+    old = _deferred.CodeCache(path)
+    for i in range(3):  # an older version's texts: the file is full, not over
+        old.exec(text(i), {}, {})
+    old.save()
+    assert len(_deferred.CodeCache(path).codes) == 3
+    run = _deferred.CodeCache(path)
+    run.exec(text(1), {}, {})  # still used
+    run.exec(text(9), {}, {})  # new: over the limit, so only this run's texts stay
+    run.save()
+    assert set(_deferred.CodeCache(path).codes) == {text(1), text(9)}
+
+
 def test_a_second_process_uses_the_first_ones_compiled_methods(tmp_path: Any) -> None:
     """The file goes where Python puts bytecode (here ``PYTHONPYCACHEPREFIX``)."""
     code = (
