@@ -1004,10 +1004,13 @@ def find_group_config(text: str, name: str) -> SubscriptionGroupConfig | None:
     A match is the key ``"name":`` after ``{`` or ``,`` whose object's ``groupName`` is
     ``name``: no other object of the body has that field (a SubscriptionGroupConfig nests only
     retry policies, string attributes and an array of subscriptions). The last match wins,
-    as a repeated key does when the whole table is decoded.
+    as a repeated key does when the whole table is decoded. Past :data:`_CANDIDATES_READ`
+    places where the name is a key and no match, the search gives up (``None``): a body that
+    holds it that often is decoded whole, in time linear in its size.
     """
     key = fastjson.quote(name)
     end = len(text)
+    tries = _CANDIDATES_READ
     while (at := text.rfind(key, 0, end)) >= 0:
         end = at
         before = at - 1
@@ -1022,9 +1025,16 @@ def find_group_config(text: str, name: str) -> SubscriptionGroupConfig | None:
         raw = fastjson.object_at(text, pos, depth=3)
         if raw is not None and raw.get("groupName") == name:
             return _config_entry(name, raw)
+        tries -= 1
+        if not tries:
+            break
     return None
 
 
+#: Objects read at most in a search for one group's entry: its name is a key once in a real
+#: body (more only where a group is named like a config field); reading every object a
+#: hostile body keys by it could take time quadratic in the body's size.
+_CANDIDATES_READ = 8
 _JSON_SPACE = " \t\r\n"
 
 

@@ -334,6 +334,11 @@ def test_one_group_read_from_the_text_is_checked_as_the_whole_table_checks_it() 
     twice += '"A":{"groupName":"A","retryMaxTimes":2}}}'
     last = bodies.decode_subscription_group_table(twice)["A"]
     assert bodies.find_group_config(twice, "A") == last
+    # a body keying many objects by the name: past a few, the whole table decides
+    decoys = ",".join(f'"x{i}":{{"A":{{"groupName":"B"}}}}' for i in range(20))
+    many = '{"subscriptionGroupTable":{"A":{"groupName":"A","retryMaxTimes":5},' + decoys + "}}"
+    assert bodies.find_group_config(many, "A") is None
+    assert bodies.decode_subscription_group_table(many)["A"].retry_max_times == 5
     # too deep for the limit, as in the whole decoding
     deep = '{"subscriptionGroupTable":{"A":{"groupName":"A","attributes":' + "[" * 120
     deep += "]" * 120 + "}}}"
