@@ -12,7 +12,7 @@ import time
 from pathlib import Path
 
 import pytest
-from runner import ROOT, rmqlb_child
+from runner import ROOT, Outcome, rmqlb_child
 
 from rmqlb.errors import InputError, Terminated
 from rmqlb.fake import FakeClusterThread
@@ -29,6 +29,14 @@ OLD = "previous content, complete\n"
 def _small_files() -> None:
     """In the child: files may grow to 1 KiB only (what ``ulimit -f 1`` does)."""
     resource.setrlimit(resource.RLIMIT_FSIZE, (1024, 1024))
+
+
+def _on_a_full_disk(args: list[str]) -> Outcome:
+    """``rmqlb ARGS`` in a child whose files may grow to 1 KiB only, writing no bytecode:
+    CPython writes a module's bytecode with one unchecked write, so under the limit it
+    would leave the first 1 KiB of it in ``__pycache__``, and every later import of that
+    module in any process fails ("marshal data too short")."""
+    return rmqlb_child(args, preexec=_small_files, env={"PYTHONDONTWRITEBYTECODE": "1"})
 
 
 def _leftovers(directory: Path) -> list[str]:
@@ -107,9 +115,7 @@ def _one_line(err: str) -> str:
 def test_check_junit_on_a_full_disk_keeps_the_old_report(tmp_path: Path) -> None:
     junit = tmp_path / "junit.xml"
     junit.write_text(OLD)
-    outcome = rmqlb_child(
-        ["check", "-o", "plain", "--junit", str(junit), *CHECK_YAML], preexec=_small_files
-    )
+    outcome = _on_a_full_disk(["check", "-o", "plain", "--junit", str(junit), *CHECK_YAML])
     assert outcome.code == 2, outcome
     assert "--junit" in _one_line(outcome.err) and "cannot write" in outcome.err
     assert junit.read_text() == OLD
@@ -120,9 +126,7 @@ def test_dump_out_on_a_full_disk_keeps_the_old_snapshot(tmp_path: Path) -> None:
     snap = tmp_path / "snap.json"
     snap.write_text(OLD)
     with FakeClusterThread(load_snapshot(DEMO)) as fake:
-        outcome = rmqlb_child(
-            ["dump", "-n", fake.namesrv_addr, "--out", str(snap)], preexec=_small_files
-        )
+        outcome = _on_a_full_disk(["dump", "-n", fake.namesrv_addr, "--out", str(snap)])
     assert outcome.code == 2, outcome
     assert "cannot write" in _one_line(outcome.err)
     assert snap.read_text() == OLD
@@ -140,9 +144,7 @@ def test_audit_out_on_a_full_disk_keeps_the_old_tables(tmp_path: Path) -> None:
     assert first.code in (0, 1), first
     before = {p.relative_to(out): p.read_bytes() for p in out.rglob("*") if p.is_file()}
     assert Path("findings/part-00000.parquet") in before
-    outcome = rmqlb_child(
-        ["audit", "--engine", "local", str(fleet), "--out", str(out)], preexec=_small_files
-    )
+    outcome = _on_a_full_disk(["audit", "--engine", "local", str(fleet), "--out", str(out)])
     assert outcome.code == 2, outcome
     assert "cannot write" in _one_line(outcome.err)
     after = {p.relative_to(out): p.read_bytes() for p in out.rglob("*") if p.is_file()}
