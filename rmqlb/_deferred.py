@@ -95,7 +95,10 @@ class CodeCache:
         exec(code, globals_, ns)
 
     def save(self) -> None:
-        """Write the file if a text was new (atomically; silently not where it cannot be)."""
+        """Write the file if a text was new (atomically; silently not where it cannot be).
+
+        It runs at exit: whatever stops it (a full disk, a signal turned into an exception)
+        leaves no temporary file and no traceback, only the previous file."""
         if not self.added or sys.dont_write_bytecode:
             return
         self.added = False
@@ -108,7 +111,7 @@ class CodeCache:
             with open(partial, "wb") as fh:
                 marshal.dump(codes, fh)
             os.replace(partial, self.path)
-        except OSError:
+        except BaseException:  # an optimisation, at exit: nothing to report, only to clean
             with contextlib.suppress(OSError):
                 os.unlink(partial)
 

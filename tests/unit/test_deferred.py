@@ -260,6 +260,26 @@ def test_an_unreadable_cache_is_ignored_and_an_unwritable_one_not_written(
     assert not (tmp_path / "quiet.bin").exists()
 
 
+@pytest.mark.parametrize("stop", [OSError(28, "No space left on device"), KeyboardInterrupt()])
+def test_a_save_stopped_half_way_leaves_the_old_file_and_no_temporary(
+    stop: BaseException, tmp_path: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(sys, "dont_write_bytecode", False)
+    path = tmp_path / "methods.bin"
+    path.write_bytes(b"old")
+    cache = _deferred.CodeCache(str(path))
+    cache.exec("def __create_fn__():\n def f(self):\n  return 1\n return f", {}, {})
+
+    def dump(value: Any, fh: Any) -> None:
+        fh.write(b"half")
+        raise stop
+
+    monkeypatch.setattr(_deferred.marshal, "dump", dump)
+    cache.save()  # nothing escapes: it runs at exit
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["methods.bin"]
+    assert path.read_bytes() == b"old"
+
+
 def test_texts_of_other_versions_are_dropped_once_the_file_is_full(
     tmp_path: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:
