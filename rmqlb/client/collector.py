@@ -271,8 +271,7 @@ class Collector:
                     if broker and (isinstance(exc, RemotingError) or refusal is not None):
                         self.broker_failures += 1
                     if record:
-                        where = target.split(" ", maxsplit=1)[0]
-                        self.error(target, request, failure_text(exc, where), group, topic)
+                        self.failed(target, request, exc, group, topic)
                     if not raising:
                         return None
                     raise Failed(exc) from exc
@@ -292,6 +291,19 @@ class Collector:
         """:meth:`request`, with a failure (recorded) as ``None`` (no coroutine of its own
         around the request's: thousands per capture)."""
         return self.request(target, request, call, raising=False, **kwargs)
+
+    def failed(
+        self,
+        target: str,
+        request: str,
+        exc: BaseException,
+        group: str | None = None,
+        topic: str | None = None,
+    ) -> None:
+        """Record ``exc`` as the capture error of ``request`` (its message without the peer
+        that ``target`` names already)."""
+        where = target.split(" ", maxsplit=1)[0]
+        self.error(target, request, failure_text(exc, where), group, topic)
 
     def error(
         self,

@@ -6,7 +6,6 @@ import asyncio
 from functools import partial
 from typing import TYPE_CHECKING
 
-from rmqlb.client.errors import failure_text
 from rmqlb.errors import ProtocolError
 from rmqlb.remoting import bodies
 
@@ -54,7 +53,7 @@ class GroupConfigs:
                 try:
                     self.tables[addr] = bodies.decode_subscription_group_table(text)
                 except ProtocolError as exc:
-                    self._failed(addr, exc)
+                    self.collector.failed(self.collector.label(addr), REQUEST, exc)
         return self.tables[addr]
 
     async def config(self, addr: str, name: str) -> bodies.SubscriptionGroupConfig | None:
@@ -67,14 +66,9 @@ class GroupConfigs:
                 found = bodies.find_group_config(text, name)
             except ProtocolError as exc:
                 self.tables[addr] = None
-                self._failed(addr, exc)
+                self.collector.failed(self.collector.label(addr), REQUEST, exc)
                 return None
             if found is not None:
                 return found
         table = await self.table(addr)
         return table.get(name) if table is not None else None
-
-    def _failed(self, addr: str, exc: ProtocolError) -> None:
-        c = self.collector
-        target = c.label(addr)
-        c.error(target, REQUEST, failure_text(exc, target.split(" ", maxsplit=1)[0]))

@@ -30,9 +30,10 @@ async def capture_group(
     view = await connections(c, name, masters)
     # An id listed more than once may be connections its client closed: how long a broker
     # keeps those listed is in its config (5.1+: channelExpiredTimeout).
+    repeats = view.repeats_an_id()
     expiry = (
         [c.assignment.broker_config(b, addr) for b, addr in masters if addr in view.lists]
-        if view.repeats_an_id()
+        if repeats
         else []
     )
     for topic in view.subscriptions:
@@ -82,7 +83,7 @@ async def capture_group(
         if answer is not None and answer.consume_tps > 0:  # 0: nothing to tell apart from unread
             known = on_brokers.get(broker, GroupOnBroker())
             on_brokers[broker] = replace(known, consume_tps=answer.consume_tps)
-    if view.repeats_an_id():  # which broker lists it how often tells closed connections
+    if repeats:  # which broker lists it how often tells closed connections
         for broker, addr in masters:
             known = on_brokers.get(broker, GroupOnBroker())
             if addr in view.lists and known.client_ids is None:
