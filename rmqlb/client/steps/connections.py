@@ -30,6 +30,7 @@ class GroupView:
     relays: dict[str, list[str]] = field(default_factory=dict)  # clientId -> broker addrs
     lists: dict[str, list[str]] = field(default_factory=dict)  # broker addr -> its client ids
     answered: bool = False
+    kept: dict[str, int] = field(default_factory=dict)  # clientId -> its entries in connections
 
     def repeats_an_id(self) -> bool:
         """Whether some broker lists a client id more than once."""
@@ -60,8 +61,10 @@ class GroupView:
             if addr not in self.relays[c.client_id]:
                 self.relays[c.client_id].append(addr)
         for cid, entries in here.items():
-            have = [c for c in self.connections if c.client_id == cid]
-            self.connections.extend(entries[len(have) :])
+            have = self.kept.get(cid, 0)
+            if len(entries) > have:
+                self.connections.extend(entries[have:])
+                self.kept[cid] = len(entries)
 
 
 async def connections(
