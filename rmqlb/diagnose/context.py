@@ -134,8 +134,9 @@ class ErrorIndex:
     into its deadline (thousands of errors) quadratic."""
 
     def __init__(self, errors: Iterable[CaptureError]) -> None:
+        self._errors = tuple(errors)
         self._by: dict[tuple[str, str], list[tuple[int, CaptureError]]] = {}
-        for i, e in enumerate(errors):
+        for i, e in enumerate(self._errors):
             if e.group is not None:
                 key = ("group", e.group)
             elif e.topic is not None:
@@ -145,6 +146,7 @@ class ErrorIndex:
             else:
                 key = ("client", e.target)
             self._by.setdefault(key, []).append((i, e))
+        self._naming: dict[str, list[int]] | None = None  # built on the first question
 
     def of(self, group: Group) -> tuple[CaptureError, ...]:
         """Failures that leave what is known of ``group`` incomplete: requests about the
@@ -157,6 +159,39 @@ class ErrorIndex:
         keys += [("client", c.client_id) for c in group.consumers]
         found = {i: e for key in keys for i, e in self._by.get(key, ())}
         return tuple(found[i] for i in sorted(found))
+
+    def naming(self, consumer: Consumer) -> list[CaptureError]:
+        """The errors that name ``consumer``: its client id or address as their target or as
+        a word of their target or message (punctuation around a word ignored); in capture
+        order. Looked up, not scanned: a group of thousands of clients that did not answer
+        has as many errors, and a scan per client took minutes."""
+        if self._naming is None:
+            self._naming = {}
+            for i, e in enumerate(self._errors):
+                for word in _words(e):
+                    self._naming.setdefault(word, []).append(i)
+        found = {
+            i
+            for key in (consumer.client_id, consumer.client_addr)
+            if key
+            for i in self._naming.get(key, ())
+        }
+        return [self._errors[i] for i in sorted(found)]
+
+
+#: What may surround a client id or address in an error's text: "via broker-a (10.0.0.1:10911):".
+_WORD_EDGES = "()[]{}<>,;:'\""
+
+
+def _words(error: CaptureError) -> set[str]:
+    """The words of ``error`` that can name a client: its whole target, and each
+    whitespace-separated word of its target and message, as written and stripped of
+    :data:`_WORD_EDGES`."""
+    words = {error.target}
+    for word in (*error.target.split(), *error.message.split()):
+        words.add(word)
+        words.add(word.strip(_WORD_EDGES))
+    return words
 
 
 _last_index: tuple[tuple[CaptureError, ...], ErrorIndex] | None = None
@@ -199,9 +234,10 @@ def broker_addr(snapshot: Snapshot, broker: str) -> str:
 
 
 def errors_about(snapshot: Snapshot, consumer: Consumer) -> list[CaptureError]:
-    """The capture errors that name ``consumer`` (its client id or address)."""
-    keys = [k for k in (consumer.client_id, consumer.client_addr) if k]
-    return [e for e in snapshot.errors if any(k in e.message or k in e.target for k in keys)]
+    """The capture errors that name ``consumer`` (see :meth:`ErrorIndex.naming`)."""
+    if not snapshot.errors:
+        return []
+    return error_index(snapshot.errors).naming(consumer)
 
 
 def consumers_strategy(consumers: Sequence[Consumer]) -> StrategySpec | None:

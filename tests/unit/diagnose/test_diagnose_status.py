@@ -285,3 +285,22 @@ def test_error_index_finds_what_a_scan_of_every_error_finds() -> None:
         )
         assert expected
         assert index.of(g) == expected
+
+
+def test_the_errors_naming_a_client_are_looked_up_by_its_id_or_address() -> None:
+    """A client's errors: its id or address as their target, or as a word of their text
+    (punctuation around it ignored); never another id that merely contains it."""
+    errors = [
+        CaptureError("c1", "GET_CONSUMER_RUNNING_INFO", "via broker-a (10.0.0.1:10911): 207"),
+        CaptureError("c10", "GET_CONSUMER_RUNNING_INFO", "via broker-a (10.0.0.1:10911): 207"),
+        CaptureError("broker-b (10.0.0.2:10911)", "QUERY_ASSIGNMENT", "no answer for (c1)"),
+        CaptureError("broker-b (10.0.0.2:10911)", "GET_CONSUME_STATS", "timed out after 5 s"),
+        CaptureError("10.0.0.9:40100", "GET_CONSUMER_RUNNING_INFO", "connection refused"),
+        CaptureError("c2 via broker-a", "GET_CONSUMER_RUNNING_INFO", "relay of c2, c1: 207"),
+    ]
+    index = ErrorIndex(errors)
+    c1 = Consumer(client_id="c1", client_addr="10.0.0.9:40100")
+    assert index.naming(c1) == [errors[0], errors[2], errors[4], errors[5]]
+    assert index.naming(Consumer(client_id="c10")) == [errors[1]]
+    assert index.naming(Consumer(client_id="c2")) == [errors[5]]
+    assert index.naming(Consumer(client_id="c3")) == []
