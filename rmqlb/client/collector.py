@@ -241,10 +241,12 @@ class Collector:
         group: str | None = None,
         topic: str | None = None,
         raising: bool = True,
+        sent: Callable[[], object] | None = None,
     ) -> T | None:
         """Run one request under the semaphore and the deadline; failures become errors
         (naming the ``group`` or ``topic`` the request was about) and raise :class:`Failed`
-        (``raising``) or return ``None``."""
+        (``raising``) or return ``None``. ``sent`` is called once the request holds its
+        slot and goes out (not while it waits behind others)."""
         if self.progress is not None:
             self.progress.scheduled()
         slots = self.semaphore
@@ -260,6 +262,8 @@ class Collector:
                     return None
                 if broker:
                     self.broker_attempts += 1
+                if sent is not None:
+                    sent()
                 try:
                     return await call(timeout=timeout)
                 except quiet:

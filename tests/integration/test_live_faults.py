@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import json
 import time
+from collections import Counter
 from pathlib import Path
 
 import pytest
@@ -13,9 +14,11 @@ from livehelpers import ROOT
 from rmqlb.cli import run
 from rmqlb.client.admin import ClientOptions
 from rmqlb.client.collector import CollectOptions, collect
+from rmqlb.client.steps.running import RELAY_HEDGE
 from rmqlb.errors import ClusterUnreachable, ExitCode
 from rmqlb.fake import FakeCluster, FakeClusterThread, free_port
 from rmqlb.model import Snapshot
+from rmqlb.remoting.codes import RequestCode
 from rmqlb.snapshot import load_snapshot
 
 pytestmark = pytest.mark.timeout(60)
@@ -123,7 +126,9 @@ def test_failed_requests_are_listed_once_on_stderr(
 
 
 def test_silent_client_is_unknown_and_recorded(demo: Snapshot) -> None:
+    start = time.monotonic()
     got = asyncio.run(_collect(demo, [f"silent-client={SILENT}", "relay-delay=100"]))
+    took = time.monotonic() - start
     consumers = {c.client_id: c for c in got.groups["OrderGroup"].consumers}
     assert consumers[SILENT].assigned is None
     assert all(c.assigned is not None for cid, c in consumers.items() if cid != SILENT)
@@ -131,6 +136,29 @@ def test_silent_client_is_unknown_and_recorded(demo: Snapshot) -> None:
     assert error.target == SILENT
     assert error.request == "GET_CONSUMER_RUNNING_INFO"
     assert "207" in error.message
+    # the first broker's refusal hands over to the other at once, without the hedge's wait
+    assert error.message.count("via ") == 2, error.message
+    assert took < RELAY_HEDGE * 2.0 + 0.2 + 1.0, f"{took:.2f} s"
+
+
+def test_a_client_that_answers_is_asked_through_one_broker(demo: Snapshot) -> None:
+    """Each ask makes a client build its running info: one that answers is asked once,
+    however many brokers list it."""
+
+    async def asked() -> tuple[Snapshot, Counter[str]]:
+        async with FakeCluster(demo, faults=["relay-delay=0"]) as cluster:
+            got = await collect(CollectOptions(namesrv=(cluster.namesrv_addr,)))
+            return got, Counter(
+                r.ext_fields["clientId"]
+                for r in cluster.requests
+                if r.code == RequestCode.GET_CONSUMER_RUNNING_INFO
+            )
+
+    got, counts = asyncio.run(asked())
+    listed = {c.client_id for g in got.groups.values() for c in g.consumers if c.proxy is None}
+    assert not got.errors
+    assert set(counts) == listed
+    assert set(counts.values()) == {1}, counts
 
 
 def test_silent_client_slower_than_the_timeout(demo: Snapshot) -> None:
@@ -141,7 +169,8 @@ def test_silent_client_slower_than_the_timeout(demo: Snapshot) -> None:
 
 
 def test_silent_client_costs_one_timeout_however_many_brokers_list_it(demo: Snapshot) -> None:
-    """Every broker that lists the client relays at once: a frozen client costs one timeout.
+    """The other brokers that list the client are asked once the first has been out for
+    RELAY_HEDGE of the timeout: a frozen client costs about one timeout, not one per broker.
 
     (On a real cluster the sequential version took 2 x --timeout with two brokers.)
     """

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable
 from dataclasses import replace
 from functools import partial
 from typing import TYPE_CHECKING
@@ -30,19 +31,40 @@ async def running_infos(
     return dict(zip(ids, answers, strict=True))
 
 
+#: How long the first broker that lists a client may take to relay its running info, as a
+#: fraction of the request timeout, before every other broker that lists it is asked too.
+RELAY_HEDGE = 0.1
+
+
 async def _running(
     collector: Collector, group: str, view: GroupView, client_id: str
 ) -> RunningInfo | None:
     """The client's running info, relayed by a broker that lists it; ``None`` on failure.
 
-    Every broker that lists the client is asked at once and the first answer wins, so a
-    silent client (frozen, or behind a broker that cannot reach it) costs one
-    ``--timeout``, not one per broker; the other requests are cancelled.
+    One broker is asked first. When it fails, or has not answered :data:`RELAY_HEDGE` of the
+    request timeout after the request went out, every other broker that lists the client is
+    asked at once and the first answer wins: a silent client (frozen, or behind a broker
+    that cannot reach it) costs about one ``--timeout``, not one per broker, and a client
+    that answers is asked once, not once per broker (each ask makes it build its running
+    info, and each answer is decoded).
     """
     relays = view.relays.get(client_id, [])
-    tasks = [asyncio.ensure_future(_relay(collector, a, group, client_id)) for a in relays]
+    tasks: list[asyncio.Future[RunningInfo | str]] = []
     info = None
     try:
+        if relays:
+            out = asyncio.Event()
+            first = asyncio.ensure_future(
+                _relay(collector, relays[0], group, client_id, sent=out.set)
+            )
+            tasks.append(first)
+            if len(relays) > 1:
+                await _first_answer(first, out, RELAY_HEDGE * collector.options.client.timeout)
+                if not first.done() or isinstance(first.result(), str):
+                    tasks += [
+                        asyncio.ensure_future(_relay(collector, a, group, client_id))
+                        for a in relays[1:]
+                    ]
         for next_done in asyncio.as_completed(tasks):
             answer = await next_done
             if not isinstance(answer, str):
@@ -60,8 +82,28 @@ async def _running(
     return info
 
 
-async def _relay(collector: Collector, addr: str, group: str, client_id: str) -> RunningInfo | str:
-    """One broker's relay of a running-info request: the answer, or why there is none."""
+async def _first_answer(
+    first: asyncio.Future[RunningInfo | str], out: asyncio.Event, hedge: float
+) -> None:
+    """Wait until ``first`` is done, or has been out (``out`` set) for ``hedge`` seconds."""
+    sending = asyncio.ensure_future(out.wait())
+    try:
+        await asyncio.wait((first, sending), return_when=asyncio.FIRST_COMPLETED)
+    finally:
+        sending.cancel()
+    if not first.done():
+        await asyncio.wait((first,), timeout=hedge)
+
+
+async def _relay(
+    collector: Collector,
+    addr: str,
+    group: str,
+    client_id: str,
+    sent: Callable[[], object] | None = None,
+) -> RunningInfo | str:
+    """One broker's relay of a running-info request: the answer, or why there is none
+    (``sent``: called when the request goes out)."""
     c = collector
     try:
         info = await c.request(
@@ -69,6 +111,7 @@ async def _relay(collector: Collector, addr: str, group: str, client_id: str) ->
             "GET_CONSUMER_RUNNING_INFO",
             partial(c.admin.running_info, addr, group, client_id),
             record=False,
+            sent=sent,
         )
     except Failed as failed:
         return f"via {c.label(addr)}: {failure_text(failed.error, addr)}"
