@@ -183,6 +183,10 @@ class FakeCluster:
         self._bodies: dict[tuple[str, ...], bytes] = {}
         self._who: dict[str, tuple[dict[str, list[str]], dict[str, list[str]]]] = {}
         self._stats: dict[MessageQueue, bodies.QueueStats] | None = None
+        # per group: each client id's consumer (the first that is not a Proxy's), and the
+        # committed offsets its running info lists (a scan of each per answer was quadratic)
+        self._clients: dict[str, dict[str, Consumer]] = {}
+        self._commits: dict[str, dict[MessageQueue, int]] = {}
         self._ssl = ssl_context
         self._namesrv_port = namesrv_port
         self._log_path = log_path
@@ -211,6 +215,8 @@ class FakeCluster:
             self._bodies.clear()
             self._who.clear()
             self._stats = None
+            self._clients.clear()
+            self._commits.clear()
         return self._aged[1]
 
     async def __aenter__(self) -> FakeCluster:
@@ -886,10 +892,14 @@ class FakeCluster:
         group = self.snapshot.groups.get(group_name)
         if group is None:
             return None
-        for consumer in group.consumers:
-            if consumer.client_id == client_id and consumer.proxy is None:
-                return group, consumer
-        return None
+        clients = self._clients.get(group_name)
+        if clients is None:
+            clients = self._clients[group_name] = {}
+            for consumer in group.consumers:
+                if consumer.proxy is None:
+                    clients.setdefault(consumer.client_id, consumer)
+        found = clients.get(client_id)
+        return (group, found) if found is not None else None
 
     async def _running_info(
         self, cmd: RemotingCommand, group_name: str, client_id: str
@@ -919,9 +929,14 @@ class FakeCluster:
                 ),
             )
         key = ("307", group_name, client_id)
-        body = self._bodies.get(key) or bodies.encode_consumer_running_info(
-            consumer, group, dialect=self.dialect
-        )
+        body = self._bodies.get(key)
+        if body is None:
+            commits = self._commits.get(group_name)
+            if commits is None:
+                commits = self._commits[group_name] = bodies.committed_offsets(group)
+            body = bodies.encode_consumer_running_info(
+                consumer, group, dialect=self.dialect, commits=commits
+            )
         self._bodies[key] = body
         language = consumer.language if consumer.language in LANGUAGE_BYTES else "JAVA"
         # The broker passes the consumer's own language and version through (protocol §5.7).

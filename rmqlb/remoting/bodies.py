@@ -1420,22 +1420,31 @@ def running_info_properties(consumer: Consumer) -> dict[str, str]:
     return props
 
 
+def committed_offsets(group: Group | None) -> dict[MessageQueue, int]:
+    """Each queue's committed offset in ``group`` (0 where it never committed), as its
+    clients' running info lists it."""
+    return {o.queue: max(o.consumer_offset, 0) for o in (group.offsets if group else ())}
+
+
 def encode_consumer_running_info(
     consumer: Consumer,
     group: Group | None = None,
     dialect: Dialect | int = Dialect.V4,
     *,
     jstack: str | None = None,
+    commits: Mapping[MessageQueue, int] | None = None,
 ) -> bytes:
     """ConsumerRunningInfo as a Java client answers it (relayed verbatim by the broker).
 
-    ``mqTable`` holds ``consumer.assigned`` (commit offsets from the group's offsets) and
+    ``mqTable`` holds ``consumer.assigned`` (commit offsets from the group's offsets, or
+    ``commits``: :func:`committed_offsets` of the group, computed once for its clients) and
     is left out when ``assigned`` is ``None``; 5.x adds ``mqPopTable`` (from
     ``pop_assigned``) and ``userConsumerInfo``. ``properties`` come out in the order of a
     Java 9+ ``Properties`` (a ConcurrentHashMap(8)) filled in the consumer's order.
     """
     d = _dialect(dialect)
-    commits = {o.queue: max(o.consumer_offset, 0) for o in (group.offsets if group else ())}
+    if commits is None:
+        commits = committed_offsets(group)
     states = {pq.queue: pq for pq in consumer.process_queues or ()}
     mq_table = None
     if consumer.assigned is not None:
