@@ -16,7 +16,7 @@ from rmqlb.render.safe import cap, escape_controls
 if TYPE_CHECKING:
     from rmqlb.model.snapshot import CaptureError
 
-__all__ = ["LINE_CAP", "error", "report_failures", "say"]
+__all__ = ["FAILURE_LINES", "LINE_CAP", "error", "report_failures", "say"]
 
 #: The longest line of a message on stderr, in characters.
 LINE_CAP = 2000
@@ -32,13 +32,25 @@ def say(message: str, prefix: str = "rmqlb") -> None:
     sys.stderr.write(f"{prefix}: {text}\n")
 
 
+#: The most distinct failures listed on stderr after a capture; JSON output and a saved
+#: snapshot keep every one.
+FAILURE_LINES = 20
+
+
 def report_failures(errors: Sequence[CaptureError], prefix: str = "rmqlb") -> None:
-    """The failed requests of a capture on stderr, each distinct failure once."""
+    """The failed requests of a capture on stderr, each distinct failure once, at most
+    :data:`FAILURE_LINES` of them (thousands of silent clients are thousands of lines)."""
     if not errors:
         return
+    from rmqlb.humanize import plural
     from rmqlb.render.failures import failure_lines, failure_summary
 
-    lines = "".join(f"\n  {line}" for line in failure_lines(errors))
+    found = failure_lines(errors)
+    shown = found[:FAILURE_LINES]
+    if len(found) > len(shown):
+        more = plural(len(found) - len(shown), "more distinct failure")
+        shown.append(f"... and {more} (JSON output and dumped snapshots list them all)")
+    lines = "".join(f"\n  {line}" for line in shown)
     say(f"partial data: {failure_summary(errors)}:{lines}", prefix=prefix)
 
 
