@@ -634,6 +634,12 @@ def decode_topic_stats(body: bytes) -> dict[MessageQueue, QueueStats]:
     A 4.x broker lists queue ids ``0 .. writeQueueNums-1``: queues written but never read
     (``writeQueueNums > readQueueNums``) are there too.
     """
+    plain = _plain_topic_stats(bytes(body))
+    return plain if plain is not None else _general_topic_stats(body)
+
+
+def _general_topic_stats(body: bytes) -> dict[MessageQueue, QueueStats]:
+    """:func:`decode_topic_stats` through the general fastjson parser (any body)."""
     where = "TopicStatsTable"
     top = _parse(body, where)
     out: dict[MessageQueue, QueueStats] = {}
@@ -662,6 +668,39 @@ _CS_ENTRY = re.compile(
     rf'\{{"brokerOffset":{_JSON_INT},"consumerOffset":{_JSON_INT},"lastTimestamp":{_JSON_INT}'
     r'(?:,"pullOffset":-?(?:0|[1-9][0-9]*))?\}(,?)'
 )
+
+
+# The topic stats every Java broker writes (fastjson, TopicOffset's properties in order).
+_TS_HEAD = '{"offsetTable":{'
+_TS_ENTRY = re.compile(
+    rf'\{{"brokerName":{_PLAIN_STR},"queueId":{_JSON_INT},"topic":{_PLAIN_STR}\}}:'
+    rf'\{{"lastUpdateTimestamp":{_JSON_INT},"maxOffset":{_JSON_INT},"minOffset":{_JSON_INT}\}}'
+    r"(,?)"
+)
+
+
+def _plain_topic_stats(body: bytes) -> dict[MessageQueue, QueueStats] | None:
+    """A topic stats body in the plain form Java brokers write (read with one regular
+    expression per queue, as :func:`_plain_consume_stats`), else ``None``."""
+    try:
+        text = body.decode("ascii")
+    except UnicodeDecodeError:
+        return None
+    if not text.startswith(_TS_HEAD):
+        return None
+    out: dict[MessageQueue, QueueStats] = {}
+    pos = len(_TS_HEAD)
+    match = _TS_ENTRY.match
+    more = text.startswith("{", pos)
+    while more:
+        m = match(text, pos)
+        if m is None:
+            return None
+        broker, qid, topic, last, high, low, comma = m.groups()
+        out[new_queue(topic, broker, int(qid))] = QueueStats(int(low), int(high), int(last))
+        pos = m.end()
+        more = comma == ","
+    return out if text[pos:] == "}}" else None
 
 
 def _plain_consume_stats(body: bytes) -> ConsumeStats | None:

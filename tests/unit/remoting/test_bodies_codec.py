@@ -626,6 +626,70 @@ def test_running_info_decodes_process_queues_and_status() -> None:
     assert info.status["TopicA"].pull_rt == 1.5
 
 
+@settings(deadline=None, max_examples=80)
+@given(
+    st.dictionaries(
+        st.builds(MessageQueue, ascii_names | names, ascii_names, st.integers(-1, 64)),
+        st.builds(
+            bodies.QueueStats, st.integers(0, 2**62), st.integers(0, 2**62), st.integers(0, 2**62)
+        ),
+        max_size=6,
+    ),
+    st.sampled_from(list(Dialect)),
+)
+def test_topic_stats_plain_form_reads_as_the_general_parser(
+    stats: dict[MessageQueue, bodies.QueueStats], dialect: Dialect
+) -> None:
+    """The regular-expression reader of topic stats gives what the general parser gives,
+    and reads every body a broker writes with plain names (escapes and non-ASCII: general)."""
+    body = bodies.encode_topic_stats(stats, dialect)
+    plain = bodies._plain_topic_stats(body)
+    general = bodies._general_topic_stats(body)
+    assert bodies.decode_topic_stats(body) == general == stats
+    if plain is not None:
+        assert list(plain.items()) == list(general.items())
+    texts = [t for q in stats for t in (q.topic, q.broker_name)]
+    if all(t.isascii() and t.isprintable() and '"' not in t and "\\" not in t for t in texts):
+        assert plain is not None
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        b'{"offsetTable":{}}',
+        # the same queue twice: the later value, as the general parser keeps it
+        b'{"offsetTable":{{"brokerName":"b","queueId":0,"topic":"T"}:'
+        b'{"lastUpdateTimestamp":1,"maxOffset":5,"minOffset":0},'
+        b'{"brokerName":"b","queueId":0,"topic":"T"}:'
+        b'{"lastUpdateTimestamp":2,"maxOffset":6,"minOffset":1}}}',
+    ],
+)
+def test_topic_stats_plain_form_cases(body: bytes) -> None:
+    plain = bodies._plain_topic_stats(body)
+    assert plain is not None
+    assert list(plain.items()) == list(bodies._general_topic_stats(body).items())
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        b'{"offsetTable":{},"topicPutTps":0.0}',  # another property
+        b'{"offsetTable":{{"brokerName":"b","queueId":01,"topic":"T"}:'
+        b'{"lastUpdateTimestamp":0,"maxOffset":5,"minOffset":0}}}',  # not JSON's integer
+        b'{"offsetTable":{{"brokerName":"b\\u0041","queueId":1,"topic":"T"}:'
+        b'{"lastUpdateTimestamp":0,"maxOffset":5,"minOffset":0}}}',  # an escape
+        b'{"offsetTable":{{"brokerName":"b","queueId":1,"topic":"T"}:'
+        b'{"lastUpdateTimestamp":0,"maxOffset":5,"minOffset":0},}}',  # a trailing comma
+        b'{"offsetTable":{{"brokerName":"b","queueId":1,"topic":"T"}:'
+        b'{"maxOffset":5,"minOffset":0,"lastUpdateTimestamp":0}}}',  # another order
+        b'{ "offsetTable":{}}',  # white space
+    ],
+)
+def test_topic_stats_other_forms_take_the_general_parser(body: bytes) -> None:
+    assert bodies._plain_topic_stats(body) is None
+    bodies._general_topic_stats(body)  # and it reads them
+
+
 def test_topic_stats_round_trip_with_object_keys() -> None:
     body = (
         b'{"offsetTable":{{"brokerName":"broker-a","queueId":0,"topic":"TopicA"}:'
