@@ -312,7 +312,7 @@ def _float(obj: Mapping[Hashable, Any], key: str, where: str, default: float = 0
 
 
 def _obj(value: Any, where: str) -> Mapping[Hashable, Any]:
-    if isinstance(value, Mapping):
+    if type(value) is dict or isinstance(value, Mapping):  # (the first: no ABC check)
         return value
     raise BodyError(f"{where}: expected an object, got {_kind(value)}")
 
@@ -520,9 +520,17 @@ def decode_consumer_connection(body: bytes) -> ConsumerConnection:
 def _queue_keys(
     table: Mapping[Hashable, Any], where: str, skip_dropped: bool
 ) -> list[MessageQueue]:
+    return _held(
+        [(_message_queue(k, f"{where}[{i}].key"), v) for i, (k, v) in enumerate(table.items())],
+        skip_dropped,
+    )
+
+
+def _held(entries: Sequence[tuple[MessageQueue, Any]], skip_dropped: bool) -> list[MessageQueue]:
+    """The queues of a table's entries in Java order (``skip_dropped``: not those whose value
+    says ``droped``/``dropped`` true)."""
     out: list[MessageQueue] = []
-    for i, (key, value) in enumerate(table.items()):
-        mq = _message_queue(key, f"{where}[{i}].key")
+    for mq, value in entries:
         if skip_dropped and isinstance(value, Mapping):
             dropped = value.get("droped", value.get("dropped"))
             if dropped is True:
@@ -546,13 +554,17 @@ def decode_consumer_running_info(body: bytes) -> RunningInfo:
         for i, raw in enumerate(_list(top, "subscriptionSet", where))
     )
     mq_table = _map(top, "mqTable", where)
-    assigned: tuple[MessageQueue, ...] | None = tuple(_queue_keys(mq_table, "mqTable", True))
+    entries = [  # each key read once: for the held queues and for their states
+        (_message_queue(key, f"mqTable[{i}].key"), raw)
+        for i, (key, raw) in enumerate(mq_table.items())
+    ]
+    assigned: tuple[MessageQueue, ...] | None = tuple(_held(entries, True))
     if top.get("mqTable") is None or (not mq_table and not props and not subs):
         assigned = None  # the client told us nothing (a gRPC client's jstack-only answer)
     pop: tuple[MessageQueue, ...] | None = None
     if top.get("mqPopTable") is not None:
         pop = tuple(_queue_keys(_map(top, "mqPopTable", where), "mqPopTable", False))
-    states = None if assigned is None else _process_queues(mq_table)
+    states = None if assigned is None else _process_queues(entries)
     status = {
         _key_str(topic, f"statusTable[{i}].key"): _consume_status(raw, f"statusTable[{i}]")
         for i, (topic, raw) in enumerate(_map(top, "statusTable", where).items())
@@ -577,23 +589,35 @@ def decode_consumer_running_info(body: bytes) -> RunningInfo:
     )
 
 
-def _process_queues(table: Mapping[Hashable, Any]) -> tuple[ProcessQueueState, ...]:
-    """``mqTable`` values (ProcessQueueInfo) in Java queue order, dropped queues included."""
+def _process_queues(entries: Sequence[tuple[MessageQueue, Any]]) -> tuple[ProcessQueueState, ...]:
+    """``mqTable`` values (ProcessQueueInfo) in Java queue order, dropped queues included.
+
+    A property of its usual type is taken as it is; any other goes through the checks that
+    name it (one client has thousands of queues: most of the decoding is here)."""
+
+    def num(obj: Mapping[Hashable, Any], key: str, where: str) -> Any:
+        value = obj.get(key)
+        return value if type(value) is int else _int(obj, key, where, 0)
+
+    def flag(obj: Mapping[Hashable, Any], key: str, where: str) -> Any:
+        value = obj.get(key)
+        return value if value is True or value is False else _bool(obj, key, where, False)
+
     out = []
-    for i, (key, raw) in enumerate(table.items()):
+    for i, (mq, raw) in enumerate(entries):
         w = f"mqTable[{i}].value"
         obj = _obj(raw, w)
         out.append(
             ProcessQueueState(
-                queue=_message_queue(key, f"mqTable[{i}].key"),
-                cached_msg_count=_int(obj, "cachedMsgCount", w, 0),
-                cached_msg_size_mib=_int(obj, "cachedMsgSizeInMiB", w, 0),
-                commit_offset=_int(obj, "commitOffset", w, 0),
-                last_pull_timestamp=_int(obj, "lastPullTimestamp", w, 0),
-                last_consume_timestamp=_int(obj, "lastConsumeTimestamp", w, 0),
-                locked=_bool(obj, "locked", w, False),
-                last_lock_timestamp=_int(obj, "lastLockTimestamp", w, 0),
-                dropped=_bool(obj, "droped", w, False) or _bool(obj, "dropped", w, False),
+                queue=mq,
+                cached_msg_count=num(obj, "cachedMsgCount", w),
+                cached_msg_size_mib=num(obj, "cachedMsgSizeInMiB", w),
+                commit_offset=num(obj, "commitOffset", w),
+                last_pull_timestamp=num(obj, "lastPullTimestamp", w),
+                last_consume_timestamp=num(obj, "lastConsumeTimestamp", w),
+                locked=flag(obj, "locked", w),
+                last_lock_timestamp=num(obj, "lastLockTimestamp", w),
+                dropped=flag(obj, "droped", w) or flag(obj, "dropped", w),
             )
         )
     out.sort(

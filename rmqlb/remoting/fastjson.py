@@ -77,8 +77,20 @@ class ObjectKey(Mapping[Hashable, Hashable]):
         self._items: dict[Hashable, Hashable] = dict(pairs)
         self._hash: int | None = None
 
+    @classmethod
+    def of_scalars(cls, value: Mapping[Hashable, Hashable]) -> ObjectKey:
+        """A flat object (string keys, hashable values) as a key, without a copy per item."""
+        key = object.__new__(cls)
+        key._items = dict(value)
+        key._hash = None
+        return key
+
     def __getitem__(self, key: Hashable) -> Hashable:
         return self._items[key]
+
+    def get(self, key: Hashable, default: Any = None) -> Any:
+        """``self[key]``, else ``default`` (the dict's own, not the Mapping mixin's)."""
+        return self._items.get(key, default)
 
     def __iter__(self) -> Iterator[Hashable]:
         return iter(self._items)
@@ -111,6 +123,10 @@ def freeze(value: Any, _depth: int = 0) -> Hashable:
     if _depth > MAX_DEPTH:
         raise FastJsonError(f"map key nested deeper than {MAX_DEPTH}")
     if isinstance(value, dict):
+        if _CONTAINER_TYPES.isdisjoint(map(type, value.values())) and all(
+            type(k) is str for k in value
+        ):  # a queue's key: nothing to freeze inside
+            return ObjectKey.of_scalars(value)
         return ObjectKey((freeze(k, _depth + 1), freeze(v, _depth + 1)) for k, v in value.items())
     if isinstance(value, list):
         return tuple(freeze(v, _depth + 1) for v in value)

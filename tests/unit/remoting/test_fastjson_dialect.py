@@ -30,6 +30,8 @@ def test_object_keys_are_frozen_and_order_insensitive() -> None:
     assert table[go_order] == {"brokerOffset": 100}
     assert hash(go_order) == hash(keys[1])
     assert go_order != {"topic": "TopicA", "brokerName": "broker-a", "queueId": 0}
+    assert keys[0].get("queueId") == 1 and keys[0].get("nope", 7) == 7
+    assert list(keys[1]) == ["brokerName", "queueId", "topic"]  # as read: written back so
 
 
 def test_nested_object_and_array_keys_freeze() -> None:
