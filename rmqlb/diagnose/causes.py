@@ -163,7 +163,7 @@ def _summary(cause: Finding) -> str:
         case Code.MIXED_REBALANCE:
             return "some clients balance themselves and the brokers balance the others"
         case Code.BROKERS_DISAGREE:
-            return "the brokers assign from different consumer lists or routes"
+            return "the brokers list different consumers, or assign from different routes"
         case _:
             return cause.message
 

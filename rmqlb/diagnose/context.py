@@ -398,6 +398,18 @@ def broker_counts(group: Group, cid: str) -> dict[str, int]:
     }
 
 
+def broker_lists(group: Group, route: TopicRoute) -> dict[str, tuple[str, ...]]:
+    """The consumer list of ``group`` that each broker of ``route`` keeps, where the capture
+    kept it (``onBrokers``; it does when the brokers' lists differ), in Java order of broker
+    names."""
+    brokers = {qd.broker_name for qd in route.queue_datas}
+    return {
+        broker: view.client_ids
+        for broker, view in sorted(group.on_brokers.items(), key=lambda kv: java_key(kv[0]))
+        if broker in brokers and view.client_ids is not None
+    }
+
+
 def single_clients(group: Group) -> frozenset[str]:
     """The ids on several connections that are one client: a client heartbeats to every
     broker of its topics, so processes sharing an id are listed alike by each of those
@@ -696,6 +708,18 @@ def expected_allocation(
         return None, str(exc), False
 
 
+def topic_allocation(
+    strategy: StrategySpec, topic: str, mq_all: Sequence[MessageQueue], cid_all: Sequence[str]
+) -> tuple[dict[str, list[MessageQueue]] | None, str | None, bool]:
+    """:func:`expected_allocation` of one topic's rebalance: what each client holds of
+    ``topic`` after it (a CONFIG list is returned for every topic, but only the topic's own
+    queues stay held)."""
+    expected, error, throws = expected_allocation(strategy, mq_all, cid_all)
+    if expected is not None and isinstance(strategy, Config):
+        expected = {cid: [q for q in qs if q.topic == topic] for cid, qs in expected.items()}
+    return expected, error, throws
+
+
 _topic_of = attrgetter("topic")
 
 
@@ -905,11 +929,7 @@ def topic_context(g: GroupContext, topic: str) -> TopicContext:
     elif g.blocked is not None:  # parameters unknown and no default: nothing to compute
         expected, error = None, g.blocked
     else:
-        expected, error, throws = expected_allocation(g.strategy, mq_all, cid_all)
-        if expected is not None and isinstance(g.strategy, Config):
-            # a CONFIG list is returned for every topic, but only its own topic's queues
-            # stay held after that topic's rebalance
-            expected = {cid: [q for q in qs if q.topic == topic] for cid, qs in expected.items()}
+        expected, error, throws = topic_allocation(g.strategy, topic, mq_all, cid_all)
     if expected is not None and side is not None:
         expected = {cid: qs for cid, qs in expected.items() if cid in client_side}
         for cid in side.clients:

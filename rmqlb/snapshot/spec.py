@@ -607,8 +607,9 @@ class GroupOnBroker(Record):
         "clientIds",
         ArrayOf(Str()),
         nullable=True,
-        doc="The broker's own consumer list (read for groups a broker assigns, and for groups "
-        "some broker lists a client id of more than once); absent = not read.",
+        doc="The broker's own consumer list (read for groups a broker assigns, for groups "
+        "some broker lists a client id of more than once, and for groups the brokers list "
+        "different clients of); absent = not read.",
     )
     request_modes = Field(
         "requestModes",

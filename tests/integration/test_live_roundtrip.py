@@ -103,3 +103,25 @@ def test_each_brokers_list_is_captured_when_one_lists_an_id_twice(
 def test_broker_lists_stay_out_of_a_capture_where_no_broker_repeats_an_id() -> None:
     got, _ = asyncio.run(_capture(load_snapshot(EXAMPLES / "healthy.json"), 4))
     assert all(not g.on_brokers for g in got.groups.values())
+
+
+def test_each_brokers_list_is_captured_when_the_brokers_list_different_clients() -> None:
+    """broker-b does not list one client of OrderGroup (its heartbeats do not reach it): the
+    capture keeps each broker's list, and BROKERS_DISAGREE shows what each client holds by
+    each list (a client takes cidAll from a broker of the topic picked at random)."""
+    doc = json.loads((EXAMPLES / "healthy.json").read_text(encoding="utf-8"))
+    name, group = next((n, g) for n, g in doc["groups"].items() if len(g.get("consumers", ())) > 2)
+    ids = [c["clientId"] for c in group["consumers"]]
+    brokers = sorted(doc["brokers"])
+    group["onBrokers"] = {brokers[0]: {"clientIds": ids}, brokers[1]: {"clientIds": ids[1:]}}
+    got, _ = asyncio.run(_capture(parse_snapshot(doc), 4))
+
+    lists = {b: v.client_ids for b, v in got.groups[name].on_brokers.items()}
+    assert lists == {brokers[0]: tuple(ids), brokers[1]: tuple(ids[1:])}
+    found = [f for f in diagnose(got).findings if f.code is Code.BROKERS_DISAGREE]
+    assert found, [f.code for f in diagnose(got).findings]
+    for f in found:
+        assert f.group == name
+        assert f"{brokers[1]} does not list {ids[0]}" in f.message
+        assert f"by {brokers[0]}'s list, nothing by {brokers[1]}'s list" in f.message
+        assert f.consumers[0] == ids[0]

@@ -36,6 +36,10 @@ class GroupView:
         """Whether some broker lists a client id more than once."""
         return any(len(set(ids)) < len(ids) for ids in self.lists.values())
 
+    def lists_differ(self) -> bool:
+        """Whether the brokers that answered list different client ids."""
+        return len({frozenset(ids) for ids in self.lists.values()}) > 1
+
     def merge(self, addr: str, conn: ConsumerConnection) -> None:
         """Unite one broker's connection list into this view.
 

@@ -83,7 +83,9 @@ async def capture_group(
         if answer is not None and answer.consume_tps > 0:  # 0: nothing to tell apart from unread
             known = on_brokers.get(broker, GroupOnBroker())
             on_brokers[broker] = replace(known, consume_tps=answer.consume_tps)
-    if repeats:  # which broker lists it how often tells closed connections
+    # Which broker lists a repeated id how often tells closed connections; which brokers
+    # list which clients tells what each client's cidAll is (it asks one broker of a topic).
+    if repeats or view.lists_differ():
         for broker, addr in masters:
             known = on_brokers.get(broker, GroupOnBroker())
             if addr in view.lists and known.client_ids is None:

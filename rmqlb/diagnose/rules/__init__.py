@@ -8,7 +8,8 @@ Families: :mod:`.modes` (BROADCASTING, PROXY_CLIENTS), :mod:`.brokerside` (5.x
 broker-side assignment: BROKER_REBALANCE, POP_MODE, BROKER_STRATEGY_UNKNOWN, POP_SHARE_ALL,
 BROKERS_DISAGREE, MIXED_REBALANCE), :mod:`.membership`
 (NO_CONSUMERS, PROXY_CONSUMED, DUPLICATE_CLIENT_ID, CLIENT_UNREACHABLE, SUBSCRIPTION_INCONSISTENT,
-STRATEGY_INCONSISTENT), :mod:`.route` (NO_ROUTE, WRITE_EXCEEDS_READ, QUEUE_NOT_READABLE),
+STRATEGY_INCONSISTENT, BROKERS_DISAGREE for clients that balance themselves), :mod:`.route`
+(NO_ROUTE, WRITE_EXCEEDS_READ, QUEUE_NOT_READABLE),
 :mod:`.allocation` (ALLOCATION_FAILED, IDLE_CONSUMER, IMBALANCE, UNCONSUMED_QUEUE from the
 expected side), :mod:`.actual` (UNCONSUMED_QUEUE held by nobody, DUPLICATE_ASSIGNMENT,
 ASSIGNMENT_MISMATCH), :mod:`.stale` (STALE_ALLOCATION), :mod:`.lag` (LAG_SKEW),
@@ -54,6 +55,7 @@ TOPIC_RULES: tuple[TopicRule, ...] = (
     membership.check_subscriptions,
     membership.check_strategies,
     brokerside.check_broker_topic,
+    membership.check_broker_lists,
     allocation.check_allocation,
     actual.check_actual,
     lag.check_lag,

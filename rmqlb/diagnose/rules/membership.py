@@ -1,5 +1,6 @@
 """Who is in the group and how they agree: NO_CONSUMERS, DUPLICATE_CLIENT_ID,
-CLIENT_UNREACHABLE, SUBSCRIPTION_INCONSISTENT, STRATEGY_INCONSISTENT.
+CLIENT_UNREACHABLE, SUBSCRIPTION_INCONSISTENT, STRATEGY_INCONSISTENT, and BROKERS_DISAGREE for
+clients that balance themselves.
 
 Two broker facts drive the wording:
 
@@ -23,8 +24,10 @@ from rmqlb.diagnose.context import (
     Mode,
     TopicContext,
     broker_counts,
+    broker_lists,
     errors_about,
     is_proxy_client,
+    topic_allocation,
 )
 from rmqlb.diagnose.report import Code, Finding, Severity
 from rmqlb.diagnose.rules._listed import idle_by_duplicates, imbalance_by_duplicates
@@ -670,3 +673,98 @@ def check_strategies(ctx: TopicContext) -> list[Finding]:
             queues=tuple(sorted(queues, key=queue_sort_key)),
         )
     ]
+
+
+def check_broker_lists(ctx: TopicContext) -> list[Finding]:
+    """BROKERS_DISAGREE for clients that balance themselves: the brokers of the topic list
+    different consumers.
+
+    A client rebalancing a topic takes cidAll from one broker of the topic's route, picked at
+    random at each rebalance (``MQClientInstance.findConsumerIdList``), and a broker lists the
+    clients whose heartbeats reach it. When the lists differ, what a client computes depends
+    on the broker it asked: each list is run through the allocator, and the clients whose
+    queues differ between the lists are named. (Ids listed more often by one broker than by
+    another: DUPLICATE_CLIENT_ID. Groups the brokers balance: :mod:`.brokerside`.)
+    """
+    g = ctx.g
+    if (
+        g.mode is not Mode.CLUSTERING
+        or ctx.route is None
+        or ctx.broker_side is not None
+        or ctx.expected is None
+        or not ctx.mq_all
+    ):
+        return []
+    lists = broker_lists(g.group, ctx.route)
+    if len({frozenset(ids) for ids in lists.values()}) < 2:
+        return []
+    union = {cid for ids in lists.values() for cid in ids}
+    missing: list[str] = []
+    unlisted: set[str] = set()
+    for broker, ids in lists.items():
+        if left_out := sorted(union.difference(ids), key=java_key):
+            missing.append(f"{broker} does not list {id_text(left_out, g.options.max_listed)}")
+            unlisted.update(left_out)
+    shares: dict[tuple[str, ...], dict[str, list[MessageQueue]]] = {}
+    asked: dict[tuple[str, ...], list[str]] = {}  # a list -> the brokers that keep it
+    for broker, ids in lists.items():
+        key = tuple(sorted(ids, key=java_key))  # as a client sorts cidAll
+        asked.setdefault(key, []).append(broker)
+        if key not in shares:
+            share, _, _ = topic_allocation(g.strategy, ctx.topic, ctx.mq_all, key)
+            if share is None:
+                return []  # the strategy cannot run: ALLOCATION_FAILED says why
+            shares[key] = share
+    owners: dict[MessageQueue, set[str | None]] = {}
+    for share in shares.values():
+        held = {mq: cid for cid, queues in share.items() for mq in queues}
+        for mq in ctx.mq_all:
+            owners.setdefault(mq, set()).add(held.get(mq))
+    moving = [mq for mq in ctx.mq_all if len(owners[mq]) > 1]
+    flapping = [
+        cid
+        for cid in sorted(union, key=java_key)
+        if len({frozenset(share.get(cid, ())) for share in shares.values()}) > 1
+    ]
+    limit = g.options.max_listed
+    whose = {
+        key: f"{brokers[0]}'s list" if len(brokers) == 1 else f"the list of {', '.join(brokers)}"
+        for key, brokers in asked.items()
+    }
+    gets = [
+        f"{cid} holds "
+        + ", ".join(
+            f"{_held_text(share.get(cid))} by {whose[key]}" for key, share in shares.items()
+        )
+        for cid in flapping[:limit]
+    ]
+    more = f"; and {len(flapping) - limit} more" if len(flapping) > limit else ""
+    effect = (
+        f", so {plural(len(moving), 'queue')} ({queue_text(moving, 4)}) change hands with the "
+        f"broker each client asks: {'; '.join(gets)}{more}"
+        if moving
+        else "; the allocation is the same from every list for now"
+    )
+    return [
+        Finding(
+            Code.BROKERS_DISAGREE,
+            Severity.warning,
+            g.name,
+            f"the brokers of {ctx.topic} list different consumers of {g.name}: "
+            f"{'; '.join(missing)}. A client rebalancing {ctx.topic} takes the consumer list "
+            "from one broker of the topic, picked at random at each rebalance (every 20 s)"
+            + effect,
+            f"a broker lists the clients whose heartbeats reach it (every 30 s, to every "
+            f"broker of their topics): check that {id_text(sorted(unlisted, key=java_key), limit)} "
+            f"{'reaches' if len(unlisted) == 1 else 'reach'} every broker of the topic "
+            "(network, firewall, ACL: the client's log shows the failed heartbeats); a client "
+            "that just started or stopped is listed alike by every broker within a heartbeat",
+            topic=ctx.topic,
+            consumers=tuple(dict.fromkeys([*sorted(unlisted, key=java_key), *flapping])),
+            queues=tuple(moving),
+        )
+    ]
+
+
+def _held_text(queues: Sequence[MessageQueue] | None) -> str:
+    return queue_text(sorted(queues, key=queue_sort_key), 4) if queues else "nothing"

@@ -1,6 +1,6 @@
-"""The examples quoted in docs/findings.md for DUPLICATE_CLIENT_ID and the "why lag grows"
-findings are real output: each quoted message and fix comes out of the engine for an example
-snapshot or one below."""
+"""The examples quoted in docs/findings.md for DUPLICATE_CLIENT_ID, the "why lag grows"
+findings and BROKERS_DISAGREE of clients that balance themselves are real output: each quoted
+message and fix comes out of the engine for an example snapshot or one below."""
 
 from __future__ import annotations
 
@@ -16,6 +16,7 @@ ROOT = Path(__file__).resolve().parents[3]
 CHECKED = (
     ("## DUPLICATE_CLIENT_ID", "## CLIENT_UNREACHABLE"),
     ("## STALE_ALLOCATION", "## Thresholds"),
+    ("#### Clients that balance themselves", "### MIXED_REBALANCE"),
 )
 
 NOW = 1_795_348_800_000
@@ -73,6 +74,20 @@ LEFT = {
 }  # fmt: skip
 
 
+# broker-b does not list one of three clients that balance themselves.
+_IDS = ["10.0.0.5@1#1", "10.0.0.6@1#1", "10.0.0.7@1#1"]
+LISTS_DIFFER = {
+    "format": "rmqlb.snapshot/1",
+    "topics": {"OrderTopic": {"queueDatas": [
+        {"brokerName": b, "readQueueNums": 4, "writeQueueNums": 4} for b in ("broker-a", "broker-b")
+    ]}},
+    "groups": {"order-consumer": {
+        "consumers": [{"clientId": c, "subscriptions": ["OrderTopic"]} for c in _IDS],
+        "onBrokers": {"broker-a": {"clientIds": _IDS}, "broker-b": {"clientIds": _IDS[:2]}},
+    }},
+}  # fmt: skip
+
+
 # examples/duplicate-client-id.json where broker-b lists the shared id once (closed connections).
 def _closed_connection() -> dict[str, Any]:
     doc: dict[str, Any] = json.loads(
@@ -89,7 +104,7 @@ def _outputs() -> set[str]:
     snapshots = [load_snapshot(p) for p in sorted((ROOT / "examples").glob("*.json"))]
     snapshots += [
         parse_snapshot(json.loads(json.dumps(d)))
-        for d in (ORDERLY_DISABLED, LEFT, _closed_connection())
+        for d in (ORDERLY_DISABLED, LEFT, LISTS_DIFFER, _closed_connection())
     ]
     out: set[str] = set()
     for snap in snapshots:
@@ -107,7 +122,7 @@ def test_every_quoted_example_is_engine_output() -> None:
         for line in section.splitlines()
         if line.startswith("> ") and line[2:]
     ]
-    assert len(quoted) >= 19
+    assert len(quoted) >= 21
     outputs = _outputs()
     for text in quoted:
         if text.endswith("(...)"):  # shortened on purpose: the start must match

@@ -1,0 +1,91 @@
+"""BROKERS_DISAGREE for clients that balance themselves: the brokers of a topic list
+different consumers, so each client's cidAll depends on the broker it asks."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from diagnose_builders import codes, consumer, group, only, route, run
+
+from rmqlb.allocate import allocate
+from rmqlb.diagnose import Code
+from rmqlb.model import MessageQueue
+from rmqlb.model.strategy import Avg
+
+T = "T"
+TOPICS = {T: route(("broker-a", 4, 4, 6), ("broker-b", 4, 4, 6))}
+IDS = ["c1", "c2", "c3"]
+
+
+def _group(lists: dict[str, list[str]], **extra: Any) -> dict[str, Any]:
+    return group(
+        *(consumer(cid, T) for cid in IDS),
+        onBrokers={b: {"clientIds": ids} for b, ids in lists.items()},
+        **extra,
+    )
+
+
+def _mq_all() -> list[MessageQueue]:
+    return [MessageQueue(T, b, q) for b in ("broker-a", "broker-b") for q in range(4)]
+
+
+def test_a_client_one_broker_does_not_list_flaps_and_the_numbers_are_the_allocators() -> None:
+    report = run(TOPICS, {"G": _group({"broker-a": IDS, "broker-b": ["c1", "c2"]})})
+    f = only(report, Code.BROKERS_DISAGREE)
+    by_a = allocate(Avg(), _mq_all(), IDS)
+    by_b = allocate(Avg(), _mq_all(), ["c1", "c2"])
+    moving = [
+        mq
+        for mq in _mq_all()
+        if {c for c, qs in by_a.items() if mq in qs} != {c for c, qs in by_b.items() if mq in qs}
+    ]
+    assert list(f.queues) == moving and len(moving) == 3
+    assert f.message.startswith(
+        "the brokers of T list different consumers of G: broker-b does not list c3. "
+    )
+    assert "so 3 queues (broker-a:3, broker-b:2, broker-b:3) change hands" in f.message
+    assert "c1 holds broker-a:0..2 by broker-a's list, broker-a:0..3 by broker-b's list" in (
+        f.message
+    )
+    assert "c3 holds broker-b:2, broker-b:3 by broker-a's list, nothing by broker-b's list" in (
+        f.message
+    )
+    assert f.consumers == ("c3", "c1", "c2")
+    assert f.hint.startswith("a broker lists the clients whose heartbeats reach it")
+    assert "check that c3 reaches every broker of the topic" in f.hint
+
+
+def test_brokers_with_one_list_are_named_together() -> None:
+    topics = {T: route(("broker-a", 4, 4, 6), ("broker-b", 4, 4, 6), ("broker-c", 0, 0, 6))}
+    lists = {"broker-a": IDS, "broker-b": ["c1", "c2"], "broker-c": ["c2", "c1"]}
+    f = only(run(topics, {"G": _group(lists)}), Code.BROKERS_DISAGREE)
+    assert "broker-b does not list c3; broker-c does not list c3." in f.message
+    assert "by the list of broker-b, broker-c" in f.message
+
+
+def test_the_same_allocation_from_every_list_is_said_so() -> None:
+    topics = {T: route(("broker-a", 1, 1, 6), ("broker-b", 1, 1, 6))}
+    f = only(
+        run(topics, {"G": _group({"broker-a": IDS, "broker-b": ["c1", "c2"]})}),
+        Code.BROKERS_DISAGREE,
+    )
+    assert f.message.endswith("; the allocation is the same from every list for now")
+    assert f.queues == ()
+
+
+def test_lists_that_differ_only_off_the_topics_brokers_or_in_counts_are_no_finding() -> None:
+    topics = {**TOPICS, "X": route(("broker-x", 4, 4, 6))}
+    elsewhere = {"broker-a": IDS, "broker-b": IDS, "broker-x": ["c1"]}
+    assert Code.BROKERS_DISAGREE.value not in codes(run(topics, {"G": _group(elsewhere)}))
+    repeated = {"broker-a": [*IDS, "c1"], "broker-b": IDS}  # DUPLICATE_CLIENT_ID's case
+    twice = _group(repeated)
+    twice["consumers"].append(consumer("c1", T))  # the capture keeps the most any lists
+    report = run(TOPICS, {"G": twice})
+    assert Code.BROKERS_DISAGREE.value not in codes(report)
+    assert Code.DUPLICATE_CLIENT_ID.value in codes(report)
+
+
+def test_broadcasting_groups_take_no_list() -> None:
+    lists = {"broker-a": IDS, "broker-b": ["c1", "c2"]}
+    report = run(TOPICS, {"G": _group(lists, messageModel="BROADCASTING")})
+    assert Code.BROKERS_DISAGREE.value not in codes(report)
