@@ -7,7 +7,9 @@ allocation exactly once, over the whole group, as every Java client would:
 - ``mq_all``: the route's readable queues (``perm & 4``), ids ``0..readQueueNums-1``, in Java
   order;
 - ``cid_all``: *every* consumer of the group, duplicates included, in Java order (that is what
-  the broker returns, whatever each client subscribes to);
+  the broker returns, whatever each client subscribes to); for a topic whose brokers all keep
+  the same list in the snapshot (``onBrokers``), that list (:func:`topic_cid_all`: a client
+  takes cidAll from a broker of the topic);
 - the strategy: ``--strategy``, else the group's, else the consumers' when they agree, else AVG;
   parameters nobody stated (clients report only the class) are settled by
   :mod:`rmqlb.diagnose.infer` from what the clients hold.
@@ -17,7 +19,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from enum import StrEnum
 from functools import lru_cache
@@ -408,6 +410,22 @@ def broker_lists(group: Group, route: TopicRoute) -> dict[str, tuple[str, ...]]:
         for broker, view in sorted(group.on_brokers.items(), key=lambda kv: java_key(kv[0]))
         if broker in brokers and view.client_ids is not None
     }
+
+
+def topic_cid_all(g: GroupContext, route: TopicRoute) -> list[str] | None:
+    """The cidAll every client rebalancing ``route``'s topic takes, when the capture kept the
+    consumer list of each broker of the topic and they are the same list (a client asks one
+    broker of the topic): that list in Java order, with the group's Proxy clients (which no
+    broker lists). ``None``: some broker's list is unknown, or they differ
+    (BROKERS_DISAGREE), and the group's list of every client stands."""
+    lists = broker_lists(g.group, route)
+    if not lists or set(lists) != {qd.broker_name for qd in route.queue_datas}:
+        return None
+    distinct = {tuple(sorted(ids, key=java_key)) for ids in lists.values()}
+    if len(distinct) != 1:
+        return None
+    proxied = [cid for cid in g.cid_all if g.balanced_by(cid) is Rebalance.PROXY]
+    return sorted([*distinct.pop(), *proxied], key=java_key)
 
 
 def single_clients(group: Group) -> frozenset[str]:
@@ -829,6 +847,10 @@ def topic_context(g: GroupContext, topic: str) -> TopicContext:
     they can to C (:func:`_offset_lags`, the lag sums, :func:`_set_owners`).
     """
     route = g.snapshot.topics.get(topic)
+    if route is not None and g.group.on_brokers:
+        listed = topic_cid_all(g, route)
+        if listed is not None and listed != g.cid_all:
+            g = replace(g, cid_all=listed)  # what this topic's clients rebalance from
     base, n = readable_spans(route) if route is not None else ({}, 0)
     subscribers = frozenset(c.client_id for c in g.consumers if c.subscribes(topic))
     slots: list[MessageQueue | None] = [None] * n

@@ -687,16 +687,12 @@ def check_broker_lists(ctx: TopicContext) -> list[Finding]:
     another: DUPLICATE_CLIENT_ID. Groups the brokers balance: :mod:`.brokerside`.)
     """
     g = ctx.g
-    if (
-        g.mode is not Mode.CLUSTERING
-        or ctx.route is None
-        or ctx.broker_side is not None
-        or ctx.expected is None
-        or not ctx.mq_all
-    ):
+    if g.mode is not Mode.CLUSTERING or ctx.route is None or not ctx.mq_all:
         return []
     lists = broker_lists(g.group, ctx.route)
-    if len({frozenset(ids) for ids in lists.values()}) < 2:
+    if len({frozenset(ids) for ids in lists.values()}) == 1:
+        return _unlisted_subscribers(ctx, lists)
+    if len(lists) < 2 or ctx.broker_side is not None or ctx.expected is None:
         return []
     union = {cid for ids in lists.values() for cid in ids}
     missing: list[str] = []
@@ -762,6 +758,59 @@ def check_broker_lists(ctx: TopicContext) -> list[Finding]:
             topic=ctx.topic,
             consumers=tuple(dict.fromkeys([*sorted(unlisted, key=java_key), *flapping])),
             queues=tuple(moving),
+        )
+    ]
+
+
+def _unlisted_subscribers(ctx: TopicContext, lists: dict[str, tuple[str, ...]]) -> list[Finding]:
+    """Subscribers of the topic that no broker of it lists (another broker of the group may):
+    every client rebalances the topic without them, its cidAll being the topic's brokers' list
+    (:func:`~rmqlb.diagnose.context.topic_cid_all`)."""
+    g = ctx.g
+    if ctx.route is None or set(lists) != {qd.broker_name for qd in ctx.route.queue_datas}:
+        return []  # some broker's list is unknown: the group's list stands
+    listed = {cid for ids in lists.values() for cid in ids}
+    ids = sorted(
+        {
+            c.client_id
+            for c in g.consumers
+            if c.client_id in ctx.subscribers
+            and c.client_id not in listed
+            and not is_proxy_client(c)
+        },
+        key=java_key,
+    )
+    if not ids:
+        return []
+    elsewhere: dict[str, list[str]] = {}
+    for broker, view in sorted(g.group.on_brokers.items(), key=lambda kv: java_key(kv[0])):
+        for cid in dict.fromkeys(view.client_ids or ()):
+            if cid in ids:
+                elsewhere.setdefault(cid, []).append(broker)
+    limit = g.options.max_listed
+    one = len(ids) == 1
+    where = "; ".join(
+        f"{cid}: {', '.join(elsewhere[cid])}" for cid in ids[:limit] if cid in elsewhere
+    )
+    brokers = ", ".join(lists)
+    return [
+        Finding(
+            Code.BROKERS_DISAGREE,
+            Severity.warning,
+            g.name,
+            f"no broker of {ctx.topic} ({brokers}) lists {id_text(ids, limit)}, which "
+            f"{'subscribes' if one else 'subscribe'} it"
+            + (f", while other brokers of {g.name} do ({where})" if where else "")
+            + f". A client rebalancing {ctx.topic} takes the consumer list from a broker "
+            f"of the topic, so every client leaves {'it' if one else 'them'} out and "
+            f"{'it takes' if one else 'they take'} no queue of {ctx.topic}",
+            f"a broker lists the clients whose heartbeats reach it (every 30 s, to every "
+            f"broker of their topics): check that {id_text(ids, limit)} "
+            f"{'reaches' if one else 'reach'} {brokers} (network, firewall, ACL: the client's "
+            "log shows the failed heartbeats); a client that just started is listed by every "
+            "broker of its topics within a heartbeat",
+            topic=ctx.topic,
+            consumers=tuple(ids),
         )
     ]
 

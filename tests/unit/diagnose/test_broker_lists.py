@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from diagnose_builders import codes, consumer, group, only, route, run
+from diagnose_builders import codes, consumer, group, only, queues, route, run
 
 from rmqlb.allocate import allocate
 from rmqlb.diagnose import Code
@@ -89,3 +89,42 @@ def test_broadcasting_groups_take_no_list() -> None:
     lists = {"broker-a": IDS, "broker-b": ["c1", "c2"]}
     report = run(TOPICS, {"G": _group(lists, messageModel="BROADCASTING")})
     assert Code.BROKERS_DISAGREE.value not in codes(report)
+
+
+def test_a_topic_whose_brokers_agree_is_allocated_from_their_list() -> None:
+    """T lives on broker-a, which does not list c3 (broker-b, of U, does): every client takes
+    T's cidAll from broker-a, so T is split between c1 and c2 alone, as they hold it."""
+    topics = {T: route(("broker-a", 4, 4, 6)), "U": route(("broker-b", 3, 3, 6))}
+    g = group(
+        consumer("c1", T, "U", assigned=queues(T, "broker-a", 0, 1) + queues("U", "broker-b", 0)),
+        consumer("c2", T, "U", assigned=queues(T, "broker-a", 2, 3) + queues("U", "broker-b", 1)),
+        consumer("c3", T, "U", assigned=queues("U", "broker-b", 2)),
+        onBrokers={"broker-a": {"clientIds": ["c1", "c2"]}, "broker-b": {"clientIds": IDS}},
+    )
+    report = run(topics, {"G": g})
+    assert codes(report) == [Code.BROKERS_DISAGREE.value]  # nothing stale, mismatched or idle
+    f = only(report, Code.BROKERS_DISAGREE)
+    assert f.topic == T
+    assert f.message == (
+        "no broker of T (broker-a) lists c3, which subscribes it, while other brokers of G do "
+        "(c3: broker-b). A client rebalancing T takes the consumer list from a broker of the "
+        "topic, so every client leaves it out and it takes no queue of T"
+    )
+    assert "check that c3 reaches broker-a" in f.hint
+    (table,) = [t for t in report.groups[0].topics if t.topic == T]
+    expected = {row.queue.label(): row.expected for row in table.queues}
+    assert expected == {"broker-a:0": "c1", "broker-a:1": "c1", "broker-a:2": "c2",
+                        "broker-a:3": "c2"}  # fmt: skip
+
+
+def test_a_broker_of_the_topic_whose_list_is_unknown_leaves_the_groups_list() -> None:
+    topics = {
+        T: route(("broker-a", 4, 4, 6), ("broker-c", 4, 4, 6)),
+        "U": route(("broker-b", 4, 4, 6)),
+    }
+    lists = {"broker-a": {"clientIds": ["c1", "c2"]}, "broker-b": {"clientIds": IDS}}
+    g = group(*(consumer(cid, T, "U") for cid in IDS), onBrokers=lists)
+    report = run(topics, {"G": g})
+    assert Code.BROKERS_DISAGREE.value not in codes(report)
+    (table,) = [t for t in report.groups[0].topics if t.topic == T]
+    assert {row.expected for row in table.queues} == set(IDS)

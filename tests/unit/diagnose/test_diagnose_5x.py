@@ -197,7 +197,30 @@ def test_a_brokers_answer_that_differs_from_its_list_and_route_is_a_stale_route(
 
 
 def test_mixed_client_and_broker_side_clients_double_and_orphan_queues() -> None:
-    # c1 balances itself: AVG over [c1, c2] -> 0 1; the broker lists only c2 -> c2 gets 0..3
+    # c1 balances itself: AVG over [c1, c2] -> broker-a:0, 1; broker-a lists only c2 -> its
+    # answer to c2 is every queue (broker-b lists both: its answer is broker-b's two)
+    report = run(
+        {T: route(("broker-a", 2, 2, 6), ("broker-b", 2, 2, 6))},
+        {
+            "G": group(
+                consumer("c1", T, strategy="AVG", **CLIENT),
+                consumer("c2", T, strategy="AVG", **BROKER),
+                onBrokers={
+                    "broker-a": {"clientIds": ["c2"]},
+                    "broker-b": {"clientIds": ["c1", "c2"]},
+                },
+            )
+        },
+    )
+    f = only(report, Code.MIXED_REBALANCE)
+    assert "2 queues given twice (broker-a:0, broker-a:1)" in f.message
+    assert f.severity is Severity.warning
+    assert "broker-a does not list c1" in only(report, Code.BROKERS_DISAGREE).message
+
+
+def test_a_client_the_one_broker_of_the_topic_does_not_list_takes_nothing_of_it() -> None:
+    """c1 balances itself, but cidAll comes from broker-a, the topic's only broker, which
+    lists only c2: c1 computes nothing of T, and says why."""
     report = run(
         {T: {"queues": 4}},
         {
@@ -208,9 +231,10 @@ def test_mixed_client_and_broker_side_clients_double_and_orphan_queues() -> None
             )
         },
     )
-    f = only(report, Code.MIXED_REBALANCE)
-    assert "2 queues given twice (broker-a:0, broker-a:1)" in f.message
-    assert f.severity is Severity.warning
+    assert Code.MIXED_REBALANCE.value not in codes(report)
+    f = only(report, Code.BROKERS_DISAGREE)
+    assert f.message.startswith("no broker of T (broker-a) lists c1, which subscribes it. ")
+    assert f.consumers == ("c1",)
 
 
 def test_mixed_with_the_same_list_orphans_nothing_but_is_said() -> None:

@@ -88,6 +88,31 @@ LISTS_DIFFER = {
 }  # fmt: skip
 
 
+# OrderTopic lives on broker-a, which does not list the third client (broker-b, of PayTopic, does).
+def _q(topic: str, broker: str, *ids: int) -> list[dict[str, object]]:
+    return [{"topic": topic, "brokerName": broker, "queueId": i} for i in ids]
+
+
+ONE_BROKER_LIST = {
+    "format": "rmqlb.snapshot/1",
+    "topics": {
+        topic: {"queueDatas": [{"brokerName": b, "readQueueNums": n, "writeQueueNums": n}]}
+        for topic, b, n in (("OrderTopic", "broker-a", 4), ("PayTopic", "broker-b", 3))
+    },
+    "groups": {"order-consumer": {
+        "consumers": [
+            {"clientId": cid, "subscriptions": ["OrderTopic", "PayTopic"], "assigned": held}
+            for cid, held in zip(_IDS, (
+                _q("OrderTopic", "broker-a", 0, 1) + _q("PayTopic", "broker-b", 0),
+                _q("OrderTopic", "broker-a", 2, 3) + _q("PayTopic", "broker-b", 1),
+                _q("PayTopic", "broker-b", 2),
+            ), strict=True)
+        ],
+        "onBrokers": {"broker-a": {"clientIds": _IDS[:2]}, "broker-b": {"clientIds": _IDS}},
+    }},
+}  # fmt: skip
+
+
 # examples/duplicate-client-id.json where broker-b lists the shared id once (closed connections).
 def _closed_connection() -> dict[str, Any]:
     doc: dict[str, Any] = json.loads(
@@ -104,7 +129,7 @@ def _outputs() -> set[str]:
     snapshots = [load_snapshot(p) for p in sorted((ROOT / "examples").glob("*.json"))]
     snapshots += [
         parse_snapshot(json.loads(json.dumps(d)))
-        for d in (ORDERLY_DISABLED, LEFT, LISTS_DIFFER, _closed_connection())
+        for d in (ORDERLY_DISABLED, LEFT, LISTS_DIFFER, ONE_BROKER_LIST, _closed_connection())
     ]
     out: set[str] = set()
     for snap in snapshots:
@@ -122,7 +147,7 @@ def test_every_quoted_example_is_engine_output() -> None:
         for line in section.splitlines()
         if line.startswith("> ") and line[2:]
     ]
-    assert len(quoted) >= 21
+    assert len(quoted) >= 23
     outputs = _outputs()
     for text in quoted:
         if text.endswith("(...)"):  # shortened on purpose: the start must match
