@@ -1,0 +1,118 @@
+"""Brokers that list different clients of a group, against the real brokers and clients.
+
+A real client takes cidAll from one broker of the topic, picked at random each time
+(``findConsumerIdList``). Here one more client id is listed by broker-b only (one heartbeat
+with a made-up id, then silence: to the broker, a client whose heartbeats reach it and not
+broker-a). The clients' own state lines say, at each line, the cidAll a broker gave them and
+what their strategy allocates from it: rmqlb must name the list each broker keeps and, for
+each list, what each real client computes from it; and where the topic lives on broker-a
+only, compute *expected* from broker-a's list, as the clients do.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from typing import Any
+
+import pytest
+from conftest import Names
+from realkit import Jvm, Kit, assert_expected_is_truth, findings, qkey
+
+from rmqlb.diagnose.rules._text import queue_text
+from rmqlb.model import MessageQueue
+
+GHOST = "127.0.0.1@ghost"
+
+
+def _allocated_by_list(jvm: Jvm, group: str, topic: str, since_ms: int) -> dict[str, Any]:
+    """client id -> {the cidAll a broker gave it -> what its strategy allocated from that},
+    from the state lines written since ``since_ms``."""
+    out: dict[str, dict[tuple[str, ...], frozenset[tuple[str, str, int]]]] = {}
+    for line in jvm.out.read_text(encoding="utf-8").splitlines():
+        if not line.endswith("}"):
+            continue
+        event = json.loads(line)
+        if event.get("event") != "state" or event.get("group") != group:
+            continue
+        view = event.get("views", {}).get(topic)
+        if event["ts"] < since_ms or not view or "cidAll" not in view:
+            continue
+        allocated = frozenset(qkey(q) for q in view.get("allocated", []))
+        out.setdefault(event["clientId"], {})[tuple(view["cidAll"])] = allocated
+    return out
+
+
+def _text(queues: frozenset[tuple[str, str, int]]) -> str:
+    """Queues as rmqlb writes a list of them in a finding."""
+    return queue_text(sorted(MessageQueue(*q) for q in queues), 4) if queues else "nothing"
+
+
+@pytest.mark.versions("4.9.8", "5.1.4")
+def test_clients_flap_between_the_brokers_lists_as_rmqlb_says(kit: Kit, names: Names) -> None:
+    """4 queues (2 per broker), clients a and b; broker-b also lists GHOST: a client asking
+    broker-b allocates over [a, b, GHOST], one asking broker-a over [a, b]."""
+    g, t = names.group, names.topic
+    kit.topic(t, read=2)
+    spec = f"group={g};sub={t}:*"
+    jvm = kit.consumer("lists-differ", f"{spec};instance=a", f"{spec};instance=b")
+    kit.wait_steady(g, jvm, consumers=2, queues={t: 4})
+    a, b = "127.0.0.1@a", "127.0.0.1@b"
+    lists = {(a, b), (a, b, GHOST)}
+
+    with kit.listed_again("broker-b", g, GHOST, t):
+        since = int(time.time() * 1000)
+        seen = kit.wait_for(
+            "each client to allocate from both brokers' lists",
+            lambda: (
+                by
+                if set(by := _allocated_by_list(jvm, g, t, since)) == {a, b}
+                and all(set(views) == lists for views in by.values())
+                else None
+            ),
+        )
+        report = kit.explain(g, "--timeout", "2")
+        on_a, on_b = kit.listed_by("broker-a", g), kit.listed_by("broker-b", g)
+
+    assert sorted(on_a) == [a, b] and sorted(on_b) == [a, b, GHOST]  # the premise
+    (f,) = [f for f in findings(report, "BROKERS_DISAGREE") if f["topic"] == t]
+    assert (
+        f"the brokers of {t} list different consumers of {g}: broker-a does not list "
+        in (f["message"])
+    )
+    flapping = 0
+    for cid in (a, b):
+        by_a, by_b = seen[cid][(a, b)], seen[cid][(a, b, GHOST)]
+        claim = f"{cid} holds {_text(by_a)} by broker-a's list, {_text(by_b)} by broker-b's list"
+        if by_a == by_b:  # the same from either list: not named among those that flap
+            assert f"{cid} holds" not in f["message"], (cid, seen[cid], f["message"])
+        else:
+            flapping += 1
+            assert claim in f["message"], (cid, seen[cid], f["message"])
+    assert flapping  # AVG over 4 queues: b's share moves with the ghost's slot
+    assert GHOST in f["consumers"]
+
+
+@pytest.mark.versions("4.9.8", "5.1.4")
+def test_a_topic_on_one_broker_is_expected_from_that_brokers_list(kit: Kit, names: Names) -> None:
+    """The topic lives on broker-a, and broker-b alone lists GHOST: every client takes the
+    topic's cidAll from broker-a, so GHOST takes nothing of it, as rmqlb expects and says."""
+    g, t = names.group, names.topic
+    kit.topic(t, read=4, brokers=("broker-a",))
+    spec = f"group={g};sub={t}:*"
+    jvm = kit.consumer("listed-elsewhere", f"{spec};instance=a", f"{spec};instance=b")
+    kit.wait_steady(g, jvm, consumers=2, queues={t: 4})
+
+    with kit.listed_again("broker-b", g, GHOST, t):
+        states = kit.truth(g, jvm)
+        report = kit.explain(g, "--timeout", "2")
+        on_a, on_b = kit.listed_by("broker-a", g), kit.listed_by("broker-b", g)
+
+    assert GHOST in on_b and GHOST not in on_a  # the premise
+    assert_expected_is_truth(report, states, g, t)
+    (f,) = [f for f in findings(report, "BROKERS_DISAGREE") if f["topic"] == t]
+    assert f["message"].startswith(
+        f"no broker of {t} (broker-a) lists {GHOST}, which subscribes it, while other brokers "
+        f"of {g} do ({GHOST}: broker-b)"
+    ), f["message"]
+    assert f["consumers"] == [GHOST]
