@@ -703,53 +703,58 @@ _TS_ENTRY = re.compile(
 )
 
 
-def _plain_topic_stats(body: bytes) -> dict[MessageQueue, QueueStats] | None:
-    """A topic stats body in the plain form Java brokers write (read with one regular
-    expression per queue, as :func:`_plain_consume_stats`), else ``None``."""
-    try:
-        text = body.decode("ascii")
-    except UnicodeDecodeError:
-        return None
-    if not text.startswith(_TS_HEAD):
-        return None
-    out: dict[MessageQueue, QueueStats] = {}
-    pos = len(_TS_HEAD)
-    match = _TS_ENTRY.match
+def _plain_entries(text: str, pos: int, entry: re.Pattern[str]) -> list[tuple[str, ...]] | None:
+    """The groups of ``entry`` (its last group the comma after it) matched one after the
+    other from ``pos`` up to the closing ``}}`` of a body, else ``None``."""
+    out: list[tuple[str, ...]] = []
+    match = entry.match
     more = text.startswith("{", pos)
     while more:
         m = match(text, pos)
         if m is None:
             return None
-        broker, qid, topic, last, high, low, comma = m.groups()
-        out[new_queue(topic, broker, int(qid))] = QueueStats(int(low), int(high), int(last))
+        *groups, comma = m.groups()
+        out.append(tuple(groups))
         pos = m.end()
         more = comma == ","
     return out if text[pos:] == "}}" else None
 
 
-def _plain_consume_stats(body: bytes) -> ConsumeStats | None:
-    """A consume stats body in the plain form Java brokers write, else ``None``."""
+def _ascii(body: bytes) -> str | None:
     try:
-        text = body.decode("ascii")
+        return body.decode("ascii")
     except UnicodeDecodeError:
         return None
-    head = _CS_HEAD.match(text)
-    if head is None:
+
+
+def _plain_topic_stats(body: bytes) -> dict[MessageQueue, QueueStats] | None:
+    """A topic stats body in the plain form Java brokers write (read with one regular
+    expression per queue, as :func:`_plain_consume_stats`), else ``None``."""
+    text = _ascii(body)
+    if text is None or not text.startswith(_TS_HEAD):
         return None
-    table: dict[tuple[str, str, int], tuple[int, int, int]] = {}
-    pos = head.end()
-    match = _CS_ENTRY.match
-    more = text.startswith("{", pos)
-    while more:
-        m = match(text, pos)
-        if m is None:
-            return None
-        broker, qid, topic, broker_offset, consumer_offset, last, comma = m.groups()
-        table[topic, broker, int(qid)] = (int(broker_offset), int(consumer_offset), int(last))
-        pos = m.end()
-        more = comma == ","
-    if text[pos:] != "}}":
+    entries = _plain_entries(text, len(_TS_HEAD), _TS_ENTRY)
+    if entries is None:
         return None
+    return {
+        new_queue(topic, broker, int(qid)): QueueStats(int(low), int(high), int(last))
+        for broker, qid, topic, last, high, low in entries
+    }
+
+
+def _plain_consume_stats(body: bytes) -> ConsumeStats | None:
+    """A consume stats body in the plain form Java brokers write, else ``None``."""
+    text = _ascii(body)
+    head = None if text is None else _CS_HEAD.match(text)
+    if text is None or head is None:
+        return None
+    entries = _plain_entries(text, head.end(), _CS_ENTRY)
+    if entries is None:
+        return None
+    table = {
+        (topic, broker, int(qid)): (int(broker_offset), int(consumer_offset), int(last))
+        for broker, qid, topic, broker_offset, consumer_offset, last in entries
+    }
     offsets = [  # (keys are unique: sorting the items never compares their values)
         new_offset(new_queue(topic, broker, qid), *values)
         for (topic, broker, qid), values in sorted(table.items())
