@@ -513,6 +513,24 @@ def finding_codes(report: Mapping[str, Any], group: str | None = None) -> set[st
     return {f["code"] for f in report["findings"] if group is None or f.get("group") == group}
 
 
+#: What a client reports of its own activity, per held queue: it moves between two captures
+#: of an idle group too (the broker's long polling renews each queue's pull every 15 s).
+CLIENT_ACTIVITY = frozenset({"lastPullTimestamp", "lastConsumeTimestamp", "lastLockTimestamp"})
+
+
+def without_activity(value: Any) -> Any:
+    """A report's JSON (or part of it) without the clients' own activity: their queues' last
+    pull, consume and lock times and their consume rates (a consumer row's ``status``)."""
+    return json.loads(
+        json.dumps(value),
+        object_hook=lambda d: {
+            k: v
+            for k, v in d.items()
+            if k not in CLIENT_ACTIVITY and not (k == "status" and isinstance(v, dict))
+        },
+    )
+
+
 def findings(report: Mapping[str, Any], code: str) -> list[dict[str, Any]]:
     return [f for f in report["findings"] if f["code"] == code]
 
