@@ -98,7 +98,9 @@ class CodeCache:
         """Write the file if a text was new (atomically; silently not where it cannot be).
 
         It runs at exit: whatever stops it (a full disk, a signal turned into an exception)
-        leaves no temporary file and no traceback, only the previous file."""
+        leaves no temporary file and no traceback, only the previous file. A process killed
+        while saving (SIGKILL) cannot clean up: the next save removes what such processes
+        left."""
         if not self.added or sys.dont_write_bytecode:
             return
         self.added = False
@@ -111,9 +113,30 @@ class CodeCache:
             with open(partial, "wb") as fh:
                 marshal.dump(codes, fh)
             os.replace(partial, self.path)
+            self._remove_orphans()
         except BaseException:  # an optimisation, at exit: nothing to report, only to clean
             with contextlib.suppress(OSError):
                 os.unlink(partial)
+
+    def _remove_orphans(self) -> None:
+        """Remove the temporaries of saves whose process is gone (``<file>.<pid>.tmp``)."""
+        folder, name = os.path.split(self.path)
+        for entry in os.listdir(folder):
+            pid = entry.removeprefix(f"{name}.").removesuffix(".tmp")
+            if entry == f"{name}.{pid}.tmp" and pid.isdigit() and not _alive(int(pid)):
+                with contextlib.suppress(OSError):
+                    os.unlink(os.path.join(folder, entry))
+
+
+def _alive(pid: int) -> bool:
+    """Whether process ``pid`` exists (another user's included)."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:  # it exists, as another user's
+        return True
+    return True
 
 
 def cache_path() -> str:

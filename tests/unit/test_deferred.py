@@ -280,6 +280,27 @@ def test_a_save_stopped_half_way_leaves_the_old_file_and_no_temporary(
     assert path.read_bytes() == b"old"
 
 
+def test_a_save_removes_what_killed_processes_left(
+    tmp_path: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A process killed while saving leaves its temporary; the next save removes it, not
+    the one of a process still saving, nor other files."""
+    monkeypatch.setattr(sys, "dont_write_bytecode", False)
+    gone = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"],
+                          capture_output=True, text=True, check=True)  # fmt: skip
+    left = tmp_path / f"methods.bin.{int(gone.stdout)}.tmp"
+    saving = tmp_path / f"methods.bin.{os.getppid()}.tmp"
+    other = tmp_path / "methods.bin.notes.tmp"
+    for path in (left, saving, other):
+        path.write_bytes(b"")
+    cache = _deferred.CodeCache(str(tmp_path / "methods.bin"))
+    cache.exec("def __create_fn__():\n def f(self):\n  return 1\n return f", {}, {})
+    cache.save()
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted(
+        ["methods.bin", saving.name, other.name]
+    )
+
+
 def test_texts_of_other_versions_are_dropped_once_the_file_is_full(
     tmp_path: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:
