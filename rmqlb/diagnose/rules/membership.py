@@ -690,9 +690,9 @@ def check_broker_lists(ctx: TopicContext) -> list[Finding]:
     if g.mode is not Mode.CLUSTERING or ctx.route is None or not ctx.mq_all:
         return []
     lists = broker_lists(g.group, ctx.route)
-    if len({frozenset(ids) for ids in lists.values()}) == 1:
+    if len({frozenset(ids) for ids in lists.values()}) < 2:
         return _unlisted_subscribers(ctx, lists)
-    if len(lists) < 2 or ctx.broker_side is not None or ctx.expected is None:
+    if ctx.broker_side is not None or ctx.expected is None:
         return []
     union = {cid for ids in lists.values() for cid in ids}
     missing: list[str] = []
@@ -763,13 +763,12 @@ def check_broker_lists(ctx: TopicContext) -> list[Finding]:
 
 
 def _unlisted_subscribers(ctx: TopicContext, lists: dict[str, tuple[str, ...]]) -> list[Finding]:
-    """Subscribers of the topic that no broker of it lists (another broker of the group may):
-    every client rebalances the topic without them, its cidAll being the topic's brokers' list
-    (:func:`~rmqlb.diagnose.context.topic_cid_all`)."""
+    """Subscribers of the topic its cidAll leaves out: where every broker of the topic keeps
+    the same list, that list is the cidAll every client rebalances the topic from
+    (:func:`~rmqlb.diagnose.context.topic_cid_all`), and another broker of the group may list
+    them."""
     g = ctx.g
-    if ctx.route is None or set(lists) != {qd.broker_name for qd in ctx.route.queue_datas}:
-        return []  # some broker's list is unknown: the group's list stands
-    listed = {cid for ids in lists.values() for cid in ids}
+    listed = set(g.cid_all)  # the topic's (this context's) cidAll
     ids = sorted(
         {
             c.client_id
