@@ -412,20 +412,29 @@ def broker_lists(group: Group, route: TopicRoute) -> dict[str, tuple[str, ...]]:
     }
 
 
-def topic_cid_all(g: GroupContext, route: TopicRoute) -> list[str] | None:
+def topic_cid_all(
+    group: Group, route: TopicRoute, cid_all: Sequence[str], balance: Mapping[str, Rebalance]
+) -> list[str] | None:
     """The cidAll every client rebalancing ``route``'s topic takes, when the capture kept the
     consumer list of each broker of the topic and they are the same list (a client asks one
-    broker of the topic): that list in Java order, with the group's Proxy clients (which no
-    broker lists). ``None``: some broker's list is unknown, or they differ
-    (BROKERS_DISAGREE), and the group's list of every client stands."""
-    lists = broker_lists(g.group, route)
+    broker of the topic): that list in Java order, with the Proxy clients of ``cid_all`` (the
+    group's list; ``balance``: who balances each client), which no broker lists. ``None``:
+    some broker's list is unknown, or they differ (BROKERS_DISAGREE), and the group's list
+    stands."""
+    lists = broker_lists(group, route)
     if not lists or set(lists) != {qd.broker_name for qd in route.queue_datas}:
         return None
     distinct = {tuple(sorted(ids, key=java_key)) for ids in lists.values()}
     if len(distinct) != 1:
         return None
-    proxied = [cid for cid in g.cid_all if g.balanced_by(cid) is Rebalance.PROXY]
+    proxied = [cid for cid in cid_all if balance.get(cid) is Rebalance.PROXY]
     return sorted([*distinct.pop(), *proxied], key=java_key)
+
+
+def rebalance_cid_all(cid_all: Sequence[str], balance: Mapping[str, Rebalance]) -> list[str]:
+    """The cidAll a client balancing itself allocates from, out of a topic's ``cid_all``: the
+    brokers' list, which leaves a Proxy's clients out."""
+    return [cid for cid in cid_all if balance.get(cid, Rebalance.CLIENT) is not Rebalance.PROXY]
 
 
 def single_clients(group: Group) -> frozenset[str]:
@@ -476,7 +485,7 @@ def group_context(
         # the search is imported only where there are parameters to settle
         from rmqlb.diagnose.infer import infer_strategy  # noqa: PLC0415
 
-        found = infer_strategy(strategy, snapshot, consumers)
+        found = infer_strategy(strategy, snapshot, group, consumers, balance)
         if found is not None:
             inference = found.report
             if found.strategy is None:
@@ -848,7 +857,7 @@ def topic_context(g: GroupContext, topic: str) -> TopicContext:
     """
     route = g.snapshot.topics.get(topic)
     if route is not None and g.group.on_brokers:
-        listed = topic_cid_all(g, route)
+        listed = topic_cid_all(g.group, route, g.cid_all, g.balance or {})
         if listed is not None and listed != g.cid_all:
             g = replace(g, cid_all=listed)  # what this topic's clients rebalance from
     base, n = readable_spans(route) if route is not None else ({}, 0)
@@ -941,8 +950,7 @@ def topic_context(g: GroupContext, topic: str) -> TopicContext:
             held=held,
             default_name=g.strategy.name,
         )
-    # the clients' own cidAll: the brokers' lists, which leave a Proxy's clients out
-    cid_all = [cid for cid in g.cid_all if g.balanced_by(cid) is not Rebalance.PROXY]
+    cid_all = rebalance_cid_all(g.cid_all, balance)
     client_side = [cid for cid in cid_all if side is None or cid not in side.clients]
     if g.mode is not Mode.CLUSTERING or route is None:
         expected = None

@@ -7,7 +7,8 @@ with a guessed value turns a healthy group into false alarms (a ring built with 
 nodes, checked against Java's default 10, "mismatches" on every client). So when nobody
 stated the parameters (:attr:`~rmqlb.model.strategy.Params.UNKNOWN`) and every client's
 holdings are known, :func:`infer_strategy` looks for the value that makes every holding
-exactly what the strategy gives, in order of likelihood:
+exactly what the strategy gives (each topic over the cidAll its clients take, comparing only
+the clients that balance themselves), in order of likelihood:
 
 - CONSISTENT_HASH: the Java default 10 first; then every count from 1 to 1024 in one pass
   (:func:`~rmqlb.allocate.consistent_hash.sweep_virtual_nodes`), the smallest exact count
@@ -34,7 +35,7 @@ uses it and the note says "virtual nodes: 5, inferred from what the 3 clients ho
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from itertools import combinations
 from typing import Any
@@ -42,11 +43,12 @@ from typing import Any
 from rmqlb.allocate import allocate_sorted
 from rmqlb.allocate._common import Assignment
 from rmqlb.allocate.consistent_hash import queue_keys, ring_hashes, sweep_virtual_nodes
+from rmqlb.diagnose.context import rebalance_cid_all, topic_cid_all
 from rmqlb.diagnose.report import InferenceStatus, StrategyInference
 from rmqlb.errors import AllocationError
 from rmqlb.model.javaorder import java_key, java_split
 from rmqlb.model.queue import MessageQueue, queue_sort_key
-from rmqlb.model.snapshot import Consumer, Snapshot
+from rmqlb.model.snapshot import Consumer, Group, Rebalance, Snapshot
 from rmqlb.model.strategy import (
     DEFAULT_VIRTUAL_NODES,
     Avg,
@@ -95,20 +97,25 @@ class Inferred:
 
 @dataclass(frozen=True, slots=True)
 class _Topic:
-    """One subscribed topic with a route: ``mqAll`` and every consumer's holdings of it."""
+    """One subscribed topic with a route: ``mqAll``, the cidAll its clients allocate from
+    (Java order, an id once per connection listed) and what each entry holds of the topic.
+    ``subscribers``: the clients subscribing it whose holdings are compared; the others hold
+    nothing here (a client no consumer answers for, or one a broker or Proxy balances)."""
 
     topic: str
     mq_all: list[MessageQueue]
+    cid_all: list[str]
     subscribers: frozenset[str]
-    held: list[frozenset[MessageQueue]]  # aligned with Holdings.cid_all
+    held: list[frozenset[MessageQueue]]  # aligned with cid_all
+    stray: frozenset[MessageQueue]  # held by clients cid_all leaves out: wrong whatever spec
 
 
 @dataclass(frozen=True, slots=True)
 class Holdings:
-    """What every consumer of a group holds, per subscribed topic with a route.
+    """What the consumers that balance themselves hold, per subscribed topic with a route.
 
-    ``cid_all`` is the group's client ids in Java order, duplicates included (one entry per
-    consumer); ``unknown`` counts the consumers whose holdings are not known.
+    ``cid_all`` is their client ids in Java order, duplicates included (one entry per
+    consumer); ``unknown`` counts those whose holdings are not known.
     """
 
     cid_all: list[str]
@@ -125,10 +132,10 @@ class Holdings:
         out: list[Assignment] = []
         for t in self.topics:
             if not t.mq_all:
-                out.append({cid: [] for cid in self.cid_all})
+                out.append({cid: [] for cid in t.cid_all})
                 continue
             try:
-                out.append(allocate_sorted(spec, t.mq_all, self.cid_all))
+                out.append(allocate_sorted(spec, t.mq_all, t.cid_all))
             except AllocationError:
                 return None
         return out
@@ -144,7 +151,8 @@ class Holdings:
             return None
         bad: set[MessageQueue] = set()
         for t, expected in zip(self.topics, allocation, strict=True):
-            for cid, held in zip(self.cid_all, t.held, strict=True):
+            bad |= t.stray
+            for cid, held in zip(t.cid_all, t.held, strict=True):
                 want: set[MessageQueue] = set()
                 if cid in t.subscribers:
                     want = {q for q in expected.get(cid, ()) if q.topic == t.topic}
@@ -152,10 +160,20 @@ class Holdings:
         return len(bad)
 
 
-def holdings(snapshot: Snapshot, consumers: Sequence[Consumer]) -> Holdings:
-    """The holdings of ``consumers`` (already in Java order of client id)."""
+def holdings(
+    snapshot: Snapshot,
+    group: Group,
+    consumers: Sequence[Consumer],
+    balance: Mapping[str, Rebalance],
+) -> Holdings:
+    """The holdings of the ``consumers`` (already in Java order of client id) that balance
+    themselves (``balance``), and each topic's cidAll as
+    :func:`~rmqlb.diagnose.context.topic_context` takes it: the list the topic's brokers
+    agree on, else the group's."""
+    own = [c for c in consumers if balance.get(c.client_id, Rebalance.CLIENT) is Rebalance.CLIENT]
+    ids = [c.client_id for c in consumers]
     names: dict[str, None] = {}
-    for c in consumers:
+    for c in own:
         for s in c.subscriptions:
             names.setdefault(s.topic)
     topics: list[_Topic] = []
@@ -163,28 +181,51 @@ def holdings(snapshot: Snapshot, consumers: Sequence[Consumer]) -> Holdings:
         route = snapshot.topics.get(name)
         if route is None:
             continue
+        listed = topic_cid_all(group, route, ids, balance) if group.on_brokers else None
+        cid_all = rebalance_cid_all(ids if listed is None else listed, balance)
         mq_all = sorted(route.readable_queues(), key=queue_sort_key)
-        subscribers = frozenset(c.client_id for c in consumers if c.subscribes(name))
-        held = [frozenset(q for q in c.assigned or () if q.topic == name) for c in consumers]
-        topics.append(_Topic(name, mq_all, subscribers, held))
-    unknown = sum(1 for c in consumers if c.assigned is None)
-    return Holdings([c.client_id for c in consumers], topics, unknown)
+        subscribers = frozenset(c.client_id for c in own if c.subscribes(name))
+        processes: dict[str, list[Consumer]] = {}
+        for c in own:
+            processes.setdefault(c.client_id, []).append(c)
+        held: list[frozenset[MessageQueue]] = []
+        for cid in cid_all:  # the k-th entry of an id: its k-th process, if any
+            mine = processes.get(cid)
+            held.append(_of_topic(mine.pop(0), name) if mine else _NONE)
+        stray = frozenset(
+            q for left in processes.values() for p in left for q in _of_topic(p, name)
+        )
+        topics.append(_Topic(name, mq_all, cid_all, subscribers, held, stray))
+    unknown = sum(1 for c in own if c.assigned is None)
+    return Holdings([c.client_id for c in own], topics, unknown)
+
+
+_NONE: frozenset[MessageQueue] = frozenset()
+
+
+def _of_topic(c: Consumer, topic: str) -> frozenset[MessageQueue]:
+    return frozenset(q for q in c.assigned or () if q.topic == topic)
 
 
 def infer_strategy(
-    spec: StrategySpec, snapshot: Snapshot, consumers: Sequence[Consumer]
+    spec: StrategySpec,
+    snapshot: Snapshot,
+    group: Group,
+    consumers: Sequence[Consumer],
+    balance: Mapping[str, Rebalance],
 ) -> Inferred | None:
     """Settle ``spec``'s parameters for a CLUSTERING group (``None`` when they are stated).
 
-    ``consumers`` are the group's consumers in Java order of client id. Parameters marked
-    inferred (a snapshot written by ``rmqlb dump``) are searched again, so the report is the
-    same as when they were inferred; if the search now disagrees (a redacted snapshot), the
-    recorded value is kept.
+    ``consumers`` are the group's consumers in Java order of client id; only the holdings of
+    those that balance themselves (``balance``) are compared. Parameters marked inferred (a
+    snapshot written by ``rmqlb dump``) are searched again, so the report is the same as when
+    they were inferred; if the search now disagrees (a redacted snapshot), the recorded value
+    is kept.
     """
     params = params_of(spec)
     if params is Params.GIVEN:
         return None
-    held = holdings(snapshot, consumers)
+    held = holdings(snapshot, group, consumers, balance)
     found = _search(spec, held)
     if params is Params.INFERRED and not (
         found.report.status is InferenceStatus.inferred and found.strategy == spec
@@ -248,18 +289,31 @@ def count_ranges(values: Sequence[int], limit: int = 4) -> str:
 
 
 def _vnode_counts(held: Holdings) -> tuple[dict[int, int], str]:
-    """Queues differing for every count of the sweep, and the range searched."""
-    cids = held.cid_all
-    top = min(MAX_SWEPT_VNODES, max(1, RING_POINT_BUDGET // max(len(cids), 1)))
-    hashes: list[int] = []
+    """Queues differing for every count of the sweep, and the range searched: one sweep per
+    distinct cidAll among the topics (almost always one)."""
+    lists: dict[tuple[str, ...], list[_Topic]] = {}
     for t in held.topics:
+        lists.setdefault(tuple(t.cid_all), []).append(t)
+    points = sum(map(len, lists))
+    top = min(MAX_SWEPT_VNODES, max(1, RING_POINT_BUDGET // max(points, 1)))
+    counts = dict.fromkeys(range(1, top + 1), 0)
+    for cids, topics in lists.items():
+        for n, wrong in _sweep(cids, topics, top).items():
+            counts[n] += wrong
+    return counts, f"1..{top}"
+
+
+def _sweep(cids: Sequence[str], topics: Sequence[_Topic], top: int) -> dict[int, int]:
+    """Queues of ``topics`` (which share cidAll ``cids``) differing for every count."""
+    hashes: list[int] = []
+    for t in topics:
         hashes.extend(ring_hashes(queue_keys(t.mq_all)))
     nobody, impossible = -1, -2
     target: list[int] = []  # per queue: the client that must own it, or nobody/impossible
     topic_of: list[int] = []
     subscribes: list[list[bool]] = []  # per topic: whether each client subscribes it
     outside = 0  # held queues no allocation can give (not in mqAll)
-    for ti, t in enumerate(held.topics):
+    for ti, t in enumerate(topics):
         subscribes.append([cid in t.subscribers for cid in cids])
         holders: dict[MessageQueue, list[int]] = {}
         for k, qs in enumerate(t.held):
@@ -268,13 +322,11 @@ def _vnode_counts(held: Holdings) -> tuple[dict[int, int], str]:
         for q in t.mq_all:
             who = holders.pop(q, [])
             topic_of.append(ti)
-            if not who:
-                target.append(nobody)
-            elif len(who) > 1 or not subscribes[ti][who[0]]:
+            if q in t.stray or len(who) > 1 or (who and not subscribes[ti][who[0]]):
                 target.append(impossible)
             else:
-                target.append(who[0])
-        outside += len(holders)
+                target.append(who[0] if who else nobody)
+        outside += len(holders.keys() | (t.stray - set(t.mq_all)))
 
     def bad(g: int, owner: int) -> bool:
         want = target[g]
@@ -282,6 +334,8 @@ def _vnode_counts(held: Holdings) -> tuple[dict[int, int], str]:
             return subscribes[topic_of[g]][owner]
         return want != owner
 
+    if not cids:  # nobody to own a queue: what is held is wrong whatever the count
+        return dict.fromkeys(range(1, top + 1), outside + target.count(impossible))
     owner: list[int] = [0] * len(target)
     wrong = outside
     counts: dict[int, int] = {}
@@ -295,7 +349,7 @@ def _vnode_counts(held: Holdings) -> tuple[dict[int, int], str]:
                 wrong += bad(g, o) - bad(g, owner[g])
                 owner[g] = o
         counts[n] = wrong
-    return counts, f"1..{top}"
+    return counts
 
 
 def _consistent_hash(held: Holdings) -> Inferred:
@@ -333,7 +387,7 @@ def _consistent_hash(held: Holdings) -> Inferred:
                 clients=held.clients,
             ),
         )
-    if len(set(held.cid_all)) < len(held.cid_all):
+    if any(len(set(t.cid_all)) < len(t.cid_all) for t in held.topics):
         return Inferred(
             assumed_spec,
             StrategyInference(
@@ -539,11 +593,14 @@ def _config(held: Holdings) -> Inferred:
             blocked="the clients' CONFIG lists are unknown (the wire does not carry them) and "
             f"{_unknown_reason(held)}",
         )
-    lists: dict[str, tuple[MessageQueue, ...]] = {}
-    for k, cid in enumerate(held.cid_all):
-        if cid not in lists:
-            mine = {q for t in held.topics for q in t.held[k]}
-            lists[cid] = tuple(sorted(mine, key=queue_sort_key))
+    mine: dict[str, set[MessageQueue]] = {cid: set() for cid in held.cid_all}
+    for t in held.topics:
+        first: set[str] = set()  # an id's first process: its list stands for the others'
+        for cid, qs in zip(t.cid_all, t.held, strict=True):
+            if cid in mine and cid not in first:
+                first.add(cid)
+                mine[cid] |= qs
+    lists = {cid: tuple(sorted(qs, key=queue_sort_key)) for cid, qs in mine.items()}
     value = {cid: [queue_to_json(q) for q in qs] for cid, qs in lists.items()}
     wrong = held.differing(Config(lists))
     if wrong == 0:

@@ -10,7 +10,7 @@ from diagnose_builders import codes, consumer, group, only, queues, route, run
 from rmqlb.allocate import allocate
 from rmqlb.diagnose import Code
 from rmqlb.model import MessageQueue
-from rmqlb.model.strategy import Avg
+from rmqlb.model.strategy import Avg, ConsistentHash
 
 T = "T"
 TOPICS = {T: route(("broker-a", 4, 4, 6), ("broker-b", 4, 4, 6))}
@@ -128,3 +128,42 @@ def test_a_broker_of_the_topic_whose_list_is_unknown_leaves_the_groups_list() ->
     assert Code.BROKERS_DISAGREE.value not in codes(report)
     (table,) = [t for t in report.groups[0].topics if t.topic == T]
     assert {row.expected for row in table.queues} == set(IDS)
+
+
+def _ring_holdings(
+    vnodes: int, lists: dict[str, list[str]], topics: dict[str, int]
+) -> dict[str, list[dict[str, Any]]]:
+    """What each client holds when it runs CONSISTENT_HASH(``vnodes``) over each topic's own
+    cidAll (``lists``: topic -> the list its broker keeps; ``topics``: topic -> queues on the
+    broker named after it)."""
+    held: dict[str, list[dict[str, Any]]] = {cid: [] for cid in IDS}
+    for topic, n in topics.items():
+        mqs = [MessageQueue(topic, f"broker-{topic.lower()}", q) for q in range(n)]
+        for cid, got in allocate(ConsistentHash(vnodes), mqs, lists[topic]).items():
+            held[cid] += queues(topic, f"broker-{topic.lower()}", *(q.queue_id for q in got))
+    return held
+
+
+def test_strategy_parameters_are_inferred_from_each_topics_own_list() -> None:
+    """Clients built with 5 virtual nodes: T's broker lists c1 and c2 only, so their rings
+    for T leave c3 out. Inferring over the group's three clients fits no count; over each
+    topic's list, 5 fits exactly."""
+    lists = {"T": ["c1", "c2"], "U": IDS}
+    sizes = {"T": 16, "U": 16}
+    held = _ring_holdings(5, lists, sizes)
+    assert held != _ring_holdings(5, {"T": IDS, "U": IDS}, sizes)  # the lists matter here
+    strategy = "org.apache.rocketmq.client.consumer.rebalance.AllocateMessageQueueConsistentHash"
+    props = {"allocateMessageQueueStrategy": strategy}  # the class only, as on the wire
+    g = group(
+        *(consumer(cid, "T", "U", assigned=held[cid], properties=props) for cid in IDS),
+        onBrokers={"broker-t": {"clientIds": lists["T"]}, "broker-u": {"clientIds": IDS}},
+    )
+    topics = {t: route((f"broker-{t.lower()}", n, n, 6)) for t, n in sizes.items()}
+    report = run(topics, {"G": g})
+    inference = report.groups[0].inference
+    assert inference is not None
+    assert inference.status.value == "inferred"
+    assert 5 in (inference.value, *inference.alternatives)
+    assert _ring_holdings(inference.value, lists, sizes) == held
+    assert Code.BROKERS_DISAGREE.value in codes(report)  # c3: unlisted by T's broker only
+    assert {row.status.value for t in report.groups[0].topics for row in t.queues} == {"ok"}

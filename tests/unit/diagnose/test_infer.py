@@ -281,6 +281,22 @@ def test_rolling_deploy_own_shares_say_which_count_they_assume() -> None:
     assert "AVG (" in finding.message and "CONSISTENT_HASH (" in finding.message
 
 
+def test_only_clients_that_balance_themselves_are_compared() -> None:
+    """c3 is a 5.x client its broker balances (``clientRebalance=false``): what it holds is
+    the broker's answer, not its ring share, so only c1 and c2 settle the count. Their rings
+    still count c3 (the broker lists it)."""
+    truth = held_by(ConsistentHash(5), THREE, TWO_BROKERS)
+    snap = wire_snapshot("CONSISTENT_HASH", THREE, TWO_BROKERS, {**truth, THREE[2]: []})
+    doc = snapshot_to_json(snap)
+    doc["groups"]["G"]["consumers"][2]["properties"]["clientRebalance"] = "false"
+    report = diagnose(parse_snapshot(doc))
+    inference = report.groups[0].inference
+    assert inference is not None
+    assert inference.status is InferenceStatus.inferred
+    assert (inference.value, inference.clients) == (5, 2)
+    assert inference.note.startswith("virtual nodes: 5, inferred from what the 2 clients hold")
+
+
 # ----- MACHINE_ROOM ---------------------------------------------------------------------------
 
 ROOMED = {"hz@broker-a": 4, "sh@broker-b": 4, "bj@broker-c": 2, "plain-broker": 2}
