@@ -241,7 +241,7 @@ def read_input(path: str, kind: InputKind, *, label: str | None = None) -> bytes
 
 _BOM = b"\xef\xbb\xbf"
 # a \uD800-\uDFFF escape: only a valid pair is accepted (json.loads takes lone ones)
-_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F][0-9a-fA-F]{2}")
+_SURROGATE_ESCAPE_UTF8 = re.compile(rb"\\u[dD][89a-fA-F][0-9a-fA-F]{2}")
 # One byte translation of the UTF-8 text answers two questions without a regular expression
 # (ten times slower over big snapshots): every ASCII digit becomes "0", so 19 "0"s in a row
 # are a number that may not fit in a Java long (2**63 has 19 digits); a quote or JSON
@@ -259,9 +259,9 @@ _KEY_COLON = b'":'
 _FAST_DEPTH = 64
 
 
-def _scan(text: str, utf8: bytes | None = None) -> bytes:
-    """The byte translation of ``text``, from ``utf8`` when given (its UTF-8 bytes)."""
-    return (text.encode("utf-8", "surrogatepass") if utf8 is None else utf8).translate(_SCAN)
+def _scan(text: str) -> bytes:
+    """The byte translation of ``text``'s UTF-8 bytes."""
+    return text.encode("utf-8", "surrogatepass").translate(_SCAN)
 
 
 def _has_long_digits(text: str) -> bool:
@@ -317,43 +317,53 @@ def parse_json(text: str, utf8: bytes | None = None) -> Any:
     ...
     rmqlb.fileio.JsonError: duplicate key 'a' in an object
     """
-    scanned = _scan(text, utf8)
+    return _parse(text.encode("utf-8", "surrogatepass") if utf8 is None else utf8, lambda: text)
+
+
+def _parse(utf8: bytes, text_of: Callable[[], str]) -> Any:
+    """:func:`parse_json` of the text whose UTF-8 bytes are ``utf8``; ``text_of`` gives the
+    text itself, asked for only when the big decoder declines (a big snapshot is never
+    decoded to a string)."""
+    scanned = utf8.translate(_SCAN)
     long_digits = _LONG_DIGITS in scanned  # searched once: a big text takes ~10 ms
-    value = _decode_big(text) if len(text) >= _BIG_TEXT and not long_digits else None
+    value = _decode_big(utf8) if len(utf8) >= _BIG_TEXT and not long_digits else None
+    text: str | None = None
     if value is None:
+        text = text_of()
         value = _decode(text, None)
     # No duplicate key when the decoded objects hold as many entries as the text has key
     # colons at most (a duplicate leaves one entry fewer than the text has keys); else the
     # checked decoding, which names the duplicate (or finds that a string held '":').
     if _members(value, _FAST_DEPTH) != scanned.count(_KEY_COLON):
-        value = _decode(text, _unique_object)
-    if _SURROGATE_ESCAPE.search(text) is not None:
+        value = _decode(text_of() if text is None else text, _unique_object)
+    if _SURROGATE_ESCAPE_UTF8.search(utf8) is not None:
         _check_surrogates(value)
     if long_digits:
         _check_longs(value)
     return value
 
 
-#: Texts of at least this many characters go first to pydantic-core's ``from_json`` (Rust):
-#: twice as fast as ``json.loads`` on a big snapshot, which pays for its import (~60 ms)
-#: above a few megabytes.
-_BIG_TEXT = 8 * MiB
+#: Texts of at least this many UTF-8 bytes go first to jiter's ``from_json`` (Rust, from
+#: the bytes: the text is never made): twice as fast as ``json.loads``, and its import
+#: (~1 ms) is paid back from about a megabyte.
+_BIG_TEXT = 1 * MiB
 
 
-def _decode_big(text: str) -> Any:
-    """``json.loads(text)``, decoded by pydantic-core; ``None`` where it refuses the text
-    (a syntax error, a lone surrogate, nesting deeper than it allows) or reads ``null``:
-    ``json.loads`` then decides, and names the error.
+def _decode_big(utf8: bytes) -> Any:
+    """``json.loads`` of the text whose UTF-8 bytes are ``utf8``, decoded by jiter; ``None``
+    where it refuses them (a syntax error, bytes that are not UTF-8, a lone surrogate,
+    nesting deeper than it allows) or reads ``null``: ``json.loads`` then decides, and names
+    the error.
 
     Where it accepts a text it gives the values ``json.loads`` gives (tests compare the two
     on edge cases and on generated documents), with each repeated string one object. Texts
     holding 19 digits in a row stay with ``json.loads``: an integer too long for it to
     convert is refused there.
     """
-    from pydantic_core import from_json  # noqa: PLC0415  (only big inputs pay its import)
+    from jiter import from_json  # noqa: PLC0415  (only big inputs use it)
 
     try:
-        return from_json(text, cache_strings="all")
+        return from_json(utf8, cache_mode="all")
     except ValueError:
         return None
 
@@ -421,17 +431,23 @@ def load_json(data: bytes | str, name: str) -> Any:
     ...
     rmqlb.errors.InputError: f.json: invalid JSON: duplicate key 'a' in an object
     """
-    utf8: bytes | None = None
+    decoded: list[str] = []
+
+    def text_of() -> str:  # decoded once, when needed: a big snapshot's bytes may do
+        if not decoded:
+            decoded.append(decode_text(data, name) if isinstance(data, bytes) else text)
+        return decoded[0]
+
     if isinstance(data, bytes):
-        text = decode_text(data, name)
-        utf8 = data.removeprefix(_BOM)  # what text is, strictly decoded: no re-encoding
+        utf8 = data.removeprefix(_BOM)  # what the text is, strictly decoded
     else:
         text = data.removeprefix("\ufeff")
-    if not text or text.isspace():
-        raise InputError(f"{name}: empty file, expected a JSON document")
+        utf8 = text.encode("utf-8", "surrogatepass")
     try:
-        return parse_json(text, utf8)
+        return _parse(utf8, text_of)
     except JsonError as exc:
+        if exc.syntax and (not text_of() or text_of().isspace()):
+            raise InputError(f"{name}: empty file, expected a JSON document") from None
         raise InputError(f"{name}: invalid JSON: {exc}") from None
 
 

@@ -11,12 +11,14 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from rmqlb import fileio
+from rmqlb.errors import InputError
 from rmqlb.fileio import (
     JsonError,
     _decode_big,
     _has_long_digits,
     _members,
     _unique_object,
+    load_json,
     parse_json,
 )
 from rmqlb.jsontext import iso_ms
@@ -202,7 +204,7 @@ def _standard(text: str) -> tuple[str, object]:
 
 
 def _big(text: str) -> tuple[str, object]:
-    value = _decode_big(text)
+    value = _decode_big(text.encode("utf-8", "surrogatepass"))
     return ("refused", None) if value is None else ("ok", value)
 
 
@@ -279,16 +281,16 @@ def test_a_big_text_takes_the_big_decoder_and_keeps_the_strict_rules(
     """Above the size the big decoder is used; duplicate keys, lone surrogates and long
     integers are refused as below it."""
     monkeypatch.setattr(fileio, "_BIG_TEXT", 1)
-    used: list[str] = []
+    used: list[bytes] = []
     real = fileio._decode_big
 
-    def spy(text: str) -> object:
-        used.append(text)
-        return real(text)
+    def spy(utf8: bytes) -> object:
+        used.append(utf8)
+        return real(utf8)
 
     monkeypatch.setattr(fileio, "_decode_big", spy)
     assert parse_json('{"a": [1, 2.5, "x"]}') == {"a": [1, 2.5, "x"]}
-    assert used == ['{"a": [1, 2.5, "x"]}']
+    assert used == [b'{"a": [1, 2.5, "x"]}']
     with pytest.raises(JsonError, match="duplicate key 'a'"):
         parse_json('{"a": 1, "a": 2}')
     with pytest.raises(JsonError, match="lone surrogate"):
@@ -298,3 +300,29 @@ def test_a_big_text_takes_the_big_decoder_and_keeps_the_strict_rules(
     with pytest.raises(JsonError, match="Expecting"):
         parse_json("[1,]")
     assert parse_json("null") is None
+
+
+def test_a_big_file_is_decoded_from_its_bytes_and_bad_bytes_are_still_named(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Above the size no text is made from the bytes the big decoder accepts; bytes it
+    declines are decoded as below it, which names what is wrong."""
+    monkeypatch.setattr(fileio, "_BIG_TEXT", 1)
+    decoded: list[bytes] = []
+    real = fileio.decode_text
+
+    def spy(data: bytes, name: str) -> str:
+        decoded.append(data)
+        return real(data, name)
+
+    monkeypatch.setattr(fileio, "decode_text", spy)
+    assert load_json(b'\xef\xbb\xbf{"a": ["\xc3\xa9"]}', "f.json") == {"a": ["é"]}
+    assert decoded == []
+    with pytest.raises(InputError, match=r"^f\.json: not UTF-8 text \(byte 0xff at offset 7\)$"):
+        load_json(b'{"a": "\xff"}', "f.json")
+    with pytest.raises(InputError, match=r"^f\.json: empty file, expected a JSON document$"):
+        load_json(b" \n\t", "f.json")
+    with pytest.raises(InputError, match=r"^f\.json: empty file, expected a JSON document$"):
+        load_json("\u3000".encode(), "f.json")
+    with pytest.raises(InputError, match=r"^f\.json: invalid JSON: duplicate key 'a'"):
+        load_json(b'{"a": 1, "a": 2}', "f.json")
