@@ -201,10 +201,13 @@ def _timed(cmd: Sequence[str], env: dict[str, str], pids: Sequence[int] = ()) ->
         jvm_before = _jvm_cpu(pids) if pids else None
         before = resource.getrusage(resource.RUSAGE_CHILDREN)
         start = time.perf_counter()
-        subprocess.run(
-            cmd, check=False, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+        done = subprocess.run(
+            cmd, check=False, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE
         )
         walls.append(time.perf_counter() - start)
+        if done.returncode != 0:  # a failed run is no time of the command
+            why = done.stderr.decode(errors="replace").strip().splitlines()[-1:]
+            raise RuntimeError(f"{' '.join(cmd)} exited {done.returncode}: {why}")
         after = resource.getrusage(resource.RUSAGE_CHILDREN)
         cpus.append(after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime)
         jvm_after = _jvm_cpu(pids) if pids else None
@@ -215,6 +218,20 @@ def _timed(cmd: Sequence[str], env: dict[str, str], pids: Sequence[int] = ()) ->
         statistics.median(cpus),
         statistics.median(servers) if len(servers) == RUNS else None,
     )
+
+
+def _until_it_answers(cmd: Sequence[str], env: dict[str, str], seconds: float = 30) -> None:
+    """Run ``cmd`` until it exits 0: ``mqadmin consumerProgress -g`` throws until the group
+    has committed an offset (a new consumer's first commit comes within 5 s)."""
+    deadline = time.monotonic() + seconds
+    while True:
+        done = subprocess.run(cmd, check=False, env=env, capture_output=True, text=True)
+        if done.returncode == 0:
+            return
+        if time.monotonic() > deadline:
+            why = done.stderr.strip().splitlines()[-1:]
+            raise RuntimeError(f"{' '.join(cmd)} still exits {done.returncode}: {why}")
+        time.sleep(1)
 
 
 def _unavailable() -> str:
@@ -303,6 +320,7 @@ def _measure(env: dict[str, str], tmp: Path, pids: Sequence[int]) -> list[BenchR
     )
     seen = len(status["groups"])
     admin = [str(KIT / "mqadmin.sh"), "consumerProgress", "-n", namesrv]
+    _until_it_answers([*admin, "-g", live], env)
     mq_one = _timed([*admin, "-g", live], env).wall
     mq_all = _timed(admin, env).wall
     floors = {
