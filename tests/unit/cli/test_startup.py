@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 
+from rmqlb import fileio
 from rmqlb.cli import COMMANDS, app, load_commands
 from rmqlb.fake import FakeClusterThread
 from rmqlb.snapshot import load_snapshot
@@ -84,7 +85,10 @@ HEAVY_DUMP_JSON = (
     "rmqlb.client",
     "rmqlb.remoting",
 )
-# A live capture reads no file: pydantic-core (the big-file JSON reader and writer) stays out
+# A big snapshot file is decoded by jiter from its bytes: pydantic-core (which writes big JSON
+# documents only) stays out of its JSON report too.
+HEAVY_BIG_DUMP_JSON = (*HEAVY_DUMP_JSON, "pydantic_core")
+# A live capture reads no file: pydantic-core (the big-document JSON writer) stays out
 # for one group's small report, and so do the encoders' decimal arithmetic and Rich. Neither
 # output loads what only some runs need: the proposal search (only IDLE_CONSUMER, IMBALANCE
 # and UNCONSUMED_QUEUE search fixes; this group is just rebalancing), hashlib
@@ -160,6 +164,30 @@ def dump_json() -> dict[str, object]:
 
 
 @pytest.fixture(scope="module")
+def big_dump_json(tmp_path_factory: pytest.TempPathFactory) -> dict[str, object]:
+    """``explain --dump`` of a file past the size jiter decodes (offsets on 10,000 queues)."""
+    queues = 10_000
+    doc = {
+        "format": "rmqlb.snapshot/1",
+        "topics": {"T": {"queues": queues}},
+        "groups": {
+            "G": {
+                "consumers": [{"clientId": "c1", "subscriptions": ["T"]}],
+                "offsets": [
+                    {"topic": "T", "brokerName": "broker-a", "queueId": i, "brokerOffset": 10**9,
+                     "consumerOffset": 10**9 - i, "lastTimestamp": 1_738_000_000_000}
+                    for i in range(queues)
+                ],
+            }
+        },
+    }  # fmt: skip
+    path = tmp_path_factory.mktemp("big") / "big.json"
+    path.write_text(json.dumps(doc, indent=2), encoding="utf-8")
+    assert path.stat().st_size >= fileio._BIG_TEXT
+    return _probe("explain", "--dump", str(path), "-o", "json")
+
+
+@pytest.fixture(scope="module")
 def live_json(fake_addr: str) -> dict[str, object]:
     return _probe("explain", "-n", fake_addr, "order-consumer", "-o", "json")
 
@@ -180,17 +208,24 @@ def test_heavy_module_not_imported_by_help(loaded: dict[str, object], module: st
 
 
 def test_explain_paths_ran(
-    dump_json: dict[str, object], live_json: dict[str, object], live_table: dict[str, object]
+    dump_json: dict[str, object],
+    big_dump_json: dict[str, object],
+    live_json: dict[str, object],
+    live_table: dict[str, object],
 ) -> None:
     assert (dump_json["code"], live_json["code"], live_table["code"]) == (0, 1, 1)
-    for loaded in (dump_json, live_json, live_table):  # the probes ran the diagnosis
+    assert big_dump_json["code"] in {0, 1}
+    for loaded in (dump_json, big_dump_json, live_json, live_table):  # they ran the diagnosis
         assert _imported(loaded, "rmqlb.diagnose.engine")
+    assert _imported(big_dump_json, "jiter")
+    assert not _imported(dump_json, "jiter")
     assert _imported(live_json, "rmqlb.client.collector")
     assert _imported(live_table, "rich.table")
 
 
 EXPLAIN_CASES = (
     [("dump_json", "explain --dump FILE -o json", m) for m in HEAVY_DUMP_JSON]
+    + [("big_dump_json", "explain --dump BIG_FILE -o json", m) for m in HEAVY_BIG_DUMP_JSON]
     + [("live_json", "explain -n ADDR GROUP -o json", m) for m in HEAVY_LIVE_JSON]
     + [("live_table", "explain -n ADDR GROUP (table)", m) for m in HEAVY_LIVE_TABLE]
 )
