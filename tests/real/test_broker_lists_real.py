@@ -6,7 +6,8 @@ with a made-up id, then silence: to the broker, a client whose heartbeats reach 
 broker-a). The clients' own state lines say, at each line, the cidAll a broker gave them and
 what their strategy allocates from it: rmqlb must name the list each broker keeps and, for
 each list, what each real client computes from it; and where the topic lives on broker-a
-only, compute *expected* from broker-a's list, as the clients do.
+only, compute *expected* from broker-a's list, as the clients do. Last, a real network cut
+(:mod:`netcut`): a client that can no longer reach broker-b, which then drops it.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from typing import Any
 
 import pytest
 from conftest import Names
+from netcut import NetCut
 from realkit import Jvm, Kit, assert_expected_is_truth, findings, qkey
 
 from rmqlb.diagnose.rules._text import queue_text
@@ -116,3 +118,54 @@ def test_a_topic_on_one_broker_is_expected_from_that_brokers_list(kit: Kit, name
         f"of {g} do ({GHOST}: broker-b)"
     ), f["message"]
     assert f["consumers"] == [GHOST]
+
+
+@pytest.mark.versions("4.9.8", "5.1.4")
+def test_a_client_cut_off_from_one_broker_is_named(kit: Kit, names: Names) -> None:
+    """A real network cut: client a reaches broker-b through a relay (its NameServer's routes
+    say so), client b directly. Once the relay is cut, broker-b drops a's connection and
+    lists b alone, while broker-a still lists both: b's cidAll depends on the broker it asks,
+    and rmqlb names the broker that leaves a out and what each client computes from each
+    list, as the clients' own state lines show it."""
+    g, t = names.group, names.topic
+    kit.topic(t, read=2)
+    spec = f"group={g};sub={t}:*"
+    a, b = "127.0.0.1@a", "127.0.0.1@b"
+    with NetCut(kit.namesrv, kit.broker_addr("broker-b")) as net:
+        cut_off = kit.consumer("cut-off", f"{spec};instance=a", RMQ_NAMESRV_PORT=net.port)
+        direct = kit.consumer("direct", f"{spec};instance=b")
+        kit.wait_steady(g, cut_off, direct, consumers=2, queues={t: 4})
+        assert sorted(kit.listed_by("broker-b", g)) == [a, b]  # a reaches broker-b (relayed)
+        net.cut()
+        kit.wait_for("broker-b to drop a", lambda: kit.listed_by("broker-b", g) == [b])
+        since = int(time.time() * 1000)
+
+        def both_lists() -> dict[str, Any] | None:
+            seen = {
+                **_allocated_by_list(cut_off, g, t, since),
+                **_allocated_by_list(direct, g, t, since),
+            }
+            if (a, b) in seen.get(a, {}) and set(seen.get(b, {})) == {(a, b), (b,)}:
+                return seen
+            return None  # a asks broker-b in vain: it allocates from broker-a's list only
+
+        seen = kit.wait_for("a to allocate from broker-a's list, b from both", both_lists)
+        report = kit.explain(g, "--timeout", "2")
+        on_a, on_b = kit.listed_by("broker-a", g), kit.listed_by("broker-b", g)
+        kit.halt("cut-off")  # while its NameServer still answers
+
+    assert (sorted(on_a), on_b) == ([a, b], [b])  # the premise, around the capture
+    disagree = findings(report, "BROKERS_DISAGREE")
+    (f,) = [f for f in disagree if f["topic"] == t]
+    assert f["message"].startswith(
+        f"the brokers of {t} list different consumers of {g}: broker-b does not list {a}. "
+    ), f["message"]
+    by_a, by_b = seen[b][(a, b)], seen[b][(b,)]
+    assert (
+        f"{b} holds {_text(by_a)} by broker-a's list, {_text(by_b)} by broker-b's list"
+        in (f["message"])
+    ), (seen, f["message"])
+    claim = f"{a} holds {_text(seen[a][(a, b)])} by broker-a's list, nothing by broker-b's list"
+    assert claim in f["message"], (seen, f["message"])
+    assert a in f["consumers"]
+    assert any(f"check that {a} reaches every broker of the topic" in d["hint"] for d in disagree)
