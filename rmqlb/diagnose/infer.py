@@ -13,7 +13,9 @@ the clients that balance themselves), in order of likelihood:
 - CONSISTENT_HASH: the Java default 10 first; then every count from 1 to 1024 in one pass
   (:func:`~rmqlb.allocate.consistent_hash.sweep_virtual_nodes`), the smallest exact count
   winning (neighbouring counts often give the very same shares: the report lists them); then
-  a few common large counts, the first exact one winning. A group too big for the whole range
+  a few common large counts, the first exact one winning. Queues every count gets wrong (held
+  twice, outside the route, by a client the topic's cidAll leaves out) do not count against
+  a count, as long as some count is told apart from another. A group too big for the whole range
   within :data:`RING_POINT_BUDGET` ring points searches a shorter one and says so.
 - MACHINE_ROOM: the rooms (``room@`` prefixes) of the brokers whose queues the clients hold,
   then those plus other brokers' rooms.
@@ -157,6 +159,22 @@ class Holdings:
                 if cid in t.subscribers:
                     want = {q for q in expected.get(cid, ()) if q.topic == t.topic}
                 bad |= held ^ want
+        return len(bad)
+
+    def unexplainable(self) -> int:
+        """How many queues every spec gets wrong (:meth:`differing` counts them whatever the
+        spec): held twice, outside ``mqAll``, by a client that does not subscribe the topic,
+        or by one the topic's cidAll leaves out."""
+        bad: set[MessageQueue] = set()
+        for t in self.topics:
+            bad |= t.stray
+            routed = set(t.mq_all)
+            seen: set[MessageQueue] = set()
+            for cid, held in zip(t.cid_all, t.held, strict=True):
+                if cid not in t.subscribers:
+                    bad |= held
+                bad |= (held & seen) | (held - routed)
+                seen |= held
         return len(bad)
 
 
@@ -374,19 +392,7 @@ def _consistent_hash(held: Holdings) -> Inferred:
             ),
         )
     if held.differing(assumed_spec) == 0:
-        return Inferred(
-            assumed_spec,
-            StrategyInference(
-                InferenceStatus.confirmed,
-                value=default,
-                searched=str(default),
-                note=f"virtual nodes: {default} (the Java default), confirmed by what the "
-                f"{_plural(held.clients, 'client')} hold — the wire does not carry it",
-                parameter="virtualNodeCnt",
-                default=default,
-                clients=held.clients,
-            ),
-        )
+        return _confirmed(held, 0)
     if any(len(set(t.cid_all)) < len(t.cid_all) for t in held.topics):
         return Inferred(
             assumed_spec,
@@ -404,9 +410,12 @@ def _consistent_hash(held: Holdings) -> Inferred:
                 clients=held.clients,
             ),
         )
+    # A count fits when it gets wrong only the queues every count gets wrong (held twice, say,
+    # in a rebalance caught half way): those are findings of their own, not the ring's.
+    fixed = held.unexplainable()
     counts, searched = _vnode_counts(held)
-    exact = sorted(n for n, wrong in counts.items() if wrong == 0)
-    if not exact:
+    fits = sorted(n for n, wrong in counts.items() if wrong == fixed)
+    if not fits:
         for n in LARGE_VNODES:
             if n * held.clients > RING_POINT_BUDGET:
                 break
@@ -414,33 +423,38 @@ def _consistent_hash(held: Holdings) -> Inferred:
             assert wrong is not None  # a hash ring never throws
             counts[n] = wrong
             searched += f", {n}"
-            if wrong == 0:
-                exact = [n]
+            if wrong == fixed:
+                fits = [n]
                 break
-    if exact and held.differing(ConsistentHash(exact[0])) == 0:
-        n = exact[0]
-        alternatives = exact[1:]
-        also = ""
-        if alternatives:  # counts close together often give the very same rings' shares
-            also = (
-                f" ({count_ranges(alternatives)} would give the same queues: the smallest "
-                "count is named)"
+    told_apart = any(wrong != fixed for wrong in counts.values())  # else the holdings say nothing
+    if fits and told_apart:
+        n = default if default in fits else fits[0]
+        if held.differing(ConsistentHash(n)) == fixed:
+            if n == default:
+                return _confirmed(held, fixed)
+            alternatives = fits[1:]
+            also = ""
+            if alternatives:  # counts close together often give the very same rings' shares
+                also = (
+                    f" ({count_ranges(alternatives)} would give the same queues: the smallest "
+                    "count is named)"
+                )
+            return Inferred(
+                ConsistentHash(n, Params.INFERRED),
+                StrategyInference(
+                    InferenceStatus.inferred,
+                    value=n,
+                    searched=searched,
+                    note=f"virtual nodes: {n}, {_source(held)} — the wire does not carry it; "
+                    f"pass `--strategy CONSISTENT_HASH:vnodes={n}` to fix it{also}"
+                    f"{_unexplainable_text(fixed)}",
+                    alternatives=tuple(alternatives),
+                    option=f"CONSISTENT_HASH:vnodes={n}",
+                    parameter="virtualNodeCnt",
+                    default=default,
+                    clients=held.clients,
+                ),
             )
-        return Inferred(
-            ConsistentHash(n, Params.INFERRED),
-            StrategyInference(
-                InferenceStatus.inferred,
-                value=n,
-                searched=searched,
-                note=f"virtual nodes: {n}, {_source(held)} — the wire does not carry it; "
-                f"pass `--strategy CONSISTENT_HASH:vnodes={n}` to fix it{also}",
-                alternatives=tuple(alternatives),
-                option=f"CONSISTENT_HASH:vnodes={n}",
-                parameter="virtualNodeCnt",
-                default=default,
-                clients=held.clients,
-            ),
-        )
     # fewest queues wrong; on a tie the default, then the smallest count
     closest = min(counts, key=lambda n: (counts[n], n != default, n))
     differ = counts[closest]
@@ -462,6 +476,36 @@ def _consistent_hash(held: Holdings) -> Inferred:
             default=default,
             clients=held.clients,
         ),
+    )
+
+
+def _confirmed(held: Holdings, fixed: int) -> Inferred:
+    """The Java default count, which gets wrong only the ``fixed`` queues every count does."""
+    default = DEFAULT_VIRTUAL_NODES
+    return Inferred(
+        ConsistentHash(default),
+        StrategyInference(
+            InferenceStatus.confirmed,
+            value=default,
+            searched=str(default),
+            note=f"virtual nodes: {default} (the Java default), confirmed by what the "
+            f"{_plural(held.clients, 'client')} hold — the wire does not carry it"
+            f"{_unexplainable_text(fixed)}",
+            parameter="virtualNodeCnt",
+            default=default,
+            clients=held.clients,
+        ),
+    )
+
+
+def _unexplainable_text(fixed: int) -> str:
+    """What a note says of the queues no count explains (nothing when there are none)."""
+    if not fixed:
+        return ""
+    held = "1 queue is held" if fixed == 1 else f"{fixed:,} queues are held"
+    return (
+        f"; {held} in a way no count gives (twice, outside the route, or by a client the "
+        f"brokers do not list for its topic): the findings name {'it' if fixed == 1 else 'them'}"
     )
 
 

@@ -242,6 +242,44 @@ def test_no_count_explains_them_the_default_stays_and_the_closest_is_named() -> 
     assert "the closest, 5, gets 1 queue wrong" in mismatch.message
 
 
+def test_queues_no_count_can_explain_do_not_stop_inference() -> None:
+    """A queue held twice (a rebalance caught half way) is wrong whatever the count: every
+    other queue still fits ring(5) exactly, so 5 is inferred, not the default 10, which
+    would call most queues mismatched; the doubled queue stays a finding of its own."""
+    held = held_by(ConsistentHash(5), THREE, TWO_BROKERS)
+    doubled = held[THREE[1]][0]
+    held[THREE[0]].append(doubled)  # the new owner took it, the old one still holds it
+    report = diagnose(wire_snapshot("CONSISTENT_HASH", THREE, TWO_BROKERS, held))
+    inference = report.groups[0].inference
+    assert inference is not None
+    assert inference.status is InferenceStatus.inferred
+    assert report.groups[0].strategy == "CONSISTENT_HASH(vnodes=5)"
+    assert inference.note.startswith(
+        "virtual nodes: 5, inferred from what the 3 clients hold — the wire does not carry "
+        "it; pass `--strategy CONSISTENT_HASH:vnodes=5` to fix it"
+    )
+    assert inference.note.endswith(
+        "; 1 queue is held in a way no count gives (twice, outside the route, or by a client "
+        "the brokers do not list for its topic): the findings name it"
+    )
+    (dup,) = [f for f in report.findings if f.code is Code.DUPLICATE_ASSIGNMENT]
+    assert [q.label() for q in dup.queues] == [doubled.label()]
+    (mismatch,) = [f for f in report.findings if f.code is Code.ASSIGNMENT_MISMATCH]
+    assert mismatch.consumers == (THREE[0],)  # the default would have named all three
+
+
+def test_queues_wrong_whatever_the_count_alone_do_not_make_a_count() -> None:
+    """Only queues held twice, and nothing else to go by: no count is told apart from
+    another, so none is inferred or confirmed from them: the default stays, unexplained."""
+    cids = THREE[:2]
+    topics = {TOPIC: {"broker-a": 2}}
+    both = [MessageQueue(TOPIC, "broker-a", i) for i in range(2)]
+    report = diagnose(wire_snapshot("CONSISTENT_HASH", cids, topics, dict.fromkeys(cids, both)))
+    inference = report.groups[0].inference
+    assert inference is not None
+    assert inference.status is InferenceStatus.unexplained
+
+
 def test_stated_parameters_are_never_overridden() -> None:
     stated = {"strategy": {"name": "CONSISTENT_HASH", "virtualNodeCnt": 10}}
     report = diagnose(five_vnodes(group=stated))
