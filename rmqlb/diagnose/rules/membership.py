@@ -750,11 +750,12 @@ def check_broker_lists(ctx: TopicContext) -> list[Finding]:
             f"{'; '.join(missing)}. A client rebalancing {ctx.topic} takes the consumer list "
             "from one broker of the topic, picked at random at each rebalance (every 20 s)"
             + effect,
-            f"a broker lists the clients whose heartbeats reach it (every 30 s, to every "
-            f"broker of their topics): check that {id_text(sorted(unlisted, key=java_key), limit)} "
-            f"{'reaches' if len(unlisted) == 1 else 'reach'} every broker of the topic "
-            "(network, firewall, ACL: the client's log shows the failed heartbeats); a client "
-            "that just started or stopped is listed alike by every broker within a heartbeat",
+            _reach_hint(
+                sorted(unlisted, key=java_key),
+                "every broker of the topic",
+                "started or stopped is listed alike by every broker",
+                limit,
+            ),
             topic=ctx.topic,
             consumers=tuple(dict.fromkeys([*sorted(unlisted, key=java_key), *flapping])),
             queues=tuple(moving),
@@ -803,15 +804,23 @@ def _unlisted_subscribers(ctx: TopicContext, lists: dict[str, tuple[str, ...]]) 
             + f". A client rebalancing {ctx.topic} takes the consumer list from a broker "
             f"of the topic, so every client leaves {'it' if one else 'them'} out and "
             f"{'it takes' if one else 'they take'} no queue of {ctx.topic}",
-            f"a broker lists the clients whose heartbeats reach it (every 30 s, to every "
-            f"broker of their topics): check that {id_text(ids, limit)} "
-            f"{'reaches' if one else 'reach'} {brokers} (network, firewall, ACL: the client's "
-            "log shows the failed heartbeats); a client that just started is listed by every "
-            "broker of its topics within a heartbeat",
+            _reach_hint(ids, brokers, "started is listed by every broker of its topics", limit),
             topic=ctx.topic,
             consumers=tuple(ids),
         )
     ]
+
+
+def _reach_hint(ids: Sequence[str], brokers: str, newcomer: str, limit: int) -> str:
+    """BROKERS_DISAGREE's fix: check that the clients ``ids`` reach ``brokers``; a client
+    that just ``newcomer`` within a heartbeat."""
+    return (
+        "a broker lists the clients whose heartbeats reach it (every 30 s, to every broker of "
+        f"their topics): check that {id_text(ids, limit)} "
+        f"{'reaches' if len(ids) == 1 else 'reach'} {brokers} (network, firewall, ACL: the "
+        f"client's log shows the failed heartbeats); a client that just {newcomer} within a "
+        "heartbeat"
+    )
 
 
 def _held_text(queues: Sequence[MessageQueue] | None) -> str:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Iterable
 from pathlib import Path
 
 import pytest
@@ -70,6 +71,12 @@ DOC_CONSUME_STATS_5 = (
     b'"broker-a","queueId":0,"topic":"TopicA"}:{"brokerOffset":100,"consumerOffset":90,'
     b'"lastTimestamp":1700000000000,"pullOffset":90}}}'
 )
+
+
+def _plain_names(texts: Iterable[str]) -> bool:
+    """Whether every name is written plain (printable ASCII, no quote or backslash): the
+    form the regular-expression readers must read."""
+    return all(t.isascii() and t.isprintable() and '"' not in t and "\\" not in t for t in texts)
 
 
 def test_consumer_connection_decodes_and_reencodes_exactly() -> None:
@@ -538,8 +545,7 @@ def test_consume_stats_plain_form_reads_as_the_general_parser(
     assert bodies.decode_consume_stats(body) == bodies._general_consume_stats(body)
     if plain is not None:
         assert plain == bodies._general_consume_stats(body)
-    texts = [t for o in offsets for t in (o.queue.topic, o.queue.broker_name)]
-    if all(t.isascii() and t.isprintable() and '"' not in t and "\\" not in t for t in texts):
+    if _plain_names(t for o in offsets for t in (o.queue.topic, o.queue.broker_name)):
         assert plain is not None
 
 
@@ -648,8 +654,7 @@ def test_topic_stats_plain_form_reads_as_the_general_parser(
     assert bodies.decode_topic_stats(body) == general == stats
     if plain is not None:
         assert list(plain.items()) == list(general.items())
-    texts = [t for q in stats for t in (q.topic, q.broker_name)]
-    if all(t.isascii() and t.isprintable() and '"' not in t and "\\" not in t for t in texts):
+    if _plain_names(t for q in stats for t in (q.topic, q.broker_name)):
         assert plain is not None
 
 
