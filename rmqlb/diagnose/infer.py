@@ -13,16 +13,19 @@ the clients that balance themselves), in order of likelihood:
 - CONSISTENT_HASH: the Java default 10 first; then every count from 1 to 1024 in one pass
   (:func:`~rmqlb.allocate.consistent_hash.sweep_virtual_nodes`), the smallest exact count
   winning (neighbouring counts often give the very same shares: the report lists them); then
-  a few common large counts, the first exact one winning. Queues every count gets wrong (held
-  twice, outside the route, by a client the topic's cidAll leaves out) do not count against
-  a count, as long as some count is told apart from another. A group too big for the whole range
-  within :data:`RING_POINT_BUDGET` ring points searches a shorter one and says so.
+  a few common large counts, the first exact one winning. A group too big for the whole
+  range within :data:`RING_POINT_BUDGET` ring points searches a shorter one and says so.
 - MACHINE_ROOM: the rooms (``room@`` prefixes) of the brokers whose queues the clients hold,
   then those plus other brokers' rooms.
 - CONFIG: each client's list is what it holds.
 - MACHINE_ROOM_NEARBY: the naming conventions rmqlb knows (a broker's room is its name up to
   ``@``; a client's room is its instance name up to ``-``, or its unit name) with the inner
   strategies AVG, AVG_BY_CIRCLE and CONSISTENT_HASH.
+
+Queues every value gets wrong (held twice, outside the route, by a client the topic's cidAll
+leaves out or that does not subscribe the topic: :meth:`Holdings.unexplainable`) do not count
+against a value, as long as the holdings tell some value from another; CONFIG's lists explain
+queues held twice or outside the route.
 
 No exact value: CONSISTENT_HASH keeps Java's default 10, the others (which have no usable
 default) use the closest candidate, and the report names the closest either way. Holdings
@@ -40,7 +43,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from itertools import combinations
-from typing import Any
+from typing import Any, TypeVar
 
 from rmqlb.allocate import allocate_sorted
 from rmqlb.allocate._common import Assignment
@@ -161,10 +164,11 @@ class Holdings:
                 bad |= held ^ want
         return len(bad)
 
-    def unexplainable(self) -> int:
+    def unexplainable(self, *, lists: bool = False) -> int:
         """How many queues every spec gets wrong (:meth:`differing` counts them whatever the
-        spec): held twice, outside ``mqAll``, by a client that does not subscribe the topic,
-        or by one the topic's cidAll leaves out."""
+        spec): held by a client the topic's cidAll leaves out or by one that does not
+        subscribe the topic; held twice or outside ``mqAll`` too, unless ``lists`` (CONFIG:
+        its lists may overlap and name any queue)."""
         bad: set[MessageQueue] = set()
         for t in self.topics:
             bad |= t.stray
@@ -173,8 +177,9 @@ class Holdings:
             for cid, held in zip(t.cid_all, t.held, strict=True):
                 if cid not in t.subscribers:
                     bad |= held
-                bad |= (held & seen) | (held - routed)
-                seen |= held
+                if not lists:
+                    bad |= (held & seen) | (held - routed)
+                    seen |= held
         return len(bad)
 
 
@@ -498,15 +503,30 @@ def _confirmed(held: Holdings, fixed: int) -> Inferred:
     )
 
 
-def _unexplainable_text(fixed: int) -> str:
-    """What a note says of the queues no count explains (nothing when there are none)."""
+_T = TypeVar("_T")
+
+
+def _unexplainable_text(fixed: int, value: str = "count", *, lists: bool = False) -> str:
+    """What a note says of the ``fixed`` queues no ``value`` explains (nothing when there
+    are none); ``lists``: CONFIG's, which explain queues held twice or outside the route."""
     if not fixed:
         return ""
     held = "1 queue is held" if fixed == 1 else f"{fixed:,} queues are held"
+    ways = "" if lists else "twice, outside the route, or "
     return (
-        f"; {held} in a way no count gives (twice, outside the route, or by a client the "
-        f"brokers do not list for its topic): the findings name {'it' if fixed == 1 else 'them'}"
+        f"; {held} in a way no {value} gives ({ways}by a client the brokers do not list for "
+        f"its topic or that does not subscribe it): the findings name "
+        f"{'it' if fixed == 1 else 'them'}"
     )
+
+
+def _best_fit(scores: Sequence[tuple[int, _T]], fixed: int) -> _T | None:
+    """The first candidate (most likely first) that gets wrong only the ``fixed`` queues
+    every candidate gets wrong, when the holdings tell some candidate from another (else
+    they say nothing of any); ``None`` when there is none."""
+    if all(wrong == fixed for wrong, _ in scores):
+        return None
+    return next((candidate for wrong, candidate in scores if wrong == fixed), None)
 
 
 # ----- MACHINE_ROOM -----------------------------------------------------------------------------
@@ -544,6 +564,35 @@ def _rooms_text(rooms: Iterable[str]) -> str:
     return ",".join(sorted(rooms, key=java_key))
 
 
+def _rooms_inferred(
+    held: Holdings, idcs: frozenset[str], rooms: Sequence[str], tried: int, fixed: int
+) -> Inferred:
+    """consumeridcs ``idcs``, which get wrong only the ``fixed`` queues no set explains."""
+    value = sorted(idcs, key=java_key)
+    fix = ""
+    if value:
+        what = f"consumeridcs: {_rooms_text(idcs)}"
+        fix = f"; pass `--strategy MACHINE_ROOM:idcs={_rooms_text(idcs)}` to fix it"
+    elif rooms:
+        what = "consumeridcs: none of the brokers' rooms"
+    else:
+        what = "consumeridcs: any (no broker is named room@name, so nothing is allocated)"
+    return Inferred(
+        MachineRoom(idcs, Params.INFERRED),
+        StrategyInference(
+            InferenceStatus.inferred,
+            value=value,
+            searched=f"{_plural(tried, 'set')} of rooms",
+            note=f"{what}, {_source(held)} — the wire does not carry it{fix}"
+            f"{_unexplainable_text(fixed, 'set of rooms')}",
+            option=f"MACHINE_ROOM:idcs={_rooms_text(idcs)}" if value else None,
+            parameter="consumeridcs",
+            default=None,
+            clients=held.clients,
+        ),
+    )
+
+
 def _machine_room(held: Holdings) -> Inferred:
     if held.unknown:
         return Inferred(
@@ -568,29 +617,12 @@ def _machine_room(held: Holdings) -> Inferred:
         wrong = held.differing(MachineRoom(idcs))
         assert wrong is not None  # MACHINE_ROOM never throws for distinct non-empty ids
         if wrong == 0:
-            value = sorted(idcs, key=java_key)
-            fix = ""
-            if value:
-                what = f"consumeridcs: {_rooms_text(idcs)}"
-                fix = f"; pass `--strategy MACHINE_ROOM:idcs={_rooms_text(idcs)}` to fix it"
-            elif rooms:
-                what = "consumeridcs: none of the brokers' rooms"
-            else:
-                what = "consumeridcs: any (no broker is named room@name, so nothing is allocated)"
-            return Inferred(
-                MachineRoom(idcs, Params.INFERRED),
-                StrategyInference(
-                    InferenceStatus.inferred,
-                    value=value,
-                    searched=f"{_plural(len(sets), 'set')} of rooms",
-                    note=f"{what}, {_source(held)} — the wire does not carry it{fix}",
-                    option=f"MACHINE_ROOM:idcs={_rooms_text(idcs)}" if value else None,
-                    parameter="consumeridcs",
-                    default=None,
-                    clients=held.clients,
-                ),
-            )
+            return _rooms_inferred(held, idcs, rooms, len(sets), 0)
         scored.append((wrong, idcs))
+    fixed = held.unexplainable()
+    fit = _best_fit(scored, fixed)
+    if fit is not None:
+        return _rooms_inferred(held, fit, rooms, len(sets), fixed)
     wrong, idcs = min(scored, key=lambda item: item[0])
     closest = sorted(idcs, key=java_key)
     shown = _rooms_text(idcs) or "none"
@@ -647,7 +679,8 @@ def _config(held: Holdings) -> Inferred:
     lists = {cid: tuple(sorted(qs, key=queue_sort_key)) for cid, qs in mine.items()}
     value = {cid: [queue_to_json(q) for q in qs] for cid, qs in lists.items()}
     wrong = held.differing(Config(lists))
-    if wrong == 0:
+    fixed = held.unexplainable(lists=True)  # in no client's list: outside cidAll, unsubscribed
+    if wrong == fixed:
         return Inferred(
             Config(lists, Params.INFERRED),
             StrategyInference(
@@ -655,7 +688,7 @@ def _config(held: Holdings) -> Inferred:
                 value=value,
                 searched="each client's holdings",
                 note=f"CONFIG lists: {_source(held)} (each client's list is what it holds) — "
-                "the wire does not carry them",
+                f"the wire does not carry them{_unexplainable_text(fixed, 'list', lists=True)}",
                 parameter="config",
                 default=None,
                 clients=held.clients,
@@ -687,6 +720,26 @@ def _config(held: Holdings) -> Inferred:
 def _nearby_value(spec: MachineRoomNearby) -> dict[str, Any]:
     raw = strategy_to_json(with_params(spec, Params.GIVEN))
     return {k: raw[k] for k in ("inner", "brokerRooms", "consumerRooms")}
+
+
+def _nearby_inferred(
+    held: Holdings, spec: MachineRoomNearby, how: str, tried: int, fixed: int
+) -> Inferred:
+    """Rooms and inner strategy ``spec``, which get wrong only the ``fixed`` queues no
+    convention explains."""
+    return Inferred(
+        with_params(spec, Params.INFERRED),
+        StrategyInference(
+            InferenceStatus.inferred,
+            value=_nearby_value(spec),
+            searched=f"{_plural(tried, 'convention')}",
+            note=f"rooms: {how}; {_source(held)} — the wire carries neither the room resolver "
+            f"nor the inner strategy{_unexplainable_text(fixed, 'convention')}",
+            parameter="rooms",
+            default=None,
+            clients=held.clients,
+        ),
+    )
 
 
 def _nearby(held: Holdings, inner: StrategySpec) -> Inferred:
@@ -722,20 +775,12 @@ def _nearby(held: Holdings, inner: StrategySpec) -> Inferred:
                 continue
             how = f"{_BROKER_ROOMS_TEXT}, {text}; inner strategy {describe(candidate)}"
             if wrong == 0:
-                return Inferred(
-                    with_params(spec, Params.INFERRED),
-                    StrategyInference(
-                        InferenceStatus.inferred,
-                        value=_nearby_value(spec),
-                        searched=f"{_plural(count, 'convention')}",
-                        note=f"rooms: {how}; {_source(held)} — the wire carries neither the "
-                        "room resolver nor the inner strategy",
-                        parameter="rooms",
-                        default=None,
-                        clients=held.clients,
-                    ),
-                )
+                return _nearby_inferred(held, spec, how, count, 0)
             tried.append((wrong, count, spec, how))
+    fixed = held.unexplainable()
+    fit = _best_fit([(wrong, (spec, how)) for wrong, _, spec, how in tried], fixed)
+    if fit is not None:
+        return _nearby_inferred(held, *fit, count, fixed)
     searched = f"{_plural(count, 'convention')}"
     if not tried:
         return Inferred(

@@ -21,6 +21,7 @@ from rmqlb.diagnose import (
     InferenceStatus,
     QueueStatus,
     Report,
+    StrategyInference,
     diagnose,
     record_inferred,
     report_to_json,
@@ -124,6 +125,28 @@ def codes(report: Report) -> list[str]:
 
 def rows_ok(report: Report) -> bool:
     return all(r.status is QueueStatus.ok for t in report.groups[0].topics for r in t.queues)
+
+
+def held_twice_is_named(
+    report: Report, value: str, doubled: MessageQueue, holder: str
+) -> StrategyInference:
+    """The inference of a group one of whose queues ``holder`` holds besides its owner:
+    inferred, the note counting the queue no ``value`` gives, DUPLICATE_ASSIGNMENT naming it
+    and ASSIGNMENT_MISMATCH only ``holder``, without an assumption."""
+    inference = report.groups[0].inference
+    assert inference is not None
+    assert inference.status is InferenceStatus.inferred
+    assert inference.note.endswith(
+        f"; 1 queue is held in a way no {value} gives (twice, outside the route, or by a "
+        "client the brokers do not list for its topic or that does not subscribe it): the "
+        "findings name it"
+    )
+    (dup,) = [f for f in report.findings if f.code is Code.DUPLICATE_ASSIGNMENT]
+    assert [q.label() for q in dup.queues] == [doubled.label()]
+    (mismatch,) = [f for f in report.findings if f.code is Code.ASSIGNMENT_MISMATCH]
+    assert mismatch.consumers == (holder,)  # the default 10 would name all three
+    assert "assuming" not in mismatch.message
+    return inference
 
 
 THREE = ["10.0.3.21@21876#1038842201442170", "10.0.3.22@21877#1038842533990012"]
@@ -250,22 +273,12 @@ def test_queues_no_count_can_explain_do_not_stop_inference() -> None:
     doubled = held[THREE[1]][0]
     held[THREE[0]].append(doubled)  # the new owner took it, the old one still holds it
     report = diagnose(wire_snapshot("CONSISTENT_HASH", THREE, TWO_BROKERS, held))
-    inference = report.groups[0].inference
-    assert inference is not None
-    assert inference.status is InferenceStatus.inferred
+    inference = held_twice_is_named(report, "count", doubled, THREE[0])
     assert report.groups[0].strategy == "CONSISTENT_HASH(vnodes=5)"
     assert inference.note.startswith(
         "virtual nodes: 5, inferred from what the 3 clients hold — the wire does not carry "
         "it; pass `--strategy CONSISTENT_HASH:vnodes=5` to fix it"
     )
-    assert inference.note.endswith(
-        "; 1 queue is held in a way no count gives (twice, outside the route, or by a client "
-        "the brokers do not list for its topic): the findings name it"
-    )
-    (dup,) = [f for f in report.findings if f.code is Code.DUPLICATE_ASSIGNMENT]
-    assert [q.label() for q in dup.queues] == [doubled.label()]
-    (mismatch,) = [f for f in report.findings if f.code is Code.ASSIGNMENT_MISMATCH]
-    assert mismatch.consumers == (THREE[0],)  # the default would have named all three
 
 
 def test_queues_wrong_whatever_the_count_alone_do_not_make_a_count() -> None:
@@ -383,6 +396,30 @@ def test_machine_room_nothing_fits_the_closest_rooms_are_used_and_said() -> None
     assert [q.label() for q in mismatch.queues] == ["bj@broker-c:0"]
 
 
+def test_machine_room_a_queue_held_twice_does_not_stop_inference() -> None:
+    """A queue held twice is wrong whatever the rooms: every other queue fits hz,sh exactly,
+    so they are inferred, not merely the closest; the doubled queue is a finding of its own."""
+    topics = {TOPIC: ROOMED}
+    held = held_by(MachineRoom(frozenset({"hz", "sh"})), THREE, topics)
+    doubled = held[THREE[1]][0]
+    held[THREE[0]].append(doubled)  # the new owner took it, the old one still holds it
+    report = diagnose(wire_snapshot("MACHINE_ROOM", THREE, topics, held))
+    inference = held_twice_is_named(report, "set of rooms", doubled, THREE[0])
+    assert (inference.value, inference.option) == (["hz", "sh"], "MACHINE_ROOM:idcs=hz,sh")
+
+
+def test_machine_room_queues_wrong_whatever_the_rooms_alone_do_not_make_rooms() -> None:
+    """Both clients hold both queues: every set of rooms gets both wrong, so the holdings
+    tell no set from another and none is inferred from them."""
+    cids = THREE[:2]
+    both = mq_all({"hz@broker-a": 2})
+    topics = {TOPIC: {"hz@broker-a": 2}}
+    report = diagnose(wire_snapshot("MACHINE_ROOM", cids, topics, dict.fromkeys(cids, both)))
+    inference = report.groups[0].inference
+    assert inference is not None
+    assert inference.status is InferenceStatus.unexplained
+
+
 def test_machine_room_rooms_unknown_expected_is_not_computed() -> None:
     topics = {TOPIC: ROOMED}
     truth = held_by(MachineRoom(frozenset({"hz"})), THREE, topics)
@@ -459,6 +496,25 @@ def test_config_processes_sharing_an_id_cannot_both_be_explained() -> None:
     assert queues[3].label() not in {q.label() for f in report.findings for q in f.queues}
 
 
+def test_config_queues_of_a_client_the_brokers_do_not_list_do_not_stop_inference() -> None:
+    """A client cut off from the topic's broker keeps holding its queues: no list explains
+    them, but every other client's list is what it holds, so the lists are inferred and the
+    note does not blame processes sharing an id."""
+    queues = mq_all({"broker-a": 4})
+    lists = {THREE[0]: queues[:1], THREE[1]: queues[1:2], THREE[2]: queues[2:]}
+    listed = {"onBrokers": {"broker-a": {"clientIds": THREE[:2]}}}  # it dropped THREE[2]
+    snap = wire_snapshot("CONFIG", THREE, {TOPIC: {"broker-a": 4}}, lists, group=listed)
+    report = diagnose(snap)
+    inference = report.groups[0].inference
+    assert inference is not None
+    assert inference.status is InferenceStatus.inferred
+    assert inference.note.endswith(
+        "; 2 queues are held in a way no list gives (by a client the brokers do not list for "
+        "its topic or that does not subscribe it): the findings name them"
+    )
+    assert "sharing a client id" not in inference.note
+
+
 # ----- MACHINE_ROOM_NEARBY ------------------------------------------------------------------
 
 
@@ -494,6 +550,20 @@ def test_nearby_rooms_come_from_the_naming_convention(
     }
     assert rows_ok(report)
     assert "ASSIGNMENT_MISMATCH" not in codes(report)
+
+
+def test_nearby_a_queue_held_twice_does_not_stop_inference() -> None:
+    """The rooms and inner strategy that explain every queue but one held twice are
+    inferred: that queue is wrong whatever the convention."""
+    spec = MachineRoomNearby(AvgByCircle(), KIT_ROOMS.broker_rooms, KIT_ROOMS.consumer_rooms)
+    cids = ["10.0.0.1@hz-1", "10.0.0.2@hz-2", "10.0.0.3@sh-1"]
+    topics = {TOPIC: {"hz@broker-a": 6, "sh@broker-b": 4, "bj@broker-c": 3}}
+    held = held_by(spec, cids, topics)
+    doubled = held[cids[1]][0]
+    held[cids[0]].append(doubled)
+    report = diagnose(wire_snapshot("MACHINE_ROOM_NEARBY", cids, topics, held))
+    inference = held_twice_is_named(report, "convention", doubled, cids[0])
+    assert inference.value["inner"] == {"name": "AVG_BY_CIRCLE"}
 
 
 def test_nearby_without_a_convention_that_resolves_every_room_is_not_computed() -> None:
