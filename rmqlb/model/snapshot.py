@@ -18,6 +18,20 @@ PERM_WRITE = 2
 PERM_INHERIT = 1
 RETRY_PREFIX = "%RETRY%"
 DLQ_PREFIX = "%DLQ%"
+
+
+def pop_retry_topic(topic: str, group: str) -> str:
+    """The POP retry topic of ``group`` for ``topic`` (``KeyBuilder.buildPopRetryTopic``):
+    where a popped message that was not acknowledged in time goes. A 5.x client the brokers
+    balance subscribes it once it consumes ``topic`` by PULL; the brokers create it at its
+    first POP retry.
+
+    >>> pop_retry_topic("OrderTopic", "G")
+    '%RETRY%G_OrderTopic'
+    """
+    return f"{RETRY_PREFIX}{group}_{topic}"
+
+
 #: ``consumerOffset`` of a queue the group never committed an offset for (the broker's own
 #: ``ConsumerOffsetManager.queryOffset`` answer); lag then counts from the broker's min offset.
 NEVER_COMMITTED = -1

@@ -107,6 +107,12 @@ def test_broker_assigned_pull_group_is_exact(kit: Kit, names: Names, tmp_path: P
 
     assert report["_exit"] == 0, report["_stderr"]
     assert "BROKER_REBALANCE" in finding_codes(report, g)
+    # pulling, the clients subscribe the POP retry topic too, which has no route until a POP
+    # retry: explained, and never to be created by hand
+    (pop_retry,) = [f for f in report["findings"] if f["code"] == "NO_ROUTE"]
+    assert pop_retry["topic"] == f"{RETRY}{g}_{t}"
+    assert f"the POP retry topic of {t}" in pop_retry["message"]
+    assert pop_retry["hint"].startswith("nothing to fix"), pop_retry["hint"]
     for topic in (t, RETRY + g):
         assert_actual_is_truth(report, states, g, topic)
         assert_expected_is_truth(report, states, g, topic)

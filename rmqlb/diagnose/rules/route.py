@@ -13,7 +13,7 @@ from rmqlb.diagnose.rules._text import queue_text
 from rmqlb.diagnose.rules.waiting import waiting_text
 from rmqlb.humanize import plural
 from rmqlb.model.queue import MessageQueue
-from rmqlb.model.snapshot import PERM_READ, PERM_WRITE
+from rmqlb.model.snapshot import PERM_READ, PERM_WRITE, RETRY_PREFIX, pop_retry_topic
 
 
 def _perm_text(perm: int) -> str:
@@ -63,22 +63,55 @@ def write_exceeds_read_text(
     )
 
 
+def _no_route_text(ctx: TopicContext, subscribers: int) -> tuple[str, str]:
+    """NO_ROUTE's message and hint. The brokers create retry topics themselves: a group's
+    at a client's heartbeat (when the group has a subscription group config there), a POP
+    retry topic at the first POP retry; nobody creates either by hand."""
+    g, topic = ctx.g, ctx.topic
+    who = (
+        f"{plural(subscribers, 'consumer')} of {g.name} "
+        f"{'subscribes' if subscribers == 1 else 'subscribe'} {topic}"
+    )
+    popped = [t for t in g.subscribed_topics() if pop_retry_topic(t, g.name) == topic]
+    if popped:
+        return (
+            f"{who}, the POP retry topic of {popped[0]}: a 5.x client the brokers balance "
+            f"subscribes it once it consumes {popped[0]} by PULL, for what was retried while "
+            "the group popped; the brokers create it at the first POP retry, so until then it "
+            "has no route and nothing of it is allocated",
+            "nothing to fix: the brokers create it when a popped message is first retried "
+            "(do not create it by hand)",
+        )
+    message = (
+        f"{who} but the snapshot has no route for it: the topic does not exist or its route "
+        "could not be read, so nothing of it can be allocated"
+    )
+    if topic == RETRY_PREFIX + g.name:
+        return message, (
+            f"the brokers create {topic} at a heartbeat of a client of {g.name} when the group "
+            "has a subscription group config there: with autoCreateSubscriptionGroup=false, "
+            f"create the group (mqadmin updateSubGroup -c <cluster> -g {g.name}); if the topic "
+            "exists, capture the snapshot again"
+        )
+    return message, (
+        f"create the topic (mqadmin updateTopic -t {topic} -c <cluster> -r 8 -w 8) "
+        "or remove the subscription; if the topic exists, capture the snapshot again"
+    )
+
+
 def check_route(ctx: TopicContext) -> list[Finding]:
     """Problems of the route itself, whatever the consumers do."""
     g = ctx.g
     if ctx.route is None:
         subs = tuple(dict.fromkeys(c for c in g.cid_all if c in ctx.subscribers))
+        message, hint = _no_route_text(ctx, len(subs))
         return [
             Finding(
                 Code.NO_ROUTE,
                 Severity.info if ctx.retry else Severity.warning,
                 g.name,
-                f"{plural(len(subs), 'consumer')} of {g.name} "
-                f"{'subscribes' if len(subs) == 1 else 'subscribe'} {ctx.topic} but the "
-                "snapshot has no route for it: the topic does not exist or its route could "
-                "not be read, so nothing of it can be allocated",
-                f"create the topic (mqadmin updateTopic -t {ctx.topic} -c <cluster> -r 8 -w 8) "
-                "or remove the subscription; if the topic exists, capture the snapshot again",
+                message,
+                hint,
                 topic=ctx.topic,
                 consumers=subs,
             )

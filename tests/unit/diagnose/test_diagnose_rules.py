@@ -306,6 +306,33 @@ def test_no_route_is_a_finding_not_a_crash() -> None:
     assert report.groups[0].topics[0].queues == ()
 
 
+def test_no_route_of_a_pop_retry_topic_is_normal_and_never_to_be_created() -> None:
+    """A 5.x client the brokers balance subscribes %RETRY%G_TopicA once it pulls TopicA;
+    the brokers create that topic at the first POP retry: before, the hint said to create it."""
+    retry = "%RETRY%G_" + T
+    report = run({T: {"queues": 2}}, {"G": group(consumer("c1", T), consumer("c2", T, retry))})
+    f = only(report, Code.NO_ROUTE)
+    assert (f.topic, f.consumers, f.severity) == (retry, ("c2",), Severity.info)
+    assert f.message.startswith(f"1 consumer of G subscribes {retry}, the POP retry topic of {T}")
+    assert f.hint.startswith("nothing to fix") and "updateTopic" not in f.hint
+
+
+def test_no_route_of_the_groups_retry_topic_points_at_the_group_config() -> None:
+    """The brokers create %RETRY%G at a heartbeat when G has a subscription group config."""
+    report = run({T: {"queues": 2}}, {"G": group(consumer("c1", T, "%RETRY%G"))})
+    f = only(report, Code.NO_ROUTE)
+    assert f.severity is Severity.info
+    assert "mqadmin updateSubGroup -c <cluster> -g G" in f.hint and "updateTopic" not in f.hint
+
+
+def test_no_route_of_another_groups_retry_topic_is_not_taken_for_a_pop_retry_topic() -> None:
+    """%RETRY%G_X is G_X's retry topic unless G subscribes X."""
+    report = run({T: {"queues": 2}}, {"G": group(consumer("c1", T, "%RETRY%G_X"))})
+    f = only(report, Code.NO_ROUTE)
+    assert "POP retry topic" not in f.message
+    assert "mqadmin updateTopic -t %RETRY%G_X" in f.hint
+
+
 # -- NO_CONSUMERS ---------------------------------------------------------------------------------
 
 

@@ -1,6 +1,6 @@
 """The examples quoted in docs/findings.md for DUPLICATE_CLIENT_ID, the "why lag grows"
-findings and BROKERS_DISAGREE of clients that balance themselves are real output: each quoted
-message and fix comes out of the engine for an example snapshot or one below."""
+findings, BROKERS_DISAGREE of clients that balance themselves and NO_ROUTE are real output:
+each quoted message and fix comes out of the engine for an example snapshot or one below."""
 
 from __future__ import annotations
 
@@ -17,6 +17,7 @@ CHECKED = (
     ("## DUPLICATE_CLIENT_ID", "## CLIENT_UNREACHABLE"),
     ("## STALE_ALLOCATION", "## Thresholds"),
     ("#### Clients that balance themselves", "### MIXED_REBALANCE"),
+    ("## NO_ROUTE", "## ALLOCATION_FAILED"),
 )
 
 NOW = 1_795_348_800_000
@@ -113,6 +114,16 @@ ONE_BROKER_LIST = {
 }  # fmt: skip
 
 
+# No route for a topic, the group's retry topic, or the POP retry topic 5.x clients subscribe.
+NO_ROUTES = {
+    "format": "rmqlb.snapshot/1",
+    "topics": {},
+    "groups": {"order-consumer": {"consumers": [{"clientId": _IDS[0], "subscriptions": [
+        "OrderTopic", "%RETRY%order-consumer", "%RETRY%order-consumer_OrderTopic"
+    ]}]}},
+}  # fmt: skip
+
+
 # examples/duplicate-client-id.json where broker-b lists the shared id once (closed connections).
 def _closed_connection() -> dict[str, Any]:
     doc: dict[str, Any] = json.loads(
@@ -129,7 +140,14 @@ def _outputs() -> set[str]:
     snapshots = [load_snapshot(p) for p in sorted((ROOT / "examples").glob("*.json"))]
     snapshots += [
         parse_snapshot(json.loads(json.dumps(d)))
-        for d in (ORDERLY_DISABLED, LEFT, LISTS_DIFFER, ONE_BROKER_LIST, _closed_connection())
+        for d in (
+            ORDERLY_DISABLED,
+            LEFT,
+            LISTS_DIFFER,
+            ONE_BROKER_LIST,
+            NO_ROUTES,
+            _closed_connection(),
+        )
     ]
     out: set[str] = set()
     for snap in snapshots:
