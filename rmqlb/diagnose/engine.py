@@ -108,9 +108,10 @@ def _queue_rows(ctx: TopicContext) -> QueueRows:
             status = ok if (broadcasting or not check or first == expected) else moved
         actual_col[i] = actual
         status_col[i] = status
+    expected_col = _shared_owners(ctx) if ctx.shared else owner
     if not ctx.extra:
-        return QueueRows(mq_all, owner, actual_col, status_col, ctx.lag, ctx.offsets)
-    queues, expected_col = [*mq_all], [*owner]
+        return QueueRows(mq_all, expected_col, actual_col, status_col, ctx.lag, ctx.offsets)
+    queues, expected_col = [*mq_all], [*expected_col]
     for mq, held in ctx.extra.items():
         queues.append(mq)
         expected_col.append(None)
@@ -125,6 +126,19 @@ def _queue_rows(ctx: TopicContext) -> QueueRows:
         None if ctx.lag is None else [*ctx.lag, *more_rows],
         None if ctx.offsets is None else [*ctx.offsets, *more_rows],
     )
+
+
+def _shared_owners(ctx: TopicContext) -> list[str | None]:
+    """The expected column of a topic served by POP: a queue several clients are expected
+    to pop has no one expected holder (``None``, as under BROADCASTING; the consumer rows
+    count each client's share), the others keep theirs."""
+    poppers = [0] * len(ctx.mq_all)
+    for queues in (ctx.expected or {}).values():
+        for mq in queues:
+            span = ctx.base.get(mq.broker_name)
+            if span is not None and mq.topic == ctx.topic and 0 <= mq.queue_id < span[1]:
+                poppers[span[0] + mq.queue_id] += 1
+    return [None if n > 1 else cid for cid, n in zip(ctx.owner, poppers, strict=True)]
 
 
 def _consumer_rows(ctx: TopicContext) -> tuple[ConsumerRow, ...]:

@@ -144,6 +144,7 @@ def test_pop_group_with_share_1_is_exact(kit: Kit, names: Names, tmp_path: Path)
         assert (rows[cid]["expected"], rows[cid]["actual"]) == (len(queues), len(queues))
     for queue in report_topic(report, g, t)["queues"]:
         assert queue["status"] == "ok", queue
+        assert queue["expected"] is None, queue  # two clients pop each: no one is the holder
 
 
 @pytest.mark.versions(*FIVE)

@@ -124,6 +124,8 @@ def test_pop_group_with_share_one_is_diagnosed_with_several_holders() -> None:
     table = report.groups[0].topics[0]
     assert [r.status for r in table.queues] == [QueueStatus.ok] * 4
     assert table.queues[0].actual == ("c1", "c3")
+    # two clients are expected to pop each queue: none is named as the one (was the last)
+    assert [r.expected for r in table.queues] == [None] * 4
     assert [r.lag for r in table.queues] == [3, 3, 3, 3]
     assert report.groups[0].strategy == "AVG"
     assert [(r.client_id, r.expected, r.actual) for r in table.consumers] == [
@@ -153,6 +155,35 @@ def test_pop_share_that_makes_every_client_pop_every_queue() -> None:
     assert "popShareQueueNum=-1" in f.message and "every one of its 2 queues" in f.message
     assert labels(f) == ["broker-a:0", "broker-a:1"]
     assert [r.status for r in report.groups[0].topics[0].queues] == [QueueStatus.ok] * 2
+
+
+def test_a_pop_queue_one_client_is_expected_to_pop_keeps_its_expected_holder() -> None:
+    """More clients than queues, share 1: the broker gives each client one queue (its index
+    modulo the queues), so broker-a:0 goes to c1 and c3 and broker-a:1 to c2 alone."""
+    ids = {"c1": 0, "c2": 1, "c3": 0}
+    report = run(
+        {T: {"queues": 2}},
+        {
+            "G": group(
+                *(
+                    consumer(c, T, strategy="AVG", popAssigned=queues(T, "broker-a", i), **BROKER)
+                    for c, i in ids.items()
+                ),
+                onBrokers={
+                    "broker-a": {
+                        "clientIds": list(ids),
+                        "requestModes": {T: {"mode": "POP", "popShareQueueNum": 1}},
+                    }
+                },
+            )
+        },
+    )
+    table = report.groups[0].topics[0]
+    assert [(r.expected, r.actual) for r in table.queues] == [
+        (None, ("c1", "c3")),
+        ("c2", ("c2",)),
+    ]
+    assert [r.status for r in table.queues] == [QueueStatus.ok] * 2
 
 
 def test_brokers_with_different_consumer_lists_disagree() -> None:
