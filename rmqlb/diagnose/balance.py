@@ -70,7 +70,7 @@ RECENT_MS = 10 * 60_000
 def proxy_evidence(snapshot: Snapshot, group: Group, now_ms: int | None) -> list[str]:
     """Why a group no broker lists a consumer of is being consumed anyway (empty: no sign).
 
-    5.x gRPC clients consume through a Proxy, and a 5.0 broker does not list them
+    5.x gRPC clients consume through a Proxy, and a 5.x broker does not list them
     (GET_CONSUMER_CONNECTION_LIST answers 206): only offsets move. Signs: a message consumed
     within :data:`RECENT_MS` of the capture, a fetch rate its brokers count, a POP request
     mode set for the group, clients a Proxy listed.

@@ -87,11 +87,11 @@ def _consumed_through_proxy(g: GroupContext) -> Finding:
         f"no broker lists a consumer of {g.name}, yet it is being consumed: "
         + "; ".join(evidence)
         + f". Its lag is {lag:,} on {plural(len(topics), 'topic')} ({', '.join(topics[:4])}). "
-        "5.x gRPC clients consume through a Proxy by POP, and a 5.0 broker does not list "
-        "them (it answers the group is not online): their ids, addresses and queues are "
+        "5.x gRPC clients consume through a Proxy by POP, and the brokers do not list "
+        "them (they answer the group is not online): their ids, addresses and queues are "
         "invisible to rmqlb" + ("" if asked else ", and no Proxy was asked"),
-        "nothing to delete: the group is in use. To see its clients, ask a 5.1+ Proxy "
-        "(its remoting address); follow its lag in the queue table",
+        "nothing to delete: the group is in use. To see its clients, ask a 5.1+ Proxy: "
+        "--proxy HOST:PORT (its remoting port); follow its lag in the queue table",
     )
 
 

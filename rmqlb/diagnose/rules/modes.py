@@ -38,15 +38,17 @@ def check_modes(
         return out
     proxy = [c.client_id for c in g.consumers if g.balanced_by(c.client_id) is Rebalance.PROXY]
     if proxy:
+        they = ("are 5.x gRPC clients", "their", "they consume")
+        if len(proxy) == 1:
+            they = ("is a 5.x gRPC client", "its", "it consumes")
         out.append(
             Finding(
                 Code.PROXY_CLIENTS,
                 Severity.info,
                 g.name,
-                f"{len(proxy)} of {plural(n, 'consumer')} of {g.name} are 5.x gRPC clients "
-                f"behind a proxy ({id_text(proxy, limit)}): the broker cannot fetch their "
-                "running info and they consume by POP, so there is no client-side allocation "
-                "to check",
+                f"{len(proxy)} of {plural(n, 'consumer')} of {g.name} {they[0]} behind a proxy "
+                f"({id_text(proxy, limit)}): the broker cannot fetch {they[1]} running info and "
+                f"{they[2]} by POP, so there is no client-side allocation to check",
                 "nothing to fix here: follow their progress with the proxy's metrics or "
                 "mqadmin consumerProgress",
                 consumers=tuple(dict.fromkeys(proxy)),

@@ -291,6 +291,7 @@ def test_a_proxy_consumed_group_gets_no_delete_advice_and_shows_its_lag() -> Non
     )
     f = only(report, Code.PROXY_CONSUMED)
     assert "deleteSubGroup" not in f.hint and "nothing to delete" in f.hint
+    assert "ask a 5.1+ Proxy: --proxy HOST:PORT" in f.hint  # the option that shows them
     assert "lag is 14" in f.message and "5 s before the capture" in f.message
     table = report.groups[0].topics[0]
     assert [r.lag for r in table.queues] == [7, 7]

@@ -696,6 +696,16 @@ def test_proxy_clients() -> None:
     f = only(report, Code.PROXY_CLIENTS)
     assert f.consumers == ("host-1@4242@0@lmr3x9k2ab", "host-2@77@0@lmr3x9zz01")
     assert codes(report) == ["PROXY_CLIENTS"]
+    assert f.message.startswith("2 of 2 consumers of G are 5.x gRPC clients behind a proxy")
+
+
+def test_one_proxy_client_is_one() -> None:
+    report = run({T: {"queues": 1}}, {"G": group(consumer("host-1@4242@0@lmr3x9k2ab", T))})
+    assert only(report, Code.PROXY_CLIENTS).message == (
+        "1 of 1 consumer of G is a 5.x gRPC client behind a proxy (host-1@4242@0@lmr3x9k2ab): "
+        "the broker cannot fetch its running info and it consumes by POP, so there is no "
+        "client-side allocation to check"
+    )
 
 
 def test_remoting_clients_are_neither_pop_nor_proxy() -> None:
