@@ -41,6 +41,9 @@ if TYPE_CHECKING:
 
 #: The answer to GET_CONSUMER_CONNECTION_LIST for a group with no client: not a failure.
 _NOT_ONLINE = frozenset({ResponseCode.CONSUMER_NOT_ONLINE})
+#: GET_CONSUMER_LIST_BY_GROUP's code when the broker has no consumer of the group (with
+#: :data:`NO_CONSUMER_REMARK`; any other remark is a failure).
+_NO_CONSUMER = frozenset({ResponseCode.SYSTEM_ERROR})
 
 #: What a request to a peer that already let one time out says instead of waiting.
 SKIPPED = "skipped: broker timed out earlier"
@@ -402,14 +405,22 @@ class AdminClient:
         self, broker: str, group: str, *, timeout: float | None = None
     ) -> list[str]:
         """GET_CONSUMER_LIST_BY_GROUP (38): the group's client ids as this broker knows them
-        (what it allocates from when it assigns queues)."""
+        (what it allocates from when it assigns queues); none when it answers that it has no
+        consumer of the group (code 1, :data:`NO_CONSUMER_REMARK`: a broker just restarted,
+        before the clients' next heartbeat, or one they cannot reach)."""
+        code = RequestCode.GET_CONSUMER_LIST_BY_GROUP
         resp = await self.call(
             broker,
-            RequestCode.GET_CONSUMER_LIST_BY_GROUP,
+            code,
             {"consumerGroup": group},
             timeout=timeout,
+            expected=_NO_CONSUMER,
         )
-        return bodies.decode_consumer_id_list(resp.body)
+        if resp.code == ResponseCode.SUCCESS:
+            return bodies.decode_consumer_id_list(resp.body)
+        if (resp.remark or "").startswith(NO_CONSUMER_REMARK):
+            return []
+        raise response_error(resp.code, resp.remark, code)
 
     async def query_assignment(
         self,

@@ -125,3 +125,20 @@ def test_each_brokers_list_is_captured_when_the_brokers_list_different_clients()
         assert f"{brokers[1]} does not list {ids[0]}" in f.message
         assert f"by {brokers[0]}'s list, nothing by {brokers[1]}'s list" in f.message
         assert f.consumers[0] == ids[0]
+
+
+def test_a_broker_with_no_consumer_of_the_group_lists_none_and_nothing_failed() -> None:
+    """A broker just restarted knows no client of the group until their next heartbeat: it
+    answers GET_CONSUMER_LIST_BY_GROUP with code 1 "no consumer for this group, G", which is
+    an empty list, not a failed request (before, the capture reported it failed and left the
+    broker's list unknown)."""
+    doc = json.loads((EXAMPLES / "broker-assigned-pull.json").read_text(encoding="utf-8"))
+    name, group = next(iter(doc["groups"].items()))
+    group["onBrokers"]["broker-b"] = {"clientIds": [], "requestModes": {}, "assignments": []}
+    got, _ = asyncio.run(_capture(parse_snapshot(doc), 5))
+
+    assert got.groups[name].on_brokers["broker-b"].client_ids == ()
+    assert got.groups[name].on_brokers["broker-a"].client_ids == tuple(
+        c["clientId"] for c in group["consumers"]
+    )
+    assert [e.request for e in got.errors if e.request == "GET_CONSUMER_LIST_BY_GROUP"] == []
