@@ -45,9 +45,10 @@ DECODERS: dict[int, Callable[[Recorded], object]] = {
     208: lambda r: bodies.decode_consume_stats(r.response.body),
     201: lambda r: bodies.decode_subscription_group_wrapper(r.response.body),
     202: lambda r: bodies.decode_topic_stats(r.response.body),
+    38: lambda r: bodies.decode_consumer_id_list(r.response.body),
 }
-# Recorded for the fake's sake (tests/unit/fake/test_fake_vs_real.py): rmqlb reads neither.
-RECORDER_ONLY = {RequestCode.GET_CONSUMER_LIST_BY_GROUP, RequestCode.GET_BROKER_RUNTIME_INFO}
+# Recorded for the fake's sake (tests/unit/fake/test_fake_vs_real.py): rmqlb does not read it.
+RECORDER_ONLY = {RequestCode.GET_BROKER_RUNTIME_INFO}
 
 
 def running(group: str) -> list[bodies.RunningInfo]:
@@ -386,3 +387,22 @@ def test_typed_admin_calls_read_the_recorded_answers() -> None:
     got = asyncio.run(run())
     assert TOPIC in got["topics"]
     assert got["stats"][q0].max_offset > got["committed"] > got["stats"][q0].min_offset == 0
+
+
+def test_a_real_brokers_no_consumer_answer_is_an_empty_list() -> None:
+    """GET_CONSUMER_LIST_BY_GROUP of a group the broker has no client of: code 1, "no
+    consumer for this group, G", read as the broker's (empty) list, not as a failure."""
+
+    async def run() -> tuple[list[str], list[str]]:
+        async with Replay(RECORDED) as replay, AdminClient() as admin:
+            broker = replay.addrs["broker-a"]
+            got = (
+                await admin.consumer_ids(broker, "RecNoSuchGroup"),
+                await admin.consumer_ids(broker, "RecClusterGroup"),
+            )
+            assert replay.unanswered == []
+            return got
+
+    none, some = asyncio.run(run())
+    assert none == []
+    assert len(some) == 2
