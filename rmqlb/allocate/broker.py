@@ -55,7 +55,7 @@ from dataclasses import dataclass, field
 from rmqlb.allocate.avg import avg_block
 from rmqlb.errors import AllocationError
 from rmqlb.model.javaorder import java_key
-from rmqlb.model.queue import MessageQueue, queue_sort_key
+from rmqlb.model.queue import WHOLE_BROKER, MessageQueue, queue_sort_key
 from rmqlb.model.snapshot import (
     BROKER_DEFAULTS,
     RETRY_PREFIX,
@@ -67,8 +67,6 @@ from rmqlb.model.snapshot import (
 #: The strategy names ``QueryAssignmentProcessor`` registers (``getName()`` of
 #: ``AllocateMessageQueueAveragely`` and ``AllocateMessageQueueAveragelyByCircle``).
 BROKER_STRATEGY_NAMES = ("AVG", "AVG_BY_CIRCLE")
-#: Queue id of a POP assignment meaning every queue of that broker.
-WHOLE_BROKER = -1
 #: ``Character.isWhitespace`` (what commons-lang ``StringUtils.isBlank`` tests each char with):
 #: the Unicode space separators but the no-break ones, and these controls.
 _JAVA_WHITESPACE_CONTROLS = frozenset("\t\n\v\f\r\x1c\x1d\x1e\x1f")

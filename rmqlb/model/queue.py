@@ -7,6 +7,10 @@ from dataclasses import dataclass
 
 from rmqlb.model.javaorder import java_key
 
+#: Queue id of a 5.x POP assignment meaning every queue of that broker
+#: (``QueryAssignmentProcessor.allocate4Pop``).
+WHOLE_BROKER = -1
+
 
 @dataclass(frozen=True, slots=True, order=False)
 class MessageQueue:

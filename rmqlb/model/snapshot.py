@@ -10,7 +10,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from enum import StrEnum
 
-from rmqlb.model.queue import MessageQueue
+from rmqlb.model.queue import WHOLE_BROKER, MessageQueue
 from rmqlb.model.strategy import StrategySpec
 
 PERM_READ = 4
@@ -266,6 +266,18 @@ class Consumer:
     def subscribes(self, topic: str) -> bool:
         """Whether this client subscribes to ``topic``."""
         return self.subscription(topic) is not None
+
+    def holds(self, queue: MessageQueue) -> bool:
+        """Whether this client holds ``queue``: among its queues, or among its POP queues
+        (by its id, or as every queue of its broker, :data:`WHOLE_BROKER`)."""
+        if self.assigned is not None and queue in self.assigned:
+            return True
+        return any(
+            p.queue_id in (queue.queue_id, WHOLE_BROKER)
+            and p.broker_name == queue.broker_name
+            and p.topic == queue.topic
+            for p in self.pop_assigned or ()
+        )
 
 
 @dataclass(frozen=True, slots=True)

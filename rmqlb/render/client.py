@@ -57,7 +57,20 @@ def facts(view: ClientView) -> list[tuple[str, str]]:
         ("consume", c.consume_type or "?"),
         ("orderly", "?" if c.consume_orderly is None else "yes" if c.consume_orderly else "no"),
         ("subscriptions", subs),
-    ]
+    ] + ([("pops", pops_text(c))] if c.pop_assigned else [])
+
+
+def pops_text(c: Consumer) -> str:
+    """The queues a broker lets ``c`` pop (5.x POP): ``T broker-a:3``, or ``T broker-a (every
+    queue)`` for :data:`~rmqlb.model.queue.WHOLE_BROKER`."""
+    from rmqlb.model.queue import WHOLE_BROKER  # noqa: PLC0415
+
+    return ", ".join(
+        f"{q.topic} {q.broker_name} (every queue)"
+        if q.queue_id == WHOLE_BROKER
+        else f"{q.topic} {q.label()}"
+        for q in c.pop_assigned or ()
+    )
 
 
 def queue_cells(view: ClientView, pq: ProcessQueueState) -> list[str]:
@@ -102,6 +115,12 @@ def to_json(views: list[ClientView]) -> dict[str, Any]:
                 else None,
                 "subscriptions": [
                     {"topic": s.topic, "expression": s.sub_string} for s in v.consumer.subscriptions
+                ],
+                "popQueues": None
+                if v.consumer.pop_assigned is None
+                else [
+                    {"topic": q.topic, "brokerName": q.broker_name, "queueId": q.queue_id}
+                    for q in v.consumer.pop_assigned
                 ],
                 "queues": None
                 if v.consumer.process_queues is None

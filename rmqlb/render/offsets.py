@@ -55,8 +55,8 @@ class OffsetsView:
 
 
 def _holders(group: Group, queue: MessageQueue) -> tuple[str, ...] | None:
-    held = tuple(c.client_id for c in group.consumers if c.assigned and queue in c.assigned)
-    if held or all(c.assigned is not None for c in group.consumers):
+    held = tuple(c.client_id for c in group.consumers if c.holds(queue))
+    if held or all(c.assigned is not None or c.pop_assigned for c in group.consumers):
         return held
     return None
 

@@ -145,6 +145,16 @@ def test_pop_group_with_share_1_is_exact(kit: Kit, names: Names, tmp_path: Path)
     for queue in report_topic(report, g, t)["queues"]:
         assert queue["status"] == "ok", queue
         assert queue["expected"] is None, queue  # two clients pop each: no one is the holder
+    # rmqlb offsets names, per queue, the clients a broker lets pop it (their mqPopTable)
+    done = kit.rmqlb("offsets", "-n", kit.namesrv, g, "-t", t, "-o", "json", expect=(0,))
+    holders = {
+        (t, q["brokerName"], q["queueId"]): set(q["holders"])
+        for q in json.loads(done.stdout)["queues"]
+    }
+    assert holders == {q: {cid for cid, queues in held.items() if q in queues} for q in holders}, (
+        held
+    )
+    assert all(len(cids) == 2 for cids in holders.values())
 
 
 @pytest.mark.versions(*FIVE)

@@ -36,3 +36,13 @@ def test_plain_lists_the_facts_and_the_queues(capsys: pytest.CaptureFixture[str]
 def test_an_unknown_client_is_one_line(capsys: pytest.CaptureFixture[str]) -> None:
     assert run(["client", "nobody", "-d", str(STUCK)]) == 2
     assert capsys.readouterr().err.count("\n") == 1
+
+
+def test_a_pop_client_shows_what_a_broker_lets_it_pop(capsys: pytest.CaptureFixture[str]) -> None:
+    pop = ROOT / "examples" / "pop-share-1.json"
+    cid = "10.0.0.6@9133#3011000000002"
+    assert run(["client", cid, "-d", str(pop), "-o", "plain"]) == 0
+    assert "pops: PopTopic broker-a:2, PopTopic broker-a:3" in capsys.readouterr().out
+    assert run(["client", cid, "-d", str(pop), "-o", "json"]) == 0
+    (client,) = json.loads(capsys.readouterr().out)["clients"]
+    assert [q["queueId"] for q in client["popQueues"]] == [2, 3]

@@ -55,3 +55,19 @@ def test_bad_input_is_one_line(capsys: pytest.CaptureFixture[str]) -> None:
     assert code == 2 and err.count("\n") == 1 and "Nope" in err
     code, _, err = offsets(capsys, "OrderGroup", "-d", str(DEMO), "--sort-by", "size")
     assert code == 2 and "queue, lag, holder" in err
+
+
+def test_pop_queues_are_held_by_the_clients_a_broker_lets_pop_them(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """5.x POP clients hold their queues in mqPopTable, not mqTable: before, every such
+    queue showed holder '-' (nobody)."""
+    pop = Path(__file__).resolve().parents[3] / "examples" / "pop-share-1.json"
+    assert run(["offsets", "pop-consumer", "-d", str(pop), "-t", "PopTopic", "-o", "json"]) == 0
+    holders = {q["queueId"]: q["holders"] for q in json.loads(capsys.readouterr().out)["queues"]}
+    assert holders == {
+        0: ["10.0.0.5@9120#3011000000001", "10.0.0.7@9101#3011000000003"],
+        1: ["10.0.0.5@9120#3011000000001", "10.0.0.7@9101#3011000000003"],
+        2: ["10.0.0.5@9120#3011000000001", "10.0.0.6@9133#3011000000002"],
+        3: ["10.0.0.6@9133#3011000000002", "10.0.0.7@9101#3011000000003"],
+    }
