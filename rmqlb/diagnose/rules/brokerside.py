@@ -269,19 +269,22 @@ def _mixed(ctx: TopicContext, side: BrokerSide) -> list[Finding]:
     ]
     if not own or ctx.expected is None:
         return []
-    # each client-side client takes its own strategy's share of every client of the group
+    # each client-side client takes its own strategy's share of every client of the group;
+    # the mix's doing is what differs from every client doing so (clients running different
+    # strategies double and orphan queues without any mix: STRATEGY_INCONSISTENT's)
     cid_all = [cid for cid in g.cid_all if g.balanced_by(cid) is not Rebalance.PROXY]
-    shares: dict[str, list[MessageQueue]] = {}
+    alone: dict[str, list[MessageQueue]] = {}
     for c in g.consumers:
-        if c.client_id in own and c.client_id not in shares:
+        if (c.client_id in own or c.client_id in side.clients) and c.client_id not in alone:
             spec = g.effective(c.strategy) if c.strategy is not None else g.strategy
             got, _, _ = expected_allocation(spec, ctx.mq_all, cid_all)
-            shares[c.client_id] = list((got or {}).get(c.client_id, ()))
-    for cid in side.clients:
-        shares[cid] = list(side.expected.get(cid) or ())
-    counts: Counter[MessageQueue] = Counter(q for qs in shares.values() for q in qs)
-    doubled = [q for q in ctx.mq_all if counts[q] > 1] if not side.pop else []
-    orphaned = [q for q in ctx.mq_all if counts[q] == 0]
+            alone[c.client_id] = list((got or {}).get(c.client_id, ()))
+    mixed = {cid: alone.get(cid, []) for cid in own}
+    mixed |= {cid: list(side.expected.get(cid) or ()) for cid in side.clients}
+    counts: Counter[MessageQueue] = Counter(q for qs in mixed.values() for q in qs)
+    apart: Counter[MessageQueue] = Counter(q for qs in alone.values() for q in qs)
+    doubled = [q for q in ctx.mq_all if counts[q] > 1 >= apart[q]] if not side.pop else []
+    orphaned = [q for q in ctx.mq_all if counts[q] == 0 < apart[q]]
     effects = []
     if doubled:
         effects.append(f"{plural(len(doubled), 'queue')} given twice ({queue_text(doubled, 4)})")
@@ -294,7 +297,7 @@ def _mixed(ctx: TopicContext, side: BrokerSide) -> list[Finding]:
         )
     if not effects and ctx.retry:
         return []
-    effect = "; ".join(effects) or "no queue is doubled or lost at the moment"
+    effect = "; ".join(effects) or "the mix itself doubles or loses no queue at the moment"
     return [
         Finding(
             Code.MIXED_REBALANCE,

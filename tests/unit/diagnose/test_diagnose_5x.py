@@ -268,6 +268,28 @@ def test_a_client_the_one_broker_of_the_topic_does_not_list_takes_nothing_of_it(
     assert f.consumers == ("c1",)
 
 
+def test_mixed_clients_running_different_strategies_blame_the_strategies_not_the_mix() -> None:
+    """c1 balances itself with AVG_BY_CIRCLE, the broker gives c2 and c3 their AVG shares:
+    queues are doubled and orphaned, but every client balancing itself with its own
+    strategy would double and orphan the very same ones (seen on a real 5.1.4 group, where
+    both findings claimed them)."""
+    report = run(
+        {T: {"queues": 6}},
+        {
+            "G": group(
+                consumer("c1", T, strategy="AVG_BY_CIRCLE", **CLIENT),
+                consumer("c2", T, strategy="AVG", **BROKER),
+                consumer("c3", T, strategy="AVG", **BROKER),
+            )
+        },
+    )
+    strategies = only(report, Code.STRATEGY_INCONSISTENT)
+    assert "1 queue doubled" in strategies.message and "1 queue orphaned" in strategies.message
+    mixed = only(report, Code.MIXED_REBALANCE)
+    assert mixed.severity is Severity.info and mixed.queues == ()
+    assert mixed.message.endswith("the mix itself doubles or loses no queue at the moment")
+
+
 def test_mixed_with_the_same_list_orphans_nothing_but_is_said() -> None:
     report = run(
         {T: {"queues": 4}},
