@@ -167,8 +167,11 @@ def _pop_share_all(ctx: TopicContext, side: BrokerSide) -> list[Finding]:
             f"-g {ctx.g.name} -m POP -q 1) to give each client its own queues plus the shares "
             "of the next ones"
             if n >= 3
-            else f"with {n} clients every share pops every queue; add clients to share "
-            "queues, or keep it if each client should see the whole topic"
+            else f"with {n} clients every share has each client pop every queue (each "
+            "message still goes to one of them), POP's normal way: nothing to change unless a "
+            f"queue's messages should stay with one client (order); then consume by PULL "
+            f"(mqadmin setConsumeMode -t {ctx.topic} -g {ctx.g.name} -m PULL), or run 3 "
+            "clients or more with a share of 1"
         )
         out.append(
             Finding(

@@ -1,6 +1,7 @@
 """The examples quoted in docs/findings.md for DUPLICATE_CLIENT_ID, the "why lag grows"
-findings, BROKERS_DISAGREE of clients that balance themselves and NO_ROUTE are real output:
-each quoted message and fix comes out of the engine for an example snapshot or one below."""
+findings, BROKERS_DISAGREE of clients that balance themselves, POP_SHARE_ALL and NO_ROUTE are
+real output: each quoted message and fix comes out of the engine for an example snapshot or
+one below."""
 
 from __future__ import annotations
 
@@ -18,6 +19,7 @@ CHECKED = (
     ("## STALE_ALLOCATION", "## Thresholds"),
     ("#### Clients that balance themselves", "### MIXED_REBALANCE"),
     ("## NO_ROUTE", "## ALLOCATION_FAILED"),
+    ("### POP_SHARE_ALL", "### BROKERS_DISAGREE"),
 )
 
 NOW = 1_795_348_800_000
@@ -124,6 +126,26 @@ NO_ROUTES = {
 }  # fmt: skip
 
 
+# Two clients popping every queue of broker-a (popShareQueueNum -1, the broker default).
+_POP = [{"topic": "OrderTopic", "brokerName": "broker-a", "queueId": -1}]
+POP_SHARE_ALL = {
+    "format": "rmqlb.snapshot/1",
+    "topics": {"OrderTopic": {"queueDatas": [
+        {"brokerName": "broker-a", "readQueueNums": 4, "writeQueueNums": 4}
+    ]}},
+    "groups": {"order-consumer": {
+        "consumers": [
+            {"clientId": c, "subscriptions": ["OrderTopic"], "popAssigned": _POP,
+             "strategy": {"name": "AVG"}, "properties": {"clientRebalance": "false"}}
+            for c in _IDS[:2]
+        ],
+        "onBrokers": {"broker-a": {"clientIds": _IDS[:2], "requestModes": {
+            "OrderTopic": {"mode": "POP", "popShareQueueNum": -1}
+        }}},
+    }},
+}  # fmt: skip
+
+
 # examples/duplicate-client-id.json where broker-b lists the shared id once (closed connections).
 def _closed_connection() -> dict[str, Any]:
     doc: dict[str, Any] = json.loads(
@@ -146,6 +168,7 @@ def _outputs() -> set[str]:
             LISTS_DIFFER,
             ONE_BROKER_LIST,
             NO_ROUTES,
+            POP_SHARE_ALL,
             _closed_connection(),
         )
     ]
