@@ -102,7 +102,8 @@ def _queue_rows(ctx: TopicContext) -> QueueRows:
                 actual, status = None, unknown
         elif i in more:
             actual = (first, *more[i])
-            status = ok if broadcasting else duplicate
+            doubled = ctx.g.mode is not Mode.BROADCASTING and ctx.doubled(actual)
+            status = duplicate if doubled else ok
         else:
             actual = (first,)
             status = ok if (broadcasting or not check or first == expected) else moved

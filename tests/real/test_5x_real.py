@@ -158,6 +158,40 @@ def test_pop_group_with_share_1_is_exact(kit: Kit, names: Names, tmp_path: Path)
 
 
 @pytest.mark.versions(*FIVE)
+def test_a_4_9_8_client_pulling_in_a_pop_group_doubles_what_it_pulls(
+    kit: Kit, names: Names
+) -> None:
+    """Mid-migration to POP: a 4.9.8 client cannot ask the broker, so it pulls its own AVG
+    share, which the 5.x client the broker lets pop every queue pops too: each message of
+    those queues can reach both. rmqlb names them as the mix's doing."""
+    g, t = names.group, names.topic
+    kit.topic(t, read=4)
+    kit.mqadmin("setConsumeMode", "-c", CLUSTER, "-t", t, "-g", g, "-m", "POP", "-q", "0")
+    spec = f"group={g};sub={t}:*"
+    popper = kit.consumer("popper", f"{spec};rebalance=broker;instance=p1")
+    puller = kit.consumer("puller", f"{spec};instance=o1;clientVersion=4.9.8")
+
+    def both_hold() -> dict[str, set[Any]] | None:
+        held = _per_client(kit.truth(g, popper, puller), t, "held")
+        pulled, popped = held.get("127.0.0.1@o1"), held.get("127.0.0.1@p1")
+        return held if pulled and len(pulled) == 4 and popped else None
+
+    held = kit.wait_for("the 4.9.8 client to pull its share while the other pops", both_hold)
+    report = kit.explain(g)
+
+    pulled = sorted(held["127.0.0.1@o1"])
+    assert all(q[2] >= 0 for q in pulled) and all(q[2] == -1 for q in held["127.0.0.1@p1"])
+    (mixed,) = [f for f in report["findings"] if f["code"] == "MIXED_REBALANCE"]
+    assert mixed["severity"] == "warning", mixed
+    assert "4 queues pulled by a client and popped by others" in mixed["message"]
+    (dup,) = [f for f in report["findings"] if f["code"] == "DUPLICATE_ASSIGNMENT"]
+    assert sorted(qkey({"topic": t, **q}) for q in dup["queues"]) == pulled
+    assert dup["causedBy"] == mixed["id"]
+    statuses = {r["status"] for r in report_topic(report, g, t)["queues"]}
+    assert statuses == {"duplicate", "ok"}
+
+
+@pytest.mark.versions(*FIVE)
 def test_broker_assigned_consistent_hash_gets_the_unknown_strategy_finding(
     kit: Kit, names: Names
 ) -> None:

@@ -39,6 +39,8 @@ def _duplicates(ctx: TopicContext) -> list[Finding]:
         ctx.mq_all[i]: ctx.holders(i) for i in sorted(ctx.more_holders)
     }
     doubled_at.update((mq, who) for mq, who in ctx.extra.items() if len(who) > 1)
+    if ctx.shared:  # several clients popping a queue is POP's way: only pulling and popping
+        doubled_at = {mq: who for mq, who in doubled_at.items() if ctx.doubled(who)}
     doubled = sorted(doubled_at, key=queue_sort_key)
     if not doubled:
         return []
@@ -183,4 +185,4 @@ def check_actual(ctx: TopicContext) -> list[Finding]:
         return []
     side = ctx.broker_side
     nobody = [] if side is not None and side.unassigned else _held_by_nobody(ctx)
-    return [*nobody, *([] if ctx.shared else _duplicates(ctx)), *_mismatches(ctx)]
+    return [*nobody, *_duplicates(ctx), *_mismatches(ctx)]

@@ -286,11 +286,17 @@ def _mixed(ctx: TopicContext, side: BrokerSide) -> list[Finding]:
     mixed |= {cid: list(side.expected.get(cid) or ()) for cid in side.clients}
     counts: Counter[MessageQueue] = Counter(q for qs in mixed.values() for q in qs)
     apart: Counter[MessageQueue] = Counter(q for qs in alone.values() for q in qs)
-    doubled = [q for q in ctx.mq_all if counts[q] > 1 >= apart[q]] if not side.pop else []
+    if side.pop:  # several clients pop a queue: doubled where one pulls what others pop
+        popped = {q for cid in side.clients for q in mixed[cid]}
+        pulled = {q for cid in own for q in mixed[cid]}
+        doubled = [q for q in ctx.mq_all if q in popped and q in pulled and apart[q] <= 1]
+    else:
+        doubled = [q for q in ctx.mq_all if counts[q] > 1 >= apart[q]]
     orphaned = [q for q in ctx.mq_all if counts[q] == 0 < apart[q]]
     effects = []
     if doubled:
-        effects.append(f"{plural(len(doubled), 'queue')} given twice ({queue_text(doubled, 4)})")
+        given = "pulled by a client and popped by others" if side.pop else "given twice"
+        effects.append(f"{plural(len(doubled), 'queue')} {given} ({queue_text(doubled, 4)})")
     if orphaned:
         lag = ctx.total_lag(orphaned)
         effects.append(
@@ -309,8 +315,15 @@ def _mixed(ctx: TopicContext, side: BrokerSide) -> list[Finding]:
             f"{g.name} mixes clients that balance themselves ({id_text(own, 4)}: their "
             f"strategy over every client of the group) with clients the broker balances "
             f"({id_text(side.clients, 4)}: QueryAssignmentProcessor) on {ctx.topic}: {effect}",
-            "give every client of the group the same setClientRebalance setting (and the "
-            "same strategy), then restart them one at a time",
+            (
+                "a queue one client pulls while others pop it reaches both: let the brokers "
+                "balance every client of the group (5.x clients with setClientRebalance(false); "
+                "a client older than 5.0 cannot be), or consume the topic by PULL again "
+                f"(mqadmin setConsumeMode -t {ctx.topic} -g {g.name} -m PULL)"
+                if side.pop and doubled
+                else "give every client of the group the same setClientRebalance setting (and "
+                "the same strategy), then restart them one at a time"
+            ),
             topic=ctx.topic,
             consumers=(*own, *side.clients),
             queues=tuple(sorted(doubled + orphaned, key=queue_sort_key)),

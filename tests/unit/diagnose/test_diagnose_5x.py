@@ -290,6 +290,37 @@ def test_mixed_clients_running_different_strategies_blame_the_strategies_not_the
     assert mixed.message.endswith("the mix itself doubles or loses no queue at the moment")
 
 
+def test_a_client_pulling_queues_that_others_pop_doubles_them() -> None:
+    """A POP group with a 4.9.8 client, which balances itself and pulls its AVG share while
+    the broker lets c2 pop every queue: each message of c1's queues can reach both (before,
+    every row was ok and the mix "doubled no queue"). c2 and c3 popping a queue is POP's way."""
+    modes = {T: {"mode": "POP", "popShareQueueNum": 0}}
+    report = run(
+        {T: {"queues": 4}},
+        {
+            "G": group(
+                consumer(
+                    "c1", T, strategy="AVG", version=409, assigned=queues(T, "broker-a", 0, 1)
+                ),
+                consumer("c2", T, strategy="AVG", popAssigned=queues(T, "broker-a", -1), **BROKER),
+                consumer("c3", T, strategy="AVG", popAssigned=queues(T, "broker-a", -1), **BROKER),
+                onBrokers={"broker-a": {"clientIds": ["c1", "c2", "c3"], "requestModes": modes}},
+            )
+        },
+    )
+    mixed = only(report, Code.MIXED_REBALANCE)
+    assert mixed.severity is Severity.warning
+    assert "2 queues pulled by a client and popped by others (broker-a:0, broker-a:1)" in (
+        mixed.message
+    )
+    assert "-m PULL" in mixed.hint and "setClientRebalance(false)" in mixed.hint
+    dup = only(report, Code.DUPLICATE_ASSIGNMENT)
+    assert [q.label() for q in dup.queues] == ["broker-a:0", "broker-a:1"]
+    assert dup.caused_by == mixed.id
+    rows = report.groups[0].topics[0].queues
+    assert [r.status for r in rows] == [QueueStatus.duplicate] * 2 + [QueueStatus.ok] * 2
+
+
 def test_mixed_with_the_same_list_orphans_nothing_but_is_said() -> None:
     report = run(
         {T: {"queues": 4}},
