@@ -646,6 +646,12 @@ class TopicContext:
             return self.g.offset(mq)
         return None if self.offsets is None else self.offsets[i]
 
+    @property
+    def allocated_cid_all(self) -> list[str]:
+        """The cidAll the topic's queues are allocated over: the group's, without the clients
+        a Proxy serves (they pop any queue; no strategy gives them one)."""
+        return rebalance_cid_all(self.g.cid_all, self.g.balance or {})
+
     def holders(self, i: int) -> list[str]:
         """Every consumer holding ``mq_all[i]`` (empty when nobody is known to)."""
         first = self.holder[i]

@@ -282,3 +282,28 @@ def test_grpc_consumers_are_listed_through_the_5_1_4_proxy(kit: Kit, names: Name
     assert "PROXY_CLIENTS" in finding_codes(report, g)
     _assert_in_use(report, g)
     assert list(kit.truth(g, jvm)) == ["127.0.0.1@g1"]
+
+
+@pytest.mark.versions("5.1.4")
+def test_a_remoting_client_pulling_what_grpc_clients_pop_is_named(kit: Kit, names: Names) -> None:
+    """One group, a gRPC client through the Proxy and a remoting push consumer: the brokers
+    list only the latter, which pulls every queue while the Proxy pops any queue for the
+    former. rmqlb names the queues both reach; the gRPC client is no idle consumer."""
+    g, t = names.group, names.topic
+    kit.topic(t, read=2)
+    grpc = kit.consumer("grpc", f"group={g};sub={t}:*;grpc=true;instance=g1")
+    push = kit.consumer("push", f"group={g};sub={t}:*;instance=r1")
+    kit.wait(g, push, consumers=1, queues={t: 4})
+    kit.wait_for("the gRPC consumer to start", lambda: kit.truth(g, grpc))
+    assert kit.proxy_remoting is not None
+
+    report = kit.explain(g, "--proxy", kit.proxy_remoting)
+
+    held = _per_client(kit.truth(g, push), t, "held")["127.0.0.1@r1"]
+    assert len(held) == 4
+    codes = finding_codes(report, g)
+    assert "IDLE_CONSUMER" not in codes and "PROXY_CLIENTS" in codes
+    (mixed,) = [f for f in report["findings"] if f["code"] == "MIXED_REBALANCE"]
+    assert mixed["severity"] == "warning", mixed
+    assert "4 queues pulled by a client and popped by others" in mixed["message"]
+    assert {qkey({"topic": t, **q}) for q in mixed["queues"]} == held

@@ -188,13 +188,14 @@ def _failed(ctx: TopicContext) -> list[Finding]:
 
 def _idle(ctx: TopicContext, prove: _Prover) -> list[Finding]:
     g = ctx.g
-    subscribers = [c for c in dict.fromkeys(g.cid_all) if c in ctx.subscribers]
+    cid_all = ctx.allocated_cid_all
+    subscribers = [c for c in dict.fromkeys(cid_all) if c in ctx.subscribers]
     idle = [c for c in subscribers if ctx.expected_count(c) == 0]
     if not idle:
         return []
-    n, m = len(ctx.mq_all), len(g.cid_all)
+    n, m = len(ctx.mq_all), len(cid_all)
     label = g.strategy_label
-    non_subs = m - sum(1 for c in g.cid_all if c in ctx.subscribers)
+    non_subs = m - sum(1 for c in cid_all if c in ctx.subscribers)
     counted = (
         f" ({plural(non_subs, 'of them does', 'of them do')} not subscribe {ctx.topic} but "
         "still counts in cidAll)"
@@ -222,7 +223,7 @@ def _idle(ctx: TopicContext, prove: _Prover) -> list[Finding]:
             f"{len(idle)} of {plural(len(subscribers), 'consumer')} subscribing {ctx.topic} "
             f"get no queue under {label} ({id_text(idle, g.options.max_listed)}): "
             f"{plural(n, 'queue')} for {plural(m, 'entry', 'entries')} of cidAll, but only "
-            f"{plural(len(set(g.cid_all)), 'distinct client id')}; listed once each, the "
+            f"{plural(len(set(cid_all)), 'distinct client id')}; listed once each, the "
             f"strategy gives every one of them queues{g.assumption}"
         )
         hint = f"{LIST_ONCE}: then they get queues with no change to the topic or the consumers"
@@ -280,7 +281,7 @@ def _imbalance(ctx: TopicContext, prove: _Prover) -> list[Finding]:
     ratio = hi / lo
     if ratio <= g.options.max_imbalance:
         return []
-    n, m = len(ctx.mq_all), len(g.cid_all)
+    n, m = len(ctx.mq_all), len(ctx.allocated_cid_all)
     heavy = [c for c, k in counts.items() if k == hi]
     light = [c for c, k in counts.items() if k == lo]
     by_duplicates = bool(imbalance_by_duplicates(ctx))

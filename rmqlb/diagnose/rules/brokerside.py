@@ -87,15 +87,18 @@ def check_balance(
 
 
 def check_broker_topic(ctx: TopicContext) -> list[Finding]:
-    """The findings of one topic some clients let the brokers assign."""
+    """The findings of one topic some clients let the brokers assign or a Proxy serves."""
     side = ctx.broker_side
-    if side is None or ctx.g.mode is not Mode.CLUSTERING:
+    if ctx.g.mode is not Mode.CLUSTERING:
         return []
+    if side is None:
+        return _proxy_mixed(ctx)
     return [
         *_unknown_strategy(ctx, side),
         *_pop_share_all(ctx, side),
         *_disagree(ctx, side),
         *_mixed(ctx, side),
+        *_proxy_mixed(ctx),
     ]
 
 
@@ -263,6 +266,50 @@ def _queues(queues: Sequence[MessageQueue] | None) -> str:
     return queue_text(sorted(queues, key=queue_sort_key), 4)
 
 
+#: What a queue pulled by one client and popped by others does, and what ends it.
+PULLED_AND_POPPED = "pulled by a client and popped by others"
+
+
+def _proxy_mixed(ctx: TopicContext) -> list[Finding]:
+    """MIXED_REBALANCE of clients that pull their share of the topic (they balance
+    themselves) and gRPC clients a Proxy serves, which pop any queue of it: each message of
+    a pulled queue can reach both."""
+    g = ctx.g
+    subscribing = [cid for cid in dict.fromkeys(g.cid_all) if cid in ctx.subscribers]
+    proxied = [cid for cid in subscribing if g.balanced_by(cid) is Rebalance.PROXY]
+    pullers = [cid for cid in subscribing if g.balanced_by(cid) is Rebalance.CLIENT]
+    if not proxied or not pullers:
+        return []
+    routed = set(ctx.mq_all)
+    pulled: set[MessageQueue] = set()
+    for c, held in zip(g.consumers, ctx.actual, strict=True):
+        if c.client_id in pullers:
+            mine = held if held is not None else (ctx.expected or {}).get(c.client_id, ())
+            pulled.update(q for q in mine if q in routed)
+    queues = sorted(pulled, key=queue_sort_key)
+    effect = (
+        f"{plural(len(queues), 'queue')} {PULLED_AND_POPPED} ({queue_text(queues, 4)})"
+        if queues
+        else "no queue is pulled at the moment"
+    )
+    return [
+        Finding(
+            Code.MIXED_REBALANCE,
+            Severity.warning if queues else Severity.info,
+            g.name,
+            f"{g.name} mixes clients that pull their share of {ctx.topic} "
+            f"({id_text(pullers, 4)}: they balance themselves) with gRPC clients a Proxy "
+            f"serves ({id_text(proxied, 4)}: they pop any queue of it): {effect}",
+            "a queue one client pulls while others pop it reaches both: consume the group "
+            "through one kind of client (all gRPC through the Proxy, or all remoting push "
+            "consumers), or give the gRPC clients a group of their own",
+            topic=ctx.topic,
+            consumers=(*pullers, *proxied),
+            queues=tuple(queues),
+        )
+    ]
+
+
 def _mixed(ctx: TopicContext, side: BrokerSide) -> list[Finding]:
     g = ctx.g
     own = [
@@ -295,7 +342,7 @@ def _mixed(ctx: TopicContext, side: BrokerSide) -> list[Finding]:
     orphaned = [q for q in ctx.mq_all if counts[q] == 0 < apart[q]]
     effects = []
     if doubled:
-        given = "pulled by a client and popped by others" if side.pop else "given twice"
+        given = PULLED_AND_POPPED if side.pop else "given twice"
         effects.append(f"{plural(len(doubled), 'queue')} {given} ({queue_text(doubled, 4)})")
     if orphaned:
         lag = ctx.total_lag(orphaned)

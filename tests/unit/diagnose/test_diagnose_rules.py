@@ -699,6 +699,25 @@ def test_proxy_clients() -> None:
     assert f.message.startswith("2 of 2 consumers of G are 5.x gRPC clients behind a proxy")
 
 
+def test_remoting_clients_pulling_what_proxy_clients_pop_is_a_mix() -> None:
+    """A remoting client pulls its share (here all of T) while a gRPC client the Proxy
+    serves pops any queue of T: each message can reach both. The gRPC client is no idle
+    consumer: no strategy gives it queues (before, IDLE_CONSUMER said it got none under AVG)."""
+    grpc = "host-1@4242@0@lmr3x9k2ab"
+    report = run(
+        {T: {"queues": 2}},
+        {"G": group(consumer("10.0.0.1@1#2", T, assigned=q(0, 1)), consumer(grpc, T))},
+    )
+    assert "IDLE_CONSUMER" not in codes(report)
+    f = only(report, Code.MIXED_REBALANCE)
+    assert f.severity is Severity.warning
+    assert f.message.endswith(
+        "with gRPC clients a Proxy serves (host-1@4242@0@lmr3x9k2ab: they pop any queue of "
+        "it): 2 queues pulled by a client and popped by others (broker-a:0, broker-a:1)"
+    )
+    assert f.consumers == ("10.0.0.1@1#2", grpc)
+
+
 def test_one_proxy_client_is_one() -> None:
     report = run({T: {"queues": 1}}, {"G": group(consumer("host-1@4242@0@lmr3x9k2ab", T))})
     assert only(report, Code.PROXY_CLIENTS).message == (
