@@ -563,7 +563,8 @@ class TopicContext:
     - ``expected``: every distinct client id -> the queues the strategy gives it (``None``
       when it cannot be computed: see ``allocation_error``); ``owner[i]`` inverts it.
     - ``actual[k]``: what ``g.consumers[k]`` holds of this topic (``None``: unknown), and
-      ``actual_lag[k]`` the summed lag of those queues (``None``: unknown or no offsets).
+      ``actual_lag[k]`` the summed lag of those queues (``None``: some lag unknown, or no
+      offsets).
     - ``holder[i]``: the first consumer holding queue ``i`` (``None``: nobody known);
       ``more_holders[i]``: the further ones (an id twice when it is on two connections);
       ``extra``: held queues outside ``mq_all`` with their holders.
@@ -862,6 +863,11 @@ def _offset_lags(
     return lag, (found_offsets if lag is not None else None)
 
 
+def _known_sum(lags: list[int | None]) -> int | None:
+    """The sum of ``lags``; ``None`` when one of them is unknown (never counted as 0)."""
+    return None if None in lags else sum(cast("list[int]", lags))
+
+
 def topic_context(g: GroupContext, topic: str) -> TopicContext:
     """Build the context of one subscribed topic of ``g`` (one allocation, one pass over the
     actual holdings and offsets).
@@ -937,7 +943,7 @@ def topic_context(g: GroupContext, topic: str) -> TopicContext:
     else:
         at = lag.__getitem__
         actual_lag = [
-            None if index is None else sum(filter(None, map(at, index))) for index in positions
+            None if index is None else _known_sum(list(map(at, index))) for index in positions
         ]
     mq_all = _fill_queues(topic, base, slots)
     expected: dict[str, list[MessageQueue]] | None

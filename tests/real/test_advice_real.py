@@ -9,7 +9,7 @@ import signal
 from typing import Any
 
 from conftest import Names
-from realkit import Kit, findings
+from realkit import Kit, findings, report_topic
 
 
 def _broker_pid(kit: Kit, broker: str) -> int:
@@ -51,3 +51,29 @@ def test_broker_down_with_the_only_waiting_messages_gives_no_delete_advice(
     failed = [x for x in done.stderr.splitlines() if "broker-b" in x and "GET_" in x]
     assert 1 <= len(failed) <= len({e["message"] for e in doc["errors"]}), done.stderr
     assert len(doc["errors"]) >= 1
+
+
+def test_a_consumer_holding_queues_of_a_hung_broker_has_unknown_lag(kit: Kit, names: Names) -> None:
+    """broker-b hangs: the lag of its queues is unknown, and so is every consumer's that
+    holds one (before, the unread queues counted as 0); a consumer holding only broker-a's
+    queues keeps its number."""
+    g, t = names.group, names.topic
+    kit.topic(t, read=2)
+    spec = f"group={g};sub={t}:*"
+    jvm = kit.consumer("lag-hung", *(f"{spec};instance=h{i}" for i in (1, 2, 3)))
+    kit.wait(g, jvm, consumers=3, queues={t: 4})
+    held = {cid: {q["brokerName"] for q in s["held"] if q["topic"] == t}
+            for cid, s in kit.truth(g, jvm).items()}  # fmt: skip
+    pid = _broker_pid(kit, "broker-b")
+    os.kill(pid, signal.SIGSTOP)
+    try:
+        report = kit.explain(g, "--timeout", "2")
+    finally:
+        os.kill(pid, signal.SIGCONT)
+        kit.wait_for("broker-b to answer again", lambda: "broker-b" in kit.brokers_registered())
+    assert report["_exit"] == 4
+    rows = {c["clientId"]: c["lag"] for c in report_topic(report, g, t)["consumers"]}
+    assert {cid for cid, lag in rows.items() if lag is None} == {
+        cid for cid, brokers in held.items() if "broker-b" in brokers
+    }
+    assert any(lag is not None for lag in rows.values())  # AVG gives h1 broker-a's two

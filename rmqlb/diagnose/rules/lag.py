@@ -31,7 +31,7 @@ def check_lag(ctx: TopicContext) -> list[Finding]:
             continue
         if held is not None:
             holdings[c.client_id] = held
-            per[c.client_id] = held_lag or 0
+            per[c.client_id] = held_lag if held_lag is not None else ctx.total_lag(held)
         elif ctx.expected is not None:
             holdings[c.client_id] = tuple(ctx.expected.get(c.client_id, ()))
             per[c.client_id] = ctx.total_lag(holdings[c.client_id])

@@ -763,3 +763,22 @@ def test_machine_room_nearby_with_an_unknown_room_throws_like_java() -> None:
     f = only(report, Code.ALLOCATION_FAILED)
     assert f.severity is Severity.error
     assert "Machine room is null for consumer id c2" in f.message
+
+
+def test_a_consumers_lag_is_unknown_when_one_of_its_queues_is() -> None:
+    """broker-b did not answer for queue 3: c2's lag is unknown, not the 7 it has on queue 2
+    (before, the unread queue counted as 0); c1's is known."""
+    offsets = [_offset(T, i, behind) for i, behind in enumerate((5, 6, 7))]
+    report = run(
+        {T: {"queues": 4}},
+        {
+            "G": group(
+                consumer("c1", T, assigned=q(0, 1)),
+                consumer("c2", T, assigned=q(2, 3)),
+                offsets=offsets,
+            )
+        },
+    )
+    table = report.groups[0].topics[0]
+    assert [r.lag for r in table.queues] == [5, 6, 7, None]
+    assert [(c.client_id, c.lag) for c in table.consumers] == [("c1", 11), ("c2", None)]
