@@ -79,8 +79,9 @@ def check_balance(
             Severity.info,
             g.name,
             message,
-            "nothing to fix: the broker knows only AVG and AVG_BY_CIRCLE, and in POP mode "
-            "several clients popping one queue is normal",
+            "nothing to fix here: this says who balances the group"
+            + ("; under POP several clients popping one queue is normal" if pop else "")
+            + ", and the brokers assign only by AVG or AVG_BY_CIRCLE",
             consumers=tuple(broker_ids),
         )
     ]
