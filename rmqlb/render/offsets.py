@@ -55,7 +55,10 @@ class OffsetsView:
 
 
 def _holders(group: Group, queue: MessageQueue) -> tuple[str, ...] | None:
-    held = tuple(c.client_id for c in group.consumers if c.holds(queue))
+    """The clients holding ``queue``, in Java order of client id (``None``: unknown)."""
+    from rmqlb.model.javaorder import java_key  # noqa: PLC0415
+
+    held = tuple(sorted((c.client_id for c in group.consumers if c.holds(queue)), key=java_key))
     if held or all(c.assigned is not None or c.pop_assigned for c in group.consumers):
         return held
     return None
