@@ -79,6 +79,10 @@ class MemberDecl:
     strategy: StrategySpec | None = None
     strategy_loc: Loc | None = None
     room: str | None = None
+    #: Who assigns this member's queues when it differs from its group's ``rebalance``:
+    #: ``False`` for a member that balances itself in a group the brokers assign (a client
+    #: older than 5.0 left in it), ``True`` for the converse; ``None``: as the group.
+    broker_assigned: bool | None = None
 
     def subscription(self, topic: str) -> SubscriptionDecl | None:
         """This member's subscription to ``topic``, if any."""
@@ -105,6 +109,11 @@ class GroupDecl:
     #: with this share number when ``pop_share`` is given, else PULL.
     broker_assigned: bool = False
     pop_share: int | None = None
+
+    def assigned_by_broker(self, member: MemberDecl) -> bool:
+        """Whether the brokers assign ``member``'s queues (its own ``rebalance``, else the
+        group's)."""
+        return self.broker_assigned if member.broker_assigned is None else member.broker_assigned
 
     def topics(self) -> list[str]:
         """Every topic some member subscribes to, in declaration order."""

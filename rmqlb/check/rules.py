@@ -305,6 +305,8 @@ def locate(
         locs = [m.strategy_loc for m in present if m.strategy_loc is not None]
         if group.strategy_loc is not None:
             locs.append(group.strategy_loc)
+    elif code == Code.MIXED_REBALANCE:  # the members whose rebalance is not the group's
+        locs = [m.loc for m in present if m.broker_assigned is not None] or [group.loc]
     elif code in (
         Code.BROADCASTING,
         Code.POP_MODE,
@@ -312,7 +314,6 @@ def locate(
         Code.BROKER_REBALANCE,
         Code.BROKER_STRATEGY_UNKNOWN,
         Code.POP_SHARE_ALL,
-        Code.MIXED_REBALANCE,
     ):
         locs = [group.loc]
     elif code == Code.NO_CONSUMERS:

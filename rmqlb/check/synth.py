@@ -189,7 +189,9 @@ def build_snapshot(
                 client_id=cid,
                 subscriptions=subs,
                 strategy=strategy,
-                rebalance=Rebalance.BROKER if group.broker_assigned else Rebalance.CLIENT,
+                rebalance=(
+                    Rebalance.BROKER if group.assigned_by_broker(member) else Rebalance.CLIENT
+                ),
             )
         )
     group_strategy = None if group.strategy is None else _with_rooms(group.strategy, rooms)
@@ -202,7 +204,11 @@ def build_snapshot(
         consume_type="CONSUME_PASSIVELY",
         strategy=group_strategy,
         consumers=tuple(consumers),
-        on_brokers=_declared_modes(group, topics) if group.broker_assigned else {},
+        on_brokers=(
+            _declared_modes(group, topics)
+            if any(map(group.assigned_by_broker, group.members))
+            else {}
+        ),
     )
     snapshot = Snapshot(
         topics=topics, groups={group.name: snapshot_group}, source=Source(rmqlb="check")

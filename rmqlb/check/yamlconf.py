@@ -21,6 +21,11 @@ The format (documented in ``docs/check.md``, JSON Schema in ``rmqlb/data/check.s
             replicas: 3..12            # or a fixed count
             subscriptions:
               OrderTopic: "TagA || TagB"
+          legacy-4x:
+            replicas: 1
+            rebalance: client          # this member balances itself (a 4.x client)
+            subscriptions:
+              OrderTopic: "TagA || TagB"
 """
 
 from __future__ import annotations
@@ -69,7 +74,7 @@ TOP_KEYS = ("version", "topics", "groups")
 TOPIC_KEYS = ("queues", "read", "write", "perm", "brokers")
 BROKER_KEYS = ("queues", "read", "write", "perm")
 GROUP_KEYS = ("strategy", "messageModel", "rebalance", "popShareQueueNum", "members")
-MEMBER_KEYS = ("replicas", "subscriptions", "strategy", "room")
+MEMBER_KEYS = ("replicas", "subscriptions", "strategy", "room", "rebalance")
 SUBSCRIPTION_KEYS = ("type", "expression")
 EXPRESSION_TYPES = ("TAG", "SQL92")
 PERM_WORDS = {"rw": 6, "r": 4, "w": 2, "none": 0}
@@ -333,6 +338,9 @@ class _Reader:
             strategy_loc = self.loc(st_key)
         if "room" in fields:
             room = self.string(fields["room"][1], f"{path}.room")
+        broker_assigned = None
+        if "rebalance" in fields:
+            broker_assigned = self.rebalance(fields["rebalance"][1], f"{path}.rebalance")
         return MemberDecl(
             name=name,
             min_replicas=low,
@@ -344,7 +352,15 @@ class _Reader:
             strategy=strategy,
             strategy_loc=strategy_loc,
             room=room,
+            broker_assigned=broker_assigned,
         )
+
+    def rebalance(self, node: yaml.Node, path: str) -> bool:
+        """``client`` or ``broker``: whether the brokers assign the queues."""
+        text = self.string(node, path).lower()
+        if text not in ("client", "broker"):
+            raise self.error(node, path, "expected client or broker")
+        return text == "broker"
 
     def group(self, name: str, key_node: yaml.Node, node: yaml.Node) -> GroupDecl:
         path = f"groups.{name}"
@@ -354,14 +370,12 @@ class _Reader:
         strategy_loc = members_loc = None
         model = MessageModel.CLUSTERING
         members: list[MemberDecl] = []
-        rebalance = "client"
+        broker_assigned = False
         pop_share: int | None = None
         for key, k_node, value in self.pairs(node, path, GROUP_KEYS):
             where = f"{path}.{key}"
             if key == "rebalance":
-                rebalance = self.string(value, where).lower()
-                if rebalance not in ("client", "broker"):
-                    raise self.error(value, where, "expected client or broker")
+                broker_assigned = self.rebalance(value, where)
             elif key == "popShareQueueNum":
                 pop_share = self.integer(value, where, -MAX_REPLICAS, MAX_REPLICAS)
             elif key == "strategy":
@@ -387,7 +401,7 @@ class _Reader:
                         f"{member.loc}: {path}.members.{member.name}: MACHINE_ROOM_NEARBY needs "
                         "a room: for every member"
                     )
-        if pop_share is not None and rebalance != "broker":
+        if pop_share is not None and not broker_assigned:
             raise InputError(
                 f"{self.loc(node)}: {path}.popShareQueueNum: POP is assigned by the broker: "
                 "add rebalance: broker"
@@ -400,7 +414,7 @@ class _Reader:
             strategy_loc=strategy_loc,
             message_model=model,
             members_loc=members_loc,
-            broker_assigned=rebalance == "broker",
+            broker_assigned=broker_assigned,
             pop_share=pop_share,
         )
 

@@ -166,8 +166,9 @@ def _pop_share_all(ctx: TopicContext, side: BrokerSide) -> list[Finding]:
         queues = [q for q in ctx.mq_all if q.broker_name == b.broker]
         why = "<= 0" if share <= 0 else f">= {n} clients - 1"
         source = "set for the group" if b.mode_read and share != -1 else "the broker default"
+        shares = "of 1" if n == 3 else f"between 1 and {n - 2}"
         better = (
-            f"set a share between 1 and {n - 2} (mqadmin setConsumeMode -t {ctx.topic} "
+            f"set a share {shares} (mqadmin setConsumeMode -t {ctx.topic} "
             f"-g {ctx.g.name} -m POP -q 1) to give each client its own queues plus the shares "
             "of the next ones"
             if n >= 3

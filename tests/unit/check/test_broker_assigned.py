@@ -50,3 +50,37 @@ def test_pop_share_needs_broker_rebalance() -> None:
         read_one(config("popShareQueueNum: 1"), "c.yaml")
     with pytest.raises(InputError, match="expected client or broker"):
         read_one(config("rebalance: proxy"), "c.yaml")
+
+
+LEGACY = """\
+topics:
+  T: {queues: 4}
+groups:
+  G:
+    rebalance: broker
+    popShareQueueNum: 0
+    members:
+      app: {replicas: 2, subscriptions: {T: '*'}}
+      legacy:
+        replicas: 1
+        rebalance: client
+        subscriptions: {T: '*'}
+"""
+
+
+def test_a_member_that_balances_itself_in_a_pop_group_is_found_where_it_is_declared() -> None:
+    """A 4.x deployment left in a group the brokers serve by POP pulls its share, which the
+    others pop too: CI says so at the member, before the deploy."""
+    cfg = read_one(LEGACY, "c.yaml")[0]
+    snapshot, owners = build_snapshot(cfg, cfg.groups["G"], Scenario(3, (2, 1)))
+    balance = {owners[c.client_id].name: c.rebalance for c in snapshot.groups["G"].consumers}
+    assert balance == {"app": Rebalance.BROKER, "legacy": Rebalance.CLIENT}
+    result = run_check(cfg)
+    (mixed,) = [f for f in result.findings if str(f.code) == "MIXED_REBALANCE"]
+    assert "pulled by a client and popped by others" in mixed.message
+    assert str(mixed.loc) == "c.yaml:9"  # the legacy member's line
+
+
+def test_a_member_rebalance_must_be_client_or_broker() -> None:
+    with pytest.raises(InputError, match=r"members\.legacy\.rebalance: expected client or broker"):
+        read_one(LEGACY.replace("rebalance: client", "rebalance: proxy"), "c.yaml")
