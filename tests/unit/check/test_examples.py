@@ -123,6 +123,20 @@ def test_no_members() -> None:
     }
 
 
+def test_pop_legacy_member() -> None:
+    path = EXAMPLES / "pop-legacy-member.yaml"
+    assert found(path.name) == {
+        (
+            "MIXED_REBALANCE",
+            "warning",
+            path.name,
+            line(path, "settlement-batch-4x:"),
+            "SettlementTopic",
+        ),
+        ("POP_MODE", "info", path.name, line(path, "SettlementGroup:"), None),
+    }
+
+
 def test_broker_files_with_members_yaml() -> None:
     topics = EXAMPLES / "broker/topics.json"
     groups = EXAMPLES / "broker/subscriptionGroup.json"
