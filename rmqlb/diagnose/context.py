@@ -863,9 +863,16 @@ def _offset_lags(
     return lag, (found_offsets if lag is not None else None)
 
 
-def _known_sum(lags: list[int | None]) -> int | None:
-    """The sum of ``lags``; ``None`` when one of them is unknown (never counted as 0)."""
-    return None if None in lags else sum(cast("list[int]", lags))
+def _known_sum(lags: Iterable[int | None]) -> int | None:
+    """The sum of ``lags``; ``None`` when one of them is unknown (never counted as 0).
+
+    >>> _known_sum([3, 4]), _known_sum([3, None])
+    (7, None)
+    """
+    try:
+        return sum(cast("Iterable[int]", lags))
+    except TypeError:  # an unknown lag: sum() stops at the first None, with no scan before
+        return None
 
 
 def topic_context(g: GroupContext, topic: str) -> TopicContext:
@@ -942,9 +949,7 @@ def topic_context(g: GroupContext, topic: str) -> TopicContext:
         actual_lag = [None] * len(positions)
     else:
         at = lag.__getitem__
-        actual_lag = [
-            None if index is None else _known_sum(list(map(at, index))) for index in positions
-        ]
+        actual_lag = [None if index is None else _known_sum(map(at, index)) for index in positions]
     mq_all = _fill_queues(topic, base, slots)
     expected: dict[str, list[MessageQueue]] | None
     error: str | None = None
