@@ -58,7 +58,8 @@ def _balance_line(b: Balance) -> str:
     if b.unassigned:
         parts.append(f"{plural(len(b.unassigned), 'queue')} held by nobody")
     if b.duplicated:
-        parts.append(f"{plural(len(b.duplicated), 'queue')} held more than once")
+        held = "popped by several clients (POP's way)" if b.popped else "held more than once"
+        parts.append(f"{plural(len(b.duplicated), 'queue')} {held}")
     return "; ".join(parts)
 
 
@@ -116,7 +117,9 @@ def _scale_blocks(result: WhatIf, topics: bool) -> list[Block]:
     blocks: list[Block] = [
         Heading(f"After {' and '.join(change)}"),
         _assignment(event.after, topics),
-        Line(_balance_line(balance(dict(event.after), result.queues))),
+        Line(
+            _balance_line(balance(dict(event.after), result.queues, popped=result.balance.popped))
+        ),
     ]
     table = _moves_table(event.moves, topics)
     if table is not None:

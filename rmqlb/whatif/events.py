@@ -25,7 +25,7 @@ from rmqlb.allocate.broker import broker_allocate
 from rmqlb.errors import AllocationError
 from rmqlb.model.javaorder import java_key
 from rmqlb.model.queue import MessageQueue
-from rmqlb.model.snapshot import MessageRequestMode
+from rmqlb.model.snapshot import MessageRequestMode, RequestMode
 from rmqlb.model.strategy import (
     Avg,
     AvgByCircle,
@@ -265,7 +265,7 @@ def what_if(
         tuple(queues),
         tuple(consumers),
         assignment,
-        balance(assignment, queues),
+        balance(assignment, queues, popped=broker is not None and broker.mode is RequestMode.POP),
         event,
         rows,
     )

@@ -30,7 +30,7 @@ class Balance:
 
     ``queues`` counts every distinct queue (the route's plus any a CONFIG list names);
     ``unassigned`` are the route's queues nobody holds, ``duplicated`` those held by more
-    than one consumer.
+    than one consumer: under POP (``popped``), the queues several clients pop, as POP does.
     """
 
     queues: int
@@ -40,6 +40,7 @@ class Balance:
     idle: tuple[str, ...]
     unassigned: tuple[MessageQueue, ...]
     duplicated: tuple[MessageQueue, ...]
+    popped: bool = False
 
 
 def _holders(assignment: Assignment) -> dict[MessageQueue, tuple[str, ...]]:
@@ -58,8 +59,11 @@ def _holders(assignment: Assignment) -> dict[MessageQueue, tuple[str, ...]]:
     return {mq: tuple(sorted(owners, key=java_key)) for mq, owners in shared.items()}
 
 
-def balance(assignment: Assignment, queues: Sequence[MessageQueue]) -> Balance:
-    """Min/max queues per consumer, idle consumers, unassigned and doubly held queues.
+def balance(
+    assignment: Assignment, queues: Sequence[MessageQueue], *, popped: bool = False
+) -> Balance:
+    """Min/max queues per consumer, idle consumers, unassigned and doubly held queues
+    (``popped``: a broker serves them by POP).
 
     >>> from rmqlb.allocate import allocate
     >>> from rmqlb.model.strategy import Avg
@@ -83,6 +87,7 @@ def balance(assignment: Assignment, queues: Sequence[MessageQueue]) -> Balance:
         duplicated=tuple(
             sorted((mq for mq, owners in held.items() if len(owners) > 1), key=queue_sort_key)
         ),
+        popped=popped,
     )
 
 

@@ -592,6 +592,18 @@ def test_pop_share_one_gives_each_client_its_share_and_the_next_ones(capsys: Cap
     }
 
 
+def test_queues_several_clients_pop_are_said_to_be_popped_not_held_twice(
+    capsys: Capsys,
+) -> None:
+    """Under POP several clients per queue is the broker's way; as the scale event's too."""
+    code, out, _ = sim(
+        capsys, "--queues", "4", "--consumers", "3", "--pop-share", "1", "--add", "1"
+    )
+    assert code == 0
+    assert out.count("4 queues popped by several clients (POP's way)") == 2
+    assert "held more than once" not in out
+
+
 def test_pop_share_at_clients_minus_one_pops_every_queue(capsys: Capsys) -> None:
     obj = sim_json(capsys, "--queues", "3", "--consumers", "3", "--pop-share", "2")
     assert counts(obj) == dict.fromkeys(obj["assignments"], 3)
