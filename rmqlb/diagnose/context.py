@@ -660,14 +660,19 @@ class TopicContext:
             return []
         return [first, *self.more_holders.get(i, ())]
 
+    def pulls(self, cid: str) -> bool:
+        """Whether ``cid`` pulls the queues it holds of this topic: it balances itself, or a
+        broker assigns them in PULL mode (a Proxy's client, or one a broker serves by POP,
+        pops them)."""
+        balance = self.g.balanced_by(cid)
+        return balance is Rebalance.CLIENT or (balance is Rebalance.BROKER and not self.shared)
+
     def doubled(self, holders: Sequence[str]) -> bool:
         """Whether ``holders`` (two or more) of one queue consume it twice: always, but in a
         topic a broker serves by POP, where several clients pop a queue, only when one of
         them pulls it (balancing itself: a client older than 5.0, say), which each message
         can then reach as well as a client popping it."""
-        if not self.shared:
-            return True
-        return any(self.g.balanced_by(cid) is Rebalance.CLIENT for cid in holders)
+        return not self.shared or any(map(self.pulls, holders))
 
     def listed_once(self) -> dict[str, list[MessageQueue]] | None:
         """The strategy's allocation if cidAll listed every client id once (``None`` when it

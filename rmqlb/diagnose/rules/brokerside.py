@@ -273,13 +273,13 @@ PULLED_AND_POPPED = "pulled by a client and popped by others"
 
 
 def _proxy_mixed(ctx: TopicContext) -> list[Finding]:
-    """MIXED_REBALANCE of clients that pull their share of the topic (they balance
-    themselves) and gRPC clients a Proxy serves, which pop any queue of it: each message of
-    a pulled queue can reach both."""
+    """MIXED_REBALANCE of clients that pull their share of the topic (balancing themselves,
+    or assigned it by a broker in PULL mode) and gRPC clients a Proxy serves, which pop any
+    queue of it: each message of a pulled queue can reach both."""
     g = ctx.g
     subscribing = [cid for cid in dict.fromkeys(g.cid_all) if cid in ctx.subscribers]
     proxied = [cid for cid in subscribing if g.balanced_by(cid) is Rebalance.PROXY]
-    pullers = [cid for cid in subscribing if g.balanced_by(cid) is Rebalance.CLIENT]
+    pullers = [cid for cid in subscribing if ctx.pulls(cid)]
     if not proxied or not pullers:
         return []
     routed = set(ctx.mq_all)
@@ -300,8 +300,8 @@ def _proxy_mixed(ctx: TopicContext) -> list[Finding]:
             Severity.warning if queues else Severity.info,
             g.name,
             f"{g.name} mixes clients that pull their share of {ctx.topic} "
-            f"({id_text(pullers, 4)}: they balance themselves) with gRPC clients a Proxy "
-            f"serves ({id_text(proxied, 4)}: they pop any queue of it): {effect}",
+            f"({id_text(pullers, 4)}) with gRPC clients a Proxy serves "
+            f"({id_text(proxied, 4)}: they pop any queue of it): {effect}",
             "a queue one client pulls while others pop it reaches both: consume the group "
             "through one kind of client (all gRPC through the Proxy, or all remoting push "
             "consumers), or give the gRPC clients a group of their own",

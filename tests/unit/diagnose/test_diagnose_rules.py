@@ -718,6 +718,31 @@ def test_remoting_clients_pulling_what_proxy_clients_pop_is_a_mix() -> None:
     assert f.consumers == ("10.0.0.1@1#2", grpc)
 
 
+def test_clients_a_broker_assigns_by_pull_also_pull_what_proxy_clients_pop() -> None:
+    """A 5.x client with clientRebalance=false in PULL mode pulls what its broker assigns:
+    the gRPC client pops those queues too."""
+    grpc = "host-1@4242@0@lmr3x9k2ab"
+    report = run(
+        {T: {"queues": 2}},
+        {
+            "G": group(
+                consumer(
+                    "10.0.0.1@1#2",
+                    T,
+                    assigned=q(0, 1),
+                    properties={"clientRebalance": "false"},
+                ),
+                consumer(grpc, T),
+                onBrokers={"broker-a": {"clientIds": ["10.0.0.1@1#2"]}},
+            )
+        },
+    )
+    f = only(report, Code.MIXED_REBALANCE)
+    assert f.severity is Severity.warning
+    assert f.message.startswith("G mixes clients that pull their share of TopicA (10.0.0.1@1#2)")
+    assert "2 queues pulled by a client and popped by others" in f.message
+
+
 def test_one_proxy_client_is_one() -> None:
     report = run({T: {"queues": 1}}, {"G": group(consumer("host-1@4242@0@lmr3x9k2ab", T))})
     assert only(report, Code.PROXY_CLIENTS).message == (
