@@ -136,9 +136,9 @@ def _shared_owners(ctx: TopicContext) -> list[str | None]:
     poppers = [0] * len(ctx.mq_all)
     for queues in (ctx.expected or {}).values():
         for mq in queues:
-            span = ctx.base.get(mq.broker_name)
-            if span is not None and mq.topic == ctx.topic and 0 <= mq.queue_id < span[1]:
-                poppers[span[0] + mq.queue_id] += 1
+            i = ctx.index(mq)
+            if i is not None:
+                poppers[i] += 1
     return [None if n > 1 else cid for cid, n in zip(ctx.owner, poppers, strict=True)]
 
 

@@ -324,7 +324,7 @@ def _mixed(ctx: TopicContext, side: BrokerSide) -> list[Finding]:
     # each client-side client takes its own strategy's share of every client of the group;
     # the mix's doing is what differs from every client doing so (clients running different
     # strategies double and orphan queues without any mix: STRATEGY_INCONSISTENT's)
-    cid_all = [cid for cid in g.cid_all if g.balanced_by(cid) is not Rebalance.PROXY]
+    cid_all = ctx.allocated_cid_all
     alone: dict[str, list[MessageQueue]] = {}
     for c in g.consumers:
         if (c.client_id in own or c.client_id in side.clients) and c.client_id not in alone:
