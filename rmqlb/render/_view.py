@@ -323,6 +323,12 @@ def count_text(n: int | None) -> str:
     return count(n)
 
 
+def expected_count_text(c: ConsumerRow) -> str:
+    """A consumer's expected queue count; ``-`` for a gRPC client, whose queues its Proxy
+    picks as it pops (no allocation predicts them)."""
+    return "-" if c.balanced_by is Rebalance.PROXY else count(c.expected)
+
+
 def consumer_note(c: ConsumerRow, *, retry: bool = False) -> str:
     """Why a consumer row deserves attention, or ``""``.
 
@@ -330,11 +336,14 @@ def consumer_note(c: ConsumerRow, *, retry: bool = False) -> str:
     takes a share of the queues without subscribing, so that share is never consumed;
     ``mismatch``: holds a different number of queues than expected; ``unreachable``: its
     actual assignment is unknown. Nobody is called idle on a retry topic: it usually has
-    one queue, so all consumers but one hold none of it by design.
+    one queue, so all consumers but one hold none of it by design; nor is a gRPC client,
+    which pops whatever its Proxy gives it (nothing is expected of it in particular).
     """
     if not c.subscribes:
         if c.expected > 0:
             return f"{plural(c.expected, 'queue')} never read"
+        return ""
+    if c.balanced_by is Rebalance.PROXY:
         return ""
     if (c.expected == 0 or c.actual == 0) and not retry:
         return "idle"

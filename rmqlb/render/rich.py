@@ -220,7 +220,7 @@ def _consumer_rows(
             Text(c.client_id),
             Text("yes") if c.subscribes else Text("no", style="red"),
             Text(c.strategy or "?"),
-            Text(v.count_text(c.expected)),
+            Text(v.expected_count_text(c)),
             Text(v.count_text(c.actual)),
         ]
         if show_lag:

@@ -149,7 +149,7 @@ def _consumers(t: TopicReport, show_lag: bool, o: RenderOptions) -> list[Block]:
             c.client_id,
             "yes" if c.subscribes else "no",
             c.strategy or "?",
-            v.count_text(c.expected),
+            v.expected_count_text(c),
             v.count_text(c.actual),
             *([v.lag_text(c.lag)] if show_lag else []),
             *(d.cells[i] for d in details),

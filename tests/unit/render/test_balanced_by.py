@@ -5,6 +5,7 @@ of the group's clients, or with -o wide, and gives way on a narrow screen."""
 from __future__ import annotations
 
 import io
+import json
 from pathlib import Path
 
 import pytest
@@ -61,3 +62,31 @@ def test_the_color_table_shows_the_column_and_it_gives_way_when_narrow() -> None
     narrow = _table("broker-assigned-pull.json", 80)
     assert "Balanced by" not in narrow
     assert all(len(line) <= 80 for line in narrow.splitlines())
+
+
+def test_a_grpc_client_is_not_called_idle_nor_expected_to_hold_nothing(tmp_path: Path) -> None:
+    """A gRPC client pops what its Proxy gives it: no allocation predicts a count for it, so
+    its row shows ``-`` expected and no ``idle`` note (in plain text and the colour table)."""
+    doc = {
+        "format": "rmqlb.snapshot/1",
+        "topics": {"T": {"queues": 4}},
+        "groups": {
+            "G": {
+                "consumers": [
+                    {"clientId": "10.0.0.7@1", "subscriptions": ["T"], "rebalance": "proxy"}
+                ]
+            }
+        },
+    }
+    path = tmp_path / "grpc.json"
+    path.write_text(json.dumps(doc))
+    report = diagnose(load_snapshot(path))
+    for output in (Output.plain, Output.table):
+        buffer = io.StringIO()
+        target = (
+            Console(file=buffer, width=200, color_system=None) if output is Output.table else buffer
+        )
+        render(report, output, target, RenderOptions())
+        row = _row(buffer.getvalue(), "10.0.0.7@1")
+        assert "idle" not in row
+        assert row.split()[3] == "-"  # client id, subscribes, strategy, expected
