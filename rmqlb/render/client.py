@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import IO, TYPE_CHECKING, Any, assert_never
 
+from rmqlb.model.snapshot import Rebalance
 from rmqlb.render.formats import Output
 
 if TYPE_CHECKING:
@@ -18,6 +19,8 @@ if TYPE_CHECKING:
     from rmqlb.model.snapshot import Consumer, ProcessQueueState, Snapshot
 
 UNKNOWN = "unknown (its running info was not captured)"
+#: Why a gRPC client's held queues are never known: nobody can ask it.
+UNKNOWN_GRPC = "unknown (a gRPC client pops through its Proxy, which reports no held queues)"
 HEADERS = ("queue", "cached", "MiB", "last pull", "last consume", "locked", "dropped", "commit")
 
 
@@ -28,17 +31,37 @@ class ClientView:
     group: str
     consumer: Consumer
     captured_at: str | None
+    #: Who balances it (as explain's consumer table says), and why rmqlb thinks so when the
+    #: client did not report it (``None``: reported).
+    balanced_by: Rebalance
+    balance_inferred: str | None
 
 
 def find_clients(snapshot: Snapshot, client_id: str, group: str | None) -> list[ClientView]:
     """Every appearance of ``client_id`` (in ``group`` only, when given)."""
+    from rmqlb.diagnose.balance import client_balance  # noqa: PLC0415
+
     return [
-        ClientView(name, c, snapshot.captured_at)
+        ClientView(name, c, snapshot.captured_at, *client_balance(c, g))
         for name, g in snapshot.groups.items()
         if group is None or name == group
         for c in g.consumers
         if c.client_id == client_id
     ]
+
+
+def balance_text(view: ClientView) -> str:
+    """``client``, ``broker`` or ``proxy`` (with the Proxy's address when a Proxy listed
+    it), and why when inferred: ``client (inferred: a client older than 5.0 ...)``."""
+    who = view.balanced_by.value
+    if view.consumer.proxy is not None:
+        who += f" {view.consumer.proxy}"
+    return who if view.balance_inferred is None else f"{who} (inferred: {view.balance_inferred})"
+
+
+def held_unknown(view: ClientView) -> str:
+    """Why the client's held queues are unknown."""
+    return UNKNOWN_GRPC if view.balanced_by is Rebalance.PROXY else UNKNOWN
 
 
 def facts(view: ClientView) -> list[tuple[str, str]]:
@@ -56,6 +79,7 @@ def facts(view: ClientView) -> list[tuple[str, str]]:
         ("strategy", describe(c.strategy) if c.strategy is not None else "?"),
         ("consume", c.consume_type or "?"),
         ("orderly", "?" if c.consume_orderly is None else "yes" if c.consume_orderly else "no"),
+        ("balanced by", balance_text(view)),
         ("subscriptions", subs),
     ] + ([("pops", pops_text(c))] if c.pop_assigned else [])
 
@@ -113,6 +137,9 @@ def to_json(views: list[ClientView]) -> dict[str, Any]:
                 "strategy": describe(v.consumer.strategy)
                 if v.consumer.strategy is not None
                 else None,
+                "balancedBy": v.balanced_by.value,
+                "balanceInferred": v.balance_inferred,
+                "proxy": v.consumer.proxy,
                 "subscriptions": [
                     {"topic": s.topic, "expression": s.sub_string} for s in v.consumer.subscriptions
                 ],
@@ -169,7 +196,7 @@ def render_client(
             doc.append(Line("\n".join(f"{k}: {val}" for k, val in facts(v))))
             states = v.consumer.process_queues
             if states is None:
-                doc.append(Line(f"held queues: {UNKNOWN}"))
+                doc.append(Line(f"held queues: {held_unknown(v)}"))
                 continue
             right = set(HEADERS) - {"queue"}
             columns = tuple(Column(h, "right" if h in right else "left") for h in HEADERS)
@@ -209,9 +236,7 @@ def _table(views: list[ClientView], target: Console | IO[str]) -> None:
             console.print(Text.assemble((f"{name:<14}", "bold"), escape_controls(value)))
         states = v.consumer.process_queues
         if states is None:
-            console.print(
-                Text("held queues: unknown (its running info was not captured)", "yellow")
-            )
+            console.print(Text(f"held queues: {held_unknown(v)}", "yellow"))
             continue
         if not states:
             console.print(Text("held queues: none", "dim"))

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -46,3 +47,36 @@ def test_a_pop_client_shows_what_a_broker_lets_it_pop(capsys: pytest.CaptureFixt
     assert run(["client", cid, "-d", str(pop), "-o", "json"]) == 0
     (client,) = json.loads(capsys.readouterr().out)["clients"]
     assert [q["queueId"] for q in client["popQueues"]] == [2, 3]
+
+
+def test_it_says_who_balances_the_client(capsys: pytest.CaptureFixture[str]) -> None:
+    """Reported (the POP client's broker), or inferred with the reason (a 4.x client)."""
+    pop = ROOT / "examples" / "pop-share-1.json"
+    assert run(["client", "10.0.0.6@9133#3011000000002", "-d", str(pop), "-o", "json"]) == 0
+    (client,) = json.loads(capsys.readouterr().out)["clients"]
+    assert client["balancedBy"] == "broker"
+    mixed = ROOT / "examples" / "mixed-rebalance.json"
+    assert run(["client", "10.0.0.5@5101#5200000000001", "-d", str(mixed), "-o", "plain"]) == 0
+    out = capsys.readouterr().out
+    assert "balanced by: client (inferred: a client older than 5.0 cannot ask the broker)" in out
+
+
+@pytest.mark.parametrize("output", ["plain", "table"])
+def test_a_grpc_clients_held_queues_are_unknown_for_what_it_is(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], output: str
+) -> None:
+    """A gRPC client: balanced by its Proxy (named), held queues unknown because nobody can
+    ask a gRPC client, not because a capture failed."""
+    consumer = {"clientId": "10.0.0.7@1", "subscriptions": ["T"], "proxy": "10.0.0.9:8081"}
+    doc = {
+        "format": "rmqlb.snapshot/1",
+        "topics": {"T": {"queues": 2}},
+        "groups": {"G": {"consumers": [consumer]}},
+    }
+    path = tmp_path / "grpc.json"
+    path.write_text(json.dumps(doc))
+    assert run(["client", "10.0.0.7@1", "-d", str(path), "-o", output]) == 0
+    out = " ".join(capsys.readouterr().out.split())
+    assert re.search(r"balanced by:? proxy 10\.0\.0\.9:8081 ", out)
+    assert "pops through its Proxy" in out
+    assert "running info was not captured" not in out
