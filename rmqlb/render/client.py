@@ -233,7 +233,8 @@ def _table(views: list[ClientView], target: Console | IO[str]) -> None:
         if i:
             console.print()
         for name, value in facts(v):
-            console.print(Text.assemble((f"{name:<14}", "bold"), escape_controls(value)))
+            fact = Text.assemble((f"{name:<14}", "bold"), escape_controls(value))
+            console.print(Trimmed(fact))  # a long fact wraps: no blank at its lines' ends
         states = v.consumer.process_queues
         if states is None:
             console.print(Text(f"held queues: {held_unknown(v)}", "yellow"))

@@ -238,8 +238,22 @@ def _group(g: Group, dialect: int, snapshot: Snapshot) -> Group:
         consumers=tuple(consumers),
         offsets=_completed_offsets(snapshot, g, dialect),
         configs={b: g.configs.get(b, GroupConfig()) for b in broker_names(snapshot)},
-        on_brokers=_broker_lists(g, on_brokers, broker_names(snapshot)),
+        on_brokers=_broker_lists(
+            g, _read_rates(on_brokers, broker_names(snapshot)), broker_names(snapshot)
+        ),
     )
+
+
+def _read_rates(
+    on_brokers: Mapping[str, GroupOnBroker], brokers: Iterable[str]
+) -> dict[str, GroupOnBroker]:
+    """Every broker answers GET_CONSUME_STATS with a rate: 0 where the snapshot has none."""
+    out = dict(on_brokers)
+    for b in brokers:
+        known = out.get(b, GroupOnBroker())
+        if known.consume_tps is None:
+            out[b] = replace(known, consume_tps=0.0)
+    return out
 
 
 def _broker_lists(

@@ -40,6 +40,9 @@ def test_live_overview_equals_the_overview_of_its_dump(
     assert isinstance(live["captureSeconds"], float) and live["captureSeconds"] > 0
     assert offline["captureSeconds"] is None
     assert live["groups"][0]["consumeTps"] == pytest.approx(176.1)  # from running info
+    # no consumer to report a rate: the brokers' consumeTps, read as 0, is 0, not unknown
+    (audit,) = [g for g in live["groups"] if g["group"] == "AuditGroup"]
+    assert audit["consumeTps"] == 0.0
 
 
 def test_a_broker_down_marks_every_line_it_leaves_incomplete(

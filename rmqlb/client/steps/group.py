@@ -80,7 +80,7 @@ async def capture_group(
     routes = {t: await c.routes.get(t) for t in sorted({*topics, RETRY_PREFIX + name})}
     on_brokers = await c.assignment.group(name, masters, view.message_model, consumers, routes)
     for (broker, _), answer in zip(masters, answers, strict=True):
-        if answer is not None and answer.consume_tps > 0:  # 0: nothing to tell apart from unread
+        if answer is not None:  # read: 0 is a rate, not unknown
             known = on_brokers.get(broker, GroupOnBroker())
             on_brokers[broker] = replace(known, consume_tps=answer.consume_tps)
     # Which broker lists a repeated id how often tells closed connections; which brokers
