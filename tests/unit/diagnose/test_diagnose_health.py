@@ -268,6 +268,17 @@ def test_consume_failing_names_retry_and_dlq_and_the_retry_lag() -> None:
     assert "%RETRY%G has 300 messages of lag" in f.message
 
 
+def test_a_failure_rate_the_hourly_count_has_not_sampled_yet_is_not_0_failed() -> None:
+    """A client that began failing minutes ago: consumeFailedMsgs comes from samples taken
+    every 10 minutes, so its 0 is not "0 failed in the last hour" (seen on a real 5.1.4
+    client failing every message)."""
+    young = {"status": {T: status(consumeFailedTPS=6.7, consumeFailedMsgs=0)}}
+    report = run({T: {"queues": 1}}, {"G": group(consumer("c1", T, assigned=q(0), **young))})
+    f = only(report, Code.CONSUME_FAILING)
+    assert "c1 6.7 failed/s;" in f.message
+    assert "in the last hour" not in f.message
+
+
 def test_consume_failing_orderly_and_configured_retries() -> None:
     orderly = {
         "consumeOrderly": True,
