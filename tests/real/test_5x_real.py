@@ -307,3 +307,19 @@ def test_a_remoting_client_pulling_what_grpc_clients_pop_is_named(kit: Kit, name
     assert mixed["severity"] == "warning", mixed
     assert "4 queues pulled by a client and popped by others" in mixed["message"]
     assert {qkey({"topic": t, **q}) for q in mixed["queues"]} == held
+
+    # each client up close: who balances it; the gRPC one's queues are unknown by nature
+    def client(cid: str) -> dict[str, Any]:
+        args = ("client", cid, "-n", kit.namesrv, "-g", g, "--proxy", kit.proxy_remoting or "")
+        (view,) = json.loads(kit.rmqlb(*args, "-o", "json", expect=(0,)).stdout)["clients"]
+        return dict(view)
+
+    popper = client("127.0.0.1@g1")
+    assert (popper["balancedBy"], popper["proxy"], popper["queues"]) == (
+        "proxy",
+        kit.proxy_remoting,
+        None,
+    )
+    puller = client("127.0.0.1@r1")
+    assert (puller["balancedBy"], puller["balanceInferred"]) == ("client", None)  # reported
+    assert {qkey(q) for q in puller["queues"] if q["topic"] == t} == held
