@@ -99,6 +99,7 @@ PAIRS: dict[tuple[Code, Code], Evidence] = {
     (Code.MIXED_REBALANCE, Code.ASSIGNMENT_MISMATCH): consumers_within,
     (Code.BROKERS_DISAGREE, Code.ASSIGNMENT_MISMATCH): consumers_within,
     (Code.BROKERS_DISAGREE, Code.DUPLICATE_ASSIGNMENT): consumers_within,
+    (Code.BROKERS_DISAGREE, Code.UNCONSUMED_QUEUE): queues_within,
     (Code.CONSUMER_STALLED, Code.LAG_SKEW): consumers_within,
     (Code.CONSUMER_STALLED, Code.FLOW_CONTROLLED): consumers_within,
     (Code.CONSUMER_STALLED, Code.CLIENT_UNREACHABLE): consumers_within,

@@ -203,6 +203,7 @@ def _disagree(ctx: TopicContext, side: BrokerSide) -> list[Finding]:
     their list and the current route give (a stale cached route)."""
     details: list[str] = []
     clients: set[str] = set()
+    moving: set[MessageQueue] = set()  # queues some answer gives and another does not
     lists = {b.broker: set(b.client_ids) for b in side.brokers if b.list_read}
     if len({frozenset(v) for v in lists.values()}) > 1:
         union = set().union(*lists.values())
@@ -223,6 +224,7 @@ def _disagree(ctx: TopicContext, side: BrokerSide) -> list[Finding]:
                     "it every loadBalancePollNameServerInterval, 30 s by default)"
                 )
                 clients.add(cid)
+                moving.update(set(got or ()).symmetric_difference(want or ()))
     differing = [
         cid
         for cid in side.clients
@@ -242,6 +244,8 @@ def _disagree(ctx: TopicContext, side: BrokerSide) -> list[Finding]:
     for cid in differing:
         per = "; ".join(f"{b.broker}: {_queues(b.answers[cid])}" for b in side.brokers)
         details.append(f"{cid} gets {per}")
+        answers = [frozenset(b.answers[cid] or ()) for b in side.brokers]
+        moving.update(frozenset().union(*answers) - answers[0].intersection(*answers[1:]))
     return [
         Finding(
             Code.BROKERS_DISAGREE,
@@ -256,6 +260,7 @@ def _disagree(ctx: TopicContext, side: BrokerSide) -> list[Finding]:
             "client reaches every broker of the topic",
             topic=ctx.topic,
             consumers=tuple(sorted(clients)),
+            queues=tuple(sorted(moving, key=queue_sort_key)),
         )
     ]
 

@@ -204,6 +204,7 @@ def test_brokers_with_different_consumer_lists_disagree() -> None:
     f = only(report, Code.BROKERS_DISAGREE)
     assert "broker-b does not list c2" in f.message
     assert "c1 gets broker-a: broker-a:0, broker-a:1; broker-b: " in f.message
+    assert labels(f) == ["broker-b:0", "broker-b:1"]  # what changes hands between the answers
 
 
 def test_a_brokers_answer_that_differs_from_its_list_and_route_is_a_stale_route() -> None:
@@ -225,6 +226,29 @@ def test_a_brokers_answer_that_differs_from_its_list_and_route_is_a_stale_route(
     )
     f = only(report, Code.BROKERS_DISAGREE)
     assert "cached route is older" in f.message
+
+
+def test_a_queue_a_stale_broker_route_leaves_out_is_unconsumed_because_of_it() -> None:
+    """Seen on a real 5.1.4 cluster: broker-b's cached route of a new retry topic had only
+    broker-b, so its answer left broker-a:0 to nobody. The unconsumed queue is a consequence
+    of the disagreement, not a separate problem."""
+    answer = [{"clientId": "c1", "topic": T, "queues": queues(T, "broker-b", 0)}]
+    report = run(
+        {T: route(("broker-a", 1, 1, 6), ("broker-b", 1, 1, 6))},
+        {
+            "G": group(
+                consumer("c1", T, strategy="AVG", assigned=queues(T, "broker-b", 0), **BROKER),
+                onBrokers={
+                    "broker-a": {"clientIds": ["c1"]},
+                    "broker-b": {"clientIds": ["c1"], "assignments": answer},
+                },
+            )
+        },
+    )
+    cause = only(report, Code.BROKERS_DISAGREE)
+    assert labels(cause) == ["broker-a:0"]
+    unconsumed = only(report, Code.UNCONSUMED_QUEUE)
+    assert unconsumed.caused_by == cause.id
 
 
 def test_mixed_client_and_broker_side_clients_double_and_orphan_queues() -> None:
