@@ -27,7 +27,6 @@ from rmqlb.model.snapshot import (
     QueueOffset,
     Rebalance,
 )
-from rmqlb.snapshot._write import consume_status_json, process_queue_json
 
 REPORT_FORMAT = "rmqlb.report/1"
 _lag_of = attrgetter("lag")
@@ -691,6 +690,10 @@ def inference_to_json(i: StrategyInference | None) -> dict[str, Any] | None:
 
 
 def _consumer_rows_json(rows: tuple[ConsumerRow, ...], topic: str) -> list[dict[str, Any]]:
+    # the snapshot writer's forms of these, imported by the JSON report only: a table of a
+    # live capture needs nothing of the snapshot package
+    from rmqlb.snapshot._write import consume_status_json, process_queue_json  # noqa: PLC0415
+
     out = []
     for c in rows:
         consumer = c.consumer

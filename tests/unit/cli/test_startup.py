@@ -116,7 +116,8 @@ HEAVY_LIVE_JSON = (
     "pydantic_core",
     "decimal",
 )
-HEAVY_LIVE_TABLE = (*NOT_FOR_ANY_EXPLAIN, *NOT_FOR_THIS_GROUP, *NO_SNAPSHOT_FILE, "pydantic_core")
+# The colour table of a live capture writes no JSON either: none of the snapshot package.
+HEAVY_LIVE_TABLE = (*NOT_FOR_ANY_EXPLAIN, *NOT_FOR_THIS_GROUP, "rmqlb.snapshot", "pydantic_core")
 
 PROBE = (
     "import json, sys\n"
