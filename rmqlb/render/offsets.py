@@ -15,6 +15,7 @@ from typing import IO, TYPE_CHECKING, Any, assert_never
 
 from rmqlb.humanize import plural
 from rmqlb.model.queue import MessageQueue, queue_sort_key
+from rmqlb.model.snapshot import MessageModel
 from rmqlb.render.formats import Output
 
 if TYPE_CHECKING:
@@ -41,17 +42,24 @@ class OffsetRow:
 
 @dataclass(frozen=True, slots=True)
 class OffsetsView:
-    """A group's offset rows (sorted), its online consumers and the capture time."""
+    """A group's offset rows (sorted), its online consumers and the capture time.
+
+    ``broadcasting``: the group consumes in BROADCASTING mode, whose clients keep their own
+    offsets (``LocalFileOffsetStore``): the brokers' rows, if any, are not its progress.
+    ``complete`` False: a request for some of its offsets failed, so rows may be missing.
+    """
 
     group: str
     rows: tuple[OffsetRow, ...]
     consumers: int
     captured_at: str | None
+    broadcasting: bool = False
+    complete: bool = True
 
     @property
-    def lag(self) -> int:
-        """Total lag."""
-        return sum(r.lag for r in self.rows)
+    def lag(self) -> int | None:
+        """Total lag of the rows; ``None`` for a BROADCASTING group (unknown, never 0)."""
+        return None if self.broadcasting else sum(r.lag for r in self.rows)
 
 
 def _holders(group: Group, queue: MessageQueue) -> tuple[str, ...] | None:
@@ -95,7 +103,24 @@ def offsets_view(
         if topic is None or o.queue.topic == topic
     ]
     rows.sort(key=_sort_key(sort_by))
-    return OffsetsView(group, tuple(rows), len(g.consumers), snapshot.captured_at)
+    return OffsetsView(
+        group,
+        tuple(rows),
+        len(g.consumers),
+        snapshot.captured_at,
+        broadcasting=g.message_model is MessageModel.BROADCASTING,
+        complete=_complete(snapshot, g),
+    )
+
+
+def _complete(snapshot: Snapshot, group: Group) -> bool:
+    """Whether every request for the group's offsets answered (the error index is loaded
+    only when something failed)."""
+    if not snapshot.errors:
+        return True
+    from rmqlb.diagnose.context import OFFSET_REQUESTS, group_errors  # noqa: PLC0415
+
+    return not any(e.request in OFFSET_REQUESTS for e in group_errors(snapshot, group))
 
 
 # ----- cells -------------------------------------------------------------------------------
@@ -132,11 +157,22 @@ def cells(view: OffsetsView, row: OffsetRow) -> list[str]:
 
 
 def totals_line(view: OffsetsView) -> str:
-    """``Totals: 8 queues, lag 4,210, 0 consumers online``."""
-    return (
-        f"Totals: {plural(len(view.rows), 'queue')}, lag {view.lag:,}, "
-        f"{plural(view.consumers, 'consumer')} online"
-    )
+    """``Totals: 8 queues, lag 4,210, 0 consumers online``; ``lag at least 4,210 (...)``
+    when some offsets could not be read; for a BROADCASTING group, why its lag is unknown."""
+    online = f"{plural(view.consumers, 'consumer')} online"
+    queues = plural(len(view.rows), "queue")
+    if view.lag is None:
+        return (
+            f"Totals: {queues}, {online}; lag unknown: {view.group} consumes in BROADCASTING "
+            "mode, whose clients keep their own offsets (LocalFileOffsetStore, on their "
+            "disks), which no broker has"
+        )
+    if not view.complete:
+        return (
+            f"Totals: {queues}, lag at least {view.lag:,} (some of its offsets could not be "
+            f"read), {online}"
+        )
+    return f"Totals: {queues}, lag {view.lag:,}, {online}"
 
 
 def to_json(view: OffsetsView) -> dict[str, Any]:
@@ -148,6 +184,7 @@ def to_json(view: OffsetsView) -> dict[str, Any]:
         "group": view.group,
         "capturedAt": view.captured_at,
         "consumers": view.consumers,
+        "messageModel": "BROADCASTING" if view.broadcasting else "CLUSTERING",
         "queues": [
             {
                 "topic": r.queue.topic,
@@ -161,7 +198,7 @@ def to_json(view: OffsetsView) -> dict[str, Any]:
             }
             for r in view.rows
         ],
-        "totals": {"queues": len(view.rows), "lag": view.lag},
+        "totals": {"queues": len(view.rows), "lag": view.lag, "lagComplete": view.complete},
     }
 
 

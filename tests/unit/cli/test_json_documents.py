@@ -63,7 +63,7 @@ def test_offsets(capsys: Capsys) -> None:
         "rmqlb.offsets/1",
         ("offsets", "OrderGroup", "-d", DEMO),
         ("offsets", "AuditGroup", "-d", DEMO, "-t", "AuditTopic", "--sort-by", "lag"),
-    ) == ["format", "group", "capturedAt", "consumers", "queues", "totals"]
+    ) == ["format", "group", "capturedAt", "consumers", "messageModel", "queues", "totals"]
 
 
 def test_client(capsys: Capsys) -> None:

@@ -23,7 +23,7 @@ def test_a_group_without_consumers_shows_every_queue(capsys: pytest.CaptureFixtu
     doc = json.loads(out)
     assert code == 0 and doc["format"] == "rmqlb.offsets/1" and doc["consumers"] == 0
     assert [q["lag"] for q in doc["queues"]] == [1020, 1090, 1045, 1055]
-    assert doc["totals"] == {"queues": 4, "lag": 4210}
+    assert doc["totals"] == {"queues": 4, "lag": 4210, "lagComplete": True}
     assert all(q["holders"] == [] for q in doc["queues"])
     assert all(q["lastConsumed"].endswith("Z") for q in doc["queues"])
 
@@ -71,3 +71,38 @@ def test_pop_queues_are_held_by_the_clients_a_broker_lets_pop_them(
         2: ["10.0.0.5@9120#3011000000001", "10.0.0.6@9133#3011000000002"],
         3: ["10.0.0.6@9133#3011000000002", "10.0.0.7@9101#3011000000003"],
     }
+
+
+def test_a_broadcasting_groups_lag_is_unknown_not_0(capsys: pytest.CaptureFixture[str]) -> None:
+    """A BROADCASTING group's clients keep their offsets on their disks: no broker has them,
+    so the totals say its lag is unknown and why (it read "lag 0" before)."""
+    code, out, _ = offsets(capsys, "NotifyGroup", "-d", str(DEMO), "-o", "json")
+    doc = json.loads(out)
+    assert code == 0 and doc["messageModel"] == "BROADCASTING"
+    assert doc["totals"]["lag"] is None
+    code, out, _ = offsets(capsys, "NotifyGroup", "-d", str(DEMO), "-o", "plain")
+    assert "lag unknown: NotifyGroup consumes in BROADCASTING mode" in out
+    assert "lag 0" not in out
+
+
+def test_offsets_a_failed_request_left_out_make_the_lag_a_lower_bound(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    doc = json.loads(DEMO.read_text(encoding="utf-8"))
+    doc["errors"] = [
+        {
+            "target": "broker-b",
+            "request": "GET_CONSUME_STATS",
+            "message": "timed out",
+            "group": "AuditGroup",
+        }
+    ]
+    partial = tmp_path / "partial.json"
+    partial.write_text(json.dumps(doc), encoding="utf-8")
+    code, out, _ = offsets(capsys, "AuditGroup", "-d", str(partial), "-o", "plain")
+    assert code == 4
+    assert "lag at least 4,210 (some of its offsets could not be read)" in out
+    code, out, _ = offsets(capsys, "AuditGroup", "-d", str(partial), "-o", "json")
+    assert json.loads(out)["totals"]["lagComplete"] is False
+    code, out, _ = offsets(capsys, "AuditGroup", "-d", str(DEMO), "-o", "json")
+    assert json.loads(out)["totals"]["lagComplete"] is True
