@@ -24,10 +24,10 @@ from typing import Any
 from rmqlb.check.decl import DEFAULT_PERM, BrokerQueues, CheckConfig, GroupDecl, Loc, TopicDecl
 from rmqlb.check.jsonlines import Path
 from rmqlb.errors import InputError
+from rmqlb.model.queue import MERGED_BROKER
 from rmqlb.model.snapshot import PERM_INHERIT
 from rmqlb.model.system import SYSTEM_TOPICS, is_system_group
 
-MERGED_BROKER = "all-brokers"
 SYNC_MEMBER_PREFIX = "rmq_sys_SYNC_BROKER_MEMBER_"
 
 

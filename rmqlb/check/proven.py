@@ -30,6 +30,7 @@ from rmqlb.diagnose.proposals import (
 )
 from rmqlb.diagnose.report import Code, Proposal
 from rmqlb.model.javaorder import java_key
+from rmqlb.model.queue import MERGED_BROKER
 from rmqlb.model.snapshot import PERM_READ
 from rmqlb.model.strategy import StrategySpec
 
@@ -140,5 +141,8 @@ def range_proposals(
     found = find_proposals(subject, target)
     # one member: its replicas are the group's, no member to name in the text
     found_text = tuple(replace(p, member=None) for p in found) if len(group.members) == 1 else found
-    wording = Wording(topic, group.name, len(readable), spec, check=True, target=target)
+    merged = [b for b, _ in readable] == [MERGED_BROKER]
+    wording = Wording(
+        topic, group.name, len(readable), spec, check=True, target=target, merged=merged
+    )
     return found, proposals_hint(found_text, wording)

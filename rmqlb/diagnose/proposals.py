@@ -573,7 +573,9 @@ class Wording:
     """What a hint needs besides the proposals: names, and who the replicas belong to.
 
     ``check``: the proposals come from ``rmqlb check`` (replicas of a declared member, client
-    ids of its model) rather than from a running group; ``target``: the problem they fix.
+    ids of its model) rather than from a running group; ``target``: the problem they fix;
+    ``merged``: the topic's one broker is :data:`~rmqlb.model.queue.MERGED_BROKER` (a
+    cluster export's counts, summed over its masters).
     """
 
     topic: str
@@ -582,6 +584,7 @@ class Wording:
     strategy: StrategySpec
     check: bool = False
     target: Problem | None = None
+    merged: bool = False
 
 
 def _queues_word(n: int) -> str:
@@ -629,6 +632,8 @@ def proposal_text(p: Proposal, w: Wording, first_queue_clause: bool = True) -> s
     if p.queues is not None:
         q, now = p.queues, p.current if isinstance(p.current, int) else 0
         where = f" on each of its {w.brokers} brokers" if w.brokers > 1 else ""
+        if w.merged:
+            where = " in all, over the cluster's masters (the export sums them)"
         total = q * max(w.brokers, 1)
         if q > now:
             verb = f"raise readQueueNums and writeQueueNums of {w.topic} to {q:,}{where}"

@@ -10,6 +10,10 @@ from rmqlb.model.javaorder import java_key
 #: Queue id of a 5.x POP assignment meaning every queue of that broker
 #: (``QueryAssignmentProcessor.allocate4Pop``).
 WHOLE_BROKER = -1
+#: The broker name standing for every master of a cluster at once: ``mqadmin exportMetadata
+#: -c`` sums each topic's queue counts over them, so ``check`` models such a topic as one
+#: broker of this name (commands for it address the cluster, ``-c``).
+MERGED_BROKER = "all-brokers"
 
 
 @dataclass(frozen=True, slots=True, order=False)

@@ -12,7 +12,7 @@ from rmqlb.diagnose.report import Code, Finding, Severity
 from rmqlb.diagnose.rules._text import queue_text
 from rmqlb.diagnose.rules.waiting import waiting_text
 from rmqlb.humanize import plural
-from rmqlb.model.queue import MessageQueue
+from rmqlb.model.queue import MERGED_BROKER, MessageQueue
 from rmqlb.model.snapshot import PERM_READ, PERM_WRITE, RETRY_PREFIX, pop_retry_topic
 
 
@@ -33,6 +33,12 @@ def _addr(ctx: TopicContext, broker: str) -> str:
     return addr or f"<{broker} address>"
 
 
+def update_target(broker: str, addr: str) -> str:
+    """Where an mqadmin update goes: ``-b ADDR`` (the broker's master), or the whole cluster
+    (``-c <cluster>``) for :data:`MERGED_BROKER`, which stands for all its masters."""
+    return "-c <cluster>" if broker == MERGED_BROKER else f"-b {addr}"
+
+
 def not_readable_text(topic: str, broker: str, perm: int, count: int, addr: str) -> tuple[str, str]:
     """QUEUE_NOT_READABLE's message (without the waiting messages) and hint."""
     still = ", while producers still write to them" if perm & PERM_WRITE and count else ""
@@ -41,7 +47,7 @@ def not_readable_text(topic: str, broker: str, perm: int, count: int, addr: str)
         f"{plural(count, 'queue')} are left out of mqAll and consumed by nobody{still}",
         f"if {broker} is being drained on purpose this is expected; otherwise "
         f"restore read permission: mqadmin updateTopicPerm -t {topic} "
-        f"-b {addr} -p 6 (or brokerPermission=6 for the whole broker)",
+        f"{update_target(broker, addr)} -p 6 (or brokerPermission=6 for the whole broker)",
     )
 
 
@@ -49,8 +55,20 @@ def write_exceeds_read_text(
     topic: str, broker: str, read: int, write: int, addr: str
 ) -> tuple[str, str, tuple[MessageQueue, ...]]:
     """WRITE_EXCEEDS_READ's message (without the waiting messages), hint and stranded
-    queues (ids ``read .. write-1``)."""
+    queues (ids ``read .. write-1``). For :data:`MERGED_BROKER` the counts are sums over
+    the cluster's masters: the fix is per master, and no queue can be named."""
     stranded = tuple(MessageQueue(topic, broker, i) for i in range(read, write))
+    if broker == MERGED_BROKER:
+        return (
+            f"{topic} has writeQueueNums {write} > readQueueNums {read}, summed over the "
+            f"cluster's masters: producers write to {plural(write - read, 'queue')} that no "
+            "consumer reads",
+            f"raise readQueueNums to writeQueueNums on every master of {topic} (this export "
+            f"sums both over them): mqadmin updateTopic -c <cluster> -t {topic} -r W -w W, "
+            "W being its writeQueueNums on one master; to shrink a topic, lower "
+            "writeQueueNums first and readQueueNums only once the queues above it are drained",
+            stranded,
+        )
     return (
         f"{topic} on {broker} has writeQueueNums {write} > readQueueNums {read}: "
         f"producers write to {plural(write - read, 'queue')} ({queue_text(stranded)}) "

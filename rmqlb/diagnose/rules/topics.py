@@ -30,10 +30,14 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from rmqlb.diagnose.report import Code, Severity
-from rmqlb.diagnose.rules.route import not_readable_text, write_exceeds_read_text
+from rmqlb.diagnose.rules.route import (
+    not_readable_text,
+    update_target,
+    write_exceeds_read_text,
+)
 from rmqlb.humanize import plural
 from rmqlb.model.javaorder import java_key
-from rmqlb.model.queue import MessageQueue
+from rmqlb.model.queue import MERGED_BROKER, MessageQueue
 from rmqlb.model.snapshot import (
     DLQ_PREFIX,
     PERM_READ,
@@ -101,7 +105,8 @@ def topic_findings(
                         if whole
                         else ": producers and consumers use only its other brokers there"
                     ),
-                    f"give it queues: mqadmin updateTopic -t {topic} -b {_addr(addrs, broker)} "
+                    f"give it queues: mqadmin updateTopic -t {topic} "
+                    f"{update_target(broker, _addr(addrs, broker))} "
                     "-r <queues> -w <queues> (the same count on every broker of the topic), or "
                     f"delete it from {broker} (mqadmin deleteTopic)",
                 )
@@ -148,10 +153,15 @@ def _not_writable(
     )
     fix = (
         f"restore write permission: mqadmin updateTopicPerm -t {topic} "
-        f"-b {_addr(addrs, broker)} -p 6"
+        f"{update_target(broker, _addr(addrs, broker))} -p 6"
         if not perm & PERM_WRITE
-        else f"give it write queues: mqadmin updateTopic -t {topic} -b {_addr(addrs, broker)} "
-        f"-r {read} -w {read}"
+        else f"give it write queues: mqadmin updateTopic -t {topic} "
+        f"{update_target(broker, _addr(addrs, broker))} "
+        + (
+            "-r R -w R, R being its readQueueNums on one master"
+            if broker == MERGED_BROKER
+            else f"-r {read} -w {read}"
+        )
     )
     return TopicFinding(
         Code.QUEUE_NOT_WRITABLE,

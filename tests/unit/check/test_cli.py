@@ -211,3 +211,47 @@ def test_help_does_not_import_heavy_modules() -> None:
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip().splitlines()[-1] == "[]"
+
+
+def test_a_cluster_exports_summed_counts_get_cluster_wide_fixes(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``mqadmin exportMetadata -c`` sums each topic's counts over the masters (a real 5.1.4
+    export's shape): no fix names a broker address it cannot know, nor a per-broker count
+    that is really a cluster total."""
+    config = {"attributes": {}, "order": False, "perm": 6, "topicFilterType": "SINGLE_TAG",
+              "topicSysFlag": 0}  # fmt: skip
+    export = {
+        "exportTime": 1795959760756,
+        "topicConfigTable": {
+            "WideTopic": {
+                **config,
+                "topicName": "WideTopic",
+                "readQueueNums": 4,
+                "writeQueueNums": 8,
+            },
+            "CartTopic": {
+                **config,
+                "topicName": "CartTopic",
+                "readQueueNums": 16,
+                "writeQueueNums": 16,
+            },
+        },
+        "subscriptionGroupTable": {"CartGroup": {"groupName": "CartGroup", "consumeEnable": True}},
+    }
+    metadata = tmp_path / "metadata.json"
+    metadata.write_text(json.dumps(export, indent=1), encoding="utf-8")
+    members = tmp_path / "members.yaml"
+    members.write_text(
+        "version: 1\ngroups:\n  CartGroup:\n    members:\n      cart:\n        replicas: 3..20\n"
+        "        subscriptions:\n          CartTopic: '*'\n",
+        encoding="utf-8",
+    )
+    assert run(["check", "-o", "json", str(metadata), str(members)]) == 1
+    findings = {f["code"]: f for f in json.loads(capsys.readouterr().out)["findings"]}
+    write = findings["WRITE_EXCEEDS_READ"]
+    assert "summed over the cluster's masters" in write["message"]
+    assert "mqadmin updateTopic -c <cluster> -t WideTopic -r W -w W" in write["hint"]
+    assert "address>" not in write["hint"]
+    idle = findings["IDLE_CONSUMER"]["hint"]
+    assert "of CartTopic to 20 in all, over the cluster's masters" in idle
