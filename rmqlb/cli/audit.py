@@ -57,12 +57,15 @@ def audit(  # noqa: PLR0917  (typer maps every option to a parameter)
     ] = EngineName.auto,
     master: Annotated[
         str | None,
-        typer.Option("--master", help="Spark master URL, e.g. local[2], spark://host:7077."),
+        typer.Option(
+            "--master", metavar="URL", help="Spark master URL, e.g. local[2], spark://host:7077."
+        ),
     ] = None,
     out: Annotated[
         Path | None,
         typer.Option(
             "--out",
+            metavar="DIR",
             help="Directory for summary.json and the Parquet tables findings/ groups/ "
             "flapping/ occurrences/ (with --generate: where the fleet is written).",
         ),
@@ -71,6 +74,7 @@ def audit(  # noqa: PLR0917  (typer maps every option to a parameter)
         str | None,
         typer.Option(
             "--cluster-from",
+            metavar="REGEX",
             help="Regex with one group taking the cluster name from each input path "
             "(default: the snapshot's source.namesrv).",
         ),
@@ -79,6 +83,7 @@ def audit(  # noqa: PLR0917  (typer maps every option to a parameter)
         int,
         typer.Option(
             "--persistent-window",
+            metavar="N",
             help="A finding is persistent when present in each of the group's last N snapshots.",
         ),
     ] = 3,
@@ -86,28 +91,37 @@ def audit(  # noqa: PLR0917  (typer maps every option to a parameter)
         int,
         typer.Option(
             "--flap-threshold",
+            metavar="K",
             help="A group flaps when its actual assignment changed more than K times.",
         ),
     ] = 2,
     report: Annotated[
         Path | None,
-        typer.Option("--report", help="Write a self-contained HTML report with charts."),
+        typer.Option(
+            "--report", metavar="FILE", help="Write a self-contained HTML report with charts."
+        ),
     ] = None,
-    top: Annotated[int, typer.Option("--top", help="Rows in the top-offender tables.")] = 20,
+    top: Annotated[
+        int, typer.Option("--top", metavar="N", help="Rows in the top-offender tables.")
+    ] = 20,
     generate: Annotated[
         int | None,
         typer.Option(
             "--generate",
+            metavar="N",
             help="Write N synthetic snapshots with known problems to --out instead of auditing.",
         ),
     ] = None,
-    seed: Annotated[int, typer.Option("--seed", help="Seed for --generate.")] = 0,
+    seed: Annotated[int, typer.Option("--seed", metavar="N", help="Seed for --generate.")] = 0,
     groups: Annotated[
-        int, typer.Option("--groups", help="Groups per generated snapshot (--generate).")
+        int,
+        typer.Option("--groups", metavar="N", help="Groups per generated snapshot (--generate)."),
     ] = 12,
     clusters: Annotated[
         int | None,
-        typer.Option("--clusters", help="Clusters to spread generated snapshots over."),
+        typer.Option(
+            "--clusters", metavar="N", help="Clusters to spread generated snapshots over."
+        ),
     ] = None,
     jsonl: Annotated[
         bool, typer.Option("--jsonl", help="--generate: one JSON Lines file per cluster.")

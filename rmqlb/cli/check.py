@@ -46,6 +46,7 @@ def check(  # noqa: PLR0917  (a Typer command: options are parameters)
         float | None,
         typer.Option(
             "--max-imbalance",
+            metavar="RATIO",
             help="Report IMBALANCE above this max/min queues-per-consumer ratio "
             "(default: the engine's).",
             min=1.0,
@@ -56,6 +57,7 @@ def check(  # noqa: PLR0917  (a Typer command: options are parameters)
         Path | None,
         typer.Option(
             "--junit",
+            metavar="FILE",
             help="Also write JUnit XML (a testcase per group x topic).",
             dir_okay=False,
             show_default=False,

@@ -17,7 +17,10 @@ def demo(
     display: Display = Display(),
     fail_on: FailOnOption = FailOn.error,
     latency_ms: Annotated[
-        float, typer.Option("--latency-ms", min=0, help="Delay every fake answer by this many ms.")
+        float,
+        typer.Option(
+            "--latency-ms", min=0, metavar="MS", help="Delay every fake answer by this many ms."
+        ),
     ] = 0.0,
 ) -> int:
     """Start a fake cluster from a built-in snapshot, sum it up and explain its worst group

@@ -61,6 +61,7 @@ def explain(  # noqa: PLR0917  (typer maps every option to a parameter)
         typer.Option(
             "--topic",
             "-t",
+            metavar="TOPIC",
             help="Only this topic.",
             show_default=False,
             autocompletion=complete_topic,
@@ -70,6 +71,7 @@ def explain(  # noqa: PLR0917  (typer maps every option to a parameter)
         str | None,
         typer.Option(
             "--strategy",
+            metavar="SPEC",
             help="Strategy for 'expected', e.g. AVG or CONSISTENT_HASH:vnodes=20 "
             "(default: the group's, else the one its clients report, else AVG). Parameters "
             "given here are never overridden; those the clients do not report are inferred "
@@ -109,7 +111,11 @@ def explain(  # noqa: PLR0917  (typer maps every option to a parameter)
     count: Annotated[
         int | None,
         typer.Option(
-            "--count", min=1, help="With --watch: stop after N polls.", show_default=False
+            "--count",
+            min=1,
+            metavar="N",
+            help="With --watch: stop after N polls.",
+            show_default=False,
         ),
     ] = None,
     all_groups: AllGroupsOption = False,

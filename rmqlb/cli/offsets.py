@@ -42,6 +42,7 @@ def offsets(  # noqa: PLR0917  (typer maps every option to a parameter)
         typer.Option(
             "--topic",
             "-t",
+            metavar="TOPIC",
             help="Only this topic's queues.",
             show_default=False,
             autocompletion=complete_topic,

@@ -188,6 +188,7 @@ NamesrvOption = Annotated[
     typer.Option(
         "--namesrv",
         "-n",
+        metavar="ADDR",
         envvar="NAMESRV_ADDR",
         help="NameServer address(es), semicolon-separated (default: $NAMESRV_ADDR).",
         show_default=False,
@@ -218,6 +219,7 @@ ConsumersOfTopicOption = Annotated[
     typer.Option(
         "--topic",
         "-t",
+        metavar="TOPIC",
         help="Only groups that consume this topic (the brokers say who: online "
         "subscribers and committed offsets).",
         show_default=False,
@@ -230,7 +232,9 @@ AllGroupsOption = Annotated[
 ]
 TimeoutOption = Annotated[
     float,
-    typer.Option("--timeout", min=0.001, help="Deadline per request, in seconds."),
+    typer.Option(
+        "--timeout", min=0.001, metavar="SECONDS", help="Deadline per request, in seconds."
+    ),
 ]
 TlsOption = Annotated[bool, typer.Option("--tls", help="Connect with TLS.")]
 TlsInsecureOption = Annotated[
@@ -239,20 +243,33 @@ TlsInsecureOption = Annotated[
 ]
 TlsCaOption = Annotated[
     Path | None,
-    typer.Option("--tls-ca", help="CA bundle to verify the servers with.", show_default=False),
+    typer.Option(
+        "--tls-ca", metavar="FILE", help="CA bundle to verify the servers with.", show_default=False
+    ),
 ]
 TlsCertOption = Annotated[
     Path | None,
-    typer.Option("--tls-cert", help="Client certificate (PEM) for mutual TLS.", show_default=False),
+    typer.Option(
+        "--tls-cert",
+        metavar="FILE",
+        help="Client certificate (PEM) for mutual TLS.",
+        show_default=False,
+    ),
 ]
 TlsKeyOption = Annotated[
     Path | None,
-    typer.Option("--tls-key", help="Client private key (PEM) for mutual TLS.", show_default=False),
+    typer.Option(
+        "--tls-key",
+        metavar="FILE",
+        help="Client private key (PEM) for mutual TLS.",
+        show_default=False,
+    ),
 ]
 AccessKeyOption = Annotated[
     str | None,
     typer.Option(
         "--access-key",
+        metavar="KEY",
         envvar="ROCKETMQ_ACCESS_KEY",
         help="ACL access key (default: $ROCKETMQ_ACCESS_KEY).",
         show_default=False,
@@ -262,6 +279,7 @@ SecretKeyOption = Annotated[
     str | None,
     typer.Option(
         "--secret-key",
+        metavar="KEY",
         envvar="ROCKETMQ_SECRET_KEY",
         help="ACL secret key (default: $ROCKETMQ_SECRET_KEY); never printed or saved.",
         show_default=False,
@@ -291,7 +309,8 @@ ProxyOption = Annotated[
     ),
 ]
 MaxInFlightOption = Annotated[
-    int, typer.Option("--max-in-flight", min=1, help="Requests in flight at most.")
+    int,
+    typer.Option("--max-in-flight", min=1, metavar="N", help="Requests in flight at most."),
 ]
 DEFAULT_TIMEOUT = 5.0
 """Seconds per request, like mqadmin."""

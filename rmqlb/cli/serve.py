@@ -17,10 +17,20 @@ def serve(  # noqa: PLR0917  (typer maps every option to a parameter)
     ],
     port: Annotated[
         int,
-        typer.Option("--port", "-p", min=0, max=65535, help="NameServer port (0: any free port)."),
+        typer.Option(
+            "--port",
+            "-p",
+            min=0,
+            max=65535,
+            metavar="PORT",
+            help="NameServer port (0: any free port).",
+        ),
     ] = 9876,
     latency_ms: Annotated[
-        float, typer.Option("--latency-ms", min=0, help="Delay every answer by this many ms.")
+        float,
+        typer.Option(
+            "--latency-ms", min=0, metavar="MS", help="Delay every answer by this many ms."
+        ),
     ] = 0.0,
     fault: Annotated[
         list[str] | None,
@@ -44,10 +54,12 @@ def serve(  # noqa: PLR0917  (typer maps every option to a parameter)
     ] = None,
     dialect: Annotated[
         int,
-        typer.Option("--dialect", min=4, max=5, help="Emulate 4.9.x (4) or 5.x (5) bodies."),
+        typer.Option(
+            "--dialect", min=4, max=5, metavar="4|5", help="Emulate 4.9.x (4) or 5.x (5) bodies."
+        ),
     ] = 4,
     host: Annotated[
-        str, typer.Option("--host", help="Address to listen on (keep it local).")
+        str, typer.Option("--host", metavar="HOST", help="Address to listen on (keep it local).")
     ] = "127.0.0.1",
 ) -> int:
     """Serve SNAPSHOT as a fake NameServer + brokers over the RocketMQ protocol.

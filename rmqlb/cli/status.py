@@ -88,7 +88,11 @@ def status(  # noqa: PLR0917  (typer maps every option to a parameter)
     count: Annotated[
         int | None,
         typer.Option(
-            "--count", min=1, help="With --watch: stop after N polls.", show_default=False
+            "--count",
+            min=1,
+            metavar="N",
+            help="With --watch: stop after N polls.",
+            show_default=False,
         ),
     ] = None,
 ) -> int:

@@ -4,11 +4,12 @@ bare ``rmqlb``, completion."""
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
 
-from rmqlb.cli import run
+from rmqlb.cli import COMMANDS, run
 from rmqlb.failon import FailOn, gate
 
 ROOT = Path(__file__).resolve().parents[3]
@@ -277,3 +278,15 @@ def test_a_grouped_option_reaches_the_command(capsys: pytest.CaptureFixture[str]
     validated: a NameServer address that is not host:port is refused before any request)."""
     assert run(["status", "-n", "no-port", "--timeout", "0.5"]) == 2
     assert "expected host:port" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("command", COMMANDS)
+def test_every_option_value_is_named_in_help(
+    command: str, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Options show what they take (``-n ADDR``, ``--timeout SECONDS``, ``--tls-ca FILE``),
+    never typer's type placeholders (``<str>``, ``<float range>``, ``<path>``)."""
+    monkeypatch.setenv("COLUMNS", "200")
+    assert run([command, "--help"]) == 0
+    placeholders = re.findall(r"<[a-z ]+>", capsys.readouterr().out)
+    assert not placeholders, f"rmqlb {command} --help shows {placeholders}"
