@@ -44,17 +44,22 @@ class OffsetRow:
 class OffsetsView:
     """A group's offset rows (sorted), its online consumers and the capture time.
 
-    ``broadcasting``: the group consumes in BROADCASTING mode, whose clients keep their own
-    offsets (``LocalFileOffsetStore``): the brokers' rows, if any, are not its progress.
-    ``complete`` False: a request for some of its offsets failed, so rows may be missing.
+    A BROADCASTING group's clients keep their own offsets (``LocalFileOffsetStore``): the
+    brokers' rows, if any, are not its progress. ``complete`` False: a request for some of
+    its offsets failed, so rows may be missing.
     """
 
     group: str
     rows: tuple[OffsetRow, ...]
     consumers: int
     captured_at: str | None
-    broadcasting: bool = False
+    message_model: MessageModel = MessageModel.CLUSTERING
     complete: bool = True
+
+    @property
+    def broadcasting(self) -> bool:
+        """Whether the group consumes in BROADCASTING mode."""
+        return self.message_model is MessageModel.BROADCASTING
 
     @property
     def lag(self) -> int | None:
@@ -108,7 +113,7 @@ def offsets_view(
         tuple(rows),
         len(g.consumers),
         snapshot.captured_at,
-        broadcasting=g.message_model is MessageModel.BROADCASTING,
+        message_model=g.message_model,
         complete=_complete(snapshot, g),
     )
 
@@ -184,7 +189,7 @@ def to_json(view: OffsetsView) -> dict[str, Any]:
         "group": view.group,
         "capturedAt": view.captured_at,
         "consumers": view.consumers,
-        "messageModel": "BROADCASTING" if view.broadcasting else "CLUSTERING",
+        "messageModel": view.message_model.value,
         "queues": [
             {
                 "topic": r.queue.topic,
