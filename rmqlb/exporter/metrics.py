@@ -125,7 +125,11 @@ def _group_families(report: StatusReport, per_queue: bool) -> Iterator[Metric]:
     lag = _family("group_lag_messages", "Messages not yet consumed (known only).", g)
     stranded = _family("group_stranded_messages", "Messages in queues nobody consumes.", g)
     stranded_q = _family("group_stranded_queues", "Queues nobody consumes.", g)
-    rate = _family("group_consume_rate_messages_per_second", "consumeOKTPS summed over clients.", g)
+    rate = _family(
+        "group_consume_rate_messages_per_second",
+        "Messages per second consumed: the clients' consumeOKTPS, else the brokers' consumeTps.",
+        g,
+    )
     partial = _family("group_partial", "1 when some data of the group was not read.", g)
     findings = _family("group_findings", "Findings by code and severity.", (*g, "code", "severity"))
     worst = _family(
