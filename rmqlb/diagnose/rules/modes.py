@@ -26,8 +26,9 @@ def check_modes(
                 Code.BROADCASTING,
                 Severity.info,
                 g.name,
-                f"group {g.name} consumes in BROADCASTING mode: each of its "
-                f"{plural(n, 'consumer')} reads every queue of "
+                f"group {g.name} consumes in BROADCASTING mode: "
+                + (f"each of its {n:,} consumers reads" if n != 1 else "its one consumer reads")
+                + " every queue of "
                 f"{plural(len(names), 'subscribed topic')}, so there is no allocation to check",
                 "nothing to fix: offsets live on each client, not on the broker; if every "
                 "message should be processed once per group, switch the consumers to "

@@ -668,6 +668,9 @@ def test_broadcasting_is_reported_and_not_allocated() -> None:
     )
     assert codes(report) == ["BROADCASTING"]
     assert [c.expected for c in report.groups[0].topics[0].consumers] == [1, 1, 1]
+    assert "each of its 3 consumers reads every queue" in report.findings[0].message
+    alone = run({T: {"queues": 1}}, {"G": group(consumer("c1", T), messageModel="BROADCASTING")})
+    assert "BROADCASTING mode: its one consumer reads every queue of" in alone.findings[0].message
 
 
 def test_pop_clients_are_broker_assigned_and_a_plain_one_mixes_with_them() -> None:
