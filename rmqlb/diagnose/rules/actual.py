@@ -127,8 +127,9 @@ def _mismatches(ctx: TopicContext) -> list[Finding]:
             Code.ASSIGNMENT_MISMATCH,
             Severity.warning,
             g.name,
-            f"{len(differing)} of {plural(compared, 'consumer')} of {ctx.topic} hold other "
-            f"queues than {g.strategy_label} predicts ({'; '.join(details)}{more})"
+            f"{len(differing)} of {plural(compared, 'consumer')} of {ctx.topic} "
+            f"{'holds' if len(differing) == 1 else 'hold'} other queues than "
+            f"{g.strategy_label} predicts ({'; '.join(details)}{more})"
             f"{g.assumption}",
             REBALANCE_HINT,
             topic=ctx.topic,

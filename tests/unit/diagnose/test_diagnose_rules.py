@@ -139,6 +139,11 @@ def test_assignment_mismatch_names_the_moved_queues() -> None:
     assert f.consumers == ("c1", "c2")
     assert labels(f) == ["broker-a:0", "broker-a:1"]
     assert "+broker-a:1" in f.message and "-broker-a:0" in f.message
+    assert f"2 of 2 consumers of {T} hold other queues" in f.message
+    three = (consumer("c1", T, assigned=q(0, 2)), consumer("c2", T, assigned=q(1)))
+    one = run({T: {"queues": 3}}, {"G": group(*three, consumer("c3", T, assigned=q(2)))})
+    mismatch = only(one, Code.ASSIGNMENT_MISMATCH)
+    assert f"1 of 3 consumers of {T} holds other queues" in mismatch.message
 
 
 def test_no_assignment_mismatch_when_matching_or_unknown() -> None:

@@ -257,7 +257,7 @@ def causes_report() -> Report:
             Code.ASSIGNMENT_MISMATCH,
             Severity.warning,
             group,
-            f"1 of 2 consumers of {topic_name} hold other queues than AVG predicts ({C1} holds "
+            f"1 of 2 consumers of {topic_name} holds other queues than AVG predicts ({C1} holds "
             "8, expected 4 +broker-b:0..3)",
             f"caused by STALE_ALLOCATION (F1): {C1} allocates from outdated inputs; fixing that "
             "clears this too",
