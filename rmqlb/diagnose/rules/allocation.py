@@ -221,7 +221,8 @@ def _idle(ctx: TopicContext, prove: _Prover) -> list[Finding]:
     elif by_duplicates:
         message = (
             f"{len(idle)} of {plural(len(subscribers), 'consumer')} subscribing {ctx.topic} "
-            f"get no queue under {label} ({id_text(idle, g.options.max_listed)}): "
+            f"{'gets' if len(idle) == 1 else 'get'} no queue under {label} "
+            f"({id_text(idle, g.options.max_listed)}): "
             f"{plural(n, 'queue')} for {plural(m, 'entry', 'entries')} of cidAll, but only "
             f"{plural(len(set(cid_all)), 'distinct client id')}; listed once each, the "
             f"strategy gives every one of them queues{g.assumption}"
@@ -240,7 +241,8 @@ def _idle(ctx: TopicContext, prove: _Prover) -> list[Finding]:
     else:
         message = (
             f"{len(idle)} of {plural(len(subscribers), 'consumer')} subscribing {ctx.topic} "
-            f"get no queue under {label} although there are {plural(n, 'readable queue')} for "
+            f"{'gets' if len(idle) == 1 else 'get'} no queue under {label} although there are "
+            f"{plural(n, 'readable queue')} for "
             f"{plural(m, 'consumer')} ({id_text(idle, g.options.max_listed)}){g.assumption}"
         )
         spec = g.strategy
@@ -408,7 +410,8 @@ def _unconsumed(ctx: TopicContext, prove: _Prover) -> list[Finding]:
                 Code.UNCONSUMED_QUEUE,
                 Severity.error,
                 g.name,
-                f"{len(queues)} of {plural(total, 'queue')} of {ctx.topic} fall under "
+                f"{len(queues)} of {plural(total, 'queue')} of {ctx.topic} "
+                f"{'falls' if len(queues) == 1 else 'fall'} under "
                 f"{g.strategy_label} to {plural(len(ids), 'consumer')} that "
                 f"{'does' if len(ids) == 1 else 'do'} not subscribe {ctx.topic} "
                 f"({id_text(ids, limit)}): {queue_text(queues, limit)} "
@@ -433,7 +436,8 @@ def _unconsumed(ctx: TopicContext, prove: _Prover) -> list[Finding]:
                 Code.UNCONSUMED_QUEUE,
                 Severity.error,
                 g.name,
-                f"{len(nobody)} of {plural(total, 'queue')} of {ctx.topic} are allocated to "
+                f"{len(nobody)} of {plural(total, 'queue')} of {ctx.topic} "
+                f"{'is' if len(nobody) == 1 else 'are'} allocated to "
                 f"no consumer under {g.strategy_label} ({cause}): "
                 f"{queue_text(nobody, limit)}{waiting_text(ctx, nobody)}{g.assumption}",
                 hint,

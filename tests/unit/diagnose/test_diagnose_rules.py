@@ -815,3 +815,12 @@ def test_a_consumers_lag_is_unknown_when_one_of_its_queues_is() -> None:
     table = report.groups[0].topics[0]
     assert [r.lag for r in table.queues] == [5, 6, 7, None]
     assert [(c.client_id, c.lag) for c in table.consumers] == [("c1", 11), ("c2", None)]
+
+
+def test_one_idle_consumer_among_enough_queues_is_singular() -> None:
+    """CONSISTENT_HASH with one virtual node can leave a client without a queue although
+    there are queues enough; the verb agrees with the one client."""
+    ring = {"name": "CONSISTENT_HASH", "virtualNodeCnt": 1}
+    pair = (consumer("x0", T, strategy=ring), consumer("x1", T, strategy=ring))
+    idle = only(run({T: {"queues": 4}}, {"G": group(*pair)}), Code.IDLE_CONSUMER)
+    assert idle.message.startswith(f"1 of 2 consumers subscribing {T} gets no queue under")
