@@ -105,6 +105,8 @@ PAIRS: dict[tuple[Code, Code], Evidence] = {
     (Code.CONSUMER_STALLED, Code.CLIENT_UNREACHABLE): consumers_within,
     (Code.CONSUME_DISABLED, Code.LAG_SKEW): on_disabled_brokers,
     (Code.DUPLICATE_ASSIGNMENT, Code.ORDERLY_LOCK_LOST): queues_within,
+    (Code.ORDERLY_LOCK_LOST, Code.UNCONSUMED_QUEUE): queues_within,
+    (Code.ORDERLY_LOCK_LOST, Code.ASSIGNMENT_MISMATCH): consumers_within,
     (Code.ORDERLY_LOCK_LOST, Code.LAG_SKEW): consumers_within,
     (Code.FLOW_CONTROLLED, Code.LAG_SKEW): consumers_within,
 }

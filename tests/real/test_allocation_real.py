@@ -8,6 +8,8 @@ allocates it from its own inputs, and the finding codes with the situation.
 
 from __future__ import annotations
 
+import os
+import signal
 from typing import Any
 
 import pytest
@@ -243,3 +245,38 @@ def test_orderly_group(kit: Kit, names: Names) -> None:
     assert all(
         pq["locked"] for s in states.values() for pq in s["processQueues"] if pq["topic"] == t
     )
+
+
+@pytest.mark.versions("4.9.8", "5.1.4")
+def test_an_orderly_consumer_killed_keeps_its_queues_locked(kit: Kit, names: Names) -> None:
+    """Two orderly consumers in two JVMs; one is killed (no unlock). The other is allocated
+    every queue at once but takes the killed one's only when their broker locks expire
+    (60 s after its last renewal): meanwhile those queues are consumed by nobody, and that
+    is ORDERLY_LOCK_LOST, not a stale route its holdings happen to match."""
+    g, t = names.group, names.topic
+    kit.topic(t, read=2)
+    spec = f"group={g};sub={t}:*;orderly=true"
+    a = kit.consumer("orderly-a", f"{spec};instance=a")
+    b = kit.consumer("orderly-b", f"{spec};instance=b")
+    kit.wait(g, a, b, consumers=2, queues={t: 4})
+    killed = {qkey(q) for q in kit.truth(g, b)["127.0.0.1@b"]["held"] if q["topic"] == t}
+    os.kill(b.pid, signal.SIGKILL)
+
+    def waiting() -> set[Any] | None:
+        state = kit.truth(g, a).get("127.0.0.1@a", {})
+        view = state.get("views", {}).get(t, {})
+        allocated = {qkey(q) for q in view.get("allocated", [])}
+        held = {qkey(q) for q in state.get("held", []) if q["topic"] == t}
+        return allocated - held if len(allocated) == 4 and held < allocated else None
+
+    not_taken = kit.wait_for("the survivor to be allocated every queue", waiting, timeout=30)
+    assert not_taken == killed  # the truth: what it cannot lock is what the killed one held
+    report = kit.explain(g)
+
+    codes = finding_codes(report, g)
+    assert "STALE_ALLOCATION" not in codes, report["findings"]
+    (lock,) = [f for f in findings(report, "ORDERLY_LOCK_LOST") if f["topic"] == t]
+    assert {qkey({"topic": t, **q}) for q in lock["queues"]} == not_taken
+    assert lock["consumers"] == ["127.0.0.1@a"]
+    (unconsumed,) = [f for f in findings(report, "UNCONSUMED_QUEUE") if f["topic"] == t]
+    assert unconsumed["causedBy"] == lock["id"]

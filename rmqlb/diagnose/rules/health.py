@@ -38,6 +38,7 @@ from dataclasses import dataclass
 from rmqlb.diagnose.context import Mode, TopicContext, errors_about
 from rmqlb.diagnose.report import Code, Finding, Severity
 from rmqlb.diagnose.rules._text import duration_text, id_text, queue_text, rate_text
+from rmqlb.diagnose.rules.waiting import waiting_text
 from rmqlb.humanize import plural
 from rmqlb.model.queue import MessageQueue, queue_sort_key
 from rmqlb.model.snapshot import DLQ_PREFIX, RETRY_PREFIX, Consumer, ProcessQueueState
@@ -551,6 +552,87 @@ def _lock_lost_findings(ctx: TopicContext) -> list[Finding]:
     ]
 
 
+def awaiting_locks(ctx: TopicContext) -> dict[str, list[MessageQueue]]:
+    """Orderly clients that balance themselves and hold part of their share and nothing else:
+    client id -> the queues of its share it has not taken.
+
+    An orderly client adds a newly allocated queue to the queues it holds only once it has
+    locked it on the broker (``RebalanceImpl.updateProcessQueueTableInRebalance``: "add a new
+    mq failed ... because lock failed"), and the broker keeps another client's lock until
+    60 s after its last renewal. Such a client allocated from the group's inputs; it is
+    waiting, not stale.
+    """
+    expected = ctx.expected
+    if expected is None:
+        return {}
+    broker = ctx.broker_side.clients if ctx.broker_side is not None else ()
+    out: dict[str, list[MessageQueue]] = {}
+    seen: set[str] = set()
+    for c, held in zip(ctx.g.consumers, ctx.actual, strict=True):
+        cid = c.client_id
+        if held is None or cid in seen or cid in broker or cid not in ctx.subscribers:
+            continue
+        seen.add(cid)
+        if not is_orderly(c):
+            continue
+        want = expected.get(cid, ())
+        mine = set(held)
+        missing = [mq for mq in want if mq not in mine]
+        if missing and mine <= set(want):
+            out[cid] = missing
+    return out
+
+
+def _held_by_nobody(ctx: TopicContext, mq: MessageQueue) -> bool:
+    i = ctx.index(mq)
+    return i is not None and ctx.holder[i] is None
+
+
+def _not_taken(ctx: TopicContext) -> list[Finding]:
+    """ORDERLY_LOCK_LOST for queues an orderly client was allocated but has not taken: it
+    could not lock them, most often because a consumer that stopped without unlocking (a
+    crash, a kill) still holds their broker locks."""
+    if not ctx.actual_known:  # a queue nobody is known to hold may be held after all
+        return []
+    waiting = {
+        cid: nobodys
+        for cid, qs in awaiting_locks(ctx).items()
+        if (nobodys := [mq for mq in qs if _held_by_nobody(ctx, mq)])
+    }  # (queues another client still holds: it lets them go at its own rebalance)
+    if not waiting:
+        return []
+    g = ctx.g
+    queues = sorted({mq for qs in waiting.values() for mq in qs}, key=queue_sort_key)
+    ids = list(waiting)
+    parts = [f"{cid}: {queue_text(qs, 4)}" for cid, qs in list(waiting.items())[:SHOWN]]
+    more = f"; and {len(ids) - len(parts)} more" if len(ids) > len(parts) else ""
+    one = len(ids) == 1
+    return [
+        Finding(
+            Code.ORDERLY_LOCK_LOST,
+            Severity.error,
+            g.name,
+            f"{plural(len(queues), 'queue')} of {ctx.topic}, held by nobody, allocated to "
+            f"{'an orderly consumer that has' if one else 'orderly consumers that have'} not "
+            f"taken {'it' if len(queues) == 1 else 'them'} ({'; '.join(parts)}{more}): an "
+            "orderly client takes a newly allocated queue only once it locks it on the "
+            "broker, and the broker keeps the previous holder's lock until 60 s after its "
+            "last renewal (rocketmq.broker.rebalance.lockMaxLiveTime): a consumer of the "
+            "group that stopped without unlocking (killed, crashed) keeps its queues from "
+            f"everyone until then{waiting_text(ctx, queues, 'the client takes them')}",
+            "nothing to do if this clears within about 80 s (the lock expires 60 s after the "
+            "previous holder's last renewal, and the client tries again at each rebalance, "
+            f"every 20 s); if it lasts, a live process holds the lock: look for 'because lock "
+            f"failed' in the log of {id_text(ids, 3)} and for another process of {g.name} "
+            "holding these queues (one that no broker lists, or a second one with the same "
+            "client id)",
+            topic=ctx.topic,
+            consumers=tuple(ids),
+            queues=tuple(queues),
+        )
+    ]
+
+
 def check_health(ctx: TopicContext) -> list[Finding]:
     """The health of the topic's holders (CLUSTERING push clients with running info)."""
     if ctx.g.mode is not Mode.CLUSTERING or ctx.route is None:
@@ -558,6 +640,7 @@ def check_health(ctx: TopicContext) -> list[Finding]:
     return [
         *_stalled(ctx),
         *_lock_lost_findings(ctx),
+        *_not_taken(ctx),
         *_flow_controlled(ctx),
         *_failing(ctx),
     ]

@@ -43,6 +43,7 @@ from rmqlb.allocate import allocate_for, validate
 from rmqlb.diagnose.context import GroupContext, Mode, TopicContext, broker_addr
 from rmqlb.diagnose.report import Code, Finding, Severity
 from rmqlb.diagnose.rules._text import duration_text, id_text, queue_text
+from rmqlb.diagnose.rules.health import awaiting_locks
 from rmqlb.errors import AllocationError, InputError
 from rmqlb.humanize import plural
 from rmqlb.model.javaorder import java_key
@@ -275,16 +276,19 @@ def _route_views(ctx: TopicContext, spec: StrategySpec, cid_all: tuple[str, ...]
 
 
 def mismatching(ctx: TopicContext) -> dict[str, frozenset[MessageQueue]]:
-    """The subscribing clients whose known holdings differ from their expected share."""
+    """The subscribing clients whose known holdings differ from their expected share; not
+    an orderly client holding part of its share only (it waits for locks: ORDERLY_LOCK_LOST
+    says so, see :func:`~rmqlb.diagnose.rules.health.awaiting_locks`)."""
     expected = ctx.expected
     out: dict[str, frozenset[MessageQueue]] = {}
     if expected is None:
         return out
-    broker = ctx.broker_side.clients if ctx.broker_side is not None else ()
+    # a client the broker balances does not allocate from its own inputs
+    skipped = {*awaiting_locks(ctx), *(ctx.broker_side.clients if ctx.broker_side else ())}
     for c, held, exact in zip(ctx.g.consumers, ctx.actual, ctx.exact(), strict=True):
         cid = c.client_id
-        if held is None or cid in out or cid not in ctx.subscribers or cid in broker:
-            continue  # (a client the broker balances does not allocate from its own inputs)
+        if held is None or cid in out or cid not in ctx.subscribers or cid in skipped:
+            continue
         want = expected.get(cid, ())
         if exact or set(held) == set(want):
             continue

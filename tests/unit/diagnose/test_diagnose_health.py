@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from diagnose_builders import codes, consumer, group, labels, only, queues, run
+from diagnose_builders import codes, consumer, group, labels, only, queues, route, run
 
 from rmqlb.diagnose import Code, Report, Severity
 
@@ -332,6 +332,38 @@ def test_no_lock_finding_for_fresh_locks_or_concurrent_consumers() -> None:
     assert "ORDERLY_LOCK_LOST" not in codes(two_clients(fresh, first=orderly))
     # concurrently consuming clients never lock
     assert "ORDERLY_LOCK_LOST" not in codes(two_clients([pq(0), pq(1)]))
+
+
+def test_queues_an_orderly_client_cannot_lock_yet_are_not_a_stale_view() -> None:
+    """Seen on a real 4.9.8 cluster: of two orderly consumers one was killed; the other is
+    allocated every queue but holds only its own, since the killed one's broker locks stand
+    for 60 s. That is not a stale route (which its holdings happen to match) but queues
+    waiting for their locks, which leave them unconsumed meanwhile."""
+    orderly = {"consumeOrderly": True}
+    two = route(("broker-a", 2, 2, 6), ("broker-b", 2, 2, 6))
+    alone = consumer("c1", T, assigned=q(0, 1), **orderly)  # broker-b:0, 1 not taken
+    report = run({T: two}, {"G": group(alone)}, extra=CAPTURED)
+    assert "STALE_ALLOCATION" not in codes(report)
+    f = only(report, Code.ORDERLY_LOCK_LOST)
+    assert labels(f) == ["broker-b:0", "broker-b:1"] and f.consumers == ("c1",)
+    assert "held by nobody, allocated to an orderly consumer that has not taken them" in f.message
+    assert "60 s after its last renewal" in f.message
+    assert only(report, Code.UNCONSUMED_QUEUE).caused_by == f.id
+    assert only(report, Code.ASSIGNMENT_MISMATCH).caused_by == f.id
+    # a client consuming concurrently never locks: the same holdings are a stale route
+    plain = run({T: two}, {"G": group(consumer("c1", T, assigned=q(0, 1)))}, extra=CAPTURED)
+    assert "ORDERLY_LOCK_LOST" not in codes(plain) and "STALE_ALLOCATION" in codes(plain)
+
+
+def test_an_orderly_client_waiting_for_a_queue_another_still_holds_is_no_lock_problem() -> None:
+    """c2 joined: AVG now gives it queue 1, which c1 (not rebalanced yet) still holds and
+    locks. c2 waits for that lock; the queue is consumed meanwhile: no ORDERLY_LOCK_LOST."""
+    orderly = {"consumeOrderly": True}
+    c1 = consumer("c1", T, assigned=q(0, 1), **orderly)
+    c2 = consumer("c2", T, assigned=[], **orderly)
+    report = run({T: {"queues": 2}}, {"G": group(c1, c2)}, extra=CAPTURED)
+    assert "ORDERLY_LOCK_LOST" not in codes(report)
+    assert "UNCONSUMED_QUEUE" not in codes(report)
 
 
 def test_lock_lost_on_a_doubled_orderly_queue_follows_from_the_duplicate() -> None:

@@ -99,6 +99,15 @@ EXPECTED: dict[str, list[Expected]] = {
         # every client taking its own strategy's share doubles and orphans the same queues
         ("MIXED_REBALANCE", "MixTopic", [], None),
     ],
+    # real 4.9.8: one of two orderly consumers killed; the survivor cannot lock its queues yet
+    "orderly-consumer-killed.json": [
+        ("ORDERLY_LOCK_LOST", "OT", [f"broker-b:{i}" for i in range(4)], None),
+        ("UNCONSUMED_QUEUE", "OT", [f"broker-b:{i}" for i in range(4)], 0),
+        ("ASSIGNMENT_MISMATCH", "OT", [f"broker-b:{i}" for i in range(4)], 0),
+        ("ORDERLY_LOCK_LOST", "%RETRY%O", ["broker-b:0"], None),
+        ("UNCONSUMED_QUEUE", "%RETRY%O", ["broker-b:0"], 3),
+        ("ASSIGNMENT_MISMATCH", "%RETRY%O", ["broker-b:0"], 3),
+    ],
     "stale-client.json": [
         ("STALE_ALLOCATION", "OrderEventTopic", [f"broker-b:{i}" for i in range(4)], None),
         ("DUPLICATE_ASSIGNMENT", "OrderEventTopic", [f"broker-b:{i}" for i in range(4)], 0),
