@@ -645,7 +645,7 @@ def proposal_text(p: Proposal, w: Wording, first_queue_clause: bool = True) -> s
         )
         return (
             f"{verb}, fewer than today's {now:,} (lower writeQueueNums first and readQueueNums "
-            f"only once queues {q}..{now - 1} are drained): with {_queues_word(total)} {proof}"
+            f"only once {_drained_text(q, now)} drained): with {_queues_word(total)} {proof}"
         )
     if p.replicas is not None:
         span = _replicas_text(p.replicas)
@@ -657,6 +657,15 @@ def proposal_text(p: Proposal, w: Wording, first_queue_clause: bool = True) -> s
         noun = "consumer" if p.replicas == (1, 1) else "consumers"
         return f"run {span} {noun} in {w.group}{fewer}: {proof}"
     return f"switch {w.group} to {p.strategy}: {proof}"
+
+
+def _drained_text(kept: int, now: int) -> str:
+    """The queue ids a shrink from ``now`` to ``kept`` queues per broker leaves to drain.
+
+    >>> _drained_text(2, 3), _drained_text(4, 8)
+    ('queue 2 is', 'queues 4..7 are')
+    """
+    return f"queue {kept} is" if kept == now - 1 else f"queues {kept}..{now - 1} are"
 
 
 def _fewer_text(p: Proposal, w: Wording) -> str:
