@@ -284,9 +284,14 @@ def test_an_orderly_consumer_killed_keeps_its_queues_locked(kit: Kit, names: Nam
         return  # the wait below is the broker's, the same on every version: once is enough
 
     # the fix says it clears within about 80 s: the locks expire and the survivor takes them
-    def taken() -> bool:
-        held = kit.truth(g, a).get("127.0.0.1@a", {}).get("held", [])
-        return len({qkey(q) for q in held if q["topic"] == t}) == 4
+    def taken() -> bool:  # every queue allocated to it, of the topic and of its retry topic
+        state = kit.truth(g, a).get("127.0.0.1@a", {})
+        held = {qkey(q) for q in state.get("held", [])}
+        views = state.get("views", {})
+        allocated = {
+            qkey(q) for topic in (t, RETRY + g) for q in views.get(topic, {}).get("allocated", [])
+        }
+        return len({q for q in held if q[0] == t}) == 4 and allocated <= held
 
     kit.wait_for("the killed consumer's locks to expire", taken, timeout=90)
     after = kit.explain(g)
