@@ -7,7 +7,7 @@ A topic's route is a list of QueueData, one per broker: ``readQueueNums`` queues
 
 from __future__ import annotations
 
-from rmqlb.diagnose.context import TopicContext
+from rmqlb.diagnose.context import TopicContext, broker_addr
 from rmqlb.diagnose.report import Code, Finding, Severity
 from rmqlb.diagnose.rules._text import queue_text
 from rmqlb.diagnose.rules.waiting import waiting_text
@@ -25,12 +25,6 @@ def _perm_text(perm: int) -> str:
     if readable:
         return "read-only"
     return "no access"
-
-
-def _addr(ctx: TopicContext, broker: str) -> str:
-    info = ctx.g.snapshot.brokers.get(broker)
-    addr = info.master_addr() if info is not None else None
-    return addr or f"<{broker} address>"
 
 
 def update_target(broker: str, addr: str) -> str:
@@ -141,7 +135,9 @@ def check_route(ctx: TopicContext) -> list[Finding]:
         if not qd.readable:
             count = max(qd.read_queue_nums, qd.write_queue_nums)
             queues = tuple(MessageQueue(topic, broker, i) for i in range(count))
-            message, hint = not_readable_text(topic, broker, qd.perm, count, _addr(ctx, broker))
+            message, hint = not_readable_text(
+                topic, broker, qd.perm, count, broker_addr(ctx.g.snapshot, broker)
+            )
             out.append(
                 Finding(
                     Code.QUEUE_NOT_READABLE,
@@ -156,7 +152,7 @@ def check_route(ctx: TopicContext) -> list[Finding]:
         elif qd.writeable and qd.write_queue_nums > qd.read_queue_nums:
             r, w = qd.read_queue_nums, qd.write_queue_nums
             message, hint, stranded = write_exceeds_read_text(
-                topic, broker, r, w, _addr(ctx, broker)
+                topic, broker, r, w, broker_addr(ctx.g.snapshot, broker)
             )
             out.append(
                 Finding(
