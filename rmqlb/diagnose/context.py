@@ -110,14 +110,11 @@ DISCOVERY_REQUESTS = frozenset(
         "QUERY_TOPIC_CONSUME_BY_WHO",
     }
 )
+#: The request of a topic's route (to the NameServer).
+ROUTE_REQUEST = "GET_ROUTEINFO_BY_TOPIC"
 #: Requests whose failure leaves a group's offsets, lag or queues unknown where they failed.
 OFFSET_REQUESTS = frozenset(
-    {
-        "GET_CONSUME_STATS",
-        "QUERY_CONSUMER_OFFSET",
-        "GET_TOPIC_STATS_INFO",
-        "GET_ROUTEINFO_BY_TOPIC",
-    }
+    {"GET_CONSUME_STATS", "QUERY_CONSUMER_OFFSET", "GET_TOPIC_STATS_INFO", ROUTE_REQUEST}
 )
 
 
@@ -233,6 +230,13 @@ def broker_addr(snapshot: Snapshot, broker: str) -> str:
     info = snapshot.brokers.get(broker)
     addr = info.master_addr() if info is not None else None
     return addr or f"<{broker} address>"
+
+
+def cluster_name(snapshot: Snapshot) -> str:
+    """The cluster of the snapshot's brokers when there is exactly one, for ``mqadmin -c``;
+    ``<cluster>`` when it has none or several."""
+    clusters = {b.cluster for b in snapshot.brokers.values() if b.cluster}
+    return clusters.pop() if len(clusters) == 1 else "<cluster>"
 
 
 def errors_about(snapshot: Snapshot, consumer: Consumer) -> list[CaptureError]:

@@ -16,6 +16,7 @@ import pytest
 from conftest import Names
 from realkit import (
     ALL_VERSIONS,
+    CLUSTER,
     Kit,
     assert_actual_is_truth,
     assert_expected_is_truth,
@@ -49,6 +50,35 @@ def test_healthy_group_over_two_brokers(kit: Kit, names: Names) -> None:
         assert_actual_is_truth(report, states, g, topic)
         assert_expected_is_truth(report, states, g, topic)
     assert len(report_topic(report, g, t)["queues"]) == 8
+
+
+@pytest.mark.versions("4.9.8", "5.1.4")
+def test_a_subscribed_topic_that_does_not_exist_is_named_with_the_command_to_create_it(
+    kit: Kit, names: Names
+) -> None:
+    """The NameServer answers TOPIC_NOT_EXIST for a topic nobody created (a typo in a
+    subscription): that is what NO_ROUTE says, with the cluster to create it in, and no
+    'capture again' (before: 'does not exist or its route could not be read')."""
+    g, t = names.group, names.topic
+    missing = f"{t}-missing"
+    kit.topic(t, read=2)
+    jvm = kit.consumer("missing-topic", f"group={g};sub={t}:*;sub={missing}:*")
+
+    def holds_every_queue() -> bool:  # truth.py wait takes a topic without a route as unsettled
+        held = [q for s in kit.truth(g, jvm).values() for q in s.get("held", [])]
+        return sum(q["topic"] == t for q in held) == 4
+
+    kit.wait_for(f"{g} to hold the 4 queues of {t}", holds_every_queue)
+
+    report = kit.explain(g)
+
+    assert report["_exit"] == 0, report["_stderr"]
+    (f,) = (f for f in findings(report, "NO_ROUTE") if f["topic"] == missing)
+    assert "the NameServer has no route for it: the topic does not exist," in f["message"]
+    assert f["hint"] == (
+        f"create the topic (mqadmin updateTopic -t {missing} -c {CLUSTER} -r 8 -w 8) or "
+        "remove the subscription"
+    )
 
 
 @pytest.mark.versions(*ALL_VERSIONS)

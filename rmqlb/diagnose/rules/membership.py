@@ -25,6 +25,7 @@ from rmqlb.diagnose.context import (
     TopicContext,
     broker_counts,
     broker_lists,
+    cluster_name,
     errors_about,
     is_proxy_client,
     topic_allocation,
@@ -46,12 +47,6 @@ from rmqlb.model.strategy import (
     params_of,
     same_algorithm,
 )
-
-
-def _cluster_name(g: GroupContext) -> str:
-    """The cluster of the snapshot's brokers when there is exactly one, else a placeholder."""
-    clusters = {b.cluster for b in g.snapshot.brokers.values() if b.cluster}
-    return clusters.pop() if len(clusters) == 1 else "<cluster>"
 
 
 def _per_topic(lags: dict[str, int], limit: int) -> str:
@@ -117,7 +112,7 @@ def _without_consumers(g: GroupContext, evidence: str | None) -> Finding:
             waiting.append(o.queue)
     total = sum(lag_by_topic.values())
     limit = g.options.max_listed
-    delete = f"mqadmin deleteSubGroup -c {_cluster_name(g)} -g {g.name}"
+    delete = f"mqadmin deleteSubGroup -c {cluster_name(g.snapshot)} -g {g.name}"
     if total:
         behind = {t: n for t, n in lag_by_topic.items() if n}
         message = (

@@ -7,7 +7,7 @@ A topic's route is a list of QueueData, one per broker: ``readQueueNums`` queues
 
 from __future__ import annotations
 
-from rmqlb.diagnose.context import TopicContext, broker_addr
+from rmqlb.diagnose.context import ROUTE_REQUEST, TopicContext, broker_addr, cluster_name
 from rmqlb.diagnose.report import Code, Finding, Severity
 from rmqlb.diagnose.rules._text import queue_text
 from rmqlb.diagnose.rules.waiting import waiting_text
@@ -94,21 +94,31 @@ def _no_route_text(ctx: TopicContext, subscribers: int) -> tuple[str, str]:
             "nothing to fix: the brokers create it when a popped message is first retried "
             "(do not create it by hand)",
         )
-    message = (
-        f"{who} but the snapshot has no route for it: the topic does not exist or its route "
-        "could not be read, so nothing of it can be allocated"
-    )
+    snapshot = g.snapshot
+    failed = any(e.request == ROUTE_REQUEST and e.topic == topic for e in snapshot.errors)
+    if failed:  # the capture is partial: the route may well exist
+        why, again = "its route could not be read (see the capture errors)", "capture again"
+    elif snapshot.source is not None and snapshot.source.namesrv:  # TOPIC_NOT_EXIST
+        why, again = "the NameServer has no route for it: the topic does not exist", ""
+    else:  # a snapshot written by hand or by another tool: nothing says why
+        why = "the snapshot has no route for it: the topic does not exist or its route was not read"
+        again = "if the topic exists, capture the snapshot again"
+    cluster = cluster_name(snapshot)
     if topic == RETRY_PREFIX + g.name:
-        return message, (
+        fix = (
             f"the brokers create {topic} at a heartbeat of a client of {g.name} when the group "
             "has a subscription group config there: with autoCreateSubscriptionGroup=false, "
-            f"create the group (mqadmin updateSubGroup -c <cluster> -g {g.name}); if the topic "
-            "exists, capture the snapshot again"
+            f"create the group (mqadmin updateSubGroup -c {cluster} -g {g.name})"
         )
-    return message, (
-        f"create the topic (mqadmin updateTopic -t {topic} -c <cluster> -r 8 -w 8) "
-        "or remove the subscription; if the topic exists, capture the snapshot again"
-    )
+    else:
+        fix = (
+            f"create the topic (mqadmin updateTopic -t {topic} -c {cluster} -r 8 -w 8) "
+            "or remove the subscription"
+        )
+    message = f"{who} but {why}, so nothing of it can be allocated"
+    if failed:
+        return message, f"{again}; if {topic} does not exist, {fix}"
+    return message, f"{fix}; {again}" if again else fix
 
 
 def check_route(ctx: TopicContext) -> list[Finding]:

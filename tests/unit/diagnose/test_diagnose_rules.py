@@ -311,6 +311,34 @@ def test_no_route_is_a_finding_not_a_crash() -> None:
     assert report.groups[0].topics[0].queues == ()
 
 
+_CAPTURED = {
+    "source": {"namesrv": ["10.0.0.1:9876"]},
+    "brokers": {"broker-a": {"cluster": "C1", "addrs": {"0": "10.0.0.11:10911"}}},
+}
+
+
+def test_no_route_says_why_as_far_as_the_snapshot_knows() -> None:
+    """A capture that asked the NameServer knows the topic does not exist (TOPIC_NOT_EXIST
+    is no capture error), and knows the cluster to create it in; a failed route request
+    leaves it open; a snapshot written by hand says neither."""
+    groups = {"G": group(consumer("c1", T))}
+    live = only(run({}, groups, extra=_CAPTURED), Code.NO_ROUTE)
+    assert "the NameServer has no route for it: the topic does not exist," in live.message
+    assert live.hint == (
+        f"create the topic (mqadmin updateTopic -t {T} -c C1 -r 8 -w 8) or remove the subscription"
+    )
+    error = {"request": "GET_ROUTEINFO_BY_TOPIC", "message": "timed out", "topic": T}
+    failed = only(run({}, groups, extra={**_CAPTURED, "errors": [error]}), Code.NO_ROUTE)
+    assert "its route could not be read (see the capture errors)" in failed.message
+    assert failed.hint.startswith(f"capture again; if {T} does not exist, create the topic")
+    by_hand = only(run({}, groups), Code.NO_ROUTE)
+    assert "the topic does not exist or its route was not read" in by_hand.message
+    assert by_hand.hint.endswith(
+        "-c <cluster> -r 8 -w 8) or remove the subscription; "
+        "if the topic exists, capture the snapshot again"
+    )
+
+
 def test_no_route_of_a_pop_retry_topic_is_normal_and_never_to_be_created() -> None:
     """A 5.x client the brokers balance subscribes %RETRY%G_TopicA once it pulls TopicA;
     the brokers create that topic at the first POP retry: before, the hint said to create it."""

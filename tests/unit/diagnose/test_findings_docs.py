@@ -116,9 +116,12 @@ ONE_BROKER_LIST = {
 }  # fmt: skip
 
 
-# No route for a topic, the group's retry topic, or the POP retry topic 5.x clients subscribe.
+# No route for a topic, the group's retry topic, or the POP retry topic 5.x clients subscribe,
+# in a capture: the NameServer answered that the topics do not exist.
 NO_ROUTES = {
     "format": "rmqlb.snapshot/1",
+    "source": {"namesrv": ["10.0.0.1:9876"]},
+    "brokers": {"broker-a": {"cluster": "DefaultCluster", "addrs": {"0": "10.0.0.11:10911"}}},
     "topics": {},
     "groups": {"order-consumer": {"consumers": [{"clientId": _IDS[0], "subscriptions": [
         "OrderTopic", "%RETRY%order-consumer", "%RETRY%order-consumer_OrderTopic"
