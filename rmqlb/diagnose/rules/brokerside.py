@@ -158,7 +158,7 @@ def _pop_share_all(ctx: TopicContext, side: BrokerSide) -> list[Finding]:
     for b in side.brokers:
         mode = b.mode
         n = len(b.client_ids)
-        if mode.mode is not RequestMode.POP or not n:
+        if mode.mode is not RequestMode.POP or n < 2:  # one client pops all, whatever the share
             continue
         share = mode.pop_share_queue_num
         if not (share <= 0 or share >= n - 1):

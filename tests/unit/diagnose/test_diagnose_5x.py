@@ -157,6 +157,27 @@ def test_pop_share_that_makes_every_client_pop_every_queue() -> None:
     assert [r.status for r in report.groups[0].topics[0].queues] == [QueueStatus.ok] * 2
 
 
+def test_a_pop_share_is_no_finding_for_a_lone_client() -> None:
+    """One client pops every queue under any share: nothing is shared (seen on a real 5.1.4
+    POP group after one of its two clients was killed: 'each of the 1 client ... pops')."""
+    report = run(
+        {T: {"queues": 2}},
+        {
+            "G": group(
+                consumer("c1", T, strategy="AVG", popAssigned=queues(T, "broker-a", -1), **BROKER),
+                onBrokers={
+                    "broker-a": {
+                        "clientIds": ["c1"],
+                        "requestModes": {T: {"mode": "POP", "popShareQueueNum": 0}},
+                    }
+                },
+            )
+        },
+    )
+    assert codes(report) == ["POP_MODE"]
+    assert [r.expected for r in report.groups[0].topics[0].queues] == ["c1", "c1"]
+
+
 def test_a_pop_queue_one_client_is_expected_to_pop_keeps_its_expected_holder() -> None:
     """More clients than queues, share 1: the broker gives each client one queue (its index
     modulo the queues), so broker-a:0 goes to c1 and c3 and broker-a:1 to c2 alone."""
