@@ -50,8 +50,8 @@ def check_modes(
                 f"{len(proxy)} of {plural(n, 'consumer')} of {g.name} {they[0]} behind a proxy "
                 f"({id_text(proxy, limit)}): the broker cannot fetch {they[1]} running info and "
                 f"{they[2]} by POP, so there is no client-side allocation to check",
-                "nothing to fix here: follow their progress with the proxy's metrics or "
-                "mqadmin consumerProgress",
+                f"nothing to fix here: follow {they[1]} progress by the group's lag (rmqlb "
+                f"offsets {g.name} lists it per queue)",
                 consumers=tuple(dict.fromkeys(proxy)),
             )
         )

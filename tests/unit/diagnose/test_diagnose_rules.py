@@ -733,6 +733,11 @@ def test_proxy_clients() -> None:
     assert f.consumers == ("host-1@4242@0@lmr3x9k2ab", "host-2@77@0@lmr3x9zz01")
     assert codes(report) == ["PROXY_CLIENTS"]
     assert f.message.startswith("2 of 2 consumers of G are 5.x gRPC clients behind a proxy")
+    # rmqlb shows their lag itself (was: "the proxy's metrics or mqadmin consumerProgress")
+    assert f.hint == (
+        "nothing to fix here: follow their progress by the group's lag (rmqlb offsets G lists "
+        "it per queue)"
+    )
 
 
 def test_remoting_clients_pulling_what_proxy_clients_pop_is_a_mix() -> None:
@@ -786,6 +791,7 @@ def test_one_proxy_client_is_one() -> None:
         "the broker cannot fetch its running info and it consumes by POP, so there is no "
         "client-side allocation to check"
     )
+    assert only(report, Code.PROXY_CLIENTS).hint.startswith("nothing to fix here: follow its ")
 
 
 def test_remoting_clients_are_neither_pop_nor_proxy() -> None:
