@@ -159,6 +159,10 @@ class ErrorIndex:
         found = {i: e for key in keys for i, e in self._by.get(key, ())}
         return tuple(found[i] for i in sorted(found))
 
+    def of_topic(self, topic: str) -> list[CaptureError]:
+        """Failures of requests about ``topic`` that name no group (its route, its stats)."""
+        return [e for _, e in self._by.get(("topic", topic), ())]
+
     def naming(self, consumer: Consumer) -> list[CaptureError]:
         """The errors that name ``consumer``: its client id or address as their target or as
         a word of their target or message (punctuation around a word ignored); in capture

@@ -7,7 +7,13 @@ A topic's route is a list of QueueData, one per broker: ``readQueueNums`` queues
 
 from __future__ import annotations
 
-from rmqlb.diagnose.context import ROUTE_REQUEST, TopicContext, broker_addr, cluster_name
+from rmqlb.diagnose.context import (
+    ROUTE_REQUEST,
+    TopicContext,
+    broker_addr,
+    cluster_name,
+    error_index,
+)
 from rmqlb.diagnose.report import Code, Finding, Severity
 from rmqlb.diagnose.rules._text import queue_text
 from rmqlb.diagnose.rules.waiting import waiting_text
@@ -95,7 +101,7 @@ def _no_route_text(ctx: TopicContext, subscribers: int) -> tuple[str, str]:
             "(do not create it by hand)",
         )
     snapshot = g.snapshot
-    failed = any(e.request == ROUTE_REQUEST and e.topic == topic for e in snapshot.errors)
+    failed = any(e.request == ROUTE_REQUEST for e in error_index(snapshot.errors).of_topic(topic))
     if failed:  # the capture is partial: the route may well exist
         why, again = "its route could not be read (see the capture errors)", "capture again"
     elif snapshot.source is not None and snapshot.source.namesrv:  # TOPIC_NOT_EXIST
