@@ -339,7 +339,11 @@ def _ranges(counts: Sequence[int], considered: Sequence[int]) -> str:
     '>= 17'
     >>> _ranges([3, 4, 9], [3, 4, 5, 9, 10])
     '3..4, 9'
+    >>> _ranges([0], [0, 1, 2, 3])  # one count is that count, not "<= 0"
+    '0'
     """
+    if len(counts) == 1:
+        return str(counts[0])
     if (
         counts
         and counts[-1] == considered[-1]
