@@ -94,3 +94,6 @@ def test_a_finding_of_one_replica_count_names_that_count() -> None:
     result = run_check(read_one(text, "c.yaml")[0])
     (none,) = (f for f in result.findings if str(f.code) == "NO_CONSUMERS")
     assert none.message.startswith("with 0 consumers: group G has no online consumer")
+    result = run_check(read_one(text.replace("0..3", "2..5"), "c.yaml")[0])
+    (idle,) = (f for f in result.findings if str(f.code) == "IDLE_CONSUMER")
+    assert idle.message.startswith("with 5 consumers: ")
