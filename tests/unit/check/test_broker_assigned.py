@@ -84,16 +84,3 @@ def test_a_member_that_balances_itself_in_a_pop_group_is_found_where_it_is_decla
 def test_a_member_rebalance_must_be_client_or_broker() -> None:
     with pytest.raises(InputError, match=r"members\.legacy\.rebalance: expected client or broker"):
         read_one(LEGACY.replace("rebalance: client", "rebalance: proxy"), "c.yaml")
-
-
-def test_a_finding_of_one_replica_count_names_that_count() -> None:
-    """``replicas: 0..3`` and no consumer only at 0: "with 0 consumers" (was "<= 0"); a
-    finding of the range's highest count alone is not "with >= 3" either."""
-    text = "topics:\n  T: {queues: 4}\ngroups:\n  G:\n    members:\n"
-    text += "      app: {replicas: 0..3, subscriptions: {T: '*'}}\n"
-    result = run_check(read_one(text, "c.yaml")[0])
-    (none,) = (f for f in result.findings if str(f.code) == "NO_CONSUMERS")
-    assert none.message.startswith("with 0 consumers: group G has no online consumer")
-    result = run_check(read_one(text.replace("0..3", "2..5"), "c.yaml")[0])
-    (idle,) = (f for f in result.findings if str(f.code) == "IDLE_CONSUMER")
-    assert idle.message.startswith("with 5 consumers: ")

@@ -6,6 +6,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from rmqlb.check.loader import read_one
+from rmqlb.check.rules import run_check
 from rmqlb.check.synth import (
     FULL_WALK,
     Scenario,
@@ -112,3 +113,16 @@ def test_nearby_rooms_come_from_members() -> None:
     assert strategy.consumer_rooms == RoomTable(
         {"10.1.0.0@a-0": "az1", "10.1.0.1@a-1": "az1", "10.2.0.0@b-0": "az2"}
     )
+
+
+def test_a_finding_of_one_replica_count_names_that_count() -> None:
+    """``replicas: 0..3`` and no consumer only at 0: "with 0 consumers" (was "<= 0"); a
+    finding of the range's highest count alone is not "with >= 3" either."""
+    text = "topics:\n  T: {queues: 4}\ngroups:\n  G:\n    members:\n"
+    text += "      app: {replicas: 0..3, subscriptions: {T: '*'}}\n"
+    result = run_check(read_one(text, "c.yaml")[0])
+    (none,) = (f for f in result.findings if str(f.code) == "NO_CONSUMERS")
+    assert none.message.startswith("with 0 consumers: group G has no online consumer")
+    result = run_check(read_one(text.replace("0..3", "2..5"), "c.yaml")[0])
+    (idle,) = (f for f in result.findings if str(f.code) == "IDLE_CONSUMER")
+    assert idle.message.startswith("with 5 consumers: ")
