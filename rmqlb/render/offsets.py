@@ -55,6 +55,8 @@ class OffsetsView:
     captured_at: str | None
     message_model: MessageModel = MessageModel.CLUSTERING
     complete: bool = True
+    #: Why some holders are ``?`` (``None``: every holder is known).
+    holders_unknown: str | None = None
 
     @property
     def broadcasting(self) -> bool:
@@ -115,6 +117,24 @@ def offsets_view(
         snapshot.captured_at,
         message_model=g.message_model,
         complete=_complete(snapshot, g),
+        holders_unknown=_why_unknown(g) if any(r.holders is None for r in rows) else None,
+    )
+
+
+def _why_unknown(group: Group) -> str:
+    """Why the clients that did not say which queues they hold did not."""
+    from rmqlb.diagnose.balance import is_proxy_client  # noqa: PLC0415
+
+    silent = [c for c in group.consumers if c.assigned is None and not c.pop_assigned]
+    grpc = sum(map(is_proxy_client, silent))
+    if grpc == len(silent):
+        return (
+            f"{plural(grpc, 'gRPC client')} {'pops' if grpc == 1 else 'pop'} through a Proxy, "
+            "which does not say who pops which queue"
+        )
+    return (
+        f"{plural(len(silent), 'client')} did not report {'its' if len(silent) == 1 else 'their'}"
+        " queues (see the capture errors)"
     )
 
 
@@ -163,7 +183,8 @@ def cells(view: OffsetsView, row: OffsetRow) -> list[str]:
 
 def totals_line(view: OffsetsView) -> str:
     """``Totals: 8 queues, lag 4,210, 0 consumers online``; ``lag at least 4,210 (...)``
-    when some offsets could not be read; for a BROADCASTING group, why its lag is unknown."""
+    when some offsets could not be read; for a BROADCASTING group, why its lag is unknown;
+    why holders are ``?`` where some are."""
     online = f"{plural(view.consumers, 'consumer')} online"
     queues = plural(len(view.rows), "queue")
     if view.lag is None:
@@ -173,11 +194,13 @@ def totals_line(view: OffsetsView) -> str:
             "disks), which no broker has"
         )
     if not view.complete:
-        return (
+        line = (
             f"Totals: {queues}, lag at least {view.lag:,} (some of its offsets could not be "
             f"read), {online}"
         )
-    return f"Totals: {queues}, lag {view.lag:,}, {online}"
+    else:
+        line = f"Totals: {queues}, lag {view.lag:,}, {online}"
+    return f"{line}; holder ?: {view.holders_unknown}" if view.holders_unknown else line
 
 
 def to_json(view: OffsetsView) -> dict[str, Any]:

@@ -106,3 +106,39 @@ def test_offsets_a_failed_request_left_out_make_the_lag_a_lower_bound(
     assert json.loads(out)["totals"]["lagComplete"] is False
     code, out, _ = offsets(capsys, "AuditGroup", "-d", str(DEMO), "-o", "json")
     assert json.loads(out)["totals"]["lagComplete"] is True
+
+
+def test_the_totals_say_why_a_holder_is_unknown(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """'?' holders: gRPC clients pop through a Proxy, which says nobody's queues (seen on a
+    real 5.1.4 gRPC group: the table showed '?' on every row and nothing said why); a
+    remoting client whose running info failed did not report them."""
+    offset = {"topic": "T", "brokerName": "broker-a", "queueId": 0, "brokerOffset": 9,
+              "consumerOffset": 9}  # fmt: skip
+    doc = {
+        "format": "rmqlb.snapshot/1",
+        "topics": {"T": {"queues": 1}},
+        "groups": {
+            "G": {
+                "consumers": [
+                    {"clientId": "host-1@4242@0@lmr3x9k2ab", "subscriptions": ["T"]},
+                    {"clientId": "host-2@77@0@lmr3x9zz01", "subscriptions": ["T"]},
+                ],
+                "offsets": [offset],
+            }
+        },
+    }
+    path = tmp_path / "grpc.json"
+    path.write_text(json.dumps(doc), encoding="utf-8")
+    _, out, _ = offsets(capsys, "G", "-d", str(path), "-o", "plain")
+    assert out.rstrip().endswith(
+        "Totals: 1 queue, lag 0, 2 consumers online; holder ?: 2 gRPC clients pop through a "
+        "Proxy, which does not say who pops which queue"
+    )
+    doc["groups"]["G"]["consumers"][0]["clientId"] = "10.0.0.1@1#2"
+    path.write_text(json.dumps(doc), encoding="utf-8")
+    _, out, _ = offsets(capsys, "G", "-d", str(path), "-o", "plain")
+    assert out.rstrip().endswith(
+        "holder ?: 2 clients did not report their queues (see the capture errors)"
+    )
