@@ -282,6 +282,12 @@ def test_grpc_consumers_are_listed_through_the_5_1_4_proxy(kit: Kit, names: Name
     assert "PROXY_CLIENTS" in finding_codes(report, g)
     _assert_in_use(report, g)
     assert list(kit.truth(g, jvm)) == ["127.0.0.1@g1"]
+    # offsets: every holder '?', and the totals say why
+    args = ("offsets", g, "-n", kit.namesrv, "--proxy", kit.proxy_remoting, "-o", "plain")
+    out = kit.rmqlb(*args, expect=(0,)).stdout
+    assert out.rstrip().endswith(
+        "holder ?: 1 gRPC client pops through a Proxy, which does not say who pops which queue"
+    ), out
 
 
 @pytest.mark.versions("5.1.4")
