@@ -97,19 +97,21 @@ def offsets_view(
 ) -> OffsetsView:
     """The rows of ``group`` (only ``topic``'s when given), sorted by ``sort_by``."""
     g = snapshot.groups[group]
+    invisible = _consumed_invisibly(snapshot, g)
     rows = [
         OffsetRow(
             queue=o.queue,
             broker_offset=o.broker_offset,
             committed=o.consumer_offset if o.committed else None,
             lag=o.lag,
-            holders=_holders(g, o.queue),
+            holders=None if invisible else _holders(g, o.queue),
             last_consumed_ms=o.last_timestamp if o.committed and o.last_timestamp else None,
         )
         for o in g.offsets
         if topic is None or o.queue.topic == topic
     ]
     rows.sort(key=_sort_key(sort_by))
+    unknown = any(r.holders is None for r in rows)
     return OffsetsView(
         group,
         tuple(rows),
@@ -117,8 +119,24 @@ def offsets_view(
         snapshot.captured_at,
         message_model=g.message_model,
         complete=_complete(snapshot, g),
-        holders_unknown=_why_unknown(g) if any(r.holders is None for r in rows) else None,
+        holders_unknown=_INVISIBLE if invisible else _why_unknown(g) if unknown else None,
     )
+
+
+_INVISIBLE = (
+    "no broker lists a client, yet the group is being consumed: 5.x gRPC clients pop through "
+    "a Proxy (--proxy HOST:PORT, a 5.1+ Proxy's remoting port, lists them)"
+)
+
+
+def _consumed_invisibly(snapshot: Snapshot, group: Group) -> bool:
+    """No client listed, and signs of consumption through a Proxy (explain's PROXY_CONSUMED)."""
+    if group.consumers:
+        return False
+    from rmqlb.diagnose.balance import consumed_invisibly  # noqa: PLC0415
+    from rmqlb.diagnose.context import epoch_ms  # noqa: PLC0415
+
+    return consumed_invisibly(snapshot, group, epoch_ms(snapshot.captured_at))
 
 
 def _why_unknown(group: Group) -> str:

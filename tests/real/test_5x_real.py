@@ -266,6 +266,10 @@ def test_grpc_group_gets_no_delete_advice_and_shows_its_lag(
     assert line["lag"] > 0
     text = kit.rmqlb("explain", "-n", kit.namesrv, g)
     assert "Traceback" not in text.stderr and g in text.stdout
+    # offsets: who pops each queue is unknown, not nobody ('-', before)
+    done = kit.rmqlb("offsets", g, "-n", kit.namesrv, "-o", "json")
+    rows = json.loads(done.stdout)["queues"]
+    assert rows and all(r["holders"] is None for r in rows), rows
 
 
 @pytest.mark.versions("5.1.4")

@@ -142,3 +142,21 @@ def test_the_totals_say_why_a_holder_is_unknown(
     assert out.rstrip().endswith(
         "holder ?: 2 clients did not report their queues (see the capture errors)"
     )
+
+
+def test_a_group_consumed_through_a_proxy_that_no_broker_lists_has_unknown_holders(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """No broker lists its gRPC clients, yet it is consumed (explain's PROXY_CONSUMED): its
+    holders are unknown, not '-' (nobody), which they read before."""
+    proxied = Path(__file__).resolve().parents[3] / "examples" / "proxy-consumed.json"
+    _, out, _ = offsets(capsys, "grpc-consumer", "-d", str(proxied), "-o", "json")
+    assert {q["queueId"]: q["holders"] for q in json.loads(out)["queues"]} == dict.fromkeys(
+        range(4)
+    )
+    _, out, _ = offsets(capsys, "grpc-consumer", "-d", str(proxied), "-o", "plain")
+    assert out.rstrip().endswith(
+        "holder ?: no broker lists a client, yet the group is being consumed: 5.x gRPC "
+        "clients pop through a Proxy (--proxy HOST:PORT, a 5.1+ Proxy's remoting port, lists "
+        "them)"
+    )
