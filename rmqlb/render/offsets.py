@@ -244,7 +244,12 @@ def to_json(view: OffsetsView) -> dict[str, Any]:
             }
             for r in view.rows
         ],
-        "totals": {"queues": len(view.rows), "lag": view.lag, "lagComplete": view.complete},
+        "totals": {
+            "queues": len(view.rows),
+            "lag": view.lag,
+            "lagComplete": view.complete,
+            "holdersUnknown": view.holders_unknown,
+        },
     }
 
 

@@ -23,7 +23,12 @@ def test_a_group_without_consumers_shows_every_queue(capsys: pytest.CaptureFixtu
     doc = json.loads(out)
     assert code == 0 and doc["format"] == "rmqlb.offsets/1" and doc["consumers"] == 0
     assert [q["lag"] for q in doc["queues"]] == [1020, 1090, 1045, 1055]
-    assert doc["totals"] == {"queues": 4, "lag": 4210, "lagComplete": True}
+    assert doc["totals"] == {
+        "queues": 4,
+        "lag": 4210,
+        "lagComplete": True,
+        "holdersUnknown": None,
+    }
     assert all(q["holders"] == [] for q in doc["queues"])
     assert all(q["lastConsumed"].endswith("Z") for q in doc["queues"])
 
@@ -151,9 +156,9 @@ def test_a_group_consumed_through_a_proxy_that_no_broker_lists_has_unknown_holde
     holders are unknown, not '-' (nobody), which they read before."""
     proxied = Path(__file__).resolve().parents[3] / "examples" / "proxy-consumed.json"
     _, out, _ = offsets(capsys, "grpc-consumer", "-d", str(proxied), "-o", "json")
-    assert {q["queueId"]: q["holders"] for q in json.loads(out)["queues"]} == dict.fromkeys(
-        range(4)
-    )
+    doc = json.loads(out)
+    assert {q["queueId"]: q["holders"] for q in doc["queues"]} == dict.fromkeys(range(4))
+    assert doc["totals"]["holdersUnknown"].startswith("no broker lists a client, yet the group")
     _, out, _ = offsets(capsys, "grpc-consumer", "-d", str(proxied), "-o", "plain")
     assert out.rstrip().endswith(
         "holder ?: no broker lists a client, yet the group is being consumed: 5.x gRPC "
