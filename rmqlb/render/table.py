@@ -190,7 +190,7 @@ def _rich_table(
     show_header: bool = True,
 ) -> Table:
     """Rich's table of the laid-out columns."""
-    from rich.table import Table  # noqa: PLC0415  (one-line tables, the most, draw without it)
+    from rich.table import Table  # noqa: PLC0415  (fitted tables, the most, draw without it)
 
     edge = box is not rich_box.SIMPLE_HEAD
     table = Table(
