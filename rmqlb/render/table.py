@@ -260,10 +260,9 @@ class FittedTable:
         justify = [c.justify for c in self.columns]
         rows: list[tuple[list[Text], Style]] = []
         if self.show_header:
-            head = console.get_style("bold") + console.get_style("")
-            rows.append(([Text(c.header) for c in self.columns], head))
+            rows.append(([Text(c.header) for c in self.columns], console.get_style("bold")))
         for row, name in zip(self.rows, self.styles, strict=True):
-            rows.append((list(row), null if name is None else null + console.get_style(name)))
+            rows.append((list(row), null if name is None else console.get_style(name)))
         last = len(rows) - 1
         for index, (cells, style) in enumerate(rows):
             header = self.show_header and index == 0
