@@ -158,6 +158,36 @@ def test_different_tag_expressions(kit: Kit, names: Names) -> None:
     assert_expected_is_truth(report, states, g, t)
 
 
+@pytest.mark.versions("4.9.8", "5.1.4")
+def test_different_tags_name_the_expression_the_broker_filters_by(kit: Kit, names: Names) -> None:
+    """The later client's expression is the one the broker keeps (mqadmin consumerConnection
+    shows it); the finding names the tags it filters out and the tags the other client drops."""
+    g, t = names.group, names.topic
+    kit.topic(t, read=4)
+    first = kit.consumer("tag-a", f"group={g};sub={t}:TagA;instance=a")
+    second = kit.consumer("tag-b", f"group={g};sub={t}:TagB;instance=b")
+    kit.wait_steady(g, first, second, consumers=2, queues={t: 8})
+
+    report = kit.explain(g)
+
+    connections = kit.mqadmin("consumerConnection", "-g", g)
+    table = connections.split("#SubExpression", 1)[1].strip().split("\n\n")[0]
+    kept = dict(line.split(maxsplit=1) for line in table.splitlines())
+    assert kept[t] == "TagB"
+    (finding,) = [f for f in findings(report, "SUBSCRIPTION_INCONSISTENT") if f["topic"] == t]
+    a, b = "127.0.0.1@a", "127.0.0.1@b"
+    assert (
+        f"the broker keeps the latest subVersion, 'TagB' from {b} (subVersion "
+        in finding["message"]
+    )
+    assert finding["message"].endswith(
+        f"and filters every pull by it: messages tagged 'TagA' reach no consumer, not even {a}, "
+        f"which subscribes them; {a} drops the messages tagged 'TagB' that the broker sends it, "
+        "as its own expression rejects them"
+    )
+    assert finding["consumers"] == [a]
+
+
 @pytest.mark.versions(*ALL_VERSIONS)
 def test_rolling_deploy_avg_and_avg_by_circle(kit: Kit, names: Names) -> None:
     """Old clients run AVG, a new one AVG_BY_CIRCLE: some queues doubled, some orphaned."""

@@ -475,6 +475,129 @@ def _merged_tags(subs: Sequence[Subscription]) -> str | None:
     return " || ".join(dict.fromkeys(tags))
 
 
+#: What a TAG expression lets through: its tags, or ``None`` for every tag (``*``).
+Tags = frozenset[str] | None
+
+
+def _tags(sub: Subscription) -> Tags:
+    """The tags of a TAG expression, split on ``||`` and trimmed as Java's ``FilterAPI``
+    does (``*`` or empty: ``None``, every tag)."""
+    if sub.sub_string in ("", "*"):
+        return None
+    return frozenset(t.strip() for t in sub.sub_string.split("||") if t.strip())
+
+
+def _filter_key(sub: Subscription) -> tuple[str, Tags | str]:
+    """What ``sub`` filters, as the broker and the client read it: ``'A || B'`` and
+    ``'B||A'`` are one filter; expressions of other types are compared by their text."""
+    if sub.expression_type != "TAG":
+        return sub.expression_type, sub.sub_string
+    return "TAG", _tags(sub)
+
+
+def _expressions_differ(ctx: TopicContext, subs: list[tuple[str, Subscription]]) -> Finding | None:
+    """SUBSCRIPTION_INCONSISTENT for clients filtering one topic differently.
+
+    A pull is filtered by the broker with the group's one expression for the topic, the one
+    of the greatest ``subVersion``; the client then drops what its own expression rejects
+    and commits no offset past those messages (``PullAPIWrapper.processPullResult``: an
+    emptied result is no consumption). A POP request carries its client's own expression,
+    and the broker moves the group's offset past what it skips.
+    """
+    g = ctx.g
+    by_filter: dict[tuple[str, Tags | str], list[tuple[str, Subscription]]] = {}
+    for cid, sub in subs:
+        by_filter.setdefault(_filter_key(sub), []).append((cid, sub))
+    if len(by_filter) < 2:
+        return None
+    kept_cid, kept = max(subs, key=lambda item: item[1].sub_version)
+    kept_key = _filter_key(kept)
+    differ = list(dict.fromkeys(cid for cid, sub in subs if _filter_key(sub) != kept_key))
+    groups = "; ".join(
+        f"{_expression(members[0][1])!r} ({id_text([cid for cid, _ in members], 3)})"
+        for members in by_filter.values()
+    )
+    if any(ctx.pulls(cid) for cid, _ in subs):
+        effect = (
+            f"the broker keeps the latest subVersion, {_expression(kept)!r} from {kept_cid} "
+            f"(subVersion {kept.sub_version}), and filters every pull by it: "
+            + _pull_effect(ctx, subs, kept)
+        )
+    else:
+        effect = (
+            "a POP request carries its client's own expression, and the broker moves the "
+            "group's offset past the messages it skips: a message is lost whenever a client "
+            "whose expression rejects it pops its queue"
+        )
+    merged = _merged_tags([sub for _, sub in subs])
+    suggestion = f" (for example {merged!r})" if merged else ""
+    return Finding(
+        Code.SUBSCRIPTION_INCONSISTENT,
+        Severity.error,
+        g.name,
+        f"consumers of {g.name} subscribe {ctx.topic} with {len(by_filter)} different "
+        f"expressions: {groups}; {effect}",
+        f"use one expression for {ctx.topic} in every consumer of {g.name}{suggestion}, "
+        "or put consumers that need different tags in separate groups",
+        topic=ctx.topic,
+        consumers=tuple(differ),
+    )
+
+
+def _pull_effect(
+    ctx: TopicContext, subs: list[tuple[str, Subscription]], kept: Subscription
+) -> str:
+    """What the kept expression costs the clients that pull: the messages it filters out
+    although some of them subscribe them, and the clients that drop part of what it lets
+    through."""
+    pulling = [(cid, sub) for cid, sub in subs if ctx.pulls(cid)]
+    if kept.expression_type != "TAG" or any(s.expression_type != "TAG" for _, s in pulling):
+        return (
+            "messages it rejects reach no consumer, and a client whose own expression rejects "
+            "some of what the broker sends drops those messages"
+        )
+    kept_tags = _tags(kept)
+    tags_of = {cid: _tags(sub) for cid, sub in pulling}
+    parts: list[str] = []
+    if kept_tags is not None:
+        wanting = {c: t for c, t in tags_of.items() if t is None or t - kept_tags}
+        finite = [t for t in wanting.values() if t is not None]
+        if wanting:
+            what = (
+                "messages tagged "
+                + " or ".join(map(repr, sorted(set().union(*finite) - kept_tags)))
+                if len(finite) == len(wanting)
+                else f"messages without a tag of {_expression(kept)!r}"
+            )
+            they = "subscribes" if len(wanting) == 1 else "subscribe"
+            parts.append(
+                f"{what} reach no consumer, not even {id_text(wanting, 3)}, which {they} them"
+            )
+    dropped = {
+        c: _dropped_text(kept_tags, t)
+        for c, t in tags_of.items()
+        if t is not None and (kept_tags is None or kept_tags - t)
+    }
+    if dropped:
+        one = len(dropped) == 1
+        texts = set(dropped.values())
+        sends = f"that the broker sends {'it' if one else 'them'}"
+        if len(texts) == 1:
+            what = f"{texts.pop()} {sends}, as {'its' if one else 'their'} own expression"
+            what += " rejects them" if one else "s reject them"
+        else:
+            what = f"the messages their own expressions reject {sends}"
+        parts.append(f"{id_text(dropped, 3)} {'drops' if one else 'drop'} {what}")
+    return "; ".join(parts)
+
+
+def _dropped_text(kept_tags: Tags, own: frozenset[str]) -> str:
+    """The messages a client of tags ``own`` drops of those the kept expression lets through."""
+    if kept_tags is None:
+        return f"the messages without a tag of {' || '.join(sorted(own))!r}"
+    return "the messages tagged " + " or ".join(map(repr, sorted(kept_tags - own)))
+
+
 def check_subscriptions(ctx: TopicContext) -> list[Finding]:
     """Consumers that do not subscribe the topic, or subscribe it with another expression."""
     g = ctx.g
@@ -526,32 +649,9 @@ def check_subscriptions(ctx: TopicContext) -> list[Finding]:
         sub = c.subscription(ctx.topic)
         if sub is not None:
             subs.append((c.client_id, sub))
-    by_expr: dict[str, list[str]] = {}
-    for cid, sub in subs:
-        by_expr.setdefault(_expression(sub), []).append(cid)
-    if len(by_expr) > 1:
-        kept_cid, kept = max(subs, key=lambda item: item[1].sub_version)
-        kept_expr = _expression(kept)
-        differ = list(dict.fromkeys(cid for cid, sub in subs if _expression(sub) != kept_expr))
-        groups = "; ".join(f"{expr!r} ({id_text(cids, 3)})" for expr, cids in by_expr.items())
-        merged = _merged_tags([sub for _, sub in subs])
-        suggestion = f" (for example {merged!r})" if merged else ""
-        out.append(
-            Finding(
-                Code.SUBSCRIPTION_INCONSISTENT,
-                Severity.error,
-                g.name,
-                f"consumers of {g.name} subscribe {ctx.topic} with {len(by_expr)} different "
-                f"expressions: {groups}; the broker keeps the latest subVersion, {kept_expr!r} "
-                f"from {kept_cid} (subVersion {kept.sub_version}), filters every pull by it, "
-                "and each client then drops what its own expression rejects: messages only "
-                "some consumers want are lost on the queues the others hold",
-                f"use one expression for {ctx.topic} in every consumer of {g.name}{suggestion}, "
-                "or put consumers that need different tags in separate groups",
-                topic=ctx.topic,
-                consumers=tuple(differ),
-            )
-        )
+    finding = _expressions_differ(ctx, subs)
+    if finding is not None:
+        out.append(finding)
     return out
 
 

@@ -185,6 +185,98 @@ def test_subscription_inconsistent_expressions_latest_sub_version_wins() -> None
     assert "'TagA || TagB'" in f.hint
 
 
+def _expressions(*subs: tuple[str, int], pop: bool = False) -> Any:
+    """The SUBSCRIPTION_INCONSISTENT finding of clients c1, c2... subscribing T with the
+    given (expression, subVersion); ``pop``: a broker serves them T by POP."""
+    consumers: list[dict[str, Any]] = [
+        {"clientId": f"c{i}", "subscriptions": [{"topic": T, "subString": e, "subVersion": v}]}
+        for i, (e, v) in enumerate(subs, 1)
+    ]
+    doc: dict[str, Any] = {"consumers": consumers}
+    if pop:
+        for c in consumers:
+            c["popAssigned"] = [{"topic": T, "brokerName": "broker-a", "queueId": -1}]
+            c["properties"] = {"clientRebalance": "false"}
+        doc["onBrokers"] = {"broker-a": {
+            "clientIds": [c["clientId"] for c in consumers],
+            "requestModes": {T: {"mode": "POP", "popShareQueueNum": -1}},
+        }}  # fmt: skip
+    report = run({T: {"queues": 4}}, {"G": doc})
+    return only(report, Code.SUBSCRIPTION_INCONSISTENT)
+
+
+def test_expressions_name_what_the_broker_filters_out_and_what_clients_drop() -> None:
+    f = _expressions(("TagA", 5), ("TagB", 9))
+    assert f.message.endswith(
+        "the broker keeps the latest subVersion, 'TagB' from c2 (subVersion 9), and filters "
+        "every pull by it: messages tagged 'TagA' reach no consumer, not even c1, which "
+        "subscribes them; c1 drops the messages tagged 'TagB' that the broker sends it, as its "
+        "own expression rejects them"
+    )
+    assert f.consumers == ("c1",)
+
+
+def test_expressions_a_wider_kept_expression_only_makes_the_narrow_client_drop() -> None:
+    f = _expressions(("TagA", 5), ("TagA || TagB", 9), ("TagA", 6))
+    assert f.message.endswith(
+        "filters every pull by it: c1, c3 drop the messages tagged 'TagB' that the broker "
+        "sends them, as their own expressions reject them"
+    )
+    every = _expressions(("TagA", 5), ("*", 9))
+    assert every.message.endswith(
+        "c1 drops the messages without a tag of 'TagA' that the broker sends it, as its own "
+        "expression rejects them"
+    )
+
+
+def test_expressions_a_narrower_kept_expression_only_filters_out() -> None:
+    f = _expressions(("*", 5), ("TagA", 9))
+    assert f.message.endswith(
+        "filters every pull by it: messages without a tag of 'TagA' reach no consumer, not "
+        "even c1, which subscribes them"
+    )
+    f = _expressions(("TagA || TagB || TagC", 5), ("TagA", 9))
+    assert "messages tagged 'TagB' or 'TagC' reach no consumer, not even c1," in f.message
+
+
+def test_expressions_of_the_same_tags_in_another_spelling_agree() -> None:
+    report = run(
+        {T: {"queues": 2}},
+        {"G": {"consumers": [
+            {"clientId": f"c{i}", "subscriptions": [{"topic": T, "subString": e}]}
+            for i, e in enumerate(("TagA || TagB", "TagB||TagA", " TagA||TagB || TagA"), 1)
+        ]}},
+    )  # fmt: skip
+    assert "SUBSCRIPTION_INCONSISTENT" not in codes(report)
+
+
+def test_expressions_popped_are_filtered_per_request() -> None:
+    f = _expressions(("TagA", 5), ("TagB", 9), pop=True)
+    assert "latest subVersion" not in f.message
+    assert f.message.endswith(
+        "a POP request carries its client's own expression, and the broker moves the group's "
+        "offset past the messages it skips: a message is lost whenever a client whose "
+        "expression rejects it pops its queue"
+    )
+
+
+def test_expressions_of_other_types_are_described_without_tags() -> None:
+    consumers = [
+        {"clientId": "c1", "subscriptions": [{"topic": T, "subString": "TagA", "subVersion": 5}]},
+        {"clientId": "c2", "subscriptions": [
+            {"topic": T, "expressionType": "SQL92", "subString": "a > 1", "subVersion": 9}
+        ]},
+    ]  # fmt: skip
+    f = only(
+        run({T: {"queues": 2}}, {"G": {"consumers": consumers}}), Code.SUBSCRIPTION_INCONSISTENT
+    )
+    assert f.message.endswith(
+        "'SQL92 a > 1' from c2 (subVersion 9), and filters every pull by it: messages it "
+        "rejects reach no consumer, and a client whose own expression rejects some of what "
+        "the broker sends drops those messages"
+    )
+
+
 def test_no_subscription_inconsistency_when_all_agree() -> None:
     report = run({T: {"queues": 2}}, {"G": group(consumer("c1", T), consumer("c2", T))})
     assert "SUBSCRIPTION_INCONSISTENT" not in codes(report)

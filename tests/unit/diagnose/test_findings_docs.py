@@ -1,6 +1,6 @@
-"""The examples quoted in docs/findings.md for DUPLICATE_CLIENT_ID, the "why lag grows"
-findings, BROKERS_DISAGREE of clients that balance themselves, POP_SHARE_ALL and NO_ROUTE are
-real output: each quoted message and fix comes out of the engine for an example snapshot or
+"""The examples quoted in docs/findings.md for DUPLICATE_CLIENT_ID, SUBSCRIPTION_INCONSISTENT,
+the "why lag grows" findings, BROKERS_DISAGREE of clients that balance themselves,
+POP_SHARE_ALL and NO_ROUTE are real output: each quoted message and fix comes out of the engine for an example snapshot or
 one below."""
 
 from __future__ import annotations
@@ -16,6 +16,7 @@ ROOT = Path(__file__).resolve().parents[3]
 #: The checked parts of the document: (first heading, the heading after the last).
 CHECKED = (
     ("## DUPLICATE_CLIENT_ID", "## CLIENT_UNREACHABLE"),
+    ("## SUBSCRIPTION_INCONSISTENT", "## STRATEGY_INCONSISTENT"),
     ("## STALE_ALLOCATION", "## Thresholds"),
     ("#### Clients that balance themselves", "### MIXED_REBALANCE"),
     ("## NO_ROUTE", "## ALLOCATION_FAILED"),
@@ -73,6 +74,21 @@ LEFT = {
         {"clientId": cid, "subscriptions": ["TopicA", "%RETRY%G"],
          "assigned": [{"topic": "TopicA", "brokerName": "broker-a", "queueId": i} for i in ids]}
         for cid, ids in (("b", (3, 4, 5)), ("c", (6, 7, 8)))
+    ]}},
+}  # fmt: skip
+
+
+# Two clients of one group subscribe OrderTopic with different tags; the second started later.
+TAGS_DIFFER = {
+    "format": "rmqlb.snapshot/1",
+    "topics": {"OrderTopic": {"queues": 4}},
+    "groups": {"order-consumer": {"consumers": [
+        {"clientId": cid, "subscriptions": [
+            {"topic": "OrderTopic", "subString": tag, "subVersion": version}
+        ]}
+        for cid, tag, version in (
+            ("10.0.0.5@1#1", "TagA", 1700000001000), ("10.0.0.6@1#1", "TagB", 1700000005000)
+        )
     ]}},
 }  # fmt: skip
 
@@ -167,6 +183,7 @@ def _outputs() -> set[str]:
         parse_snapshot(json.loads(json.dumps(d)))
         for d in (
             ORDERLY_DISABLED,
+            TAGS_DIFFER,
             LEFT,
             LISTS_DIFFER,
             ONE_BROKER_LIST,
