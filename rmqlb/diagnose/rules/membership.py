@@ -520,8 +520,9 @@ def _expressions_differ(ctx: TopicContext, subs: list[tuple[str, Subscription]])
     if any(ctx.pulls(cid) for cid, _ in subs):
         effect = (
             f"the broker keeps the latest subVersion, {_expression(kept)!r} from {kept_cid} "
-            f"(subVersion {kept.sub_version}), and filters every pull by it: "
-            + _pull_effect(ctx, subs, kept)
+            f"(subVersion {kept.sub_version}; a client renews its subVersion whenever its queues "
+            "change, so the kept expression can change with a rebalance), and filters every pull "
+            "by it: " + _pull_effect(ctx, subs, kept)
         )
     else:
         effect = (

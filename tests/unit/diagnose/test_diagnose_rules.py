@@ -180,7 +180,7 @@ def test_subscription_inconsistent_expressions_latest_sub_version_wins() -> None
     consumers = [{"clientId": f"c{i}", "subscriptions": [sub]} for i, sub in enumerate(subs, 1)]
     report = run({T: {"queues": 3}}, {"G": {"consumers": consumers}})
     f = only(report, Code.SUBSCRIPTION_INCONSISTENT)
-    assert "'TagB' from c2 (subVersion 9)" in f.message
+    assert "'TagB' from c2 (subVersion 9;" in f.message
     assert f.consumers == ("c1", "c3")
     assert "'TagA || TagB'" in f.hint
 
@@ -208,8 +208,9 @@ def _expressions(*subs: tuple[str, int], pop: bool = False) -> Any:
 def test_expressions_name_what_the_broker_filters_out_and_what_clients_drop() -> None:
     f = _expressions(("TagA", 5), ("TagB", 9))
     assert f.message.endswith(
-        "the broker keeps the latest subVersion, 'TagB' from c2 (subVersion 9), and filters "
-        "every pull by it: messages tagged 'TagA' reach no consumer, not even c1, which "
+        "the broker keeps the latest subVersion, 'TagB' from c2 (subVersion 9; a client renews "
+        "its subVersion whenever its queues change, so the kept expression can change with a "
+        "rebalance), and filters every pull by it: messages tagged 'TagA' reach no consumer, not even c1, which "
         "subscribes them; c1 drops the messages tagged 'TagB' that the broker sends it, as its "
         "own expression rejects them"
     )
@@ -271,7 +272,9 @@ def test_expressions_of_other_types_are_described_without_tags() -> None:
         run({T: {"queues": 2}}, {"G": {"consumers": consumers}}), Code.SUBSCRIPTION_INCONSISTENT
     )
     assert f.message.endswith(
-        "'SQL92 a > 1' from c2 (subVersion 9), and filters every pull by it: messages it "
+        "'SQL92 a > 1' from c2 (subVersion 9; a client renews its subVersion whenever its "
+        "queues change, so the kept expression can change with a rebalance), and filters every "
+        "pull by it: messages it "
         "rejects reach no consumer, and a client whose own expression rejects some of what "
         "the broker sends drops those messages"
     )
