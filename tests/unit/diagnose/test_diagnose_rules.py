@@ -210,9 +210,9 @@ def test_expressions_name_what_the_broker_filters_out_and_what_clients_drop() ->
     assert f.message.endswith(
         "the broker keeps the latest subVersion, 'TagB' from c2 (subVersion 9; a client renews "
         "its subVersion whenever its queues change, so the kept expression can change with a "
-        "rebalance), and filters every pull by it: messages tagged 'TagA' reach no consumer, not even c1, which "
-        "subscribes them; c1 drops the messages tagged 'TagB' that the broker sends it, as its "
-        "own expression rejects them"
+        "rebalance), and filters every pull by it: messages tagged 'TagA' reach no consumer, "
+        "not even c1, which subscribes them; c1 drops the messages tagged 'TagB' that the "
+        "broker sends it, as its own expression rejects them"
     )
     assert f.consumers == ("c1",)
 

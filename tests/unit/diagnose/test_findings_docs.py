@@ -1,7 +1,7 @@
 """The examples quoted in docs/findings.md for DUPLICATE_CLIENT_ID, SUBSCRIPTION_INCONSISTENT,
 the "why lag grows" findings, BROKERS_DISAGREE of clients that balance themselves,
-POP_SHARE_ALL and NO_ROUTE are real output: each quoted message and fix comes out of the engine for an example snapshot or
-one below."""
+POP_SHARE_ALL and NO_ROUTE are real output: each quoted message and fix comes out of the
+engine for an example snapshot or one below."""
 
 from __future__ import annotations
 
