@@ -13,7 +13,7 @@ from __future__ import annotations
 from typing import Any
 
 SEVERITIES = {"error", "warning", "info"}
-INFERENCE_STATUSES = {"inferred", "confirmed", "assumed", "unexplained", "unknown"}
+INFERENCE_STATUSES = {"inferred", "confirmed", "assumed", "unexplained", "mixed", "unknown"}
 STATUSES = {"ok", "moved", "unconsumed", "duplicate", "unknown"}
 
 
@@ -40,7 +40,7 @@ def _inference(i: Any, where: str) -> None:
     if i is None:
         return
     keys = {"status", "parameter", "value", "default", "clients", "searched", "alternatives"}
-    keys |= {"closest", "differingQueues", "strategyOption", "note"}
+    keys |= {"closest", "differingQueues", "strategyOption", "clientValues", "note"}
     _keys(i, keys, where)
     assert i["status"] in INFERENCE_STATUSES, where
     assert i["parameter"] in ("virtualNodeCnt", "consumeridcs", "config", "rooms"), where
@@ -49,6 +49,9 @@ def _inference(i: Any, where: str) -> None:
     assert isinstance(i["alternatives"], list), where
     assert _opt_int(i["differingQueues"]), where
     assert i["strategyOption"] is None or isinstance(i["strategyOption"], str), where
+    values = i["clientValues"]
+    assert (values is None) == (i["status"] != "mixed"), where
+    assert values is None or all(isinstance(k, str) for k in values), where
     assert isinstance(i["note"], str) and i["note"], where
 
 

@@ -306,6 +306,8 @@ class GroupContext:
     #: Ids on several connections that the brokers' own lists show are one client
     #: (:func:`single_clients`): their entries hold its queues once.
     single: frozenset[str] = frozenset()
+    #: Clients inferred to run other parameters than ``strategy`` (their specs).
+    client_strategies: Mapping[str, StrategySpec] | None = None
 
     @property
     def offsets_unknown(self) -> tuple[CaptureError, ...]:
@@ -368,6 +370,14 @@ class GroupContext:
         if params_of(spec) is Params.UNKNOWN and spec.name == self.strategy.name:
             return self.strategy
         return spec
+
+    def strategy_of(self, c: Consumer) -> StrategySpec | None:
+        """What consumer ``c`` runs: parameters inferred for it alone, else what it reports
+        (:meth:`effective`); ``None`` when it reports no strategy."""
+        own = (self.client_strategies or {}).get(c.client_id)
+        if own is not None and c.strategy is not None and own.name == c.strategy.name:
+            return own
+        return None if c.strategy is None else self.effective(c.strategy)
 
     def subscribed_topics(self) -> list[str]:
         """Every topic some consumer subscribes: ordinary topics first, then retry topics."""
@@ -485,6 +495,7 @@ def group_context(
     live = bool(snapshot.source is not None and snapshot.source.namesrv)
     inference: StrategyInference | None = None
     blocked: str | None = None
+    client_strategies: dict[str, StrategySpec] | None = None
     if (
         mode is Mode.CLUSTERING
         and Rebalance.CLIENT in balance.values()
@@ -500,6 +511,7 @@ def group_context(
                 blocked = found.blocked or found.report.note
             else:
                 strategy = found.strategy
+                client_strategies = dict(found.client_strategies) or None
     return GroupContext(
         snapshot=snapshot,
         group=group,
@@ -517,6 +529,7 @@ def group_context(
         errors=group_errors(snapshot, group),
         balance=balance,
         balance_why=why,
+        client_strategies=client_strategies,
     )
 
 

@@ -27,8 +27,12 @@ leaves out or that does not subscribe the topic: :meth:`Holdings.unexplainable`)
 against a value, as long as the holdings tell some value from another; CONFIG's lists explain
 queues held twice or outside the route.
 
-No exact value: CONSISTENT_HASH keeps Java's default 10, the others (which have no usable
-default) use the closest candidate, and the report names the closest either way. Holdings
+No exact value: CONSISTENT_HASH first looks for one count per client (clients built with
+different counts, a config rollout): when each client holds exactly its own ring's share for
+some count, the status is ``mixed``, *expected* uses the count most of them run and the others
+are the STRATEGY_INCONSISTENT rule's to report (:func:`_mixed_counts`). Otherwise
+CONSISTENT_HASH keeps Java's default 10, the others (which have no usable default) use the
+closest candidate, and the report names the closest either way. Holdings
 not all known: CONSISTENT_HASH assumes the default and every finding that depends on it says
 so; the others leave *expected* uncomputed. Stated parameters are never overridden.
 
@@ -98,6 +102,8 @@ class Inferred:
     strategy: StrategySpec | None
     report: StrategyInference
     blocked: str | None = None
+    #: The clients that run another value than ``strategy`` (status ``mixed``): their specs.
+    client_strategies: tuple[tuple[str, StrategySpec], ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -314,16 +320,27 @@ def count_ranges(values: Sequence[int], limit: int = 4) -> str:
 def _vnode_counts(held: Holdings) -> tuple[dict[int, int], str]:
     """Queues differing for every count of the sweep, and the range searched: one sweep per
     distinct cidAll among the topics (almost always one)."""
-    lists: dict[tuple[str, ...], list[_Topic]] = {}
-    for t in held.topics:
-        lists.setdefault(tuple(t.cid_all), []).append(t)
-    points = sum(map(len, lists))
-    top = min(MAX_SWEPT_VNODES, max(1, RING_POINT_BUDGET // max(points, 1)))
+    lists = _by_cid_all(held)
+    top = _top(lists)
     counts = dict.fromkeys(range(1, top + 1), 0)
     for cids, topics in lists.items():
         for n, wrong in _sweep(cids, topics, top).items():
             counts[n] += wrong
     return counts, f"1..{top}"
+
+
+def _by_cid_all(held: Holdings) -> dict[tuple[str, ...], list[_Topic]]:
+    """The topics by the cidAll they are allocated over (almost always one list)."""
+    lists: dict[tuple[str, ...], list[_Topic]] = {}
+    for t in held.topics:
+        lists.setdefault(tuple(t.cid_all), []).append(t)
+    return lists
+
+
+def _top(lists: Mapping[tuple[str, ...], list[_Topic]]) -> int:
+    """The greatest count swept: :data:`MAX_SWEPT_VNODES`, less for many ring points."""
+    points = sum(map(len, lists))
+    return min(MAX_SWEPT_VNODES, max(1, RING_POINT_BUDGET // max(points, 1)))
 
 
 def _sweep(cids: Sequence[str], topics: Sequence[_Topic], top: int) -> dict[int, int]:
@@ -460,6 +477,10 @@ def _consistent_hash(held: Holdings) -> Inferred:
                     clients=held.clients,
                 ),
             )
+    if told_apart:
+        mixed = _mixed_counts(held, searched)
+        if mixed is not None:
+            return mixed
     # fewest queues wrong; on a tie the default, then the smallest count
     closest = min(counts, key=lambda n: (counts[n], n != default, n))
     differ = counts[closest]
@@ -482,6 +503,139 @@ def _consistent_hash(held: Holdings) -> Inferred:
             clients=held.clients,
         ),
     )
+
+
+def _client_sweep(cids: Sequence[str], topics: Sequence[_Topic], top: int) -> list[list[int]]:
+    """Per client of ``cids`` (distinct) and count ``n`` (index ``n - 1``): how many queues
+    of the topics it subscribes its own share of ring(n) and what it holds differ by."""
+    hashes: list[int] = []
+    topic_of: list[int] = []
+    held_by: list[set[int]] = [set() for _ in cids]
+    wrong = [0] * len(cids)  # held queues outside mqAll: wrong whatever the count
+    subscribes = [[cid in t.subscribers for cid in cids] for t in topics]
+    base = 0
+    for ti, t in enumerate(topics):
+        hashes.extend(ring_hashes(queue_keys(t.mq_all)))
+        topic_of.extend([ti] * len(t.mq_all))
+        index = {q: base + i for i, q in enumerate(t.mq_all)}
+        for k, qs in enumerate(t.held):
+            for q in qs:
+                g = index.get(q)
+                if g is None or not subscribes[ti][k]:
+                    wrong[k] += 1
+                else:
+                    held_by[k].add(g)
+        base += len(t.mq_all)
+    out = [[0] * top for _ in cids]
+    owner = [0] * len(hashes)
+    for n, moves in sweep_virtual_nodes(cids, hashes, top):
+        if n == top:
+            for g, o in moves:
+                owner[g] = o
+                wrong[o] += subscribes[topic_of[g]][o] and g not in held_by[o]
+            for k, queues in enumerate(held_by):
+                wrong[k] += sum(1 for g in queues if owner[g] != k)
+        else:
+            for g, b in moves:
+                a = owner[g]
+                if a == b:
+                    continue
+                of_topic = subscribes[topic_of[g]]
+                if of_topic[a]:
+                    wrong[a] += 1 if g in held_by[a] else -1
+                if of_topic[b]:
+                    wrong[b] += -1 if g in held_by[b] else 1
+                owner[g] = b
+        for k, w in enumerate(wrong):
+            out[k][n - 1] = w
+    return out
+
+
+def _mixed_counts(held: Holdings, searched: str) -> Inferred | None:
+    """The clients built with different virtual node counts, when no one count fits but
+    each client holds exactly its own ring's share for some count (``None`` otherwise).
+
+    Each client gets the count exact for the most clients (the default first on a tie, then
+    the smallest), and so on for the rest; *expected* uses the count most clients run. A
+    client whose holdings are a part of its share under that count, or that share and more,
+    is taken for a rebalance caught half way instead (:func:`_apart`).
+    """
+    lists = _by_cid_all(held)
+    top = _top(lists)
+    ids = list(dict.fromkeys(held.cid_all))
+    totals = {cid: [0] * top for cid in ids}
+    for listed, topics in lists.items():
+        if len(set(listed)) != len(listed) or not set(listed) <= totals.keys():
+            return None
+        for cid, wrong in zip(listed, _client_sweep(listed, topics, top), strict=True):
+            totals[cid] = [a + b for a, b in zip(totals[cid], wrong, strict=True)]
+    exact = {cid: {n + 1 for n, w in enumerate(wrong) if w == 0} for cid, wrong in totals.items()}
+    if not exact or not all(exact.values()):
+        return None
+    default = DEFAULT_VIRTUAL_NODES
+    chosen: dict[str, int] = {}
+    left = dict(exact)
+    while left:
+        counts = {n for fits in left.values() for n in fits}
+        n = min(counts, key=lambda c: (-sum(c in f for f in left.values()), c != default, c))
+        for cid in [cid for cid, fits in left.items() if n in fits]:
+            chosen[cid] = n
+            del left[cid]
+    runs: dict[int, list[str]] = {}
+    for cid in ids:
+        runs.setdefault(chosen[cid], []).append(cid)
+    if len(runs) < 2:  # pragma: no cover - one count for all would have fitted
+        return None
+    most = max(runs, key=lambda c: (len(runs[c]), c == default, -c))
+    if not _apart(held, most, [cid for cid in ids if chosen[cid] != most]):
+        return None
+    parts = []
+    for n, cids in runs.items():
+        same = sorted(set.intersection(*(exact[c] for c in cids)) - {n})
+        also = f"; {count_ranges(same)} give the same queues" if same else ""
+        parts.append(f"{n} ({', '.join(cids[:3])}{' and more' if len(cids) > 3 else ''}{also})")
+    spec = ConsistentHash(most, Params.INFERRED)
+    return Inferred(
+        spec,
+        StrategyInference(
+            InferenceStatus.mixed,
+            value=most,
+            searched=searched,
+            note=f"virtual nodes: the clients run different counts, inferred from what each "
+            f"holds: {'; '.join(parts)} — the wire does not carry it; expected uses {most}, "
+            f"the count {'most of them run' if len(runs[most]) > 1 else 'one of them runs'}",
+            parameter="virtualNodeCnt",
+            default=default,
+            clients=held.clients,
+            client_values=tuple((cid, chosen[cid]) for cid in ids),
+        ),
+        client_strategies=tuple(
+            (cid, ConsistentHash(chosen[cid], Params.INFERRED))
+            for cid in ids
+            if chosen[cid] != most
+        ),
+    )
+
+
+def _apart(held: Holdings, most: int, odd: Sequence[str]) -> bool:
+    """Whether each ``odd`` client both holds queues the ring of ``most`` nodes does not give
+    it and misses some it gives it. Holding a part of that share, or that share and more, is
+    a rebalance caught half way (a queue released and not taken yet, or not released yet)
+    much more often than another count."""
+    allocation = held.allocate(ConsistentHash(most))
+    assert allocation is not None  # a hash ring never throws
+    for cid in odd:
+        share: set[MessageQueue] = set()
+        mine: set[MessageQueue] = set()
+        for t, expected in zip(held.topics, allocation, strict=True):
+            if cid in t.subscribers:
+                share.update(q for q in expected.get(cid, ()) if q.topic == t.topic)
+            for listed, qs in zip(t.cid_all, t.held, strict=True):
+                if listed == cid:
+                    mine |= qs
+        if not (mine - share and share - mine):
+            return False
+    return True
 
 
 def _confirmed(held: Holdings, fixed: int) -> Inferred:

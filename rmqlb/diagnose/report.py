@@ -384,6 +384,7 @@ class InferenceStatus(StrEnum):
     confirmed = "confirmed"  # the Java default makes every client's holdings exact
     assumed = "assumed"  # holdings not all known: the Java default stands in, unverified
     unexplained = "unexplained"  # no value tried is exact: the default (or the closest) is used
+    mixed = "mixed"  # each client holds exactly what its own value gives: they run different ones
     unknown = "unknown"  # no default and nothing to infer from: expected is not computed
 
 
@@ -396,7 +397,8 @@ class StrategyInference:
     explain the holdings as well, ``closest``/``differing`` the best inexact value and how many
     queues it gets wrong, ``option`` the ``--strategy`` text that states the value, ``note``
     the sentence the report shows and ``assumption`` the clause findings that depend on the
-    parameter append (empty unless a value is assumed).
+    parameter append (empty unless a value is assumed); ``client_values`` each client's own
+    value when they differ (status ``mixed``).
     """
 
     status: InferenceStatus
@@ -411,6 +413,7 @@ class StrategyInference:
     closest: Any = None
     differing: int | None = None
     option: str | None = None
+    client_values: tuple[tuple[str, Any], ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -685,6 +688,7 @@ def inference_to_json(i: StrategyInference | None) -> dict[str, Any] | None:
         "closest": i.closest,
         "differingQueues": i.differing,
         "strategyOption": i.option,
+        "clientValues": dict(i.client_values) if i.client_values else None,
         "note": i.note,
     }
 

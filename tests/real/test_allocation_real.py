@@ -29,6 +29,10 @@ from realkit import (
     truth_held,
 )
 
+from rmqlb.allocate import allocate
+from rmqlb.model import MessageQueue
+from rmqlb.model.strategy import ConsistentHash
+
 RETRY = "%RETRY%"
 
 
@@ -230,6 +234,49 @@ def test_rolling_deploy_avg_and_avg_by_circle(kit: Kit, names: Names) -> None:
         c.get("clientId"): c.get("strategy") for c in report_topic(report, g, t)["consumers"]
     }
     assert strategies == {cid: s["strategy"] for cid, s in states.items()}
+
+
+@pytest.mark.versions("4.9.8", "5.1.4")
+def test_clients_built_with_different_virtual_node_counts(kit: Kit, names: Names) -> None:
+    """CONSISTENT_HASH clients built with 10, 20 and 10 virtual nodes (reported only by class):
+    rmqlb infers each one's count from what it holds and names the odd one, with the queues
+    the two rings double and orphan, as the clients really hold them."""
+    g, t = names.group, names.topic
+    kit.topic(t, read=8)
+    spec = f"group={g};sub={t}:*;strategy=CONSISTENT_HASH"
+    jvm = kit.consumer(
+        "vnodes",
+        f"{spec};vnodes=10;instance=h1",
+        f"{spec};vnodes=20;instance=h2",
+        f"{spec};vnodes=10;instance=h3",
+    )
+    states = kit.wait_steady(g, jvm, consumers=3, queues={t: 16})
+    held = truth_held(states, t)
+    doubled = {q for q, holders in held.items() if len(holders) > 1}
+    orphaned = {(t, b, i) for b in ("broker-a", "broker-b") for i in range(8)} - set(held)
+    assert doubled and orphaned  # the premise: the two rings differ on these queues
+
+    report = kit.explain(g)
+
+    assert_actual_is_truth(report, states, g, t)
+    (group,) = [r for r in report["groups"] if r["group"] == g]
+    inference = group["inference"]
+    assert inference["status"] == "mixed"
+    h1, h2, h3 = "127.0.0.1@h1", "127.0.0.1@h2", "127.0.0.1@h3"
+    values = inference["clientValues"]
+    assert values[h1] == values[h3] == 10
+    # h2's count holds exactly what h2's own ring (20) gives it: the count or an equal one
+    mqs = [MessageQueue(t, b, i) for b in ("broker-a", "broker-b") for i in range(8)]
+    share = allocate(ConsistentHash(values[h2]), mqs, [h1, h2, h3])[h2]
+    assert {(q.topic, q.broker_name, q.queue_id) for q in share} == {
+        q for q, holders in held.items() if h2 in holders
+    }
+    (cause,) = [f for f in findings(report, "STRATEGY_INCONSISTENT") if f["topic"] == t]
+    assert cause["consumers"] == [h2]
+    assert {qkey({**q, "topic": t}) for q in cause["queues"]} == doubled | orphaned
+    assert "run CONSISTENT_HASH with 2 virtual node counts" in cause["message"]
+    for code in ("DUPLICATE_ASSIGNMENT", "UNCONSUMED_QUEUE"):
+        assert {f["causedBy"] for f in findings(report, code) if f["topic"] == t} == {cause["id"]}
 
 
 def test_write_queues_exceed_read_queues(kit: Kit, names: Names) -> None:

@@ -675,7 +675,7 @@ def _own_share(
     for c in g.consumers:
         if c.client_id not in ctx.subscribers or c.client_id in own:
             continue
-        spec = g.effective(c.strategy) if c.strategy is not None else g.strategy
+        spec = g.strategy_of(c) or g.strategy
         index = next(i for i, s in enumerate(specs) if same_algorithm(s, spec))
         own[c.client_id] = per_spec[index].get(c.client_id, [])
     return own
@@ -690,14 +690,15 @@ def check_strategies(ctx: TopicContext) -> list[Finding]:
     specs: list[StrategySpec] = []
     members: list[list[str]] = []
     for c in g.consumers:
-        if c.strategy is None:
+        runs = g.strategy_of(c)
+        if runs is None:
             continue
         for i, spec in enumerate(specs):
-            if same_algorithm(spec, c.strategy):
+            if same_algorithm(spec, runs):
                 members[i].append(c.client_id)
                 break
         else:
-            specs.append(g.effective(c.strategy))
+            specs.append(runs)
             members.append([c.client_id])
     if len(specs) < 2:
         return []
@@ -705,15 +706,14 @@ def check_strategies(ctx: TopicContext) -> list[Finding]:
         specs.append(g.strategy)
         members.append([])
     limit = g.options.max_listed
+    used = [(spec, ids) for spec, ids in zip(specs, members, strict=True) if ids]
     listing = "; ".join(
-        f"{describe(spec)} ({id_text(dict.fromkeys(ids), 3)})"
-        for spec, ids in zip(specs, members, strict=True)
-        if ids
+        f"{describe(spec)} ({id_text(dict.fromkeys(ids), 3)})" for spec, ids in used
     )
     differ = [
         c.client_id
         for c in g.consumers
-        if c.strategy is not None and not same_algorithm(c.strategy, g.strategy)
+        if (runs := g.strategy_of(c)) is not None and not same_algorithm(runs, g.strategy)
     ]
     own = _own_share(ctx, specs) if ctx.mq_all and g.cid_all else {}
     assumed = g.assumption
@@ -753,17 +753,39 @@ def check_strategies(ctx: TopicContext) -> list[Finding]:
                 f"no queue of {ctx.topic} is doubled or orphaned at the moment, but any change "
                 "of membership or queue count can do it"
             )
-    target = g.strategy_label
+    if all(isinstance(spec, ConsistentHash) for spec, _ in used) and g.client_strategies:
+        counts = "; ".join(
+            f"{spec.virtual_node_cnt} ({id_text(dict.fromkeys(ids), 3)})"
+            for spec, ids in used
+            if isinstance(spec, ConsistentHash)
+        )
+        message = (
+            f"consumers of {g.name} run CONSISTENT_HASH with {len(used)} virtual node counts, "
+            "inferred from what each holds (a rebalance caught half way can look alike, but "
+            f"clears within 20 s): {counts}; {effect}"
+        )
+        hint = (
+            f"give every consumer of {g.name} the same virtual node count (the virtualNodeCnt "
+            f"of AllocateMessageQueueConsistentHash; expected uses {g.strategy_label}); until "
+            "then doubled queues are consumed twice and orphaned ones by nobody"
+        )
+    else:
+        message = (
+            f"consumers of {g.name} run {len(used)} strategies: {listing}; "
+            f"{effect}{assumed if own else ''}"
+        )
+        hint = (
+            f"finish the rolling deploy so every consumer of {g.name} runs the same "
+            f"allocateMessageQueueStrategy ({g.strategy_label}); until then doubled queues "
+            "are consumed twice and orphaned ones by nobody"
+        )
     return [
         Finding(
             Code.STRATEGY_INCONSISTENT,
             Severity.error,
             g.name,
-            f"consumers of {g.name} run {len(members) - members.count([])} strategies: "
-            f"{listing}; {effect}{assumed if own else ''}",
-            f"finish the rolling deploy so every consumer of {g.name} runs the same "
-            f"allocateMessageQueueStrategy ({target}); until then doubled queues are consumed "
-            "twice and orphaned ones by nobody",
+            message,
+            hint,
             topic=ctx.topic,
             consumers=tuple(dict.fromkeys(differ)),
             queues=tuple(sorted(queues, key=queue_sort_key)),

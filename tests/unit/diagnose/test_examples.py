@@ -99,6 +99,41 @@ EXPECTED: dict[str, list[Expected]] = {
         # every client taking its own strategy's share doubles and orphans the same queues
         ("MIXED_REBALANCE", "MixTopic", [], None),
     ],
+    # real 4.9.8: CONSISTENT_HASH clients built with 10, 20 and 10 virtual nodes
+    "consistent-hash-mixed-counts.json": [
+        (
+            "STRATEGY_INCONSISTENT",
+            "T1",
+            [
+                *(f"broker-a:{i}" for i in (0, 2, 3, 4, 5, 6)),
+                "broker-b:0",
+                "broker-b:4",
+                "broker-b:7",
+            ],
+            None,
+        ),
+        ("UNCONSUMED_QUEUE", "T1", ["broker-a:2", "broker-a:3", "broker-a:6", "broker-b:0"], 0),
+        (
+            "DUPLICATE_ASSIGNMENT",
+            "T1",
+            ["broker-a:0", "broker-a:4", "broker-a:5", "broker-b:4", "broker-b:7"],
+            0,
+        ),
+        (
+            "ASSIGNMENT_MISMATCH",
+            "T1",
+            [
+                *(f"broker-a:{i}" for i in (0, 2, 3, 4, 5, 6)),
+                "broker-b:0",
+                "broker-b:4",
+                "broker-b:7",
+            ],
+            0,
+        ),
+        ("STRATEGY_INCONSISTENT", "%RETRY%GH", ["broker-a:0"], None),
+        ("DUPLICATE_ASSIGNMENT", "%RETRY%GH", ["broker-a:0"], 4),
+        ("ASSIGNMENT_MISMATCH", "%RETRY%GH", ["broker-a:0"], 4),
+    ],
     # real 4.9.8: one of two orderly consumers killed; the survivor cannot lock its queues yet
     "orderly-consumer-killed.json": [
         ("ORDERLY_LOCK_LOST", "OT", [f"broker-b:{i}" for i in range(4)], None),

@@ -1,7 +1,7 @@
 """The examples quoted in docs/findings.md for DUPLICATE_CLIENT_ID, SUBSCRIPTION_INCONSISTENT,
-the "why lag grows" findings, BROKERS_DISAGREE of clients that balance themselves,
-POP_SHARE_ALL and NO_ROUTE are real output: each quoted message and fix comes out of the
-engine for an example snapshot or one below."""
+STRATEGY_INCONSISTENT, the "why lag grows" findings, BROKERS_DISAGREE of clients that balance
+themselves, POP_SHARE_ALL and NO_ROUTE are real output: each quoted message and fix comes out
+of the engine for an example snapshot or one below."""
 
 from __future__ import annotations
 
@@ -16,7 +16,7 @@ ROOT = Path(__file__).resolve().parents[3]
 #: The checked parts of the document: (first heading, the heading after the last).
 CHECKED = (
     ("## DUPLICATE_CLIENT_ID", "## CLIENT_UNREACHABLE"),
-    ("## SUBSCRIPTION_INCONSISTENT", "## STRATEGY_INCONSISTENT"),
+    ("## SUBSCRIPTION_INCONSISTENT", "## IMBALANCE"),
     ("## STALE_ALLOCATION", "## Thresholds"),
     ("#### Clients that balance themselves", "### MIXED_REBALANCE"),
     ("## NO_ROUTE", "## ALLOCATION_FAILED"),

@@ -332,6 +332,108 @@ def test_rolling_deploy_own_shares_say_which_count_they_assume() -> None:
     assert "AVG (" in finding.message and "CONSISTENT_HASH (" in finding.message
 
 
+def _own_rings(counts: Mapping[str, int], topics: Mapping[str, Mapping[str, int]]) -> Any:
+    """What each client holds when it runs its own count (``counts``), over all of them."""
+    cids = list(counts)
+    return {cid: held_by(ConsistentHash(n), cids, topics)[cid] for cid, n in counts.items()}
+
+
+def test_clients_built_with_different_counts_each_get_their_own() -> None:
+    """Two clients built with the default 10, one with 20 (a config rollout): no one count
+    explains them, each client's own count does; STRATEGY_INCONSISTENT names the counts and
+    the queues doubled and orphaned, and the holdings' findings are its consequences."""
+    topics = {TOPIC: {"broker-a": 8, "broker-b": 8}}
+    counts = {THREE[0]: 10, THREE[1]: 20, THREE[2]: 10}
+    held = _own_rings(counts, topics)
+    taken = [q for qs in held.values() for q in qs]
+    doubled = {q for q in taken if taken.count(q) > 1}
+    orphaned = set(mq_all(topics[TOPIC])) - set(taken)
+    assert doubled and orphaned  # the premise: the two rings disagree here
+
+    report = diagnose(wire_snapshot("CONSISTENT_HASH", THREE, topics, held))
+
+    inference = report.groups[0].inference
+    assert inference is not None
+    assert inference.status is InferenceStatus.mixed
+    assert report.groups[0].strategy == "CONSISTENT_HASH(vnodes=10)"
+    values = dict(inference.client_values)
+    assert values[THREE[0]] == values[THREE[2]] == 10
+    odd = values[THREE[1]]
+    assert held_by(ConsistentHash(odd), THREE, topics)[THREE[1]] == held[THREE[1]]
+    assert inference.note.startswith(
+        "virtual nodes: the clients run different counts, inferred from what each holds: 10 ("
+    )
+    assert report_to_json(report)["groups"][0]["inference"]["clientValues"] == values
+    (cause,) = [f for f in report.findings if f.code is Code.STRATEGY_INCONSISTENT]
+    assert cause.consumers == (THREE[1],)
+    assert set(cause.queues) == doubled | orphaned
+    assert f"{odd} ({THREE[1]})" in cause.message
+    assert "run CONSISTENT_HASH with 2 virtual node counts" in cause.message
+    assert "expected uses CONSISTENT_HASH(vnodes=10)" in cause.hint
+    for f in report.findings:
+        if f.code in (Code.DUPLICATE_ASSIGNMENT, Code.UNCONSUMED_QUEUE, Code.ASSIGNMENT_MISMATCH):
+            assert f.caused_by == cause.id
+
+
+def test_a_queue_released_and_not_taken_yet_is_no_other_count(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The first client released broker-a:3 in a rebalance and nobody took it yet. What it
+    still holds happens to be its share of another ring, but a part of its share under the
+    count the others run is a rebalance caught half way: no STRATEGY_INCONSISTENT."""
+    topics = {TOPIC: {"broker-a": 4, "broker-b": 4}}
+    held = held_by(ConsistentHash(10), THREE, topics)
+    held[THREE[0]].remove(MessageQueue(TOPIC, "broker-a", 3))
+    snap = wire_snapshot("CONSISTENT_HASH", THREE, topics, held)
+
+    report = diagnose(snap)
+
+    inference = report.groups[0].inference
+    assert inference is not None
+    assert inference.status is InferenceStatus.unexplained
+    assert "STRATEGY_INCONSISTENT" not in codes(report)
+    # the premise: without that rule, each client's holdings fit a count of its own
+    monkeypatch.setattr(infer_module, "_apart", lambda *_: True)
+    mixed = diagnose(snap).groups[0].inference
+    assert mixed is not None
+    assert mixed.status is InferenceStatus.mixed
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    st.lists(ID, min_size=2, max_size=4, unique=True),
+    st.lists(st.integers(1, 40), min_size=4, max_size=4),
+    st.integers(2, 12),
+)
+def test_each_client_count_found_gives_exactly_what_it_holds(
+    cids: list[str], counts: list[int], n: int
+) -> None:
+    """Whatever counts the clients run: one count explains all of them, or each client is
+    given a count whose ring share is exactly what it holds, or some client holds a part of
+    another count's share or that share and more (taken for a rebalance caught half way)."""
+    topics = {TOPIC: {"broker-a": n, "broker-b": n}}
+    own = dict(zip(cids, counts, strict=False))
+    held = _own_rings(own, topics)
+    report = diagnose(wire_snapshot("CONSISTENT_HASH", cids, topics, held))
+    inference = report.groups[0].inference
+    assert inference is not None
+    if len(set(own.values())) == 1:
+        assert inference.status in (InferenceStatus.inferred, InferenceStatus.confirmed)
+    if inference.status is InferenceStatus.mixed:
+        for cid, value in inference.client_values:
+            assert held_by(ConsistentHash(value), cids, topics)[cid] == held[cid]
+    elif inference.status is InferenceStatus.unexplained:  # nested: taken for a rebalance
+        shares = {v: held_by(ConsistentHash(v), cids, topics) for v in set(own.values())}
+        assert any(
+            set(held[c]) <= set(shares[v][c]) or set(held[c]) >= set(shares[v][c])
+            for v in shares
+            for c in cids
+            if own[c] != v
+        )
+    else:
+        assert inference.status in (InferenceStatus.inferred, InferenceStatus.confirmed)
+
+
 def test_only_clients_that_balance_themselves_are_compared() -> None:
     """c3 is a 5.x client its broker balances (``clientRebalance=false``): what it holds is
     the broker's answer, not its ring share, so only c1 and c2 settle the count. Their rings
