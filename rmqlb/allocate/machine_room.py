@@ -18,10 +18,21 @@ from rmqlb.model.javaorder import java_split
 from rmqlb.model.queue import MessageQueue
 
 
+def broker_room(broker_name: str) -> str | None:
+    """The room MACHINE_ROOM reads from a broker name: the part before ``@`` when it splits
+    into exactly two parts (``None``: a broker without a room, never allocated).
+
+    >>> broker_room("hz@broker-a"), broker_room("broker-a"), broker_room("a@b@c")
+    ('hz', None, None)
+    """
+    parts = java_split(broker_name, "@")
+    return parts[0] if len(parts) == 2 else None
+
+
 def in_rooms(broker_name: str, consumeridcs: frozenset[str]) -> bool:
     """Whether MACHINE_ROOM counts a queue of ``broker_name`` for these rooms."""
-    parts = java_split(broker_name, "@")
-    return len(parts) == 2 and parts[0] in consumeridcs
+    room = broker_room(broker_name)
+    return room is not None and room in consumeridcs
 
 
 def allocate_machine_room(

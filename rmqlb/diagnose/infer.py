@@ -52,10 +52,11 @@ from typing import Any, TypeVar
 from rmqlb.allocate import allocate_sorted
 from rmqlb.allocate._common import Assignment
 from rmqlb.allocate.consistent_hash import queue_keys, ring_hashes, sweep_virtual_nodes
+from rmqlb.allocate.machine_room import broker_room
 from rmqlb.diagnose.context import rebalance_cid_all, topic_cid_all
 from rmqlb.diagnose.report import InferenceStatus, StrategyInference
 from rmqlb.errors import AllocationError
-from rmqlb.model.javaorder import java_key, java_split
+from rmqlb.model.javaorder import java_key
 from rmqlb.model.queue import MessageQueue, queue_sort_key
 from rmqlb.model.snapshot import Consumer, Group, Rebalance, Snapshot
 from rmqlb.model.strategy import (
@@ -686,11 +687,6 @@ def _best_fit(scores: Sequence[tuple[int, _T]], fixed: int) -> _T | None:
 # ----- MACHINE_ROOM -----------------------------------------------------------------------------
 
 
-def _room(broker: str) -> str | None:
-    parts = java_split(broker, "@")
-    return parts[0] if len(parts) == 2 else None
-
-
 def _room_sets(held: Holdings) -> tuple[list[frozenset[str]], list[str]]:
     """Candidate consumeridcs, most likely first, and every room of the brokers.
 
@@ -701,9 +697,11 @@ def _room_sets(held: Holdings) -> tuple[list[frozenset[str]], list[str]]:
     rooms: set[str] = set()
     used: set[str] = set()
     for t in held.topics:
-        rooms.update(r for r in map(_room, {q.broker_name for q in t.mq_all}) if r is not None)
+        rooms.update(
+            r for r in map(broker_room, {q.broker_name for q in t.mq_all}) if r is not None
+        )
         for qs in t.held:
-            used.update(r for r in map(_room, {q.broker_name for q in qs}) if r is not None)
+            used.update(r for r in map(broker_room, {q.broker_name for q in qs}) if r is not None)
     every = sorted(rooms | used, key=java_key)
     sets: list[frozenset[str]] = []
     for distance in range(len(every) + 1):

@@ -18,6 +18,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Literal
 
 from rmqlb.allocate.consistent_hash import HashMemo
+from rmqlb.allocate.machine_room import broker_room, in_rooms
 from rmqlb.diagnose.context import Mode, TopicContext
 from rmqlb.diagnose.report import Code, Finding, Proposal, Severity
 from rmqlb.diagnose.rules._listed import (
@@ -251,7 +252,16 @@ def _idle(ctx: TopicContext, prove: _Prover) -> list[Finding]:
                 f"with {spec.virtual_node_cnt} virtual nodes per consumer the hash ring leaves "
                 "them no queue: raise virtualNodeCnt or use AVG"
             )
-        elif isinstance(spec, MachineRoom | MachineRoomNearby):
+        elif isinstance(spec, MachineRoom):
+            picked = sum(in_rooms(mq.broker_name, spec.consumeridcs) for mq in ctx.mq_all)
+            hint = (
+                _nobody_cause(ctx)[1]
+                if picked == 0
+                else f"consumeridcs selects {plural(picked, 'queue')} of {ctx.topic} for "
+                f"{plural(m, 'consumer')}: add queues on the brokers of those rooms, or run "
+                "fewer consumers"
+            )
+        elif isinstance(spec, MachineRoomNearby):
             hint = (
                 "their machine room has fewer queues than consumers: add queues on that "
                 "room's brokers, or move consumers to rooms that have queues"
@@ -362,6 +372,15 @@ def _nobody_cause(ctx: TopicContext) -> tuple[str, str]:
             "a duplicated client id takes the slice of its first index twice and the slice "
             "of its second index goes to nobody",
             LIST_ONCE,
+        )
+    if isinstance(spec, MachineRoom) and all(
+        broker_room(mq.broker_name) is None for mq in ctx.mq_all
+    ):
+        return (
+            "MACHINE_ROOM takes only queues of brokers named <room>@<name>, and no broker of "
+            f"{ctx.topic} is",
+            "name the brokers <room>@<name> (brokerName), or switch the group to a strategy "
+            "that needs no rooms, such as AVG",
         )
     if isinstance(spec, MachineRoom):
         rooms = ", ".join(sorted(spec.consumeridcs)) or "none"

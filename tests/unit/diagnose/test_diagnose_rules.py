@@ -95,6 +95,34 @@ def test_unconsumed_queue_excluded_by_machine_room() -> None:
     assert "consumeridcs (hz)" in f.message
 
 
+def test_machine_room_over_brokers_without_rooms_says_to_name_them() -> None:
+    """Brokers not named <room>@<name> are never allocated, whatever consumeridcs says: the
+    unconsumed queues and the idle consumers both point at the broker names."""
+    topics = {T: route(("broker-a", 4, 4, 6), ("broker-b", 4, 4, 6))}
+    strategy = {"name": "MACHINE_ROOM", "consumeridcs": ["broker-a"]}
+    report = run(topics, {"G": group(consumer("c1", T), consumer("c2", T), strategy=strategy)})
+    unconsumed = only(report, Code.UNCONSUMED_QUEUE)
+    assert "MACHINE_ROOM takes only queues of brokers named <room>@<name>, and no broker of " in (
+        unconsumed.message
+    )
+    fix = (
+        "name the brokers <room>@<name> (brokerName), or switch the group to a strategy that "
+        "needs no rooms, such as AVG"
+    )
+    assert unconsumed.hint == fix
+    assert only(report, Code.IDLE_CONSUMER).hint == fix
+
+
+def test_machine_room_idle_consumers_are_told_how_many_queues_their_rooms_have() -> None:
+    topics = {T: route(("hz@broker-a", 1, 1, 6), ("sh@broker-b", 4, 4, 6))}
+    strategy = {"name": "MACHINE_ROOM", "consumeridcs": ["hz"]}
+    report = run(topics, {"G": group(consumer("c1", T), consumer("c2", T), strategy=strategy)})
+    assert only(report, Code.IDLE_CONSUMER).hint == (
+        f"consumeridcs selects 1 queue of {T} for 2 consumers: add queues on the brokers of "
+        "those rooms, or run fewer consumers"
+    )
+
+
 def test_no_unconsumed_queue_when_healthy_or_actual_unknown() -> None:
     healthy = run(
         {T: {"queues": 4}},
