@@ -9,7 +9,8 @@ the report names the inferred parameters, ``expected`` is exactly what each clie
 strategy allocates it, and ``actual`` exactly what it holds.
 
 (The kit's brokers are named ``broker-a``/``broker-b``, without ``room@``: MACHINE_ROOM
-allocates nothing there, whatever the rooms, so it is covered by the unit tests only.)
+allocates nothing there, whatever the rooms, so its rooms are inferred in the unit tests only;
+the last test checks what rmqlb says of that cluster.)
 """
 
 from __future__ import annotations
@@ -180,3 +181,25 @@ def test_dump_records_the_inferred_count(kit: Kit, names: Names, tmp_path: Path)
     assert without_activity(json.loads(from_dump.stdout)["groups"]) == without_activity(
         live["groups"]
     )
+
+
+def test_machine_room_over_brokers_without_rooms(kit: Kit, names: Names) -> None:
+    """MACHINE_ROOM clients with ``idcs=broker-a`` on brokers not named <room>@<name> hold
+    nothing (the clients' own state says so): rmqlb says every queue goes to nobody because
+    no broker has a room, and that the fix is naming the brokers or another strategy."""
+    g, t = names.group, names.topic
+    kit.topic(t, read=4)
+    spec = f"group={g};sub={t}:*;strategy=MACHINE_ROOM;idcs=broker-a"
+    jvm = kit.consumer("roomless", f"{spec};instance=r1", f"{spec};instance=r2")
+    states = kit.wait_steady(g, jvm, consumers=2, queues={t: 8})
+    assert truth_held(states, t) == {}
+
+    report = kit.explain(g)
+
+    assert_actual_is_truth(report, states, g, t)
+    (unconsumed,) = [f for f in findings(report, "UNCONSUMED_QUEUE") if f["topic"] == t]
+    assert len(unconsumed["queues"]) == 8
+    assert "and no broker of " in unconsumed["message"]
+    assert unconsumed["hint"].startswith("name the brokers <room>@<name> (brokerName)")
+    (idle,) = [f for f in findings(report, "IDLE_CONSUMER") if f["topic"] == t]
+    assert idle["hint"] == unconsumed["hint"]
