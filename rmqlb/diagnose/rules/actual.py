@@ -17,6 +17,7 @@ from rmqlb.diagnose.rules._text import id_text, queue_text
 from rmqlb.diagnose.rules.waiting import waiting_text
 from rmqlb.humanize import plural
 from rmqlb.model.queue import MessageQueue, queue_sort_key
+from rmqlb.model.strategy import Config
 
 REBALANCE_HINT = (
     "clients rebalance every 20 s and on every membership change: re-run in a minute; if it "
@@ -57,8 +58,16 @@ def _duplicates(ctx: TopicContext) -> list[Finding]:
     involved = list(dict.fromkeys(c for mq in doubled for c in doubled_at[mq]))
     same_id = any(len(set(doubled_at[mq])) < len(doubled_at[mq]) for mq in doubled)
     orderly = any(c.consume_orderly for c in g.consumers)
+    listed = {cid: set(qs) for cid, qs in (ctx.expected or {}).items()}
     if same_id:
         hint = f"one client id is on several connections: {LIST_ONCE}"
+    elif isinstance(g.strategy, Config) and all(
+        all(mq in listed.get(cid, ()) for cid in doubled_at[mq]) for mq in doubled
+    ):
+        hint = (
+            f"the holders' CONFIG lists overlap on {queue_text(doubled, 4)}, so this lasts: "
+            "keep each queue in exactly one client's list"
+        )
     else:
         hint = (
             "duplicates after a membership or route change clear at the next rebalance "

@@ -150,6 +150,21 @@ def test_duplicate_assignment_lists_queue_and_holders() -> None:
     assert f.severity is Severity.error
 
 
+def test_duplicate_assignment_from_overlapping_config_lists_says_it_lasts() -> None:
+    lists = {"c1": q(0, 1, 2), "c2": q(2, 3)}
+    strategy = {"name": "CONFIG", "config": lists}
+    report = run(
+        {T: {"queues": 4}},
+        {"G": group(*(consumer(c, T, assigned=qs) for c, qs in lists.items()), strategy=strategy)},
+    )
+    f = only(report, Code.DUPLICATE_ASSIGNMENT)
+    assert labels(f) == ["broker-a:2"]
+    assert f.hint == (
+        "the holders' CONFIG lists overlap on broker-a:2, so this lasts: keep each queue in "
+        "exactly one client's list"
+    )
+
+
 def test_no_duplicate_assignment_when_holders_are_distinct() -> None:
     report = run(
         {T: {"queues": 2}},
