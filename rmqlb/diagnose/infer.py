@@ -44,6 +44,7 @@ uses it and the note says "virtual nodes: 5, inferred from what the 3 clients ho
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from itertools import combinations
@@ -83,6 +84,9 @@ LARGE_VNODES = (2000, 2048, 4096, 5000, 8192, 10000)
 """Common large counts tried one by one when nothing up to :data:`MAX_SWEPT_VNODES` fits."""
 RING_POINT_BUDGET = 500_000
 """Ring points (clients x virtual nodes) one search may hash: bounds its time (~1 s)."""
+MAX_MIXED_COUNTS = 3
+"""Virtual node counts a group's clients may be inferred to run at most (a rollout's two, and
+one more): clients needing more are not explained by counts of their own."""
 MAX_ROOM_SETS = 256
 """MACHINE_ROOM candidate room sets tried at most."""
 BROKER_ROOMS = RoomPattern(r"^([^@]+)")
@@ -553,13 +557,17 @@ def _client_sweep(cids: Sequence[str], topics: Sequence[_Topic], top: int) -> li
 
 
 def _mixed_counts(held: Holdings, searched: str) -> Inferred | None:
-    """The clients built with different virtual node counts, when no one count fits but
-    each client holds exactly its own ring's share for some count (``None`` otherwise).
+    """The clients built with different virtual node counts, when no one count fits them all:
+    the count exact for the most clients leaves others, each holding exactly its own ring's
+    share for another count (``None`` otherwise).
 
-    Each client gets the count exact for the most clients (the default first on a tie, then
-    the smallest), and so on for the rest; *expected* uses the count most clients run. A
-    client whose holdings are a part of its share under that count, or that share and more,
-    is taken for a rebalance caught half way instead (:func:`_apart`).
+    *Expected* uses the count exact for the most clients (the default first on a tie, then
+    the smallest). A client it does not fit gets a count of its own, the one exact for the
+    most such clients, and so on, up to :data:`MAX_MIXED_COUNTS` counts in all; unless what
+    it holds is a part of its share under the first count, or that share and more: one
+    membership change leaves every client so, so that is a rebalance caught half way, not
+    another count (:func:`_apart`). With no client of another count, or one that no count
+    fits, ``None``.
     """
     lists = _by_cid_all(held)
     top = _top(lists)
@@ -571,33 +579,41 @@ def _mixed_counts(held: Holdings, searched: str) -> Inferred | None:
         for cid, wrong in zip(listed, _client_sweep(listed, topics, top), strict=True):
             totals[cid] = [a + b for a, b in zip(totals[cid], wrong, strict=True)]
     exact = {cid: {n + 1 for n, w in enumerate(wrong) if w == 0} for cid, wrong in totals.items()}
-    if not exact or not all(exact.values()):
+    if not any(exact.values()):
         return None
-    default = DEFAULT_VIRTUAL_NODES
-    chosen: dict[str, int] = {}
-    left = dict(exact)
-    while left:
-        counts = {n for fits in left.values() for n in fits}
-        n = min(counts, key=lambda c: (-sum(c in f for f in left.values()), c != default, c))
+    most = _likeliest(exact.values())
+    odd = _apart(held, most, [cid for cid in ids if most not in exact[cid]])
+    if not odd or not all(exact[cid] for cid in odd):
+        return None
+    chosen = dict.fromkeys(ids, most)
+    left = {cid: exact[cid] for cid in odd}
+    for _ in range(MAX_MIXED_COUNTS - 1):
+        n = _likeliest(left.values())
         for cid in [cid for cid, fits in left.items() if n in fits]:
             chosen[cid] = n
             del left[cid]
+        if not left:
+            break
+    else:
+        return None  # more counts than a rollout leaves: no explanation of this kind
     runs: dict[int, list[str]] = {}
     for cid in ids:
-        runs.setdefault(chosen[cid], []).append(cid)
-    if len(runs) < 2:  # pragma: no cover - one count for all would have fitted
-        return None
-    most = max(runs, key=lambda c: (len(runs[c]), c == default, -c))
-    if not _apart(held, most, [cid for cid in ids if chosen[cid] != most]):
-        return None
+        if most in exact[cid] or chosen[cid] != most:
+            runs.setdefault(chosen[cid], []).append(cid)
     parts = []
     for n, cids in runs.items():
         same = sorted(set.intersection(*(exact[c] for c in cids)) - {n})
         also = f"; {count_ranges(same)} give the same queues" if same else ""
         parts.append(f"{n} ({', '.join(cids[:3])}{' and more' if len(cids) > 3 else ''}{also})")
-    spec = ConsistentHash(most, Params.INFERRED)
+    moving = [cid for cid in ids if cid not in runs.get(most, ()) and chosen[cid] == most]
+    if moving:
+        parts.append(
+            f"{_plural(len(moving), 'client')} {'holds' if len(moving) == 1 else 'hold'} a part "
+            f"of {'its' if len(moving) == 1 else 'their'} share under {most} or that share and "
+            "more: a rebalance in progress"
+        )
     return Inferred(
-        spec,
+        ConsistentHash(most, Params.INFERRED),
         StrategyInference(
             InferenceStatus.mixed,
             value=most,
@@ -606,7 +622,7 @@ def _mixed_counts(held: Holdings, searched: str) -> Inferred | None:
             f"holds: {'; '.join(parts)} — the wire does not carry it; expected uses {most}, "
             f"the count {'most of them run' if len(runs[most]) > 1 else 'one of them runs'}",
             parameter="virtualNodeCnt",
-            default=default,
+            default=DEFAULT_VIRTUAL_NODES,
             clients=held.clients,
             client_values=tuple((cid, chosen[cid]) for cid in ids),
         ),
@@ -618,13 +634,21 @@ def _mixed_counts(held: Holdings, searched: str) -> Inferred | None:
     )
 
 
-def _apart(held: Holdings, most: int, odd: Sequence[str]) -> bool:
-    """Whether each ``odd`` client both holds queues the ring of ``most`` nodes does not give
-    it and misses some it gives it. Holding a part of that share, or that share and more, is
-    a rebalance caught half way (a queue released and not taken yet, or not released yet)
-    much more often than another count."""
+def _likeliest(fits: Iterable[set[int]]) -> int:
+    """The count exact for the most clients of ``fits`` (their exact counts): the default
+    first on a tie, then the smallest."""
+    tally = Counter(n for counts in fits for n in counts)
+    default = DEFAULT_VIRTUAL_NODES
+    return min(tally, key=lambda n: (-tally[n], n != default, n))
+
+
+def _apart(held: Holdings, most: int, odd: Sequence[str]) -> list[str]:
+    """The ``odd`` clients that both hold queues the ring of ``most`` nodes does not give
+    them and miss some it gives them (the others hold a part of that share, or that share and
+    more)."""
     allocation = held.allocate(ConsistentHash(most))
     assert allocation is not None  # a hash ring never throws
+    out = []
     for cid in odd:
         share: set[MessageQueue] = set()
         mine: set[MessageQueue] = set()
@@ -634,9 +658,9 @@ def _apart(held: Holdings, most: int, odd: Sequence[str]) -> bool:
             for listed, qs in zip(t.cid_all, t.held, strict=True):
                 if listed == cid:
                     mine |= qs
-        if not (mine - share and share - mine):
-            return False
-    return True
+        if mine - share and share - mine:
+            out.append(cid)
+    return out
 
 
 def _confirmed(held: Holdings, fixed: int) -> Inferred:
