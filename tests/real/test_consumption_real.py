@@ -8,9 +8,15 @@ stranded in queues nobody consumes are counted exactly.
 
 from __future__ import annotations
 
+import time
+from typing import Any
+
 import pytest
 from conftest import Names
 from realkit import ALL_VERSIONS, Kit, findings, report_topic
+
+#: Seconds between two samples of a Java client's consume statistics (``StatsItem``).
+STATS_SAMPLE_S = 10
 
 
 def test_split_subscriptions_count_the_stranded_messages(kit: Kit, names: Names) -> None:
@@ -56,6 +62,54 @@ def test_write_queues_beyond_read_queues_hold_messages_nobody_reads(kit: Kit, na
     (finding,) = [f for f in findings(report, "WRITE_EXCEEDS_READ") if f["topic"] == t]
     assert {q["queueId"] for q in finding["queues"]} == {4, 5, 6, 7}
     assert "80 messages wait there: once readQueueNums is raised to 8" in finding["message"]
+
+
+@pytest.mark.versions(*ALL_VERSIONS)
+def test_what_becomes_of_messages_in_queues_never_committed(kit: Kit, names: Names) -> None:
+    """40 messages are written to 4 queues before the group exists; the client reads 2 of
+    them. What rmqlb says of the 2 it cannot read (once readQueueNums is raised) is what the
+    client did with its own 2, never committed either: the 4.9.8 and 5.1.4 clients consume
+    them from offset 0; the 5.0.0 client asks the broker not to answer 0 and starts at the
+    max offset, which rmqlb says for a queue never committed (the broker answered it 0, as
+    for a queue committed at 0). The client's own statistics (consumeOKTPS, pullTPS) tell."""
+    g, t = names.group, names.topic
+    kit.topic(t, read=2, write=4, brokers=("broker-a",))
+    kit.produce(t, 40)  # 10 per write queue
+    jvm = kit.consumer("fate", f"group={g};sub={t}:*;instance=a")
+    kit.wait_steady(g, jvm, consumers=1, queues={t: 2})
+
+    def started() -> dict[str, Any] | None:  # the client has committed its 2 queues
+        report = kit.explain(g)
+        rows = report_topic(report, g, t)["queues"]
+        return report if all((r["offsets"] or {}).get("committed") == 10 for r in rows) else None
+
+    report = kit.wait_for("the client to commit its queues", started)
+    (finding,) = [f for f in findings(report, "WRITE_EXCEEDS_READ") if f["topic"] == t]
+    assert "20 messages wait there" in finding["message"]
+    # the broker answered rmqlb 0 for queues 2, 3 (never committed, in memory): to a 5.0
+    # client it answers "not found", and CONSUME_FROM_LAST_OFFSET starts at the max offset
+    skipped = (
+        "if it never committed there, skipped (never committed, and a 5.0 client asks the "
+        "broker not to answer 0" in finding["message"]
+    )
+    assert skipped == (kit.version == "5.0.0"), finding["message"]
+    if not skipped:
+        assert "all are consumed from offset 0 (committed there, or never" in finding["message"]
+
+    def status() -> dict[str, Any]:
+        (client,) = report_topic(kit.explain(g), g, t)["consumers"]
+        return dict(client["status"])
+
+    if skipped:  # nothing pulled nor consumed: the client's next statistics sample says so
+        time.sleep(STATS_SAMPLE_S + 2)
+        assert (status()["consumeOKTPS"], status()["pullTPS"]) == (0.0, 0.0)
+    else:
+        kit.wait_for(
+            "the client to count what it consumed",
+            lambda: status()["consumeOKTPS"] > 0,
+            timeout=3 * STATS_SAMPLE_S,
+            every=1.0,
+        )
 
 
 def test_consume_disabled_on_a_broker(kit: Kit, names: Names) -> None:
