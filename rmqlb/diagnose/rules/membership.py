@@ -499,10 +499,10 @@ def _expressions_differ(ctx: TopicContext, subs: list[tuple[str, Subscription]])
     """SUBSCRIPTION_INCONSISTENT for clients filtering one topic differently.
 
     A pull is filtered by the broker with the group's one expression for the topic, the one
-    of the greatest ``subVersion``; the client then drops what its own expression rejects
-    and commits no offset past those messages (``PullAPIWrapper.processPullResult``: an
-    emptied result is no consumption). A POP request carries its client's own expression,
-    and the broker moves the group's offset past what it skips.
+    of the greatest ``subVersion`` (a push client renews it whenever a rebalance changes its
+    queues); the client then drops what its own expression rejects
+    (``PullAPIWrapper.processPullResult``). A POP request carries its client's own
+    expression, and the broker moves the group's offset past what it skips.
     """
     g = ctx.g
     by_filter: dict[tuple[str, Tags | str], list[tuple[str, Subscription]]] = {}

@@ -15,8 +15,10 @@ rules of the brokers and Java push clients (4.9, 5.0, 5.1):
   ``consumeTimestamp`` (default: 30 minutes before the client started);
 - but the 5.0 client asks with ``setZeroIfNotFound=false``, and a 5.x broker then answers
   "not found" even for a queue starting at 0 (a 4.9 broker does not read that field; the
-  5.1 client no longer sends it): its ``consumeFromWhere`` decides. Which client takes a
-  queue over is not known in advance, so a group of 5.0 clients and others gets both fates.
+  5.1 client no longer sends it): its ``consumeFromWhere`` decides. rmqlb asks as the 4.9
+  and 5.1 clients do, so an offset of 0 it read from a 5.x broker is a queue committed at 0
+  or one never committed: for 5.0 clients both fates are given. Which client takes a queue
+  over is not known in advance either, so a group of 5.0 clients and others gets both.
 
 Worked example: 4 never-committed queues holding 10 messages each from offset 0:
 "; 40 messages wait there: once a consumer takes them over, all are consumed from offset 0
@@ -64,8 +66,8 @@ class Waiting:
     known: int  # queues with an offset
     queues: int
     #: of ``never_from_zero``, on brokers that read ``setZeroIfNotFound``: never committed
-    #: (-1), or at 0, which is also what the broker answers for a queue never committed
     never_no_zero: int = 0
+    #: ... and at 0: committed there, or never (the broker answers a never-committed queue 0)
     maybe_no_zero: int = 0
 
 
