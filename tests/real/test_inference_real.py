@@ -79,13 +79,14 @@ def test_consistent_hash_virtual_nodes_are_inferred(
     assert "ASSIGNMENT_MISMATCH" in finding_codes(stated)
 
 
-def test_config_lists_are_inferred(kit: Kit, names: Names) -> None:
-    """Each client's CONFIG list is what it holds; the queues in no list, and the retry
-    queues (the lists name only the topic's), are really never consumed."""
+def _config_group(
+    kit: Kit, names: Names, lists: dict[str, list[tuple[str, int]]]
+) -> tuple[dict[str, dict[str, Any]], dict[str, set[tuple[str, str, int]]]]:
+    """Clients of CONFIG lists ``lists`` (instance -> queues of ``names.topic``), one JVM
+    each, settled on holding their lists: their states and the lists by client id."""
     g, t = names.group, names.topic
     kit.topic(t, read=4)
     spec = f"group={g};sub={t}:*;strategy=CONFIG"
-    lists = {"a": [("broker-a", 0), ("broker-a", 1)], "b": [("broker-b", 0), ("broker-b", 3)]}
     jvms = [
         kit.consumer(
             f"config-{name}",
@@ -111,6 +112,15 @@ def test_config_lists_are_inferred(kit: Kit, names: Names) -> None:
         settled,
         lingering=lambda: lingering(kit.truth(g, *jvms)),
     )
+    return states, want
+
+
+def test_config_lists_are_inferred(kit: Kit, names: Names) -> None:
+    """Each client's CONFIG list is what it holds; the queues in no list, and the retry
+    queues (the lists name only the topic's), are really never consumed."""
+    g, t = names.group, names.topic
+    lists = {"a": [("broker-a", 0), ("broker-a", 1)], "b": [("broker-b", 0), ("broker-b", 3)]}
+    states, want = _config_group(kit, names, lists)
 
     report = kit.explain(g)
 
@@ -134,6 +144,24 @@ def test_config_lists_are_inferred(kit: Kit, names: Names) -> None:
         (RETRY + g, b, 0) for b in ("broker-a", "broker-b")
     }
     assert set(truth_held(states, RETRY + g)) == set()  # nobody holds a retry queue
+
+
+def test_overlapping_config_lists_double_a_queue_for_good(kit: Kit, names: Names) -> None:
+    """Two CONFIG lists that both name broker-a:2: both clients hold it, whatever rebalances
+    come; the duplicate's fix says so instead of waiting for a rebalance."""
+    g, t = names.group, names.topic
+    lists = {"a": [("broker-a", 0), ("broker-a", 2)], "b": [("broker-a", 2), ("broker-a", 3)]}
+    states, _ = _config_group(kit, names, lists)
+
+    report = kit.explain(g)
+
+    assert truth_held(states, t)[(t, "broker-a", 2)] == ["127.0.0.1@a", "127.0.0.1@b"]
+    (dup,) = [f for f in findings(report, "DUPLICATE_ASSIGNMENT") if f["topic"] == t]
+    assert [(q["brokerName"], q["queueId"]) for q in dup["queues"]] == [("broker-a", 2)]
+    assert dup["hint"] == (
+        "the holders' CONFIG lists overlap on broker-a:2, so this lasts: keep each queue in "
+        "exactly one client's list"
+    )
 
 
 def test_machine_room_nearby_rooms_and_inner_strategy_are_inferred(kit: Kit, names: Names) -> None:
