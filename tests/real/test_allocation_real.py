@@ -162,7 +162,7 @@ def test_different_tag_expressions(kit: Kit, names: Names) -> None:
     assert_expected_is_truth(report, states, g, t)
 
 
-@pytest.mark.versions("4.9.8", "5.1.4")
+@pytest.mark.versions(*ALL_VERSIONS)
 def test_different_tags_name_the_expression_the_broker_filters_by(kit: Kit, names: Names) -> None:
     """The later client's expression is the one the broker keeps (mqadmin consumerConnection
     shows it); the finding names the tags it filters out and the tags the other client drops."""
@@ -236,7 +236,7 @@ def test_rolling_deploy_avg_and_avg_by_circle(kit: Kit, names: Names) -> None:
     assert strategies == {cid: s["strategy"] for cid, s in states.items()}
 
 
-@pytest.mark.versions("4.9.8", "5.1.4")
+@pytest.mark.versions(*ALL_VERSIONS)
 def test_clients_built_with_different_virtual_node_counts(kit: Kit, names: Names) -> None:
     """CONSISTENT_HASH clients built with 10, 20 and 10 virtual nodes (reported only by class):
     rmqlb infers each one's count from what it holds and names the odd one, with the queues
