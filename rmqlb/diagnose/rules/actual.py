@@ -58,12 +58,9 @@ def _duplicates(ctx: TopicContext) -> list[Finding]:
     involved = list(dict.fromkeys(c for mq in doubled for c in doubled_at[mq]))
     same_id = any(len(set(doubled_at[mq])) < len(doubled_at[mq]) for mq in doubled)
     orderly = any(c.consume_orderly for c in g.consumers)
-    listed = {cid: set(qs) for cid, qs in (ctx.expected or {}).items()}
     if same_id:
         hint = f"one client id is on several connections: {LIST_ONCE}"
-    elif isinstance(g.strategy, Config) and all(
-        all(mq in listed.get(cid, ()) for cid in doubled_at[mq]) for mq in doubled
-    ):
+    elif isinstance(g.strategy, Config) and _lists_overlap(ctx, doubled_at):
         hint = (
             f"the holders' CONFIG lists overlap on {queue_text(doubled, 4)}, so this lasts: "
             "keep each queue in exactly one client's list"
@@ -96,6 +93,12 @@ def _duplicates(ctx: TopicContext) -> list[Finding]:
             queues=tuple(doubled),
         )
     ]
+
+
+def _lists_overlap(ctx: TopicContext, doubled_at: dict[MessageQueue, list[str]]) -> bool:
+    """Whether each doubled queue is in the CONFIG list of every one of its holders."""
+    lists = {cid: set(qs) for cid, qs in (ctx.expected or {}).items()}
+    return all(mq in lists.get(cid, ()) for mq, who in doubled_at.items() for cid in who)
 
 
 def _mismatches(ctx: TopicContext) -> list[Finding]:
