@@ -47,6 +47,7 @@ from rmqlb.model.snapshot import (
     MessageModel,
     QueueOffset,
     Rebalance,
+    RequestMode,
     Snapshot,
     TopicRoute,
 )
@@ -378,6 +379,28 @@ class GroupContext:
         if own is not None and c.strategy is not None and own.name == c.strategy.name:
             return own
         return None if c.strategy is None else self.effective(c.strategy)
+
+    def pops(self, topic: str) -> bool:
+        """Whether the group consumes ``topic`` by POP: a subscriber of it is a 5.x gRPC
+        client behind a proxy or holds POP queues of it, or the brokers balance it and one
+        serves the topic to the group by POP (its request mode). A POP request of ``topic``
+        also pops the group's POP retry topic of it (``PopMessageProcessor``)."""
+        if not self.consumers and self.mode is Mode.PROXY:
+            return any(o.queue.topic == topic for o in self.group.offsets)
+        broker_balanced = False
+        for c in self.consumers:
+            if not c.subscribes(topic):
+                continue
+            balance = self.balanced_by(c.client_id)
+            if balance is Rebalance.PROXY or any(mq.topic == topic for mq in c.pop_assigned or ()):
+                return True
+            broker_balanced = broker_balanced or balance is Rebalance.BROKER
+        return broker_balanced and any(
+            view.request_modes is not None
+            and (mode := view.request_modes.get(topic)) is not None
+            and mode.mode is RequestMode.POP
+            for view in self.group.on_brokers.values()
+        )
 
     def subscribed_topics(self) -> list[str]:
         """Every topic some consumer subscribes: ordinary topics first, then retry topics."""

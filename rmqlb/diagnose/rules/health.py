@@ -40,14 +40,26 @@ from rmqlb.diagnose.report import Code, Finding, Severity
 from rmqlb.diagnose.rules._text import duration_text, id_text, queue_text, rate_text
 from rmqlb.diagnose.rules.waiting import waiting_text
 from rmqlb.humanize import plural
+from rmqlb.model.javaorder import java_key
 from rmqlb.model.queue import MessageQueue, queue_sort_key
-from rmqlb.model.snapshot import DLQ_PREFIX, RETRY_PREFIX, Consumer, ProcessQueueState
+from rmqlb.model.snapshot import (
+    DLQ_PREFIX,
+    RETRY_PREFIX,
+    Consumer,
+    ProcessQueueState,
+    Rebalance,
+    pop_retry_topic,
+)
 
 PULL_THRESHOLD_FOR_QUEUE = 1000
 PULL_THRESHOLD_SIZE_FOR_QUEUE_MIB = 100
 CLIENT_LOCK_MAX_LIVE_MS = 30_000
 BROKER_LOCK_MAX_LIVE_MS = 60_000
 DEFAULT_MAX_RECONSUME_TIMES = 16
+#: A 5.x push client that pops acknowledges (drops) a message it failed more than
+#: maxReconsumeTimes times once it is older than twice its longest ``popDelayLevel``, 2 h
+#: (``ConsumeMessagePopConcurrentlyService.checkNeedAckOrDelay``, 5.0 and 5.1).
+POP_DROP_AGE_MS = 2 * 7200 * 1000
 PROP_CONSUME_ORDERLY = "PROP_CONSUMEORDERLY"  # sic: ConsumerRunningInfo.PROP_CONSUME_ORDERLY
 PROP_THREADPOOL_CORE_SIZE = "PROP_THREADPOOL_CORE_SIZE"
 SHOWN = 3  # clients described one by one in a message
@@ -415,6 +427,57 @@ def _failing_text(c: Consumer, tps: float, hour: int) -> str:
     return f"{c.client_id} {rate_text(tps)} failed/s{counted}"
 
 
+def _pops(c: Consumer, topic: str) -> bool:
+    """Whether ``c`` pops ``topic`` (holds POP queues of it: a 5.x client the brokers
+    balance, in a topic they serve by POP)."""
+    return any(mq.topic == topic for mq in c.pop_assigned or ())
+
+
+def _came_back(ctx: TopicContext) -> tuple[str, bool] | None:
+    """What the group's POP retry topic of the topic shows: the text of the messages that
+    came back through it, and whether some came back lately (lag in it, or one popped
+    within ``recent_ms`` of the capture). ``None``: the group does not pop the topic, or
+    nothing came back.
+
+    The brokers put a popped message that was not acknowledged within its invisible time
+    into that topic (``PopReviveService``), and every POP request of the topic pops it
+    too; its max offsets count what came back since it was created."""
+    g = ctx.g
+    if ctx.retry or not g.pops(ctx.topic):
+        return None
+    retry = pop_retry_topic(ctx.topic, g.name)
+    offsets = [o for o in g.group.offsets if o.queue.topic == retry]
+    stored: dict[str, int] = {}
+    for o in offsets:
+        stored[o.queue.broker_name] = stored.get(o.queue.broker_name, 0) + o.broker_offset
+    total = sum(stored.values())
+    if not total:
+        return None
+    lag = sum(o.lag for o in offsets)
+    newest = max(o.last_timestamp for o in offsets)
+    ago = None if g.now_ms is None or not newest else max(0, g.now_ms - newest)
+    per_broker = ", ".join(
+        f"{broker} {n:,}" for broker, n in sorted(stored.items(), key=lambda kv: java_key(kv[0]))
+    )
+    text = (
+        f"{'at least ' if g.offsets_unknown else ''}{total:,} "
+        f"{'message' if total == 1 else 'messages'} came back (one per return) through "
+        f"{retry}, its POP retry topic of {ctx.topic} ({per_broker}), since the brokers "
+        "created it"
+    )
+    if ago is not None:
+        text += f"; the last one popped was stored {duration_text(ago)} before the capture"
+    if lag:
+        text += f"; {lag:,} wait there to be popped"
+    return text, lag > 0 or (ago is not None and ago <= g.options.recent_ms)
+
+
+def _retry_max_times(ctx: TopicContext) -> int:
+    """The group's ``retryMaxTimes`` (the greatest its brokers' configs give; 16 unread)."""
+    configured = [cfg.retry_max_times for cfg in ctx.g.group.configs.values()]
+    return max(configured, default=DEFAULT_MAX_RECONSUME_TIMES)
+
+
 def _failing(ctx: TopicContext) -> list[Finding]:
     g = ctx.g
     failing: list[tuple[Consumer, float, int]] = []
@@ -428,14 +491,16 @@ def _failing(ctx: TopicContext) -> list[Finding]:
         ok += status.consume_ok_tps
         if status.consume_failed_tps > 0 or status.consume_failed_msgs > 0:
             failing.append((c, status.consume_failed_tps, status.consume_failed_msgs))
+    came_back = _came_back(ctx)
     if not failing:
-        return []
+        return [] if came_back is None or not came_back[1] else [_popped_back(ctx, came_back[0])]
     ids = [c.client_id for c, _, _ in failing]
     shown = "; ".join(_failing_text(c, tps, n) for c, tps, n in failing[:SHOWN])
     more = f"; and {len(failing) - SHOWN} more" if len(failing) > SHOWN else ""
     retry, dlq = RETRY_PREFIX + g.name, DLQ_PREFIX + g.name
     orderly = [c.client_id for c, _, _ in failing if is_orderly(c)]
-    concurrent = [c for c, _, _ in failing if not is_orderly(c)]
+    popping = [c for c, _, _ in failing if not is_orderly(c) and _pops(c, ctx.topic)]
+    concurrent = [c for c, _, _ in failing if not is_orderly(c) and not _pops(c, ctx.topic)]
     effects: list[str] = []
     if concurrent:
         times = sorted({_max_reconsume(c) for c in concurrent})
@@ -453,6 +518,15 @@ def _failing(ctx: TopicContext) -> list[Finding]:
             f"(10 s, 30 s, 1 min ... 2 h), up to {limit} times{note}, then to {dlq}, which "
             "nothing consumes"
         )
+    if popping:
+        limit = " or ".join(str(t) for t in sorted({_max_reconsume(c) for c in popping}))
+        effects.append(
+            f"a message a POP client ({id_text([c.client_id for c in popping], SHOWN)}) fails "
+            f"comes back through {pop_retry_topic(ctx.topic, g.name)} after a growing delay "
+            f"(10 s, 30 s, 1 min ... 2 h), up to {limit} times; after that the client keeps "
+            f"retrying it until {duration_text(POP_DROP_AGE_MS)} after it was sent, then "
+            f"acknowledges it unconsumed: it is dropped, never sent to {dlq}"
+        )
     if orderly:
         effects.append(
             f"orderly consumers ({id_text(orderly, SHOWN)}) retry a failed message in place "
@@ -460,9 +534,25 @@ def _failing(ctx: TopicContext) -> list[Finding]:
             "that queue; with maxReconsumeTimes unset they retry forever"
         )
     retry_lag = [o.lag for o in g.group.offsets if o.queue.topic == retry]
-    if retry_lag and not ctx.retry:
+    if retry_lag and not ctx.retry and concurrent:
         effects.append(f"{retry} has {sum(retry_lag):,} messages of lag")
+    if came_back is not None:
+        effects.append(came_back[0])
     succeed = f" (the group consumes {rate_text(ok)} msg/s successfully)" if ok else ""
+    fix = (
+        "read the client's log for the exceptions its listener throws or the "
+        "RECONSUME_LATER it returns; fix the listener or the data it depends on"
+    )
+    if concurrent:
+        fix += (
+            f", then inspect and resend what reached {dlq} (mqadmin queryMsgById / "
+            "resendMsgById, or the dashboard)"
+        )
+    if popping:
+        fix += (
+            f"; a POP client drops what it failed {duration_text(POP_DROP_AGE_MS)} after it "
+            "was sent: find those messages by key or time before then"
+        )
     return [
         Finding(
             Code.CONSUME_FAILING,
@@ -471,14 +561,51 @@ def _failing(ctx: TopicContext) -> list[Finding]:
             f"{len(failing)} of {plural(len(seen), 'consumer')} of {g.name} "
             f"{'fails' if len(failing) == 1 else 'fail'} to consume {ctx.topic}: "
             f"{shown}{more}{succeed}; {'; '.join(effects)}",
-            "read the client's log for the exceptions its listener throws or the "
-            "RECONSUME_LATER it returns; fix the listener or the data it depends on, then "
-            f"inspect and resend what reached {dlq} (mqadmin queryMsgById / "
-            "resendMsgById, or the dashboard)",
+            fix,
             topic=ctx.topic,
             consumers=tuple(ids),
         )
     ]
+
+
+def _popped_back(ctx: TopicContext, came_back: str) -> Finding:
+    """CONSUME_FAILING from the POP retry topic alone: no client reports a failure (5.x
+    gRPC clients report nothing), yet popped messages keep coming back."""
+    g = ctx.g
+    dlq = DLQ_PREFIX + g.name
+    subscribers = [c for c in g.consumers if c.subscribes(ctx.topic)]
+    grpc = not subscribers or any(
+        g.balanced_by(c.client_id) is Rebalance.PROXY for c in subscribers
+    )
+    effects = [
+        "A popped message comes back when it is not acknowledged within its invisible "
+        "time: its consumer failed it, or took longer than that"
+    ]
+    if grpc:
+        attempts = _retry_max_times(ctx) + 1
+        effects.append(
+            f"a Proxy delivers a message to gRPC clients at most {attempts} times (the "
+            f"group's retryMaxTimes + 1), then forwards it to {dlq}, which nothing consumes"
+        )
+    if any(g.balanced_by(c.client_id) is not Rebalance.PROXY for c in subscribers):
+        effects.append(
+            "a 5.x push client that pops retries a message it failed up to "
+            "maxReconsumeTimes (16 unless set) times, then drops it "
+            f"{duration_text(POP_DROP_AGE_MS)} after it was sent"
+        )
+    return Finding(
+        Code.CONSUME_FAILING,
+        Severity.warning,
+        g.name,
+        f"messages of {ctx.topic} that {g.name} pops come back unacknowledged: {came_back}. "
+        + "; ".join(effects),
+        f"find why the consumers of {g.name} do not acknowledge in time: read their logs for "
+        "the failures of their listener; a gRPC SimpleConsumer must ack a message within the "
+        "invisibleDuration it received it with, or extend it (changeInvisibleDuration)"
+        + (f"; then inspect and resend what reached {dlq}" if grpc else ""),
+        topic=ctx.topic,
+        consumers=tuple(dict.fromkeys(c.client_id for c in subscribers)),
+    )
 
 
 # -- ORDERLY_LOCK_LOST ------------------------------------------------------------------------
@@ -634,9 +761,12 @@ def _not_taken(ctx: TopicContext) -> list[Finding]:
 
 
 def check_health(ctx: TopicContext) -> list[Finding]:
-    """The health of the topic's holders (CLUSTERING push clients with running info)."""
-    if ctx.g.mode is not Mode.CLUSTERING or ctx.route is None:
+    """The health of the topic's holders (CLUSTERING push clients with running info); in
+    a group of POP or gRPC clients only whether what they pop comes back (CONSUME_FAILING)."""
+    if ctx.route is None or ctx.g.mode is Mode.BROADCASTING:
         return []
+    if ctx.g.mode is not Mode.CLUSTERING:
+        return _failing(ctx)
     return [
         *_stalled(ctx),
         *_lock_lost_findings(ctx),

@@ -37,7 +37,7 @@ from rmqlb.errors import InputError
 from rmqlb.humanize import plural
 from rmqlb.model.javaorder import java_key
 from rmqlb.model.queue import MessageQueue, queue_sort_key
-from rmqlb.model.snapshot import CHANNEL_EXPIRED_TIMEOUT_MS, Subscription
+from rmqlb.model.snapshot import CHANNEL_EXPIRED_TIMEOUT_MS, Subscription, pop_retry_topic
 from rmqlb.model.strategy import (
     DEFAULT_VIRTUAL_NODES,
     ConsistentHash,
@@ -204,9 +204,11 @@ def check_no_consumers(
             return [_consumed_through_proxy(g)]
         return [_group_without_consumers(g)]
     subscribed = {t.topic for t in topics} | {s.topic for c in g.consumers for s in c.subscriptions}
+    # a POP request of a topic pops the group's POP retry topic of it as well
+    consumed = subscribed | {pop_retry_topic(t, g.name) for t in subscribed if g.pops(t)}
     lag_by_topic: dict[str, int] = {}
     for o in g.group.offsets:
-        if o.queue.topic not in subscribed:
+        if o.queue.topic not in consumed:
             lag_by_topic[o.queue.topic] = lag_by_topic.get(o.queue.topic, 0) + o.lag
     out: list[Finding] = []
     candidates = sorted(lag_by_topic, key=java_key)

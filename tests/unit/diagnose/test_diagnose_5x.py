@@ -472,3 +472,122 @@ def test_on_4x_brokers_broker_assigned_clients_fall_back_to_their_own_rebalance(
     assert "BROKER_REBALANCE" not in codes(report)
     rows = report.groups[0].topics[0].consumers
     assert sum(r.expected for r in rows) == 4  # CONSISTENT_HASH, computed by the clients
+
+
+# -- messages that come back through a POP retry topic (CONSUME_FAILING) ------------------------
+
+POP_RETRY = "%RETRY%G_T"
+CAPTURED_MS = 1_768_464_000_000  # 2026-01-15T08:00:00Z
+AT_CAPTURE = {"capturedAt": "2026-01-15T08:00:00Z"}
+GRPC = {"rebalance": "proxy", "proxy": "10.0.0.9:8081"}
+
+
+def came_back(per_broker: dict[str, int], ago_ms: int, lag: int = 0) -> list[dict[str, Any]]:
+    """Offsets of the POP retry topic: ``n`` messages came back on each broker, the last
+    popped one stored ``ago_ms`` before the capture."""
+    return [
+        {
+            "topic": POP_RETRY,
+            "brokerName": broker,
+            "queueId": 0,
+            "brokerOffset": n,
+            "consumerOffset": n - lag,
+            "lastTimestamp": CAPTURED_MS - ago_ms,
+        }
+        for broker, n in per_broker.items()
+    ]
+
+
+def test_popped_messages_that_come_back_are_a_failing_grpc_group_not_an_unread_topic() -> None:
+    """A gRPC client that never acks (seen on a real 5.1.4 cluster): the main topic's lag
+    stays 0, as POP commits at the pop, while every message comes back through the POP retry
+    topic. It was NO_CONSUMERS on that topic, advising to remove it."""
+    report = run(
+        {T: {"queues": 2}},
+        {
+            "G": group(
+                consumer("10.0.0.5@1", T, **GRPC),
+                offsets=offsets(2, last=CAPTURED_MS - 3_000)
+                + came_back({"broker-a": 135, "broker-b": 118}, ago_ms=3_000, lag=4),
+                configs={"broker-a": {"retryMaxTimes": 16}},
+            )
+        },
+        extra=AT_CAPTURE,
+    )
+    assert "NO_CONSUMERS" not in codes(report)
+    f = only(report, Code.CONSUME_FAILING)
+    assert f.severity is Severity.warning and f.topic == T and f.consumers == ("10.0.0.5@1",)
+    assert (
+        "messages of T that G pops come back unacknowledged: 253 messages came back (one per "
+        "return) through %RETRY%G_T, its POP retry topic of T (broker-a 135, broker-b 118)"
+    ) in f.message
+    assert "stored 3 s before the capture; 8 wait there to be popped" in f.message
+    assert "at most 17 times (the group's retryMaxTimes + 1), then forwards it to %DLQ%G" in (
+        f.message
+    )
+    assert "changeInvisibleDuration" in f.hint and "%DLQ%G" in f.hint
+
+
+def test_a_group_no_broker_lists_is_failing_when_what_it_pops_comes_back() -> None:
+    # 5.0: the brokers do not list the Proxy's gRPC clients; the offsets show the group
+    report = run(
+        {T: {"queues": 2}},
+        {"G": group(offsets=offsets(2, last=CAPTURED_MS - 1_000) + came_back({"b": 9}, 60_000))},
+        extra=AT_CAPTURE,
+    )
+    assert {"PROXY_CONSUMED", "CONSUME_FAILING"} <= set(codes(report))
+    f = only(report, Code.CONSUME_FAILING)
+    assert "9 messages came back" in f.message and "1 min 0 s before" not in f.message
+    assert "1 min before the capture" in f.message and "at most 17 times" in f.message
+
+
+def test_messages_that_came_back_long_ago_are_no_failure_now() -> None:
+    report = run(
+        {T: {"queues": 2}},
+        {
+            "G": group(
+                consumer("10.0.0.5@1", T, **GRPC),
+                offsets=offsets(2) + came_back({"broker-a": 5}, ago_ms=2 * 3_600_000),
+            )
+        },
+        extra=AT_CAPTURE,
+    )
+    assert "CONSUME_FAILING" not in codes(report) and "NO_CONSUMERS" not in codes(report)
+
+
+def test_a_failing_pop_push_client_drops_what_it_fails_instead_of_the_dlq() -> None:
+    """A 5.x push client the brokers let pop: what it fails comes back through the POP
+    retry topic, and past maxReconsumeTimes it acknowledges a message 4 h after it was
+    sent (ConsumeMessagePopConcurrentlyService): never the group's retry topic nor its DLQ,
+    as the message said."""
+    failing = {"status": {T: {"consumeFailedTPS": 0.3}}, **BROKER}
+    report = run(
+        {T: {"queues": 2}},
+        {
+            "G": group(
+                consumer("c1", T, popAssigned=queues(T, "broker-a", -1), **failing),
+                offsets=offsets(2) + came_back({"broker-a": 17}, ago_ms=35_000),
+                onBrokers={"broker-a": {"requestModes": {T: {"mode": "POP"}}}},
+            )
+        },
+        extra=AT_CAPTURE,
+    )
+    assert "NO_CONSUMERS" not in codes(report)
+    f = only(report, Code.CONSUME_FAILING)
+    assert "comes back through %RETRY%G_T after a growing delay" in f.message
+    assert "until 4 h after it was sent, then acknowledges it unconsumed" in f.message
+    assert "never sent to %DLQ%G" in f.message and "goes to %RETRY%G " not in f.message
+    assert "17 messages came back (one per return) through %RETRY%G_T" in f.message
+    assert "resendMsgById" not in f.hint and "4 h after it was sent" in f.hint
+
+
+def test_a_pop_retry_topic_nobody_pops_any_more_is_still_unread() -> None:
+    # a group back on 4.x clients that pull: what came back through the POP retry topic
+    # waits there, and no one reads it
+    report = run(
+        {T: {"queues": 2}},
+        {"G": group(consumer("c1", T), offsets=offsets(2) + came_back({"broker-a": 6}, 0, lag=6))},
+        extra=AT_CAPTURE,
+    )
+    f = only(report, Code.NO_CONSUMERS)
+    assert f.topic == POP_RETRY and "6 messages of lag" in f.message
