@@ -14,6 +14,7 @@ What legitimately changes on the way (each rule below says why):
 * when some broker lists a client id more than once, every broker's own list comes back
   (``onBrokers`` ``clientIds``): the served list (its ids the group has), else the group's
   clients, a Proxy's gRPC clients left out;
+* a Proxy's gRPC clients come back only from that Proxy, which is not asked here;
 * the 4.x dialect has no ``mqPopTable``;
 * a route's queue data come back in the NameServer's order (hash order of broker names), so
   both views list them by broker name;
@@ -161,11 +162,13 @@ def _consume_stats(
             if subscribed and topic not in subscribed:
                 continue
             route = snapshot.topics.get(topic)
-            reads = [q.read_queue_nums for q in route.queue_datas if q.broker_name == broker]
-            ids = range(max(reads)) if route is not None and reads else ()
+            queue_datas = route.queue_datas if route is not None else ()
+            reads = [q.read_queue_nums for q in queue_datas if q.broker_name == broker]
+            ids = range(max(reads)) if reads else ()
             for qid in ids:
                 mq = MessageQueue(topic, broker, qid)
                 o = served.get(mq) or QueueOffset(mq, ranges.get(mq, (0, 0))[1], 0)
+                o = replace(o, min_offset=None)  # consume stats carry no min offset
                 rows[mq] = o if o.committed else replace(o, consumer_offset=0)
     return rows
 
@@ -206,6 +209,8 @@ def _completed_offsets(snapshot: Snapshot, g: Group, dialect: int) -> tuple[Queu
 
 
 def _group(g: Group, dialect: int, snapshot: Snapshot) -> Group:
+    # a Proxy's gRPC clients come back only when that Proxy is asked (these captures do not)
+    g = replace(g, consumers=tuple(c for c in g.consumers if c.proxy is None))
     consumers = [_consumer(c, g, dialect) for c in g.consumers]
     first: dict[str, Consumer] = {}
     for i, c in enumerate(consumers):

@@ -89,6 +89,12 @@ EXPECTED: dict[str, list[Expected]] = {
         ("BROKER_REBALANCE", None, [], None),
     ],
     "proxy-consumed.json": [("PROXY_CONSUMED", None, [], None)],
+    # a gRPC client that never acks: what it pops comes back through %RETRY%GF_GT, which
+    # its POP requests pop too (no NO_CONSUMERS on it)
+    "grpc-never-acks.json": [
+        ("CONSUME_FAILING", "GT", [], None),
+        ("PROXY_CLIENTS", None, [], None),
+    ],
     "mixed-rebalance.json": [
         ("STRATEGY_INCONSISTENT", "MixTopic", ["broker-a:1", "broker-a:3"], None),
         ("UNCONSUMED_QUEUE", "MixTopic", ["broker-a:1"], 0),
@@ -273,6 +279,7 @@ FIVE_X = {
     "broker-consistent-hash.json": "BROKER_STRATEGY_UNKNOWN",
     "mixed-rebalance.json": "MIXED_REBALANCE",
     "proxy-consumed.json": "PROXY_CONSUMED",
+    "grpc-never-acks.json": "CONSUME_FAILING",
 }
 
 
