@@ -22,6 +22,7 @@ from realkit import (
     assert_actual_is_truth,
     assert_expected_is_truth,
     finding_codes,
+    findings,
     qkey,
     report_topic,
 )
@@ -333,3 +334,66 @@ def test_a_remoting_client_pulling_what_grpc_clients_pop_is_named(kit: Kit, name
     puller = client("127.0.0.1@r1")
     assert (puller["balancedBy"], puller["balanceInferred"]) == ("client", None)  # reported
     assert {qkey(q) for q in puller["queues"] if q["topic"] == t} == held
+
+
+@pytest.mark.versions(*FIVE)
+def test_a_grpc_consumer_that_never_acks_is_failing(kit: Kit, names: Names) -> None:
+    """Its main topic's lag stays 0 (POP commits at the pop) while every message comes back
+    through the group's POP retry topic: CONSUME_FAILING from that topic's offsets, and no
+    NO_CONSUMERS on it (which advised removing it)."""
+    g, t = names.group, names.topic
+    kit.topic(t, read=2)
+    spec = f"group={g};sub={t}:*;grpc=true;instance=g1;fail=true;invisible=10"
+    jvm = kit.consumer("grpc", spec)
+    kit.wait_for("the gRPC consumer to start", lambda: kit.truth(g, jvm))
+    kit.produce(t, 20)
+    pop_retry = f"{RETRY}{g}_{t}"
+
+    def failing() -> dict[str, Any] | None:
+        report = kit.explain(g)
+        return report if findings(report, "CONSUME_FAILING") else None
+
+    report = kit.wait_for("popped messages to come back", failing, timeout=120, every=2.0)
+
+    (finding,) = findings(report, "CONSUME_FAILING")
+    assert finding["topic"] == t and finding["severity"] == "warning"
+    assert f"through {pop_retry}, its POP retry topic of {t}" in finding["message"]
+    assert "at most 17 times (the group's retryMaxTimes + 1)" in finding["message"]
+    assert "NO_CONSUMERS" not in finding_codes(report, g)
+    for f in report["findings"]:
+        assert not any(word in json.dumps(f) for word in DESTRUCTIVE), f
+    (state,) = kit.truth(g, jvm).values()
+    assert state["ackedTotal"] == 0 and state["receivedTotal"] > 20, state  # it came back
+    if kit.proxy_remoting is not None:  # 5.1.4: the Proxy names the client
+        listed = kit.explain(g, "--proxy", kit.proxy_remoting)
+        (finding,) = findings(listed, "CONSUME_FAILING")
+        assert finding["consumers"] == ["127.0.0.1@g1"]
+
+
+@pytest.mark.versions("5.1.4")
+def test_a_failing_pop_push_client_is_told_where_its_failures_go(kit: Kit, names: Names) -> None:
+    """A 5.x push client the brokers let pop: what it fails comes back through the POP retry
+    topic, not the group's retry topic, and no NO_CONSUMERS on that topic. (On the kit's
+    5.0.0 the failed messages did not come back within 3 minutes: its broker logged an
+    OutOfDirectMemoryError in PopBufferMergeService meanwhile.)"""
+    g, t = names.group, names.topic
+    kit.topic(t, read=2)
+    kit.mqadmin("setConsumeMode", "-c", CLUSTER, "-t", t, "-g", g, "-m", "POP", "-q", "0")
+    jvm = kit.consumer("pop", f"group={g};sub={t}:*;rebalance=broker;instance=p1;fail=true")
+    kit.wait(g, jvm, consumers=1, queues={t: 4})
+    kit.produce(t, 20)
+    pop_retry = f"{RETRY}{g}_{t}"
+
+    def came_back() -> dict[str, Any] | None:
+        report = kit.explain(g)
+        found = findings(report, "CONSUME_FAILING")
+        return report if found and "came back (one per return)" in found[0]["message"] else None
+
+    report = kit.wait_for("failed messages to come back", came_back, timeout=150, every=3.0)
+
+    (finding,) = findings(report, "CONSUME_FAILING")
+    assert finding["consumers"] == ["127.0.0.1@p1"]
+    assert f"comes back through {pop_retry} after a growing delay" in finding["message"]
+    assert f"never sent to %DLQ%{g}" in finding["message"]
+    assert f"goes to {RETRY}{g} " not in finding["message"]
+    assert "NO_CONSUMERS" not in finding_codes(report, g)
