@@ -60,6 +60,7 @@ from rmqlb.humanize import duration
 from rmqlb.model import BrokerInfo, CaptureError, Snapshot, Source
 from rmqlb.model._fast import gc_paused
 from rmqlb.model.javaorder import java_key
+from rmqlb.model.snapshot import DLQ_PREFIX
 from rmqlb.remoting.acl import credential_refusal
 from rmqlb.remoting.errors import ResponseError
 
@@ -380,8 +381,16 @@ class Collector:
         await self.discovery.check_named(masters, results)
         if self.options.discovers:
             results.sort(key=lambda g: java_key(g.name))
+        # a group's DLQ route is read for its dead letters (onBrokers deadLetters), not
+        # kept as a topic unless someone subscribes the DLQ
+        subscribed = {s.topic for g in results for c in g.consumers for s in c.subscriptions}
+        topics = {
+            topic: route
+            for topic, route in self.routes.known().items()
+            if not topic.startswith(DLQ_PREFIX) or topic in subscribed
+        }
         return Snapshot(
-            topics=self.routes.known(),
+            topics=topics,
             groups={g.name: g for g in results},
             brokers=self._with_versions(),
             captured_at=utc_now(),

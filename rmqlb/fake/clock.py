@@ -1,9 +1,10 @@
 """Serve a snapshot "as of now": every timestamp moved by the time since it was captured.
 
 A snapshot's client-clock and store timestamps (last pull and consume per held queue, lock
-times, client start times, the store time of the last consumed message) are ages relative
-to its ``capturedAt``. Served as they are, a live capture (whose ``capturedAt`` is now)
-would see every age grown by the time since the capture, and call healthy clients stalled.
+times, client start times, the store time of the last consumed message and of the newest
+dead letter) are ages relative to its ``capturedAt``. Served as they are, a live capture
+(whose ``capturedAt`` is now) would see every age grown by the time since the capture, and
+call healthy clients stalled.
 The fake therefore serves the snapshot shifted by ``now - capturedAt``: the ages a live
 ``explain`` measures are the ones ``explain --dump`` of the file measures.
 
@@ -18,7 +19,14 @@ import time
 from dataclasses import replace
 from datetime import datetime
 
-from rmqlb.model.snapshot import Consumer, Group, ProcessQueueState, QueueOffset, Snapshot
+from rmqlb.model.snapshot import (
+    Consumer,
+    Group,
+    GroupOnBroker,
+    ProcessQueueState,
+    QueueOffset,
+    Snapshot,
+)
 
 
 def capture_delta_ms(snapshot: Snapshot, now_ms: int | None = None) -> int:
@@ -56,11 +64,20 @@ def _offset(o: QueueOffset, delta: int) -> QueueOffset:
     return replace(o, last_timestamp=_later(o.last_timestamp, delta))
 
 
+def _on_broker(view: GroupOnBroker, delta: int) -> GroupOnBroker:
+    letters = view.dead_letters
+    if letters is None:
+        return view
+    moved = replace(letters, last_timestamp=_later(letters.last_timestamp, delta))
+    return replace(view, dead_letters=moved)
+
+
 def _group(g: Group, delta: int) -> Group:
     return replace(
         g,
         consumers=tuple(_consumer(c, delta) for c in g.consumers),
         offsets=tuple(_offset(o, delta) for o in g.offsets),
+        on_brokers={b: _on_broker(v, delta) for b, v in g.on_brokers.items()},
     )
 
 

@@ -43,14 +43,16 @@ from rmqlb.fake.faults import Faults, FaultSpec
 from rmqlb.model import (
     BrokerInfo,
     Consumer,
+    DeadLetters,
     Group,
     MessageModel,
     MessageQueue,
+    QueueData,
     QueueOffset,
     Snapshot,
     TopicRoute,
 )
-from rmqlb.model.snapshot import BROKER_DEFAULTS
+from rmqlb.model.snapshot import BROKER_DEFAULTS, DLQ_PREFIX
 from rmqlb.remoting import assignment, bodies
 from rmqlb.remoting.acl import signature as acl_signature
 from rmqlb.remoting.codes import (
@@ -183,6 +185,7 @@ class FakeCluster:
         self._bodies: dict[tuple[str, ...], bytes] = {}
         self._who: dict[str, tuple[dict[str, list[str]], dict[str, list[str]]]] = {}
         self._stats: dict[MessageQueue, bodies.QueueStats] | None = None
+        self._dlq: dict[str, dict[str, DeadLetters]] | None = None
         # per group: each client id's consumer (the first that is not a Proxy's), and the
         # committed offsets its running info lists (a scan of each per answer was quadratic)
         self._clients: dict[str, dict[str, Consumer]] = {}
@@ -215,6 +218,7 @@ class FakeCluster:
             self._bodies.clear()
             self._who.clear()
             self._stats = None
+            self._dlq = None
             self._clients.clear()
             self._commits.clear()
         return self._aged[1]
@@ -443,10 +447,33 @@ class FakeCluster:
 
     # --- NameServer ----------------------------------------------------------------------
 
+    def _dead_letters(self) -> dict[str, dict[str, DeadLetters]]:
+        """Each group's DLQ topic the snapshot has dead letters of -> broker -> them."""
+        snapshot = self.snapshot  # first: a new second of an "as of now" snapshot resets
+        if self._dlq is None:
+            out: dict[str, dict[str, DeadLetters]] = {}
+            for name, group in snapshot.groups.items():
+                for broker, view in group.on_brokers.items():
+                    if view.dead_letters is not None:
+                        out.setdefault(DLQ_PREFIX + name, {})[broker] = view.dead_letters
+            self._dlq = out
+        return self._dlq
+
+    def _route(self, topic: str) -> TopicRoute | None:
+        """The route of ``topic``: the snapshot's, or a DLQ's as a broker creates it (one
+        queue on each broker a message of the group was given up on)."""
+        route = self.snapshot.topics.get(topic)
+        if route is not None:
+            return route
+        brokers = self._dead_letters().get(topic)
+        if not brokers:
+            return None
+        return TopicRoute(topic, tuple(QueueData(b, 1, 1) for b in sorted(brokers)))
+
     def _namesrv(self, cmd: RemotingCommand) -> RemotingCommand:
         if cmd.code == RequestCode.GET_ROUTEINFO_BY_TOPIC:
             topic = cmd.ext("topic") or ""
-            route = self.snapshot.topics.get(topic)
+            route = self._route(topic)
             if route is None:
                 return self._reply(
                     cmd,
@@ -477,7 +504,8 @@ class FakeCluster:
         if cmd.code == RequestCode.GET_ALL_TOPIC_LIST_FROM_NAMESERVER:
             # copied from the route table: a HashMap(1024) in 4.9.x, a ConcurrentHashMap in 5.x
             table = hash_map(1024) if self.dialect == 4 else concurrent_map(1024)
-            names = [*self._system_topics(), *self.snapshot.topics]
+            dlqs = [t for t in self._dead_letters() if t not in self.snapshot.topics]
+            names = [*self._system_topics(), *self.snapshot.topics, *dlqs]
             topics = table.order(names, java_string_hash)
             body = bodies.encode_topic_list(topics, dialect=self.dialect)
             return self._reply(cmd, ResponseCode.SUCCESS, body=body)
@@ -697,7 +725,19 @@ class FakeCluster:
 
     def _topic_stats(self, cmd: RemotingCommand, broker: str, topic: str) -> RemotingCommand:
         """Min/max offsets of ids ``0 .. writeQueueNums-1`` as a 4.x broker lists them; the
-        offsets come from the snapshot's groups (the largest max, the smallest min)."""
+        offsets come from the snapshot's groups (the largest max, the smallest min), a
+        DLQ's from the group's dead letters."""
+        letters = self._dead_letters().get(topic, {}).get(broker)
+        if letters is not None and topic not in self.snapshot.topics:
+            low = letters.max_offset - letters.messages
+            stats = {
+                MessageQueue(topic, broker, 0): bodies.QueueStats(
+                    low, letters.max_offset, letters.last_timestamp
+                )
+            }
+            return self._reply(
+                cmd, ResponseCode.SUCCESS, body=bodies.encode_topic_stats(stats, self.dialect)
+            )
         route = self.snapshot.topics.get(topic)
         datas = [qd for qd in route.queue_datas if qd.broker_name == broker] if route else []
         if not datas:

@@ -344,6 +344,19 @@ class Assignment:
 
 
 @dataclass(frozen=True, slots=True)
+class DeadLetters:
+    """What one broker holds of a group's DLQ topic ``%DLQ%<group>`` (GET_TOPIC_STATS_INFO,
+    its queues there summed): ``messages`` still stored (max - min offset), ``max_offset``
+    every message ever put there, ``last_timestamp`` the store time of the newest (0: none).
+    A message goes there once its consumers gave up on it after their retries; nothing
+    consumes a DLQ."""
+
+    messages: int
+    max_offset: int
+    last_timestamp: int = 0
+
+
+@dataclass(frozen=True, slots=True)
 class GroupOnBroker:
     """What one broker knows of a group: what broker-side assignment reads there.
 
@@ -351,13 +364,15 @@ class GroupOnBroker:
     the modes set for the group by topic (``None``: not read; a topic not listed takes the
     broker's default); ``assignments``: the broker's QUERY_ASSIGNMENT answers;
     ``consume_tps``: the messages per second the group fetches from this broker, as its
-    GET_CONSUME_STATS answer says (``consumeTps``; ``None``: not read).
+    GET_CONSUME_STATS answer says (``consumeTps``; ``None``: not read); ``dead_letters``:
+    the group's DLQ topic on this broker (``None``: it has none there, or it was not read).
     """
 
     client_ids: tuple[str, ...] | None = None
     request_modes: Mapping[str, MessageRequestMode] | None = None
     assignments: tuple[Assignment, ...] = ()
     consume_tps: float | None = None
+    dead_letters: DeadLetters | None = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -51,6 +51,7 @@ from rmqlb.model.snapshot import (
     CaptureError,
     Consumer,
     ConsumeStatus,
+    DeadLetters,
     Group,
     GroupConfig,
     GroupOnBroker,
@@ -643,11 +644,19 @@ class _Parser:
             self.assignment(item, f"{where}[{i}]")
             for i, item in enumerate(self.collection(raw, f.assignments, path))
         )
+        dead_raw = raw.get(f.dead_letters.key)
+        dead = None
+        if dead_raw is not None:
+            where = _at(path, f.dead_letters.key)
+            dead = DeadLetters(
+                **self.scalars(self.obj(dead_raw, where), spec.DeadLetters.fields, where)
+            )
         return GroupOnBroker(
             client_ids=ids,
             request_modes=modes,
             assignments=assignments,
             consume_tps=self.value(raw, f.consume_tps, path),
+            dead_letters=dead,
         )
 
     def assignment(self, value: Any, path: str) -> Assignment:

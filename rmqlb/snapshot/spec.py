@@ -598,6 +598,22 @@ class Assignment(Record):
     )
 
 
+class DeadLetters(Record):
+    """The group's DLQ topic (``%DLQ%<group>``) on one broker, its queues summed
+    (GET_TOPIC_STATS_INFO): what the consumers gave up on after their retries."""
+
+    model = _model.DeadLetters
+    messages = Field(
+        "messages", _NONNEG, required=True, doc="Messages stored there now (max - min offset)."
+    )
+    max_offset = Field(
+        "maxOffset", _NONNEG, required=True, doc="Every message ever put there (max offset)."
+    )
+    last_timestamp = Field(
+        "lastTimestamp", _NONNEG, default=0, doc="Store time of the newest, epoch ms (0: none)."
+    )
+
+
 class GroupOnBroker(Record):
     """What one broker knows of the group: its own consumer list, the request modes set
     there and its QUERY_ASSIGNMENT answers (5.x broker-side assignment reads these)."""
@@ -625,6 +641,12 @@ class GroupOnBroker(Record):
         nullable=True,
         doc="Messages per second the group fetches from this broker (GET_CONSUME_STATS "
         "consumeTps); absent = not read.",
+    )
+    dead_letters = Field(
+        "deadLetters",
+        Ref("DeadLetters"),
+        nullable=True,
+        doc="The group's DLQ topic on this broker; absent = none there, or not read.",
     )
 
 

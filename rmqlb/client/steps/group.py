@@ -12,7 +12,7 @@ from rmqlb.client.steps.connections import connections
 from rmqlb.client.steps.running import running_infos, to_consumer
 from rmqlb.client.together import together
 from rmqlb.model import Group, MessageModel, queue_sort_key
-from rmqlb.model.snapshot import RETRY_PREFIX, GroupOnBroker
+from rmqlb.model.snapshot import DLQ_PREFIX, RETRY_PREFIX, GroupOnBroker
 
 if TYPE_CHECKING:
     from rmqlb.client.collector import Collector
@@ -24,6 +24,7 @@ async def capture_group(
     """Everything about group ``name``: each step starts as soon as what it needs is known."""
     c = collector
     c.routes.get(RETRY_PREFIX + name)
+    c.routes.get(DLQ_PREFIX + name)  # no task where the topic list lacks it (most groups)
     # (one task for the pair, which awaits the last in its own: see together)
     pair = together([c.offsets.consume_stats(addr, name) for _, addr in masters])
     stats_task = asyncio.ensure_future(pair)
@@ -90,6 +91,9 @@ async def capture_group(
             known = on_brokers.get(broker, GroupOnBroker())
             if addr in view.lists and known.client_ids is None:
                 on_brokers[broker] = replace(known, client_ids=tuple(view.lists[addr]))
+    for broker, letters in (await c.offsets.dead_letters(DLQ_PREFIX + name)).items():
+        known = on_brokers.get(broker, GroupOnBroker())
+        on_brokers[broker] = replace(known, dead_letters=letters)
     for task in expiry:
         await task
     configs = {}

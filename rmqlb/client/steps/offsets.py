@@ -23,7 +23,7 @@ from functools import partial
 from typing import TYPE_CHECKING
 
 from rmqlb.client.errors import Failed
-from rmqlb.model import MessageQueue, QueueOffset
+from rmqlb.model import DeadLetters, MessageQueue, QueueOffset
 from rmqlb.model.snapshot import NEVER_COMMITTED
 from rmqlb.remoting.bodies import ConsumeStats, QueueStats, merge_consume_stats
 from rmqlb.remoting.errors import QueryNotFound, TopicNotExist
@@ -153,6 +153,22 @@ class Offsets:
                     min_offset=qs.min_offset,
                 )
             )
+        return out
+
+    async def dead_letters(self, topic: str) -> dict[str, DeadLetters]:
+        """Each broker's part of the DLQ ``topic``, its queues summed: none where the
+        topic has no queue, or where its stats could not be read (a failure recorded)."""
+        wanted = await self._hosts([topic])
+        tables = await asyncio.gather(*(self._topic_stats(a, t) for a, t in wanted))
+        out: dict[str, DeadLetters] = {}
+        for table in tables:
+            for mq, qs in table.items():
+                seen = out.get(mq.broker_name, DeadLetters(0, 0))
+                out[mq.broker_name] = DeadLetters(
+                    seen.messages + max(0, qs.max_offset - qs.min_offset),
+                    seen.max_offset + qs.max_offset,
+                    max(seen.last_timestamp, qs.last_update_timestamp),
+                )
         return out
 
     async def prefetch(self, topics: Sequence[str]) -> None:

@@ -181,6 +181,7 @@ BASE: dict[str, Any] = {
                         }
                     ],
                     "consumeTps": 12.5,
+                    "deadLetters": {"messages": 3, "maxOffset": 40, "lastTimestamp": 1700},
                 }
             },
         }
