@@ -93,6 +93,7 @@ class Code(StrEnum):
     BROKERS_DISAGREE = "BROKERS_DISAGREE"  # brokers list different clients, or routes differ
     MIXED_REBALANCE = "MIXED_REBALANCE"  # client-side and broker-side clients in one group
     PROXY_CONSUMED = "PROXY_CONSUMED"  # consumed through a 5.x Proxy, clients not listed
+    DEAD_LETTERS = "DEAD_LETTERS"  # messages the consumers gave up on wait in the group's DLQ
 
 
 class QueueStatus(StrEnum):
@@ -484,6 +485,7 @@ PRECEDENCE: tuple[Code, ...] = (
     Code.CLIENT_UNREACHABLE,
     Code.FLOW_CONTROLLED,
     Code.CONSUME_FAILING,
+    Code.DEAD_LETTERS,
     Code.IDLE_CONSUMER,
     Code.LAG_SKEW,
     Code.ASSIGNMENT_MISMATCH,

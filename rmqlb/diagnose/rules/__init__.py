@@ -13,9 +13,9 @@ STRATEGY_INCONSISTENT, BROKERS_DISAGREE for clients that balance themselves), :m
 :mod:`.allocation` (ALLOCATION_FAILED, IDLE_CONSUMER, IMBALANCE, UNCONSUMED_QUEUE from the
 expected side), :mod:`.actual` (UNCONSUMED_QUEUE held by nobody, DUPLICATE_ASSIGNMENT,
 ASSIGNMENT_MISMATCH), :mod:`.stale` (STALE_ALLOCATION), :mod:`.lag` (LAG_SKEW),
-:mod:`.health` (CONSUMER_STALLED, FLOW_CONTROLLED, CONSUME_FAILING, ORDERLY_LOCK_LOST) and
-:mod:`.configs` (CONSUME_DISABLED). :mod:`rmqlb.diagnose.causes` then links consequences to
-their causes.
+:mod:`.health` (CONSUMER_STALLED, FLOW_CONTROLLED, CONSUME_FAILING, ORDERLY_LOCK_LOST),
+:mod:`.configs` (CONSUME_DISABLED) and :mod:`.deadletters` (DEAD_LETTERS).
+:mod:`rmqlb.diagnose.causes` then links consequences to their causes.
 """
 
 from __future__ import annotations
@@ -29,6 +29,7 @@ from rmqlb.diagnose.rules import (
     allocation,
     brokerside,
     configs,
+    deadletters,
     health,
     lag,
     membership,
@@ -47,6 +48,7 @@ GROUP_RULES: tuple[GroupRule, ...] = (
     membership.check_duplicate_client_ids,
     membership.check_unreachable,
     configs.check_configs,
+    deadletters.check_dead_letters,
     stale.check_stale,
 )
 

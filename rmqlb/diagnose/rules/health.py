@@ -38,6 +38,7 @@ from dataclasses import dataclass
 from rmqlb.diagnose.context import Mode, TopicContext, errors_about
 from rmqlb.diagnose.report import Code, Finding, Severity
 from rmqlb.diagnose.rules._text import duration_text, id_text, queue_text, rate_text
+from rmqlb.diagnose.rules.deadletters import dead_letter_fix
 from rmqlb.diagnose.rules.waiting import waiting_text
 from rmqlb.humanize import plural
 from rmqlb.model.javaorder import java_key
@@ -544,10 +545,7 @@ def _failing(ctx: TopicContext) -> list[Finding]:
         "RECONSUME_LATER it returns; fix the listener or the data it depends on"
     )
     if concurrent:
-        fix += (
-            f", then inspect and resend what reached {dlq} (mqadmin queryMsgById / "
-            "resendMsgById, or the dashboard)"
-        )
+        fix += f"; then {dead_letter_fix(g.name)}"
     if popping:
         fix += (
             f"; a POP client drops what it failed {duration_text(POP_DROP_AGE_MS)} after it "
@@ -602,7 +600,7 @@ def _popped_back(ctx: TopicContext, came_back: str) -> Finding:
         f"find why the consumers of {g.name} do not acknowledge in time: read their logs for "
         "the failures of their listener; a gRPC SimpleConsumer must ack a message within the "
         "invisibleDuration it received it with, or extend it (changeInvisibleDuration)"
-        + (f"; then inspect and resend what reached {dlq}" if grpc else ""),
+        + (f"; then {dead_letter_fix(g.name, push=False)}" if grpc else ""),
         topic=ctx.topic,
         consumers=tuple(dict.fromkeys(c.client_id for c in subscribers)),
     )

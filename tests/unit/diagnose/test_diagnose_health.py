@@ -440,3 +440,69 @@ def test_no_consume_disabled_when_enabled_or_unknown() -> None:
     report = run({T: {"queues": 2}}, {"G": group(consumer("c1", T), configs=enabled)})
     assert "CONSUME_DISABLED" not in codes(report)
     assert "CONSUME_DISABLED" not in codes(run({T: {"queues": 2}}, {"G": group(consumer("c1", T))}))
+
+
+# -- DEAD_LETTERS -------------------------------------------------------------------------------
+
+
+def dead(messages: int, max_offset: int, ago_ms: int | None) -> dict[str, Any]:
+    """One broker's view of the group with its DLQ (newest stored ``ago_ms`` before NOW)."""
+    letters: dict[str, Any] = {"messages": messages, "maxOffset": max_offset}
+    if ago_ms is not None:
+        letters["lastTimestamp"] = NOW - ago_ms
+    return {"deadLetters": letters}
+
+
+def test_dead_letters_name_what_waits_per_broker_and_when_the_newest_came() -> None:
+    views = {"broker-b": dead(7, 7, 600_000), "broker-a": dead(30, 45, 180_000)}
+    report = run(
+        {T: {"queues": 1}},
+        {"G": group(consumer("c1", T, assigned=q(0)), onBrokers=views)},
+        extra=CAPTURED,
+    )
+    f = only(report, Code.DEAD_LETTERS)
+    assert f.severity is Severity.warning and f.topic is None
+    assert f.message.startswith(
+        "37 messages of G wait in its dead-letter queue %DLQ%G (broker-a 30, broker-b 7): its "
+        "consumers gave up on them after every retry (52 reached it since it was created); "
+        "the newest was stored 3 min before the capture. Nothing consumes a DLQ: they stay"
+    )
+    assert "mqadmin queryMsgByOffset -t %DLQ%G -b BROKER -i 0 -o OFFSET" in f.hint
+    assert "queryMsgById -i MSG_ID -g G -d CLIENT_ID" in f.hint
+    assert "resend" not in f.hint  # mqadmin has no resend command
+
+
+def test_old_dead_letters_are_info_and_an_emptied_dlq_is_nothing() -> None:
+    old = run(
+        {T: {"queues": 1}},
+        {
+            "G": group(
+                consumer("c1", T, assigned=q(0)), onBrokers={"broker-a": dead(1, 9, 7_200_000)}
+            )
+        },
+        extra=CAPTURED,
+    )
+    f = only(old, Code.DEAD_LETTERS)
+    assert f.severity is Severity.info
+    assert f.message.startswith("1 message of G waits in its dead-letter queue %DLQ%G")
+    assert "gave up on it after" in f.message and "it stays until" in f.message
+    # its messages deleted with the commit log: nothing waits, nothing to say
+    gone = run(
+        {T: {"queues": 1}},
+        {"G": group(consumer("c1", T, assigned=q(0)), onBrokers={"broker-a": dead(0, 9, 60_000)})},
+        extra=CAPTURED,
+    )
+    assert "DEAD_LETTERS" not in codes(gone)
+
+
+def test_dead_letters_without_a_capture_time_or_with_a_broker_unread() -> None:
+    errors = [{"target": "broker-b", "request": "GET_TOPIC_STATS_INFO", "message": "timed out",
+               "topic": "%DLQ%G"}]  # fmt: skip
+    report = run(
+        {T: {"queues": 1}},
+        {"G": group(consumer("c1", T, assigned=q(0)), onBrokers={"broker-a": dead(4, 4, None)})},
+        extra={"errors": errors},
+    )
+    f = only(report, Code.DEAD_LETTERS)
+    assert f.severity is Severity.info  # when the newest came is unknown
+    assert f.message.startswith("at least 4 messages of G wait") and "stored" not in f.message

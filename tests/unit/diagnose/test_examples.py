@@ -160,6 +160,7 @@ EXPECTED: dict[str, list[Expected]] = {
         # within a severity, a finding with queues at stake before one without
         ("FLOW_CONTROLLED", "PaymentEventTopic", [f"broker-a:{i}" for i in range(3, 6)], None),
         ("CONSUME_FAILING", "PaymentEventTopic", [], None),
+        ("DEAD_LETTERS", None, [], None),
     ],
 }
 
