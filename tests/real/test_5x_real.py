@@ -397,3 +397,56 @@ def test_a_failing_pop_push_client_is_told_where_its_failures_go(kit: Kit, names
     assert f"never sent to %DLQ%{g}" in finding["message"]
     assert f"goes to {RETRY}{g} " not in finding["message"]
     assert "NO_CONSUMERS" not in finding_codes(report, g)
+
+
+def _topic_status(kit: Kit, topic: str) -> dict[str, tuple[int, int]]:
+    """broker -> (min, max offset) of ``topic``, its queues summed, as mqadmin topicStatus
+    prints them (#Broker Name, #QID, #Min Offset, #Max Offset, #Last Updated)."""
+    out: dict[str, tuple[int, int]] = {}
+    for line in kit.mqadmin("topicStatus", "-t", topic).splitlines():
+        parts = line.split()
+        if len(parts) >= 4 and parts[1].isdigit() and parts[2].isdigit() and parts[3].isdigit():
+            low, high = out.get(parts[0], (0, 0))
+            out[parts[0]] = (low + int(parts[2]), high + int(parts[3]))
+    return out
+
+
+@pytest.mark.versions(*FIVE)
+def test_grpc_dead_letters_match_mqadmin(kit: Kit, names: Names, tmp_path: Path) -> None:
+    """With retryMaxTimes 1 the Proxy forwards a message its gRPC client failed twice to
+    %DLQ%G: DEAD_LETTERS says how many wait there, per broker, as mqadmin topicStatus.
+    (A short test name: a 5.0 broker cannot store a message in a topic name of more than
+    127 characters, the POP retry topic %RETRY%G_T included, so with the longest names of
+    this suite the failed messages never came back.)"""
+    g, t = names.group, names.topic
+    kit.topic(t, read=2)
+    kit.group_config(g, "-r", "1")
+    spec = f"group={g};sub={t}:*;grpc=true;instance=g1;fail=true;invisible=10"
+    jvm = kit.consumer("dead", spec)
+    kit.wait_for("the gRPC consumer to start", lambda: kit.truth(g, jvm))
+    kit.produce(t, 10)
+
+    def dead_letters() -> dict[str, Any] | None:
+        report = kit.explain(g)
+        return report if findings(report, "DEAD_LETTERS") else None
+
+    kit.wait_for("messages to reach the DLQ", dead_letters, timeout=150, every=3.0)
+    kit.halt("dead")  # no more receives: nothing more is forwarded to the DLQ
+    doc = _dump(kit, g, tmp_path)
+
+    dlq = f"%DLQ%{g}"
+    letters = {
+        broker: view["deadLetters"]
+        for broker, view in _group(doc, g)["onBrokers"].items()
+        if "deadLetters" in view
+    }
+    shown = _topic_status(kit, dlq)
+    assert letters and set(letters) == set(shown), (letters, shown)
+    for broker, (low, high) in shown.items():
+        assert (letters[broker]["messages"], letters[broker]["maxOffset"]) == (high - low, high)
+    assert dlq not in doc["topics"]  # read for its counts, not kept as a topic
+    done = kit.rmqlb("explain", "--dump", str(tmp_path / f"{g}.json"), "-o", "json")
+    (finding,) = findings(json.loads(done.stdout), "DEAD_LETTERS")
+    total = sum(high - low for low, high in shown.values())
+    assert finding["message"].startswith(f"{total:,} messages of {g} wait in its dead-letter")
+    assert finding["severity"] == "warning"
