@@ -19,6 +19,9 @@ from rmqlb.model.snapshot import (
 
 #: ``MQVersion.Version.V5_0_0.ordinal()``: the first client version that can ask the broker.
 V5_0_0 = 413
+#: ``MQVersion.Version.V5_1_0.ordinal()``: the first broker that stores a message in a retry
+#: topic of more than 127 bytes (``HookUtils.checkBeforePutMessage``, message version 2).
+V5_1_0 = 433
 #: ``consumeType`` of a pop consumer.
 POP_CONSUME_TYPE = "CONSUME_POP"
 

@@ -94,6 +94,7 @@ class Code(StrEnum):
     MIXED_REBALANCE = "MIXED_REBALANCE"  # client-side and broker-side clients in one group
     PROXY_CONSUMED = "PROXY_CONSUMED"  # consumed through a 5.x Proxy, clients not listed
     DEAD_LETTERS = "DEAD_LETTERS"  # messages the consumers gave up on wait in the group's DLQ
+    POP_RETRY_TOO_LONG = "POP_RETRY_TOO_LONG"  # 5.0: a POP retry topic name a broker cannot store
 
 
 class QueueStatus(StrEnum):
@@ -484,6 +485,7 @@ PRECEDENCE: tuple[Code, ...] = (
     Code.QUEUE_NOT_READABLE,
     Code.CLIENT_UNREACHABLE,
     Code.FLOW_CONTROLLED,
+    Code.POP_RETRY_TOO_LONG,
     Code.CONSUME_FAILING,
     Code.DEAD_LETTERS,
     Code.IDLE_CONSUMER,

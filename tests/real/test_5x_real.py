@@ -10,6 +10,7 @@ broker-assigned client ``allocated`` is its broker's QUERY_ASSIGNMENT answer).
 from __future__ import annotations
 
 import json
+import time
 from pathlib import Path
 from typing import Any
 
@@ -452,3 +453,34 @@ def test_grpc_dead_letters_match_mqadmin(kit: Kit, names: Names, tmp_path: Path)
     wait = "waits" if total == 1 else "wait"
     assert finding["message"].startswith(f"{total:,} {what} of {g} {wait} in its dead-letter")
     assert finding["severity"] == "warning"
+
+
+@pytest.mark.versions(*FIVE)
+def test_a_pop_retry_topic_name_too_long_for_5_0(kit: Kit) -> None:
+    """A group and a topic of 61 characters each: their POP retry topic has 130. A 5.0
+    broker stores no message there, so what a gRPC client fails never comes back
+    (POP_RETRY_TOO_LONG); a 5.1.4 broker stores it, and the messages come back."""
+    g, t = "G-" + "x" * 59, "T-" + "x" * 59
+    kit.topic(t, read=2)
+    spec = f"group={g};sub={t}:*;grpc=true;instance=g1;fail=true;invisible=10"
+    jvm = kit.consumer("long", spec)
+    kit.wait_for("the gRPC consumer to start", lambda: kit.truth(g, jvm))
+    kit.produce(t, 8)
+
+    def received() -> int:
+        return sum(s.get("receivedTotal", 0) for s in kit.truth(g, jvm).values())
+
+    kit.wait_for("the messages to be received", lambda: received() >= 8, timeout=60)
+    time.sleep(30)  # three invisible times: long enough for a failed message to come back
+    report = kit.explain(g)
+
+    found = findings(report, "POP_RETRY_TOO_LONG")
+    if kit.version == "5.0.0":
+        (finding,) = found
+        assert finding["severity"] == "error" and finding["topic"] == t
+        assert f"%RETRY%{g}_{t} is 130 bytes long" in finding["message"]
+        assert received() == 8  # each once: none came back
+        assert report["_exit"] == 1
+    else:
+        assert not found
+        assert received() > 8  # they came back through the POP retry topic

@@ -13,7 +13,8 @@ STRATEGY_INCONSISTENT, BROKERS_DISAGREE for clients that balance themselves), :m
 :mod:`.allocation` (ALLOCATION_FAILED, IDLE_CONSUMER, IMBALANCE, UNCONSUMED_QUEUE from the
 expected side), :mod:`.actual` (UNCONSUMED_QUEUE held by nobody, DUPLICATE_ASSIGNMENT,
 ASSIGNMENT_MISMATCH), :mod:`.stale` (STALE_ALLOCATION), :mod:`.lag` (LAG_SKEW),
-:mod:`.health` (CONSUMER_STALLED, FLOW_CONTROLLED, CONSUME_FAILING, ORDERLY_LOCK_LOST),
+:mod:`.health` (CONSUMER_STALLED, FLOW_CONTROLLED, CONSUME_FAILING, ORDERLY_LOCK_LOST,
+POP_RETRY_TOO_LONG),
 :mod:`.configs` (CONSUME_DISABLED) and :mod:`.deadletters` (DEAD_LETTERS).
 :mod:`rmqlb.diagnose.causes` then links consequences to their causes.
 """

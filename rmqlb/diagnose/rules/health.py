@@ -1,5 +1,5 @@
 """Holder health, from the clients' running info: CONSUMER_STALLED, FLOW_CONTROLLED,
-CONSUME_FAILING and ORDERLY_LOCK_LOST.
+CONSUME_FAILING and ORDERLY_LOCK_LOST; and POP_RETRY_TOO_LONG.
 
 A push client reports, for every queue it holds, its process-queue state (cached messages,
 the offset it would commit, when it last pulled, consumed and locked the queue, on its own
@@ -35,6 +35,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import dataclass
 
+from rmqlb.diagnose.balance import V5_0_0, V5_1_0
 from rmqlb.diagnose.context import Mode, TopicContext, errors_about
 from rmqlb.diagnose.report import Code, Finding, Severity
 from rmqlb.diagnose.rules._text import duration_text, id_text, queue_text, rate_text
@@ -473,6 +474,57 @@ def _came_back(ctx: TopicContext) -> tuple[str, bool] | None:
     return text, lag > 0 or (ago is not None and ago <= g.options.recent_ms)
 
 
+#: The longest topic name, in UTF-8 bytes, a 5.0 broker stores a message in (its commit log
+#: writes the length in one byte; ``HookUtils`` refuses longer ones as MESSAGE_ILLEGAL).
+MAX_TOPIC_BYTES_5_0 = 127
+
+
+def _retry_too_long(ctx: TopicContext) -> list[Finding]:
+    """POP_RETRY_TOO_LONG: the group pops the topic, and a 5.0 broker of it cannot store a
+    message in the group's POP retry topic, whose name is too long: a popped message that
+    is not acknowledged in time never comes back (``PopReviveService.reviveRetry`` fails on
+    it, and the revive does not move past it)."""
+    g = ctx.g
+    if ctx.retry or ctx.route is None or not g.pops(ctx.topic):
+        return []
+    retry = pop_retry_topic(ctx.topic, g.name)
+    size = len(retry.encode("utf-8"))
+    if size <= MAX_TOPIC_BYTES_5_0:
+        return []
+    brokers = sorted(
+        {
+            qd.broker_name
+            for qd in ctx.route.queue_datas
+            if (info := g.snapshot.brokers.get(qd.broker_name)) is not None
+            and info.version is not None
+            and V5_0_0 <= info.version < V5_1_0
+        },
+        key=java_key,
+    )
+    if not brokers:
+        return []
+    over = size - MAX_TOPIC_BYTES_5_0
+    return [
+        Finding(
+            Code.POP_RETRY_TOO_LONG,
+            Severity.error,
+            g.name,
+            f"{g.name} pops {ctx.topic}, and its POP retry topic {retry} is {size} bytes long: "
+            f"{plural(len(brokers), 'broker')} of {ctx.topic} ({', '.join(brokers)}) "
+            f"{'runs 5.0, which stores' if len(brokers) == 1 else 'run 5.0, which store'} no "
+            f"message in a topic of more than {MAX_TOPIC_BYTES_5_0} bytes, so a popped message "
+            "that is not "
+            "acknowledged within its invisible time never comes back: its revive fails "
+            "(the broker's pop log says 'revive error') and is tried again without end",
+            f"shorten the group or the topic name by {over} bytes at least (the group and the "
+            f"topic together within {MAX_TOPIC_BYTES_5_0 - len(RETRY_PREFIX) - 1} bytes), or "
+            "upgrade "
+            "those brokers to 5.1 or later, which store such retry topics",
+            topic=ctx.topic,
+        )
+    ]
+
+
 def _retry_max_times(ctx: TopicContext) -> int:
     """The group's ``retryMaxTimes`` (the greatest its brokers' configs give; 16 unread)."""
     configured = [cfg.retry_max_times for cfg in ctx.g.group.configs.values()]
@@ -760,12 +812,14 @@ def _not_taken(ctx: TopicContext) -> list[Finding]:
 
 def check_health(ctx: TopicContext) -> list[Finding]:
     """The health of the topic's holders (CLUSTERING push clients with running info); in
-    a group of POP or gRPC clients only whether what they pop comes back (CONSUME_FAILING)."""
+    a group of POP or gRPC clients only whether what they pop comes back (CONSUME_FAILING,
+    POP_RETRY_TOO_LONG)."""
     if ctx.route is None or ctx.g.mode is Mode.BROADCASTING:
         return []
     if ctx.g.mode is not Mode.CLUSTERING:
-        return _failing(ctx)
+        return [*_retry_too_long(ctx), *_failing(ctx)]
     return [
+        *_retry_too_long(ctx),
         *_stalled(ctx),
         *_lock_lost_findings(ctx),
         *_not_taken(ctx),

@@ -165,6 +165,21 @@ POP_SHARE_ALL = {
 }  # fmt: skip
 
 
+# A gRPC group whose POP retry topic name is too long for its 5.0 brokers.
+LONG_POP_RETRY = {
+    "format": "rmqlb.snapshot/1",
+    "brokers": {b: {"addrs": {"0": f"10.0.0.1{i}:10911"}, "version": 413}
+                for i, b in enumerate(("broker-a", "broker-b"))},
+    "topics": {"payment-reconciliation-events-of-the-settlement-service-prod": {"queueDatas": [
+        {"brokerName": b, "readQueueNums": 4, "writeQueueNums": 4} for b in ("broker-a", "broker-b")
+    ]}},
+    "groups": {"payment-reconciliation-consumer-group-of-the-settlement-service": {
+        "consumers": [{"clientId": "pod-7@1@0@lmr3x9k2ab", "rebalance": "proxy",
+                       "subscriptions": ["payment-reconciliation-events-of-the-settlement-service-prod"]}],
+    }},
+}  # fmt: skip
+
+
 # examples/duplicate-client-id.json where broker-b lists the shared id once (closed connections).
 def _closed_connection() -> dict[str, Any]:
     doc: dict[str, Any] = json.loads(
@@ -189,6 +204,7 @@ def _outputs() -> set[str]:
             ONE_BROKER_LIST,
             NO_ROUTES,
             POP_SHARE_ALL,
+            LONG_POP_RETRY,
             _closed_connection(),
         )
     ]
