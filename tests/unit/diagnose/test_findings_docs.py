@@ -166,16 +166,17 @@ POP_SHARE_ALL = {
 
 
 # A gRPC group whose POP retry topic name is too long for its 5.0 brokers.
+_LONG_TOPIC = "payment-reconciliation-events-of-the-settlement-service-prod"
 LONG_POP_RETRY = {
     "format": "rmqlb.snapshot/1",
     "brokers": {b: {"addrs": {"0": f"10.0.0.1{i}:10911"}, "version": 413}
                 for i, b in enumerate(("broker-a", "broker-b"))},
-    "topics": {"payment-reconciliation-events-of-the-settlement-service-prod": {"queueDatas": [
+    "topics": {_LONG_TOPIC: {"queueDatas": [
         {"brokerName": b, "readQueueNums": 4, "writeQueueNums": 4} for b in ("broker-a", "broker-b")
     ]}},
     "groups": {"payment-reconciliation-consumer-group-of-the-settlement-service": {
         "consumers": [{"clientId": "pod-7@1@0@lmr3x9k2ab", "rebalance": "proxy",
-                       "subscriptions": ["payment-reconciliation-events-of-the-settlement-service-prod"]}],
+                       "subscriptions": [_LONG_TOPIC]}],
     }},
 }  # fmt: skip
 
