@@ -513,13 +513,11 @@ def _retry_too_long(ctx: TopicContext) -> list[Finding]:
             f"{plural(len(brokers), 'broker')} of {ctx.topic} ({', '.join(brokers)}) "
             f"{'runs 5.0, which stores' if len(brokers) == 1 else 'run 5.0, which store'} no "
             f"message in a topic of more than {MAX_TOPIC_BYTES_5_0} bytes, so a popped message "
-            "that is not "
-            "acknowledged within its invisible time never comes back: its revive fails "
-            "(the broker's pop log says 'revive error') and is tried again without end",
+            "that is not acknowledged within its invisible time never comes back: its revive "
+            "fails (the broker's pop log says 'revive error') and is tried again without end",
             f"shorten the group or the topic name by {over} bytes at least (the group and the "
             f"topic together within {MAX_TOPIC_BYTES_5_0 - len(RETRY_PREFIX) - 1} bytes), or "
-            "upgrade "
-            "those brokers to 5.1 or later, which store such retry topics",
+            "upgrade those brokers to 5.1 or later, which store such retry topics",
             topic=ctx.topic,
         )
     ]
@@ -637,7 +635,7 @@ def _popped_back(ctx: TopicContext, came_back: str) -> Finding:
             f"a Proxy delivers a message to gRPC clients at most {attempts} times (the "
             f"group's retryMaxTimes + 1), then forwards it to {dlq}, which nothing consumes"
         )
-    if any(g.balanced_by(c.client_id) is not Rebalance.PROXY for c in subscribers):
+    if any(_pops(c, ctx.topic) for c in subscribers):
         effects.append(
             "a 5.x push client that pops retries a message it failed up to "
             "maxReconsumeTimes (16 unless set) times, then drops it "

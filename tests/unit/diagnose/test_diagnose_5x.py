@@ -637,3 +637,20 @@ def test_a_long_pop_retry_topic_name_matters_only_where_the_group_pops() -> None
         extra={"brokers": {"broker-a": {"version": 413}}},
     )
     assert "POP_RETRY_TOO_LONG" not in codes(report)
+
+
+def test_a_client_that_pulls_beside_grpc_clients_gets_no_pop_client_story() -> None:
+    """Only a client that pops is told what a popping push client does with a failure."""
+    report = run(
+        {T: {"queues": 2}},
+        {
+            "G": group(
+                consumer("10.0.0.5@1", T, **GRPC),
+                consumer("c1", T, assigned=queues(T, "broker-a", 0, 1)),
+                offsets=offsets(2) + came_back({"broker-a": 5}, ago_ms=1_000),
+            )
+        },
+        extra=AT_CAPTURE,
+    )
+    f = only(report, Code.CONSUME_FAILING)
+    assert "at most 17 times" in f.message and "push client that pops" not in f.message
