@@ -223,6 +223,11 @@ class Mode(StrEnum):
     PROXY = "PROXY"  # 5.x gRPC clients behind a proxy (pop, running info unavailable)
 
 
+def pops_topic(consumer: Consumer, topic: str) -> bool:
+    """Whether ``consumer`` holds POP queues of ``topic`` (a broker lets it pop them)."""
+    return any(mq.topic == topic for mq in consumer.pop_assigned or ())
+
+
 def is_pop_client(consumer: Consumer, group: Group) -> bool:
     """Pop consumers: ``CONSUME_POP``, or queues in ``mqPopTable`` (``popAssigned``)."""
     return POP_CONSUME_TYPE in (consumer.consume_type, group.consume_type) or bool(
@@ -309,6 +314,8 @@ class GroupContext:
     single: frozenset[str] = frozenset()
     #: Clients inferred to run other parameters than ``strategy`` (their specs).
     client_strategies: Mapping[str, StrategySpec] | None = None
+    #: :meth:`pops` by topic, as computed (several rules ask it of one topic).
+    popped: dict[str, bool] = field(default_factory=dict)
 
     @property
     def offsets_unknown(self) -> tuple[CaptureError, ...]:
@@ -385,6 +392,12 @@ class GroupContext:
         client behind a proxy or holds POP queues of it, or the brokers balance it and one
         serves the topic to the group by POP (its request mode). A POP request of ``topic``
         also pops the group's POP retry topic of it (``PopMessageProcessor``)."""
+        known = self.popped.get(topic)
+        if known is None:
+            known = self.popped[topic] = self._pops(topic)
+        return known
+
+    def _pops(self, topic: str) -> bool:
         if not self.consumers and self.mode is Mode.PROXY:
             return any(o.queue.topic == topic for o in self.group.offsets)
         broker_balanced = False
@@ -392,7 +405,7 @@ class GroupContext:
             if not c.subscribes(topic):
                 continue
             balance = self.balanced_by(c.client_id)
-            if balance is Rebalance.PROXY or any(mq.topic == topic for mq in c.pop_assigned or ()):
+            if balance is Rebalance.PROXY or pops_topic(c, topic):
                 return True
             broker_balanced = broker_balanced or balance is Rebalance.BROKER
         return broker_balanced and any(

@@ -36,7 +36,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 
 from rmqlb.diagnose.balance import V5_0_0, V5_1_0
-from rmqlb.diagnose.context import Mode, TopicContext, errors_about
+from rmqlb.diagnose.context import Mode, TopicContext, errors_about, pops_topic
 from rmqlb.diagnose.report import Code, Finding, Severity
 from rmqlb.diagnose.rules._text import duration_text, id_text, queue_text, rate_text
 from rmqlb.diagnose.rules.deadletters import dead_letter_fix
@@ -429,12 +429,6 @@ def _failing_text(c: Consumer, tps: float, hour: int) -> str:
     return f"{c.client_id} {rate_text(tps)} failed/s{counted}"
 
 
-def _pops(c: Consumer, topic: str) -> bool:
-    """Whether ``c`` pops ``topic`` (holds POP queues of it: a 5.x client the brokers
-    balance, in a topic they serve by POP)."""
-    return any(mq.topic == topic for mq in c.pop_assigned or ())
-
-
 def _came_back(ctx: TopicContext) -> tuple[str, bool] | None:
     """What the group's POP retry topic of the topic shows: the text of the messages that
     came back through it, and whether some came back lately (lag in it, or one popped
@@ -485,11 +479,9 @@ def _retry_too_long(ctx: TopicContext) -> list[Finding]:
     is not acknowledged in time never comes back (``PopReviveService.reviveRetry`` fails on
     it, and the revive does not move past it)."""
     g = ctx.g
-    if ctx.retry or ctx.route is None or not g.pops(ctx.topic):
-        return []
     retry = pop_retry_topic(ctx.topic, g.name)
     size = len(retry.encode("utf-8"))
-    if size <= MAX_TOPIC_BYTES_5_0:
+    if size <= MAX_TOPIC_BYTES_5_0 or ctx.retry or ctx.route is None or not g.pops(ctx.topic):
         return []
     brokers = sorted(
         {
@@ -550,8 +542,8 @@ def _failing(ctx: TopicContext) -> list[Finding]:
     more = f"; and {len(failing) - SHOWN} more" if len(failing) > SHOWN else ""
     retry, dlq = RETRY_PREFIX + g.name, DLQ_PREFIX + g.name
     orderly = [c.client_id for c, _, _ in failing if is_orderly(c)]
-    popping = [c for c, _, _ in failing if not is_orderly(c) and _pops(c, ctx.topic)]
-    concurrent = [c for c, _, _ in failing if not is_orderly(c) and not _pops(c, ctx.topic)]
+    popping = [c for c, _, _ in failing if not is_orderly(c) and pops_topic(c, ctx.topic)]
+    concurrent = [c for c, _, _ in failing if not is_orderly(c) and not pops_topic(c, ctx.topic)]
     effects: list[str] = []
     if concurrent:
         times = sorted({_max_reconsume(c) for c in concurrent})
@@ -635,7 +627,7 @@ def _popped_back(ctx: TopicContext, came_back: str) -> Finding:
             f"a Proxy delivers a message to gRPC clients at most {attempts} times (the "
             f"group's retryMaxTimes + 1), then forwards it to {dlq}, which nothing consumes"
         )
-    if any(_pops(c, ctx.topic) for c in subscribers):
+    if any(pops_topic(c, ctx.topic) for c in subscribers):
         effects.append(
             "a 5.x push client that pops retries a message it failed up to "
             "maxReconsumeTimes (16 unless set) times, then drops it "
