@@ -30,12 +30,14 @@ SORT_KEYS = ("queue", "lag", "holder")
 @dataclass(frozen=True, slots=True)
 class OffsetRow:
     """One queue: ``committed`` None when never committed, ``holders`` None when unknown
-    (a client could not be asked), ``last_consumed_ms`` None when nothing was consumed."""
+    (a client could not be asked), ``last_consumed_ms`` None when nothing was consumed;
+    ``lag`` None when unknown: a BROADCASTING group's queue its clients keep the offsets of
+    (each client's own lag: ``rmqlb explain``)."""
 
     queue: MessageQueue
     broker_offset: int
     committed: int | None
-    lag: int
+    lag: int | None
     holders: tuple[str, ...] | None
     last_consumed_ms: int | None
 
@@ -66,7 +68,7 @@ class OffsetsView:
     @property
     def lag(self) -> int | None:
         """Total lag of the rows; ``None`` for a BROADCASTING group (unknown, never 0)."""
-        return None if self.broadcasting else sum(r.lag for r in self.rows)
+        return None if self.broadcasting else sum(r.lag or 0 for r in self.rows)
 
 
 def _holders(group: Group, queue: MessageQueue) -> tuple[str, ...] | None:
@@ -81,7 +83,7 @@ def _holders(group: Group, queue: MessageQueue) -> tuple[str, ...] | None:
 
 def _sort_key(by: str) -> Callable[[OffsetRow], Any]:
     if by == "lag":
-        return lambda r: (-r.lag, queue_sort_key(r.queue))
+        return lambda r: (r.lag is None, -(r.lag or 0), queue_sort_key(r.queue))
     if by == "holder":
         return lambda r: (
             r.holders is None,
@@ -98,12 +100,15 @@ def offsets_view(
     """The rows of ``group`` (only ``topic``'s when given), sorted by ``sort_by``."""
     g = snapshot.groups[group]
     invisible = _consumed_invisibly(snapshot, g)
+    # a BROADCASTING group's clients keep its offsets: a queue it never committed to a
+    # broker has no lag of the group's (its rows carry the broker's max offsets)
+    clients_keep = g.message_model is MessageModel.BROADCASTING
     rows = [
         OffsetRow(
             queue=o.queue,
             broker_offset=o.broker_offset,
             committed=o.consumer_offset if o.committed else None,
-            lag=o.lag,
+            lag=None if clients_keep and not o.committed else o.lag,
             holders=None if invisible else _holders(g, o.queue),
             last_consumed_ms=o.last_timestamp if o.committed and o.last_timestamp else None,
         )
@@ -183,8 +188,9 @@ def cells(view: OffsetsView, row: OffsetRow) -> list[str]:
     """The text cells of one row, in :data:`HEADERS` order."""
     from rmqlb.render._view import age_text, captured_ms  # noqa: PLC0415
 
+    kept_by_clients = view.broadcasting and row.committed is None
     last = (
-        "never"
+        ("-" if kept_by_clients else "never")
         if row.last_consumed_ms is None
         else age_text(row.last_consumed_ms, captured_ms(view.captured_at))
     )
@@ -192,8 +198,10 @@ def cells(view: OffsetsView, row: OffsetRow) -> list[str]:
         row.queue.topic,
         row.queue.label(),
         f"{row.broker_offset:,}",
-        "never" if row.committed is None else f"{row.committed:,}",
-        f"{row.lag:,}",
+        ("on clients" if kept_by_clients else "never")
+        if row.committed is None
+        else f"{row.committed:,}",
+        "-" if row.lag is None else f"{row.lag:,}",
         holder_text(row),
         last,
     ]
@@ -209,7 +217,7 @@ def totals_line(view: OffsetsView) -> str:
         return (
             f"Totals: {queues}, {online}; lag unknown: {view.group} consumes in BROADCASTING "
             "mode, whose clients keep their own offsets (LocalFileOffsetStore, on their "
-            "disks), which no broker has"
+            f"disks), which no broker has; each client's lag: rmqlb explain {view.group}"
         )
     if not view.complete:
         line = (

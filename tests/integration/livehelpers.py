@@ -27,7 +27,7 @@ What legitimately changes on the way (each rule below says why):
   "never committed"; an empty queue consume stats list at 0 is not asked about; topics the
   collector does not complete keep the consume-stats rows, which a broker writes for every
   queue id below readQueueNums of each topic the group committed there (none for a
-  BROADCASTING group);
+  BROADCASTING group, whose queues all come back never committed: nothing is asked);
 * each broker answers the group's subscription config (served, or the broker's defaults);
 * a running client reports a process-queue state for every held queue (when not served:
   commit offset from the group's offsets, and locked, as a 4.9/5.x client creates it) and
@@ -175,8 +175,8 @@ def _consume_stats(
 
 def _completed_offsets(snapshot: Snapshot, g: Group, dialect: int) -> tuple[QueueOffset, ...]:
     topics = {s.topic for c in g.consumers for s in c.subscriptions}
-    if g.message_model is MessageModel.BROADCASTING:
-        topics = set()  # its offsets live in the clients
+    # a BROADCASTING group's offsets live in its clients: only the max/min offsets are read
+    broadcasting = g.message_model is MessageModel.BROADCASTING
     ranges: dict[MessageQueue, tuple[int, int]] = {}  # the fake's min/max over all groups
     for other in snapshot.groups.values():
         for o in other.offsets:
@@ -193,7 +193,9 @@ def _completed_offsets(snapshot: Snapshot, g: Group, dialect: int) -> tuple[Queu
                 low, high = ranges.get(mq, (0, 0))
                 o = served.get(mq)
                 listed = stats.get(mq)
-                if o is not None and o.committed:
+                if broadcasting:
+                    committed = NEVER_COMMITTED
+                elif o is not None and o.committed:
                     committed = o.consumer_offset
                 elif listed is not None and high <= low:
                     committed = 0  # consume stats say 0, and nothing prompts the question

@@ -13,6 +13,7 @@ from rmqlb.model import (
     Consumer,
     Group,
     GroupConfig,
+    MessageModel,
     MessageQueue,
     QueueData,
     QueueOffset,
@@ -81,4 +82,36 @@ def test_every_queue_gets_an_offset_and_never_committed_is_a_value() -> None:
     assert offsets["T2", 1].consumer_offset == NEVER_COMMITTED
     assert (offsets["T2", 1].min_offset, offsets["T2", 1].lag) == (5, 15)
     assert group.configs["broker-a"].notify_consumer_ids_changed_enable is False
+    assert got.errors == ()
+
+
+def test_a_broadcasting_group_gets_the_max_offsets_and_nothing_is_asked_of_commits() -> None:
+    """Its clients keep its offsets: the capture reads the topic's min/max offsets (for each
+    client's lag against its commit offsets) and asks no broker what the group committed."""
+    t = [MessageQueue("T", "broker-a", i) for i in range(2)]
+    notify = Group(
+        "Notify",
+        message_model=MessageModel.BROADCASTING,
+        consumers=tuple(
+            Consumer(cid, (Subscription("T"),), assigned=tuple(t)) for cid in ("c1", "c2")
+        ),
+    )
+    # another group's offsets tell the fake what the broker holds in T
+    other = Group("Other", offsets=tuple(QueueOffset(mq, 40, 40, 0, 3) for mq in t))
+    served = Snapshot(topics={"T": _route("T", 2, 2)}, groups={"Notify": notify, "Other": other})
+
+    async def run() -> tuple[Snapshot, list[str]]:
+        async with FakeCluster(served) as cluster:
+            options = CollectOptions(
+                namesrv=(cluster.namesrv_addr,), groups=("Notify",), client=ClientOptions(2.0)
+            )
+            got = await collect(options)
+            return got, [r.name for r in cluster.requests]
+
+    got, asked = asyncio.run(run())
+    assert got.groups["Notify"].offsets == tuple(
+        QueueOffset(mq, 40, NEVER_COMMITTED, 0, 3) for mq in t
+    )
+    assert "GET_TOPIC_STATS_INFO" in asked
+    assert "QUERY_CONSUMER_OFFSET" not in asked
     assert got.errors == ()

@@ -41,10 +41,11 @@ async def capture_group(
         c.routes.get(topic)
     # The offsets of the topics the brokers list are wanted whatever the clients answer:
     # their min/max offsets are read while the clients are asked for their queues (and the
-    # Proxies for their clients).
+    # Proxies for their clients). A BROADCASTING group's too: each client's own progress
+    # (its commit offsets, in its running info) is measured against the max offsets.
     # (No task where there is nothing to ask: most groups of a big cluster have no client.)
     broadcasting = view.message_model is MessageModel.BROADCASTING
-    wanted = [] if broadcasting else [*view.subscriptions]
+    wanted = [*view.subscriptions]
     ranges = asyncio.ensure_future(c.offsets.prefetch(wanted)) if wanted else None
     listed = frozenset(conn.client_id for conn in view.connections)
     proxies = c.options.proxies
@@ -62,11 +63,10 @@ async def capture_group(
             c.routes.get(sub.topic)
     # Every topic the group's clients subscribe (CLUSTERING push clients include their
     # %RETRY% topic); offsets of other topics stay what consume stats say (committed).
-    # A BROADCASTING group keeps its offsets in its clients: the broker has none to add.
+    # A BROADCASTING group keeps its offsets in its clients: its queues are listed with the
+    # broker's min/max offsets only (never committed), nothing asked of its commits.
     topics = set(view.subscriptions)
     topics.update(sub.topic for cons in consumers for sub in cons.subscriptions)
-    if broadcasting:
-        topics.clear()
     if ranges is not None:
         await ranges
     answers = await stats_task
@@ -77,7 +77,7 @@ async def capture_group(
         # are shown against them.
         for topic in dict.fromkeys(o.queue.topic for o in stats):
             c.routes.get(topic)
-    offsets = await c.offsets.complete(name, sorted(topics), stats)
+    offsets = await c.offsets.complete(name, sorted(topics), stats, ask_committed=not broadcasting)
     routes = {t: await c.routes.get(t) for t in sorted({*topics, RETRY_PREFIX + name})}
     on_brokers = await c.assignment.group(name, masters, view.message_model, consumers, routes)
     for (broker, _), answer in zip(masters, answers, strict=True):

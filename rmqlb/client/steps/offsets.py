@@ -112,7 +112,12 @@ class Offsets:
         return merge_consume_stats(parts)
 
     async def complete(
-        self, group: str, topics: Sequence[str], stats: Sequence[QueueOffset]
+        self,
+        group: str,
+        topics: Sequence[str],
+        stats: Sequence[QueueOffset],
+        *,
+        ask_committed: bool = True,
     ) -> list[QueueOffset]:
         """Offsets of every queue of the group's topics, not only those consume stats list.
 
@@ -121,7 +126,9 @@ class Offsets:
         committed" to 0. So each topic's min/max offsets come from GET_TOPIC_STATS_INFO (ids
         ``0 .. writeQueueNums-1``: queues written but never read too), and a queue missing
         from consume stats, or listed there at 0 while it holds messages, is asked with
-        QUERY_CONSUMER_OFFSET: code 22 means never committed.
+        QUERY_CONSUMER_OFFSET: code 22 means never committed. Not asked when
+        ``ask_committed`` is false (a BROADCASTING group, whose clients keep their offsets:
+        its queues are listed never committed, with the broker's min/max offsets).
         """
         if not topics:  # a group no client subscribes anything: what consume stats say
             return list(stats)
@@ -135,7 +142,11 @@ class Offsets:
         ask = [
             (addr, mq)
             for mq, (addr, qs) in ranges.items()
-            if mq not in known or (known[mq].consumer_offset == 0 and qs.max_offset > qs.min_offset)
+            if ask_committed
+            and (
+                mq not in known
+                or (known[mq].consumer_offset == 0 and qs.max_offset > qs.min_offset)
+            )
         ]
         answers = await asyncio.gather(*(self._committed(addr, group, mq) for addr, mq in ask))
         committed = {mq: v for (_, mq), v in zip(ask, answers, strict=True) if v is not None}
