@@ -925,6 +925,42 @@ def _offset_lags(
     return lag, (found_offsets if lag is not None else None)
 
 
+def client_lag(
+    c: Consumer,
+    topic: str,
+    base: dict[str, tuple[int, int]],
+    offsets: Sequence[QueueOffset | None] | None,
+) -> int | None:
+    """What ``c`` has yet to consume of ``topic`` by its own progress: over the queues it
+    holds (not dropped), the broker's max offset minus the commit offset its running info
+    reports (``offsets`` aligned with ``mqAll``). ``None`` when its queues, a commit offset
+    or a max offset are unknown. A BROADCASTING client's offsets are its own (no broker has
+    them), so this is its lag.
+
+    >>> from rmqlb.model import MessageQueue
+    >>> from rmqlb.model.snapshot import Consumer, ProcessQueueState, QueueOffset
+    >>> mq = MessageQueue("T", "b", 0)
+    >>> c = Consumer("c1", process_queues=(ProcessQueueState(mq, commit_offset=40),))
+    >>> client_lag(c, "T", {"b": (0, 1)}, [QueueOffset(mq, 100, -1)])
+    60
+    """
+    if c.process_queues is None or offsets is None:
+        return None
+    total = 0
+    for pq in c.process_queues:
+        mq = pq.queue
+        if mq.topic != topic or pq.dropped:
+            continue
+        span = base.get(mq.broker_name)
+        if span is None or not 0 <= mq.queue_id < span[1] or pq.commit_offset < 0:
+            return None
+        o = offsets[span[0] + mq.queue_id]
+        if o is None:
+            return None
+        total += max(0, o.broker_offset - pq.commit_offset)
+    return total
+
+
 def _known_sum(lags: Iterable[int | None]) -> int | None:
     """The sum of ``lags``; ``None`` when one of them is unknown (never counted as 0).
 
@@ -1007,7 +1043,12 @@ def topic_context(g: GroupContext, topic: str) -> TopicContext:
         held_index.append(None if outside else index)
     lag, offsets = _offset_lags(g.group.offsets, topic, base, slots)
     actual_lag: list[int | None]
-    if lag is None:
+    if g.mode is Mode.BROADCASTING:
+        # Each client's own lag. The queues have none of their own: no broker keeps the
+        # group's offsets (its rows there only carry the max offsets the lags come from).
+        actual_lag = [client_lag(c, topic, base, offsets) for c in g.consumers]
+        lag = offsets = None
+    elif lag is None:
         actual_lag = [None] * len(positions)
     else:
         at = lag.__getitem__

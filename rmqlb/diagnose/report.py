@@ -95,6 +95,7 @@ class Code(StrEnum):
     PROXY_CONSUMED = "PROXY_CONSUMED"  # consumed through a 5.x Proxy, clients not listed
     DEAD_LETTERS = "DEAD_LETTERS"  # messages the consumers gave up on wait in the group's DLQ
     POP_RETRY_TOO_LONG = "POP_RETRY_TOO_LONG"  # 5.0: a POP retry topic name a broker cannot store
+    BROADCAST_LAG = "BROADCAST_LAG"  # a BROADCASTING client is behind on a topic
 
 
 class QueueStatus(StrEnum):

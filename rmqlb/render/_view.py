@@ -50,6 +50,12 @@ class QueueView:
     more: int = 0
 
 
+def consumer_lag_shown(topic: TopicReport, queue_view: QueueView) -> bool:
+    """Whether the consumer table has a lag column: where the queues' lag is shown, or some
+    consumer's lag is known without it (a BROADCASTING client's own)."""
+    return queue_view.show_lag or any(c.lag is not None for c in topic.consumers)
+
+
 def queue_changed(options: RenderOptions, group: str, topic: str, row: QueueRow) -> bool:
     """Whether ``row`` changed owner since the last poll (always False outside --watch)."""
     return options.changes is not None and options.changes.queue_changed(group, topic, row.queue)

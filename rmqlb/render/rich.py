@@ -324,7 +324,11 @@ def build(report: Report, options: RenderOptions | None = None, width: int = 100
                 continue
             queue_table, names = _queue_table(g.group, t, o, width)
             parts += queue_table
-            parts += [Text(""), *_consumer_table(t, view.show_lag, width, o, names), Text("")]
+            parts += [
+                Text(""),
+                *_consumer_table(t, v.consumer_lag_shown(t, view), width, o, names),
+                Text(""),
+            ]
         if o.max_rows == 0 and g.topics:
             parts.append(Text(""))
         parts += _findings(Text(f"Findings for {g.group}", style="bold"), per_group[g.group], o)

@@ -125,7 +125,7 @@ def _topic(group: str, t: TopicReport, o: RenderOptions) -> list[Block]:
         doc.append(_note(v.hidden_line(view.hidden_ok, len(t.queues))))
     if o.changes is not None and any(v.queue_changed(o, group, t.topic, r) for r in view.rows):
         doc.append(Line(f"{v.CHANGED_MARK} owner changed since the last poll"))
-    return doc + _consumers(t, view.show_lag, o)
+    return doc + _consumers(t, v.consumer_lag_shown(t, view), o)
 
 
 def _consumers(t: TopicReport, show_lag: bool, o: RenderOptions) -> list[Block]:

@@ -162,3 +162,42 @@ def test_a_slow_consumer_is_flow_controlled(kit: Kit, names: Names) -> None:
     (finding,) = [f for f in findings(report, "FLOW_CONTROLLED") if f["topic"] == t]
     assert finding["consumers"] == ["127.0.0.1@slow"]
     assert "pullThresholdForQueue" in finding["message"]
+
+
+@pytest.mark.versions("4.9.8", "5.1.4")
+def test_broadcasting_clients_each_have_their_own_lag(kit: Kit, names: Names) -> None:
+    """Three BROADCASTING clients of one topic: one fast, one slow (200 ms per message on one
+    thread), one whose listener fails every message. No broker keeps their offsets; each
+    client's lag is the brokers' max offsets minus its own commit offsets. The failing one
+    drops what it fails, so it shows no lag, only CONSUME_FAILING."""
+    g, t = names.group, names.topic
+    kit.topic(t, read=4)
+    spec = f"group={g};sub={t}:*;model=BROADCASTING"
+    jvm = kit.consumer(
+        "bcast-lag",
+        f"{spec};instance=fast",
+        f"{spec};instance=slow;sleepms=200;threads=1",
+        f"{spec};instance=drop;fail=true",
+    )
+    kit.wait(g, jvm, consumers=3, queues={t: 8})
+    kit.produce(t, 1600)
+
+    def both() -> dict[str, Any] | None:
+        report = kit.explain(g)
+        if findings(report, "BROADCAST_LAG") and findings(report, "CONSUME_FAILING"):
+            return report
+        return None
+
+    report = kit.wait_for("a client behind and one failing", both, every=STATS_SAMPLE_S / 5)
+
+    lags = {c["clientId"]: c["lag"] for c in report_topic(report, g, t)["consumers"]}
+    assert 1_000 <= lags["127.0.0.1@slow"] <= 1_600
+    assert lags["127.0.0.1@fast"] < 1_000 and lags["127.0.0.1@drop"] < 1_000
+    assert all(r["lag"] is None for r in report_topic(report, g, t)["queues"])
+    (behind,) = findings(report, "BROADCAST_LAG")
+    assert behind["consumers"] == ["127.0.0.1@slow"]
+    assert "1 other consumer keeps up (127.0.0.1@fast" in behind["message"]
+    (failing,) = findings(report, "CONSUME_FAILING")
+    assert failing["consumers"] == ["127.0.0.1@drop"]
+    assert "drops every message its listener fails" in failing["message"]
+    assert "%RETRY%" not in failing["message"]

@@ -15,7 +15,8 @@ expected side), :mod:`.actual` (UNCONSUMED_QUEUE held by nobody, DUPLICATE_ASSIG
 ASSIGNMENT_MISMATCH), :mod:`.stale` (STALE_ALLOCATION), :mod:`.lag` (LAG_SKEW),
 :mod:`.health` (CONSUMER_STALLED, FLOW_CONTROLLED, CONSUME_FAILING, ORDERLY_LOCK_LOST,
 POP_RETRY_TOO_LONG),
-:mod:`.configs` (CONSUME_DISABLED) and :mod:`.deadletters` (DEAD_LETTERS).
+:mod:`.configs` (CONSUME_DISABLED), :mod:`.deadletters` (DEAD_LETTERS) and :mod:`.broadcast`
+(BROADCAST_LAG).
 :mod:`rmqlb.diagnose.causes` then links consequences to their causes.
 """
 
@@ -28,6 +29,7 @@ from rmqlb.diagnose.report import Finding
 from rmqlb.diagnose.rules import (
     actual,
     allocation,
+    broadcast,
     brokerside,
     configs,
     deadletters,
@@ -63,6 +65,7 @@ TOPIC_RULES: tuple[TopicRule, ...] = (
     actual.check_actual,
     lag.check_lag,
     health.check_health,
+    broadcast.check_broadcast_lag,
 )
 
 __all__ = ["GROUP_RULES", "TOPIC_RULES", "GroupRule", "TopicRule"]

@@ -93,7 +93,7 @@ def consume_rate(c: Consumer) -> float:
     return sum(st.consume_ok_tps for st in c.status.values())
 
 
-def _client_now(now_ms: int | None, c: Consumer) -> int | None:
+def client_now(now_ms: int | None, c: Consumer) -> int | None:
     """The reference time for the client's own timestamps: the capture time, or the client's
     newest timestamp (any queue it holds) when its clock runs ahead of the capturing host's,
     or behind it while the client shows it consumes (a consume rate above zero): its newest
@@ -192,7 +192,7 @@ def _running_stall(
     ctx: TopicContext, c: Consumer, states: list[ProcessQueueState]
 ) -> _Stall | None:
     """A client whose pull loop or consumption stopped on queues with lag."""
-    now = _client_now(ctx.g.now_ms, c)
+    now = client_now(ctx.g.now_ms, c)
     if now is None:
         return None
     stall = ctx.g.options.stall_ms
@@ -545,7 +545,15 @@ def _failing(ctx: TopicContext) -> list[Finding]:
     popping = [c for c, _, _ in failing if not is_orderly(c) and pops_topic(c, ctx.topic)]
     concurrent = [c for c, _, _ in failing if not is_orderly(c) and not pops_topic(c, ctx.topic)]
     effects: list[str] = []
-    if concurrent:
+    broadcasting = g.mode is Mode.BROADCASTING
+    if concurrent and broadcasting:
+        effects.append(
+            "in BROADCASTING a client drops every message its listener fails (its log warns "
+            "'BROADCASTING, the message consume failed, drop it' with the message): never "
+            f"retried, never sent to {dlq}, and its commit offset moves past it, so no lag "
+            "shows it"
+        )
+    elif concurrent:
         times = sorted({_max_reconsume(c) for c in concurrent})
         limit = " or ".join(str(t) for t in times)
         configured = sorted({cfg.retry_max_times for cfg in g.group.configs.values()})
@@ -586,7 +594,15 @@ def _failing(ctx: TopicContext) -> list[Finding]:
         "read the client's log for the exceptions its listener throws or the "
         "RECONSUME_LATER it returns; fix the listener or the data it depends on"
     )
-    if concurrent:
+    if concurrent and broadcasting:
+        client = ids[0] if len(ids) == 1 else "CLIENT_ID"
+        fix += (
+            "; nothing brings a dropped message back to that client, but the broker still "
+            "stores it (fileReservedTime, 72 h by default): once the listener works, have "
+            "the client consume each one again by the msgId its 'drop it' warning gives: "
+            f"mqadmin queryMsgById -i MSG_ID -g {g.name} -d {client}"
+        )
+    elif concurrent:
         fix += f"; then {dead_letter_fix(g.name)}"
     if popping:
         fix += (
@@ -662,7 +678,7 @@ def _lock_lost_findings(ctx: TopicContext) -> list[Finding]:
     for c, states in _with_states(ctx):
         if not is_orderly(c):
             continue
-        now = _client_now(g.now_ms, c)
+        now = client_now(g.now_ms, c)
         unlocked = [pq.queue for pq in states if not pq.locked]
         expired = [pq for pq in states if pq.locked and _lock_lost(pq, now)]
         if not unlocked and not expired:
@@ -803,9 +819,12 @@ def _not_taken(ctx: TopicContext) -> list[Finding]:
 def check_health(ctx: TopicContext) -> list[Finding]:
     """The health of the topic's holders (CLUSTERING push clients with running info); in
     a group of POP or gRPC clients only whether what they pop comes back (CONSUME_FAILING,
-    POP_RETRY_TOO_LONG)."""
-    if ctx.route is None or ctx.g.mode is Mode.BROADCASTING:
+    POP_RETRY_TOO_LONG); in a BROADCASTING group whether a client fails (and so drops)
+    messages (its lag: :mod:`.broadcast`)."""
+    if ctx.route is None:
         return []
+    if ctx.g.mode is Mode.BROADCASTING:
+        return _failing(ctx)
     if ctx.g.mode is not Mode.CLUSTERING:
         return [*_retry_too_long(ctx), *_failing(ctx)]
     return [

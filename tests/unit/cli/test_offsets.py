@@ -90,6 +90,29 @@ def test_a_broadcasting_groups_lag_is_unknown_not_0(capsys: pytest.CaptureFixtur
     assert "lag 0" not in out
 
 
+def test_a_broadcasting_groups_queues_carry_max_offsets_and_no_lag_of_the_group(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """A capture lists a BROADCASTING group's queues with the brokers' max offsets, never
+    committed (a real 4.9.8 capture): no queue shows max - min as its lag, nor "never"."""
+    example = str(DEMO.parents[2] / "examples" / "broadcasting-slow-and-failing.json")
+    code, out, _ = offsets(capsys, "cache-invalidation-consumer", "-d", example, "-o", "json")
+    doc = json.loads(out)
+    assert code == 0 and len(doc["queues"]) == 8
+    assert {(q["consumerOffset"], q["lag"], q["lastConsumed"]) for q in doc["queues"]} == {
+        (None, None, None)
+    }
+    assert doc["queues"][0]["brokerOffset"] == 313
+    code, out, _ = offsets(capsys, "cache-invalidation-consumer", "-d", example, "-o", "plain")
+    row = next(line for line in out.splitlines() if "broker-a:0" in line)
+    assert row.split()[2:5] == ["313", "on", "clients"] and "never" not in row
+    assert "each client's lag: rmqlb explain cache-invalidation-consumer" in out
+    code, out, _ = offsets(
+        capsys, "cache-invalidation-consumer", "-d", example, "--sort-by", "lag", "-o", "json"
+    )
+    assert code == 0
+
+
 def test_offsets_a_failed_request_left_out_make_the_lag_a_lower_bound(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -17,6 +17,7 @@ EXAMPLES = Path(__file__).resolve().parents[3] / "examples"
 # file -> [(code, topic, [queue labels], position of the cause in this list or None)], in
 # report order: causes first, each followed by its consequences, otherwise most severe first
 Expected = tuple[str, str | None, list[str], int | None]
+BROKERS_0_3 = [f"{b}:{i}" for b in ("broker-a", "broker-b") for i in range(4)]
 EXPECTED: dict[str, list[Expected]] = {
     "16-queues-2-consumers.json": [],
     "16-queues-3-consumers-rebalancing.json": [
@@ -70,6 +71,12 @@ EXPECTED: dict[str, list[Expected]] = {
     "machine-room-nearby.json": [("IMBALANCE", "LogisticsTopic", [], None)],
     "consistent-hash-imbalance.json": [("IMBALANCE", "ClickTopic", [], None)],
     "broadcasting.json": [("BROADCASTING", None, [], None)],
+    # real 4.9.8: three BROADCASTING clients, one slow (2,360 behind), one failing (dropping)
+    "broadcasting-slow-and-failing.json": [
+        ("BROADCAST_LAG", "CacheInvalidation", [*BROKERS_0_3], None),
+        ("CONSUME_FAILING", "CacheInvalidation", [], None),
+        ("BROADCASTING", None, [], None),
+    ],
     "healthy.json": [],
     "duplicate-client-id.json": [
         ("DUPLICATE_CLIENT_ID", None, [f"broker-a:{i}" for i in range(8, 12)], None),

@@ -99,3 +99,37 @@ def test_all_queues_adds_the_holders_process_queue_state(all_queues: bool) -> No
     assert ("last pull" in text) is all_queues
     if all_queues:
         assert _row(text, "broker-a:0")[-2:] == ["7", "3 s ago"]
+
+
+@pytest.mark.parametrize("fmt", [Output.plain, Output.table])
+def test_a_broadcasting_clients_own_lag_has_a_column_while_its_queues_have_none(
+    fmt: Output,
+) -> None:
+    """No queue of a BROADCASTING group has a lag of the group's; each client has its own
+    (a real 4.9.8 capture): the consumer table shows it, the queue table no lag column."""
+    from pathlib import Path
+
+    from rmqlb.snapshot import load_snapshot
+
+    example = (
+        Path(__file__).resolve().parents[3] / "examples" / "broadcasting-slow-and-failing.json"
+    )
+    buffer = io.StringIO()
+    report = diagnose(load_snapshot(example))
+    if fmt is Output.table:
+        from rich.console import Console
+
+        target: object = Console(file=buffer, width=160, color_system=None)
+    else:
+        target = buffer
+    render(report, fmt, target, RenderOptions())  # type: ignore[arg-type]
+    text = buffer.getvalue()
+    queue_header = next(line for line in text.splitlines() if "expected" in line.lower())
+    assert "lag" not in queue_header.lower()
+    rows = {
+        line.split()[0]: re.split(r"\s{2,}", line.strip())
+        for line in text.splitlines()
+        if line.startswith("127.0.0.1@node-")
+    }
+    assert rows["127.0.0.1@node-2"][5] == "2,360"
+    assert rows["127.0.0.1@node-1"][5] == "0"
