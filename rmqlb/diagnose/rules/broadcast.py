@@ -6,11 +6,12 @@ the others cannot take a slow client's share. A client's lag is what its running
 says it has yet to consume: over the queues it holds, the broker's max offset minus its
 commit offset (:func:`rmqlb.diagnose.context.client_lag`).
 
-A client is behind when that lag is at least ``min_lag`` messages (default 1,000). The
-finding says whether its peers keep up (then the client itself is slow: its consume time
-per message, ``consumeRT``, is compared with theirs) or every client is behind (the
-producers outpace each one), and is an error when a client behind consumed nothing from
-its queues with lag for longer than ``stall_ms`` (judged on its own clock).
+A client is behind when that lag is at least ``min_lag`` messages (default 1,000), or when
+messages wait for it (lag, or pulled messages in its cache) and it consumed none of them for
+longer than ``stall_ms`` (judged on its own clock): stalled, an error, even where its lag is
+unknown (a client that never finished a message has committed no offset). The finding says
+whether its peers keep up (then the client itself is slow: its consume time per message,
+``consumeRT``, is compared with theirs) or no client does (the producers outpace each one).
 
 Worked example: ``c1`` and ``c2`` hold the 8 queues of ``T`` (max offsets 400 each);
 ``c1`` committed 400 on each, ``c2`` 150: ``c2`` is 2,000 messages behind, ``c1`` keeps up.
@@ -32,38 +33,42 @@ from rmqlb.model.snapshot import Consumer
 
 @dataclass(frozen=True, slots=True)
 class _Client:
-    """One subscribing client with a known lag, and what its running info says of it."""
+    """One subscribing client with running info, and what it says of it."""
 
     consumer: Consumer
-    lag: int
+    lag: int | None  # ``None``: unknown (no commit offset yet, or no max offset)
+    cached: int  # pulled messages waiting in its cache
     rate: float | None  # consumeOKTPS of the topic (``None``: not reported)
     rt_ms: float | None  # consumeRT of the topic, ms per message (``None``: not reported)
-    idle_ms: int | None  # since it last consumed from a queue with lag (``None``: unknown)
-    lagging: tuple[MessageQueue, ...]
+    idle_ms: int | None  # since it last consumed from a queue that waits (``None``: unknown)
+    waiting: tuple[MessageQueue, ...]  # its queues with lag or cached messages
     failing: bool  # its listener failed messages lately (dropped in BROADCASTING)
+
+    def stalled(self, stall_ms: int) -> bool:
+        """Messages wait for it and it consumed none of them for longer than ``stall_ms``."""
+        return self.idle_ms is not None and self.idle_ms > stall_ms
 
 
 def _client(
-    ctx: TopicContext, c: Consumer, lag: int, max_offsets: dict[MessageQueue, int]
+    ctx: TopicContext, c: Consumer, lag: int | None, max_offsets: dict[MessageQueue, int]
 ) -> _Client:
     status = c.status.get(ctx.topic)
-    lagging = [
+    states = [pq for pq in c.process_queues or () if pq.queue.topic == ctx.topic and not pq.dropped]
+    waiting = [
         pq
-        for pq in c.process_queues or ()
-        if pq.queue.topic == ctx.topic
-        and not pq.dropped
-        and max_offsets.get(pq.queue, 0) > pq.commit_offset >= 0
+        for pq in states
+        if pq.cached_msg_count > 0 or max_offsets.get(pq.queue, 0) > pq.commit_offset >= 0
     ]
     now = client_now(ctx.g.now_ms, c)
-    newest = max((pq.last_consume_timestamp for pq in lagging), default=0)
-    idle = None if now is None or not newest else max(0, now - newest)
+    newest = max((pq.last_consume_timestamp for pq in waiting), default=0)
     return _Client(
         c,
         lag,
+        sum(pq.cached_msg_count for pq in states),
         status.consume_ok_tps if status is not None else None,
         status.consume_rt if status is not None else None,
-        idle,
-        tuple(sorted((pq.queue for pq in lagging), key=queue_sort_key)),
+        None if now is None or not newest else max(0, now - newest),
+        tuple(sorted((pq.queue for pq in waiting), key=queue_sort_key)),
         status is not None and (status.consume_failed_tps > 0 or status.consume_failed_msgs > 0),
     )
 
@@ -77,11 +82,19 @@ def _behind_text(ctx: TopicContext, b: _Client) -> str:
     """``c2 is 2,000 messages behind (consumes 3.3 msg/s, 302 ms per message: about 10 min
     to catch up if nothing more arrives)``."""
     cid = b.consumer.client_id
-    if b.idle_ms is not None and b.idle_ms > ctx.g.options.stall_ms:
+    if b.idle_ms is not None and b.stalled(ctx.g.options.stall_ms):
+        queues = plural(len(b.waiting), "queue")
+        if b.lag is None:
+            return (
+                f"{cid} has consumed nothing from its {queues} for {duration_text(b.idle_ms)} "
+                f"although {plural(b.cached, 'pulled message')} wait in its cache (its lag is "
+                "unknown: it has committed no offset yet)"
+            )
         return (
             f"{cid} is {plural(b.lag, 'message')} behind and has consumed nothing from its "
-            f"{plural(len(b.lagging), 'queue')} with lag for {duration_text(b.idle_ms)}"
+            f"{queues} that wait for {duration_text(b.idle_ms)}"
         )
+    assert b.lag is not None  # only a stalled client is behind without a known lag
     facts: list[str] = []
     if b.rate is not None:
         facts.append(f"consumes {rate_text(b.rate)} msg/s")
@@ -102,18 +115,21 @@ def check_broadcast_lag(ctx: TopicContext) -> list[Finding]:
     max_offsets = {o.queue: o.broker_offset for o in g.group.offsets if o.queue.topic == ctx.topic}
     known: dict[str, _Client] = {}
     for c, lag in zip(g.consumers, ctx.actual_lag, strict=True):
-        if lag is not None and c.client_id in ctx.subscribers and c.client_id not in known:
-            known[c.client_id] = _client(ctx, c, lag, max_offsets)
-    limit = g.options.min_lag
+        cid = c.client_id
+        if c.process_queues is not None and cid in ctx.subscribers and cid not in known:
+            known[cid] = _client(ctx, c, lag, max_offsets)
+    limit, stall = g.options.min_lag, g.options.stall_ms
     behind = sorted(
-        (k for k in known.values() if k.lag >= limit),
-        key=lambda k: (-k.lag, java_key(k.consumer.client_id)),
+        (k for k in known.values() if (k.lag or 0) >= limit or k.stalled(stall)),
+        key=lambda k: (-(k.lag or 0), java_key(k.consumer.client_id)),
     )
     if not behind:
         return []
     # a client whose listener fails is not up to date, it drops (CONSUME_FAILING says so)
-    keeping = [k for k in known.values() if k.lag < limit and not k.failing]
-    stalled = [b for b in behind if b.idle_ms is not None and b.idle_ms > g.options.stall_ms]
+    late = {id(b) for b in behind}
+    keeping = [k for k in known.values() if k.lag is not None and id(k) not in late]
+    keeping = [k for k in keeping if not k.failing]
+    stalled = [b for b in behind if b.stalled(stall)]
     shown = "; ".join(_behind_text(ctx, b) for b in behind[:SHOWN])
     more = f"; and {len(behind) - SHOWN} more" if len(behind) > SHOWN else ""
     if keeping:
@@ -138,10 +154,19 @@ def check_broadcast_lag(ctx: TopicContext) -> list[Finding]:
     if stalled:
         hint = (
             "take a thread dump of the stalled client (jstack <pid>: a listener blocked on I/O "
-            "or a lock shows in the ConsumeMessageThread_* threads) and read its GC log; it "
-            "resumes from its own offsets (~/.rocketmq_offsets/<clientId>/<group>/offsets.json) "
-            "when restarted"
+            "or a lock shows in the ConsumeMessageThread_* threads) and read its GC log; "
         )
+        if any(b.lag is None for b in stalled):
+            hint += (
+                "a client that has committed no offset starts where its consumeFromWhere says "
+                "when restarted (CONSUME_FROM_LAST_OFFSET, the default: the newest message, "
+                "skipping what waits), so fix what blocks it rather than restart it blind"
+            )
+        else:
+            hint += (
+                "restarted, it resumes from its own offsets "
+                "(~/.rocketmq_offsets/<clientId>/<group>/offsets.json, written every 5 s)"
+            )
     elif keeping:
         hint = (
             "find why that client is slower than its peers: its consume time per message "
@@ -163,6 +188,6 @@ def check_broadcast_lag(ctx: TopicContext) -> list[Finding]:
             hint,
             topic=ctx.topic,
             consumers=tuple(b.consumer.client_id for b in behind),
-            queues=tuple(sorted({q for b in behind for q in b.lagging}, key=queue_sort_key)),
+            queues=tuple(sorted({q for b in behind for q in b.waiting}, key=queue_sort_key)),
         )
     ]

@@ -121,7 +121,7 @@ def test_a_client_behind_that_consumes_nothing_is_an_error() -> None:
     f = only(report, Code.BROADCAST_LAG)
     assert f.severity is Severity.error
     assert (
-        "c2 is 1,600 messages behind and has consumed nothing from its 4 queues with lag for 5 min"
+        "c2 is 1,600 messages behind and has consumed nothing from its 4 queues that wait for 5 min"
         in f.message
     )
     assert "jstack" in f.hint and "offsets.json" in f.hint
@@ -158,3 +158,22 @@ def test_a_peer_that_drops_what_it_fails_does_not_keep_up() -> None:
     assert "1 of 3 consumers of G is behind" in f.message
     assert "1 other consumer keeps up (c1: under 1,000 behind, 0.004 ms per message)" in f.message
     assert "CONSUME_FAILING" in codes(report)
+
+
+def test_a_client_stuck_before_its_first_commit_is_an_error_with_its_lag_unknown() -> None:
+    """Seen on the kit: a listener that never returns leaves the client with no commit
+    offset (-1) and its pulled messages cached; a restart would skip them."""
+    stuck = [{**s, "cachedMsgCount": 375} for s in states(-1, consumed_ago_ms=67_000)]
+    report = broadcast(client("c1", MAX), client("c2", 0, processQueues=stuck))
+    assert [c.lag for c in report.groups[0].topics[0].consumers] == [0, None]
+    f = only(report, Code.BROADCAST_LAG)
+    assert f.severity is Severity.error and f.consumers == ("c2",)
+    assert (
+        "c2 has consumed nothing from its 4 queues for 1 min 7 s although 1,500 pulled "
+        "messages wait in its cache (its lag is unknown: it has committed no offset yet)"
+    ) in f.message
+    assert "CONSUME_FROM_LAST_OFFSET" in f.hint and "offsets.json" not in f.hint
+    # the same a few seconds into its first message: not stalled yet
+    fresh = [{**s, "cachedMsgCount": 375} for s in states(-1, consumed_ago_ms=5_000)]
+    report = broadcast(client("c1", MAX), client("c2", 0, processQueues=fresh))
+    assert "BROADCAST_LAG" not in codes(report)
