@@ -16,6 +16,7 @@ from rmqlb.model.snapshot import (
     Snapshot,
     rebalance_from_properties,
 )
+from rmqlb.model.system import is_system_group
 
 #: ``MQVersion.Version.V5_0_0.ordinal()``: the first client version that can ask the broker.
 V5_0_0 = 413
@@ -112,7 +113,10 @@ def consumed_invisibly(snapshot: Snapshot, group: Group, now_ms: int | None) -> 
     request mode is set for it, or it shows recent consumption (:func:`proxy_evidence`)
     while no broker is known to run 4.x and it has no ``%RETRY%`` topic (push consumers
     create one at their first heartbeat: a group that has one and no consumer listed had
-    remoting clients that just stopped, not gRPC clients)."""
+    remoting clients that just stopped, not gRPC clients). Never for one of RocketMQ's own
+    groups: the brokers consume with some of them themselves (the POP revive service)."""
+    if is_system_group(group.name):
+        return False
     evidence = proxy_evidence(snapshot, group, now_ms)
     if not evidence:
         return False

@@ -96,6 +96,7 @@ class Code(StrEnum):
     DEAD_LETTERS = "DEAD_LETTERS"  # messages the consumers gave up on wait in the group's DLQ
     POP_RETRY_TOO_LONG = "POP_RETRY_TOO_LONG"  # 5.0: a POP retry topic name a broker cannot store
     BROADCAST_LAG = "BROADCAST_LAG"  # a BROADCASTING client is behind on a topic
+    SYSTEM_GROUP = "SYSTEM_GROUP"  # one of RocketMQ's own groups: nothing of a user's to balance
 
 
 class QueueStatus(StrEnum):

@@ -40,6 +40,41 @@ SYSTEM_TOPICS: frozenset[str] = frozenset(
 )
 
 
+#: What uses each built-in group that a cluster may show consumption of (Java source).
+_GROUP_ROLES: dict[str, str] = {
+    "CID_RMQ_SYS_REVIVE_GROUP": (
+        "the brokers' POP revive service (PopReviveService) reads their revive topic "
+        "(rmq_sys_REVIVE_LOG_<cluster>) with it, to bring back the popped messages that were "
+        "not acknowledged within their invisible time; its lag is the checkpoint and ack "
+        "records the revive service has not finished with"
+    ),
+    "CID_RMQ_SYS_TRANS": (
+        "the brokers' transaction check reads the half and op topics of transactional "
+        "messages with it (TransactionalMessageUtil)"
+    ),
+    "CID_DefaultHeartBeatSyncerTopic": (
+        "each 5.x Proxy consumes DefaultHeartBeatSyncerTopic with it in BROADCASTING "
+        "(AbstractSystemMessageSyncer), to share its gRPC clients' heartbeats with the other "
+        "Proxies"
+    ),
+    "TOOLS_CONSUMER": "mqadmin and other admin tools read messages with it, one request at a time",
+    "SCHEDULE_CONSUMER": "the brokers' delay-message service counts what it delivers under it",
+}
+
+
+def system_group_role(name: str) -> str:
+    """What uses built-in group ``name``, in words.
+
+    >>> system_group_role("CID_RMQ_SYS_TRANS")[:28]
+    "the brokers' transaction che"
+    >>> system_group_role("CID_ONSAPI_OWNER")
+    'RocketMQ creates it on every broker (SubscriptionGroupManager) or for its own tools'
+    """
+    return _GROUP_ROLES.get(
+        name, "RocketMQ creates it on every broker (SubscriptionGroupManager) or for its own tools"
+    )
+
+
 def is_system_group(name: str) -> bool:
     """Whether ``name`` is one of RocketMQ's built-in consumer groups.
 

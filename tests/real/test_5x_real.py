@@ -365,6 +365,10 @@ def test_a_grpc_consumer_that_never_acks_is_failing(kit: Kit, names: Names) -> N
         assert not any(word in json.dumps(f) for word in DESTRUCTIVE), f
     (state,) = kit.truth(g, jvm).values()
     assert state["ackedTotal"] == 0, state  # every message it received is unacknowledged
+    # the brokers' revive service brought them back, consuming its revive topic itself: its
+    # group's offsets move and no broker lists a consumer, yet it is no Proxy's group
+    revive = kit.explain("CID_RMQ_SYS_REVIVE_GROUP")
+    assert finding_codes(revive, "CID_RMQ_SYS_REVIVE_GROUP") == {"SYSTEM_GROUP"}
     if kit.proxy_remoting is not None:  # 5.1.4: the Proxy names the client
         listed = kit.explain(g, "--proxy", kit.proxy_remoting)
         (finding,) = findings(listed, "CONSUME_FAILING")

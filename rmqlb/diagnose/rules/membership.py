@@ -47,6 +47,7 @@ from rmqlb.model.strategy import (
     params_of,
     same_algorithm,
 )
+from rmqlb.model.system import is_system_group
 
 
 def _per_topic(lags: dict[str, int], limit: int) -> str:
@@ -200,6 +201,8 @@ def check_no_consumers(
     """A group without consumers (with what it leaves unconsumed); topics the group has
     offsets for (or was asked about) that nobody subscribes."""
     if not g.consumers:
+        if is_system_group(g.name):  # the brokers' own (SYSTEM_GROUP): never to start or delete
+            return []
         if g.mode is Mode.PROXY:
             return [_consumed_through_proxy(g)]
         return [_group_without_consumers(g)]

@@ -1,5 +1,5 @@
-"""BROADCASTING / PROXY_CLIENTS: say explicitly when there is nothing to allocate (POP is
-diagnosed by :mod:`.brokerside`)."""
+"""BROADCASTING / PROXY_CLIENTS / SYSTEM_GROUP: say explicitly when there is nothing to
+allocate (POP is diagnosed by :mod:`.brokerside`)."""
 
 from __future__ import annotations
 
@@ -9,7 +9,9 @@ from rmqlb.diagnose.context import GroupContext, Mode, TopicContext
 from rmqlb.diagnose.report import Code, Finding, Severity
 from rmqlb.diagnose.rules._text import id_text
 from rmqlb.humanize import plural
+from rmqlb.model.javaorder import java_key
 from rmqlb.model.snapshot import Rebalance
+from rmqlb.model.system import is_system_group, system_group_role
 
 
 def check_modes(
@@ -19,6 +21,8 @@ def check_modes(
     out: list[Finding] = []
     n = len(g.consumers)
     limit = g.options.max_listed
+    if is_system_group(g.name):  # said once, whatever its mode
+        return [_system_group(g)]
     if g.mode is Mode.BROADCASTING:
         names = [t.topic for t in topics]
         out.append(
@@ -56,3 +60,25 @@ def check_modes(
             )
         )
     return out
+
+
+def _system_group(g: GroupContext) -> Finding:
+    """SYSTEM_GROUP: one of RocketMQ's own groups, with what uses it (never NO_CONSUMERS,
+    nor PROXY_CONSUMED: the brokers consume with some of them themselves)."""
+    committed = [o for o in g.group.offsets if o.committed]  # a BROADCASTING group's are not
+    lag = sum(o.lag for o in committed)
+    topics = sorted({o.queue.topic for o in committed}, key=java_key)
+    held = (
+        f" It has committed offsets on {plural(len(topics), 'topic')} ({', '.join(topics[:4])}), "
+        f"{lag:,} messages of lag."
+        if topics
+        else ""
+    )
+    return Finding(
+        Code.SYSTEM_GROUP,
+        Severity.info,
+        g.name,
+        f"{g.name} is one of RocketMQ's own consumer groups: {system_group_role(g.name)}.{held}",
+        f"nothing to do: it belongs to RocketMQ (rmqlb status lists it only with --system); "
+        f"do not delete {g.name}",
+    )
