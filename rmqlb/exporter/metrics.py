@@ -122,7 +122,11 @@ def _group_families(report: StatusReport, per_queue: bool) -> Iterator[Metric]:
     gt = ("group", "topic")
     info = _family("group_info", "A consumer group (always 1).", (*g, "model", "strategy"))
     consumers = _family("group_consumers", "Consumers online.", g)
-    lag = _family("group_lag_messages", "Messages not yet consumed (known only).", g)
+    lag = _family(
+        "group_lag_messages",
+        "Messages not yet consumed (known only; BROADCASTING: its most behind client's).",
+        g,
+    )
     stranded = _family("group_stranded_messages", "Messages in queues nobody consumes.", g)
     stranded_q = _family("group_stranded_queues", "Queues nobody consumes.", g)
     rate = _family(
@@ -156,7 +160,7 @@ def _group_families(report: StatusReport, per_queue: bool) -> Iterator[Metric]:
         info.add_metric([name, line.message_model, line.strategy], 1)
         consumers.add_metric([name], line.consumers)
         complete = _offsets_complete(line)
-        if line.lag is not None and complete:
+        if line.lag is not None and complete and line.lag_complete:
             lag.add_metric([name], line.lag)
         if complete and line.stranded.unknown == 0:
             stranded.add_metric([name], line.stranded.messages)

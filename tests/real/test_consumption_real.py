@@ -8,6 +8,7 @@ stranded in queues nobody consumes are counted exactly.
 
 from __future__ import annotations
 
+import json
 import time
 from typing import Any
 
@@ -201,3 +202,6 @@ def test_broadcasting_clients_each_have_their_own_lag(kit: Kit, names: Names) ->
     assert failing["consumers"] == ["127.0.0.1@drop"]
     assert "drops every message its listener fails" in failing["message"]
     assert "%RETRY%" not in failing["message"]
+    # status's lag of the group is its most behind client's (it keeps consuming meanwhile)
+    (line,) = json.loads(kit.rmqlb("status", "-n", kit.namesrv, g, "-o", "json").stdout)["groups"]
+    assert line["lagComplete"] is True and 500 <= line["lag"] <= lags["127.0.0.1@slow"]

@@ -76,7 +76,8 @@ def test_demo_lines_worst_first_with_their_numbers() -> None:
     assert (audit.topics, audit.queues, audit.lag) == (1, 4, 4210)
     assert audit.stranded.queues == 4 and audit.stranded.messages == 4210  # nobody reads them
     notify = line(report, "NotifyGroup")
-    assert (notify.message_model, notify.strategy, notify.lag) == ("BROADCASTING", "-", None)
+    # its most behind client's: 8 + 7 messages behind the brokers' max offsets
+    assert (notify.message_model, notify.strategy, notify.lag) == ("BROADCASTING", "-", 15)
     healthy = line(report, "InventoryGroup")
     assert healthy.worst is None and healthy.stranded.queues == 0 and healthy.rank == -1
     assert exit_code(report.report) is ExitCode.FINDINGS
@@ -304,3 +305,46 @@ def test_the_errors_naming_a_client_are_looked_up_by_its_id_or_address() -> None
     assert index.naming(Consumer(client_id="c10")) == [errors[1]]
     assert index.naming(Consumer(client_id="c2")) == [errors[5]]
     assert index.naming(Consumer(client_id="c3")) == []
+
+
+def _broadcast(commits: dict[str, int | None]) -> StatusReport:
+    """A BROADCASTING group of T (2 queues, max offsets 900): each client's commit offsets
+    (``None``: it did not answer, its running info unknown)."""
+    rows = [
+        {"topic": T, "brokerName": "broker-a", "queueId": i, "brokerOffset": 900,
+         "consumerOffset": -1, "minOffset": 0}
+        for i in range(2)
+    ]  # fmt: skip
+    clients = [
+        consumer(
+            cid,
+            T,
+            assigned=queues(T, "broker-a", 0, 1),
+            processQueues=[
+                {"topic": T, "brokerName": "broker-a", "queueId": i, "commitOffset": commit}
+                for i in range(2)
+            ],
+        )
+        if commit is not None
+        else consumer(cid, T)
+        for cid, commit in commits.items()
+    ]
+    snap = snapshot(
+        {T: {"queues": 2}},
+        {"Notify": {"messageModel": "BROADCASTING", "consumers": clients, "offsets": rows}},
+    )
+    return status(snap)
+
+
+def test_a_broadcasting_groups_lag_is_its_most_behind_clients() -> None:
+    """Not the never-committed rows' max - min (1,800), not unknown: the worst client's."""
+    found = line(_broadcast({"c1": 900, "c2": 400}), "Notify")
+    assert (found.lag, found.lag_complete) == (1_000, True)
+    doc = status_to_json(_broadcast({"c1": 900, "c2": 400}))
+    assert (doc["groups"][0]["lag"], doc["totals"]["lag"]) == (1_000, 1_000)
+    # a client whose lag is unknown makes it a lower bound
+    found = line(_broadcast({"c1": 900, "c2": 400, "c3": None}), "Notify")
+    assert (found.lag, found.lag_complete) == (1_000, False)
+    # none known: unknown, not partial
+    found = line(_broadcast({"c3": None}), "Notify")
+    assert (found.lag, found.lag_complete) == (None, True)

@@ -166,3 +166,19 @@ def test_docs_list_every_metric_with_its_labels() -> None:
         if f.samples
     }
     assert published == rows
+
+
+def test_a_broadcasting_groups_lag_is_its_most_behind_clients_and_a_bound_is_left_out() -> None:
+    """A real 4.9.8 capture: the slow client is 2,360 behind, the others keep up."""
+    path = ROOT / "examples" / "broadcasting-slow-and-failing.json"
+    g = (("group", "cache-invalidation-consumer"),)
+    assert samples(capture(path))[("rmqlb_group_lag_messages", g)] == 2360
+    snapshot = load_snapshot(path)
+    group = snapshot.groups["cache-invalidation-consumer"]
+    silent = dataclasses.replace(group.consumers[0], process_queues=None)  # did not answer
+    partial = dataclasses.replace(
+        snapshot,
+        groups={group.name: dataclasses.replace(group, consumers=(silent, *group.consumers[1:]))},
+    )
+    got = samples(capture_of(status(partial), partial, duration=0.5, finished=1000.0))
+    assert ("rmqlb_group_lag_messages", g) not in got  # a lower bound is not the lag
