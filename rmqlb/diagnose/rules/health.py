@@ -477,7 +477,8 @@ def _retry_too_long(ctx: TopicContext) -> list[Finding]:
     """POP_RETRY_TOO_LONG: the group pops the topic, and a 5.0 broker of it cannot store a
     message in the group's POP retry topic, whose name is too long: a popped message that
     is not acknowledged in time never comes back (``PopReviveService.reviveRetry`` fails on
-    it, and the revive does not move past it)."""
+    it, and the revive does not move past it: nor does it for the other groups' checkpoints
+    behind it on that revive queue)."""
     g = ctx.g
     retry = pop_retry_topic(ctx.topic, g.name)
     size = len(retry.encode("utf-8"))
@@ -506,7 +507,11 @@ def _retry_too_long(ctx: TopicContext) -> list[Finding]:
             f"{'runs 5.0, which stores' if len(brokers) == 1 else 'run 5.0, which store'} no "
             f"message in a topic of more than {MAX_TOPIC_BYTES_5_0} bytes, so a popped message "
             "that is not acknowledged within its invisible time never comes back: its revive "
-            "fails (the broker's pop log says 'revive error') and is tried again without end",
+            "fails (the broker's pop log says 'revive error') and is tried again without end. "
+            "The revive queue it is on moves no further, so what every other group pops on "
+            "those brokers stops coming back too wherever its checkpoint lands on such a "
+            "queue (a broker spreads checkpoints over its revive queues in turn; rmqlb offsets "
+            "CID_RMQ_SYS_REVIVE_GROUP shows the queues whose committed offset stands still)",
             f"shorten the group or the topic name by {over} bytes at least (the group and the "
             f"topic together within {MAX_TOPIC_BYTES_5_0 - len(RETRY_PREFIX) - 1} bytes), or "
             "upgrade those brokers to 5.1 or later, which store such retry topics",
