@@ -2,12 +2,14 @@
 
 Its group, address, version, strategy and subscriptions, then per held queue the state of
 its process queue (cached messages and MiB, last pull and consume as ages before the
-capture, locked, dropped, the offset it will commit). All of it is in the snapshot already.
+capture, locked, dropped, the offset it will commit, the brokers' max offset and what is left
+between them: the client's own lag of the queue). All of it is in the snapshot already.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 from typing import IO, TYPE_CHECKING, Any, assert_never
 
 from rmqlb.model.snapshot import Rebalance
@@ -16,12 +18,24 @@ from rmqlb.render.formats import Output
 if TYPE_CHECKING:
     from rich.console import Console
 
+    from rmqlb.model.queue import MessageQueue
     from rmqlb.model.snapshot import Consumer, ProcessQueueState, Snapshot
 
 UNKNOWN = "unknown (its running info was not captured)"
 #: Why a gRPC client's held queues are never known: nobody can ask it.
 UNKNOWN_GRPC = "unknown (a gRPC client pops through its Proxy, which reports no held queues)"
-HEADERS = ("queue", "cached", "MiB", "last pull", "last consume", "locked", "dropped", "commit")
+HEADERS = (
+    "queue",
+    "cached",
+    "MiB",
+    "last pull",
+    "last consume",
+    "locked",
+    "dropped",
+    "commit",
+    "max",
+    "lag",
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -35,6 +49,17 @@ class ClientView:
     #: client did not report it (``None``: reported).
     balanced_by: Rebalance
     balance_inferred: str | None
+    #: The brokers' max offset of each queue, from the group's offsets (a queue missing:
+    #: not captured).
+    max_offsets: Mapping[MessageQueue, int] = field(default_factory=dict)
+
+    def lag(self, pq: ProcessQueueState) -> int | None:
+        """What the client has yet to consume of the queue by its own progress: the max
+        offset minus its commit offset (``None``: either unknown)."""
+        high = self.max_offsets.get(pq.queue)
+        if high is None or pq.commit_offset < 0:
+            return None
+        return max(0, high - pq.commit_offset)
 
 
 def find_clients(snapshot: Snapshot, client_id: str, group: str | None) -> list[ClientView]:
@@ -42,7 +67,13 @@ def find_clients(snapshot: Snapshot, client_id: str, group: str | None) -> list[
     from rmqlb.diagnose.balance import client_balance  # noqa: PLC0415
 
     return [
-        ClientView(name, c, snapshot.captured_at, *client_balance(c, g))
+        ClientView(
+            name,
+            c,
+            snapshot.captured_at,
+            *client_balance(c, g),
+            {o.queue: o.broker_offset for o in g.offsets},
+        )
         for name, g in snapshot.groups.items()
         if group is None or name == group
         for c in g.consumers
@@ -110,7 +141,9 @@ def queue_cells(view: ClientView, pq: ProcessQueueState) -> list[str]:
         age_text(pq.last_consume_timestamp, now),
         "yes" if pq.locked else "no",
         "yes" if pq.dropped else "no",
-        f"{pq.commit_offset:,}",
+        f"{pq.commit_offset:,}" if pq.commit_offset >= 0 else "none",
+        "?" if (high := view.max_offsets.get(pq.queue)) is None else f"{high:,}",
+        "?" if (lag := view.lag(pq)) is None else f"{lag:,}",
     ]
 
 
@@ -163,6 +196,8 @@ def to_json(views: list[ClientView]) -> dict[str, Any]:
                         "locked": pq.locked,
                         "dropped": pq.dropped,
                         "commitOffset": pq.commit_offset,
+                        "maxOffset": v.max_offsets.get(pq.queue),
+                        "lag": v.lag(pq),
                     }
                     for pq in v.consumer.process_queues
                 ],
@@ -220,7 +255,7 @@ def _table(views: list[ClientView], target: Console | IO[str]) -> None:
         if isinstance(target, RichConsole)
         else RichConsole(file=target, color_system=None, highlight=False)
     )
-    give_way = {"MiB": 1, "dropped": 2, "locked": 3, "last pull": 4}
+    give_way = {"MiB": 1, "dropped": 2, "locked": 3, "last pull": 4, "max": 5}
     columns = [
         Column(
             h.capitalize() if h != "MiB" else h,

@@ -80,3 +80,36 @@ def test_a_grpc_clients_held_queues_are_unknown_for_what_it_is(
     assert re.search(r"balanced by:? proxy 10\.0\.0\.9:8081 ", out)
     assert "pops through its Proxy" in out
     assert "running info was not captured" not in out
+
+
+@pytest.mark.parametrize("fmt", ["plain", "table"])
+def test_each_held_queue_shows_the_max_offset_and_the_clients_own_lag(
+    capsys: pytest.CaptureFixture[str], fmt: str
+) -> None:
+    """A real 4.9.8 capture of a slow BROADCASTING client: the brokers' max offset of each
+    queue and its lag by its own commit offset (no broker has its offsets)."""
+    example = str(ROOT / "examples" / "broadcasting-slow-and-failing.json")
+    assert run(["client", "127.0.0.1@node-2", "-d", example, "-o", fmt]) == 0
+    out = capsys.readouterr().out
+    row = next(line for line in out.splitlines() if "broker-a:0" in line)
+    assert row.split()[-3:] == ["18", "313", "295"]  # commit, max, lag
+    assert run(["client", "127.0.0.1@node-2", "-d", example, "-o", "json"]) == 0
+    first = json.loads(capsys.readouterr().out)["clients"][0]["queues"][0]
+    assert (first["commitOffset"], first["maxOffset"], first["lag"]) == (18, 313, 295)
+
+
+def test_an_unknown_max_offset_or_commit_is_no_lag(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    doc = json.loads((ROOT / "examples" / "broadcasting-slow-and-failing.json").read_text())
+    group = doc["groups"]["cache-invalidation-consumer"]
+    group["offsets"] = group["offsets"][1:]  # broker-a:0's max offset not captured
+    client = next(c for c in group["consumers"] if c["clientId"] == "127.0.0.1@node-2")
+    client["processQueues"][1]["commitOffset"] = -1  # broker-a:1: nothing committed yet
+    path = tmp_path / "client-unknown.json"
+    path.write_text(json.dumps(doc), encoding="utf-8")
+    assert run(["client", "127.0.0.1@node-2", "-d", str(path), "-o", "plain"]) == 0
+    rows = {line.split()[1]: line.split()[-3:] for line in capsys.readouterr().out.splitlines()
+            if line.startswith("CacheInvalidation")}  # fmt: skip
+    assert rows["broker-a:0"] == ["18", "?", "?"]
+    assert rows["broker-a:1"] == ["none", "313", "?"]
