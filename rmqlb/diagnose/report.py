@@ -380,6 +380,13 @@ class TopicReport:
             return None
         return sum(filter(None, lags))
 
+    def worst_client_lag(self) -> tuple[int | None, bool]:
+        """Its most behind subscribing client's lag (for a BROADCASTING group, where each
+        client consumes every message itself), and whether every such client's is known."""
+        lags = [c.lag for c in self.consumers if c.subscribes]
+        known = [lag for lag in lags if lag is not None]
+        return (max(known) if known else None), len(known) == len(lags)
+
 
 class InferenceStatus(StrEnum):
     """What rmqlb knows of strategy parameters the wire does not carry."""
@@ -441,6 +448,16 @@ class GroupReport:
         """The group's total lag over its topics (``None``: no offset known)."""
         known = [lag for lag in (t.lag for t in self.topics) if lag is not None]
         return sum(known) if known else None
+
+    def broadcast_lag(self) -> tuple[int | None, bool]:
+        """A BROADCASTING group's lag: on each topic its most behind client's, summed over
+        its topics; and whether it is exact (every subscribing client's lag known, else a
+        lower bound). ``(None, True)``: none known, so unknown rather than partial."""
+        parts = [t.worst_client_lag() for t in self.topics]
+        known = [lag for lag, _ in parts if lag is not None]
+        if not known:
+            return None, True
+        return sum(known), all(every for _, every in parts)
 
     def lag_by_consumer(self) -> dict[str, int]:
         """Each client's total lag over the queues it holds (where known)."""

@@ -326,23 +326,11 @@ def _stranded(by_topic: Mapping[str, Stranded], complete: bool) -> Stranded:
 def _lag(group: Group) -> int | None:
     """Total lag over the group's offsets; ``None`` when none is known. A BROADCASTING group
     keeps its offsets in its clients: the broker's never-committed rows say nothing of it
-    (its lag is its clients': :func:`worst_client_lag`)."""
+    (its lag is its clients': :meth:`GroupReport.broadcast_lag`)."""
     offsets = group.offsets
     if group.message_model is MessageModel.BROADCASTING:
         offsets = tuple(o for o in offsets if o.committed)
     return sum(o.lag for o in offsets) if offsets else None
-
-
-def worst_client_lag(report: GroupReport) -> tuple[int | None, bool]:
-    """A BROADCASTING group's lag: its most behind client's, over the topics it subscribes
-    (each client consumes every message itself; no broker has the group's offsets), and
-    whether every subscribing client's lag is known (else it is a lower bound; when none is,
-    the lag is unknown: ``None``, complete)."""
-    known = report.lag_by_consumer()
-    if not known:  # none known (no max offsets, or no running info): unknown, not partial
-        return None, True
-    ids = {c.client_id for t in report.topics for c in t.consumers if c.subscribes}
-    return max(known.values()), ids <= known.keys()
 
 
 def _last_consumed(group: Group) -> int | None:
@@ -414,7 +402,7 @@ def group_status(
     complete = not any(e.request in OFFSET_REQUESTS for e in errors)
     lag_complete = complete
     if group.message_model is MessageModel.BROADCASTING and report.topics:
-        lag, every = worst_client_lag(report)
+        lag, every = report.broadcast_lag()
         lag_complete = complete and every
     consumers = group.consumers
     rates = [sum(st.consume_ok_tps for st in c.status.values()) for c in consumers if c.status]

@@ -36,7 +36,7 @@ from typing import Any, Final
 from pydantic_core import PydanticSerializationError, to_json
 
 from rmqlb.fileio import parse_json
-from rmqlb.model.snapshot import RETRY_PREFIX, Snapshot
+from rmqlb.model.snapshot import RETRY_PREFIX, MessageModel, Snapshot
 from rmqlb.snapshot import spec
 
 # -- the snapshot keys the audit slices raw documents by (named by the format's spec) ------
@@ -550,11 +550,15 @@ def assignment_fingerprint(snapshot: Snapshot, group: str) -> str | None:
 
 def _topic_totals(groups: Iterable[Any]) -> dict[str, tuple[int, int | None]]:
     """Per topic of the group reports: (unconsumed queues, total lag or ``None`` when
-    unknown)."""
+    unknown; a BROADCASTING group's: its most behind client's)."""
     totals: dict[str, tuple[int, int | None]] = {}
     for group in groups:
+        broadcasting = group.message_model == MessageModel.BROADCASTING.value
         for topic in group.topics:
             unconsumed = sum(1 for row in topic.queues if row.status.value == "unconsumed")
+            if broadcasting:  # its queues have no lag; its most behind client's (as status)
+                totals[topic.topic] = (unconsumed, topic.worst_client_lag()[0])
+                continue
             lags = [row.lag for row in topic.queues if row.lag is not None]
             totals[topic.topic] = (unconsumed, sum(lags) if lags else None)
     return totals

@@ -275,3 +275,17 @@ def test_decode_json_refuses_what_every_loader_refuses(text: str, why: str) -> N
 
     with pytest.raises(ValueError, match=why):
         decode_json(text)
+
+
+def test_a_broadcasting_groups_lag_in_the_audit_is_its_most_behind_clients() -> None:
+    """As status says it (a real 4.9.8 capture: the slow client is 2,360 behind), not
+    unknown: its queues have no lag of the group's."""
+    path = Path(__file__).resolve().parents[3] / "examples" / "broadcasting-slow-and-failing.json"
+    text = path.read_text(encoding="utf-8")
+    group = "cache-invalidation-consumer"
+    rows = diagnose_unit("ns", 1, "2026-11-29T23:39:59Z", group, text, path=str(path))
+    lag = ROW_FIELDS.index("lag")
+    (group_row,) = [r for r in rows if r[0] == KIND_GROUP]
+    assert group_row[lag] == 2360
+    behind = [r for r in rows if r[0] == KIND_FINDING and r[6] == "BROADCAST_LAG"]
+    assert [r[lag] for r in behind] == [2360]  # its topic's
