@@ -87,14 +87,16 @@ def _behind_text(ctx: TopicContext, b: _Client) -> str:
         if b.lag is None:
             return (
                 f"{cid} has consumed nothing from its {queues} for {duration_text(b.idle_ms)} "
-                f"although {plural(b.cached, 'pulled message')} wait in its cache (its lag is "
-                "unknown: it has committed no offset yet)"
+                f"although {plural(b.cached, 'pulled message')} "
+                f"{'waits' if b.cached == 1 else 'wait'} in its cache (its lag is unknown: it "
+                "has committed no offset yet)"
             )
         return (
             f"{cid} is {plural(b.lag, 'message')} behind and has consumed nothing from its "
             f"{queues} that wait for {duration_text(b.idle_ms)}"
         )
-    assert b.lag is not None  # only a stalled client is behind without a known lag
+    if b.lag is None:  # not reached: only a stalled client is behind without a known lag
+        return f"{cid} is behind"
     facts: list[str] = []
     if b.rate is not None:
         facts.append(f"consumes {rate_text(b.rate)} msg/s")
