@@ -23,6 +23,7 @@ from rmqlb.model.snapshot import (
     CaptureError,
     Consumer,
     ConsumeStatus,
+    MessageModel,
     ProcessQueueState,
     QueueOffset,
     Rebalance,
@@ -449,6 +450,11 @@ class GroupReport:
         known = [lag for lag in (t.lag for t in self.topics) if lag is not None]
         return sum(known) if known else None
 
+    @property
+    def broadcasting(self) -> bool:
+        """Whether the group consumes in BROADCASTING mode (its lag is its clients')."""
+        return self.message_model == MessageModel.BROADCASTING.value
+
     def broadcast_lag(self) -> tuple[int | None, bool]:
         """A BROADCASTING group's lag: on each topic its most behind client's, summed over
         its topics; and whether it is exact (every subscribing client's lag known, else a
@@ -787,14 +793,19 @@ def _document_json(report: Report, fail_on: str, groups: Any) -> dict[str, Any]:
 
 def _group_json(g: GroupReport, topics: Any) -> dict[str, Any]:
     """One group around its ``topics``."""
-    lag = g.lag  # a sum over every queue row: once
+    complete = g.complete
+    if g.broadcasting:  # its clients' (as status says), its queues having none
+        lag, exact = g.broadcast_lag()
+        complete = complete and exact
+    else:
+        lag = g.lag  # a sum over every queue row: once
     return {
         "group": g.group,
         "messageModel": g.message_model,
         "strategy": g.strategy,
-        "lag": lag if g.complete else None,
+        "lag": lag if complete else None,
         "lagKnown": lag,
-        "lagComplete": g.complete,
+        "lagComplete": complete,
         "lagByConsumer": g.lag_by_consumer(),
         "inference": inference_to_json(g.inference),
         "topics": topics,
@@ -803,10 +814,15 @@ def _group_json(g: GroupReport, topics: Any) -> dict[str, Any]:
 
 def _topic_json(g: GroupReport, t: TopicReport, queues: Any) -> dict[str, Any]:
     """One topic of ``g`` around its ``queues`` rows."""
+    if g.broadcasting:  # its most behind client's
+        lag, exact = t.worst_client_lag()
+        lag = lag if exact else None
+    else:
+        lag = t.lag
     return {
         "topic": t.topic,
         "retry": t.retry,
-        "lag": t.lag if g.complete else None,
+        "lag": lag if g.complete else None,
         "queues": queues,
         "consumers": _consumer_rows_json(t.consumers, t.topic),
     }

@@ -195,6 +195,8 @@ def test_broadcasting_clients_each_have_their_own_lag(kit: Kit, names: Names) ->
     assert 1_000 <= lags["127.0.0.1@slow"] <= 1_600
     assert lags["127.0.0.1@fast"] < 1_000 and lags["127.0.0.1@drop"] < 1_000
     assert all(r["lag"] is None for r in report_topic(report, g, t)["queues"])
+    # the group's and the topic's lag: the most behind client's, as status says
+    assert report["groups"][0]["lag"] == report_topic(report, g, t)["lag"] == max(lags.values())
     (behind,) = findings(report, "BROADCAST_LAG")
     assert behind["consumers"] == ["127.0.0.1@slow"]
     assert "1 other consumer keeps up (127.0.0.1@fast" in behind["message"]

@@ -177,3 +177,18 @@ def test_a_client_stuck_before_its_first_commit_is_an_error_with_its_lag_unknown
     fresh = [{**s, "cachedMsgCount": 375} for s in states(-1, consumed_ago_ms=5_000)]
     report = broadcast(client("c1", MAX), client("c2", 0, processQueues=fresh))
     assert "BROADCAST_LAG" not in codes(report)
+
+
+def test_the_reports_group_and_topic_lag_are_the_most_behind_clients() -> None:
+    """As status says it: the queues have none, the clients have theirs."""
+    from rmqlb.diagnose import report_to_json
+
+    doc = report_to_json(broadcast(client("c1", MAX), client("c2", 600)))
+    (group,) = doc["groups"]
+    assert (group["lag"], group["lagKnown"], group["lagComplete"]) == (1_600, 1_600, True)
+    assert group["topics"][0]["lag"] == 1_600
+    # one client without running info: a lower bound, not the lag
+    doc = report_to_json(broadcast(client("c1", MAX), client("c2", 600, processQueues=None)))
+    (group,) = doc["groups"]
+    assert (group["lag"], group["lagKnown"], group["lagComplete"]) == (None, 0, False)
+    assert group["topics"][0]["lag"] is None
