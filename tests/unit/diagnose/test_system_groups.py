@@ -4,11 +4,12 @@ the brokers consume with themselves (seen on the kit's 5.1.4: CID_RMQ_SYS_REVIVE
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 from diagnose_builders import codes, only, run
 
-from rmqlb.diagnose import Code, Severity
+from rmqlb.diagnose import Code, Severity, diagnose
 from rmqlb.render.offsets import offsets_view, totals_line
 from rmqlb.snapshot import parse_snapshot
 
@@ -60,3 +61,9 @@ def test_an_idle_built_in_group_is_no_missing_consumer() -> None:
     f = only(report, Code.SYSTEM_GROUP)
     assert "RocketMQ creates it on every broker" in f.message
     assert "committed offsets" not in f.message
+
+
+def test_the_catalogue_quotes_the_revive_groups_finding() -> None:
+    doc = (Path(__file__).resolve().parents[3] / "docs" / "findings.md").read_text("utf-8")
+    f = only(diagnose(parse_snapshot(_revive_snapshot())), Code.SYSTEM_GROUP)
+    assert f"> {f.message}\n>\n> fix: {f.hint}\n" in doc
