@@ -952,12 +952,11 @@ def client_lag(
         if mq.topic != topic or pq.dropped:
             continue
         span = base.get(mq.broker_name)
-        if span is None or not 0 <= mq.queue_id < span[1] or pq.commit_offset < 0:
+        o = offsets[span[0] + mq.queue_id] if span and 0 <= mq.queue_id < span[1] else None
+        lag = pq.lag(None if o is None else o.broker_offset)
+        if lag is None:
             return None
-        o = offsets[span[0] + mq.queue_id]
-        if o is None:
-            return None
-        total += max(0, o.broker_offset - pq.commit_offset)
+        total += lag
     return total
 
 

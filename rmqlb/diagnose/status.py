@@ -326,7 +326,7 @@ def _stranded(by_topic: Mapping[str, Stranded], complete: bool) -> Stranded:
 def _lag(group: Group) -> int | None:
     """Total lag over the group's offsets; ``None`` when none is known. A BROADCASTING group
     keeps its offsets in its clients: the broker's never-committed rows say nothing of it
-    (its lag is its clients': :meth:`GroupReport.broadcast_lag`)."""
+    (with consumers, its lag is theirs: :meth:`GroupReport.broadcast_lag`)."""
     offsets = group.offsets
     if group.message_model is MessageModel.BROADCASTING:
         offsets = tuple(o for o in offsets if o.committed)
@@ -394,16 +394,14 @@ def group_status(
     if report.topics:
         topics, queues = _topics_and_queues(snapshot, group, report)
         by_topic = stranded_by_topic(group, report)
-        lag = _lag(group)
+        lag, every = report.broadcast_lag() if report.broadcasting else (_lag(group), True)
         last_consumed = _last_consumed(group)
     else:  # most groups of a big cluster: configs and offsets only, no consumer
         topics, queues, by_topic, lag, last_consumed = _offsets_only(group)
+        every = True
     errors = group_errors(snapshot, group)
     complete = not any(e.request in OFFSET_REQUESTS for e in errors)
-    lag_complete = complete
-    if group.message_model is MessageModel.BROADCASTING and report.topics:
-        lag, every = report.broadcast_lag()
-        lag_complete = complete and every
+    lag_complete = complete and every
     consumers = group.consumers
     rates = [sum(st.consume_ok_tps for st in c.status.values()) for c in consumers if c.status]
     return GroupStatus(

@@ -214,6 +214,19 @@ class ProcessQueueState:
     last_lock_timestamp: int = 0
     dropped: bool = False
 
+    def lag(self, max_offset: int | None) -> int | None:
+        """What the client has yet to consume of this queue by its own progress: the
+        broker's ``max_offset`` minus its commit offset (``None``: either unknown, the
+        commit offset before the client commits one).
+
+        >>> pq = ProcessQueueState(MessageQueue("T", "b", 0), commit_offset=40)
+        >>> pq.lag(100), pq.lag(None), ProcessQueueState(pq.queue, commit_offset=-1).lag(100)
+        (60, None, None)
+        """
+        if max_offset is None or self.commit_offset < 0:
+            return None
+        return max(0, max_offset - self.commit_offset)
+
 
 @dataclass(frozen=True, slots=True)
 class ConsumeStatus:

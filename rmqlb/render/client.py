@@ -56,10 +56,7 @@ class ClientView:
     def lag(self, pq: ProcessQueueState) -> int | None:
         """What the client has yet to consume of the queue by its own progress: the max
         offset minus its commit offset (``None``: either unknown)."""
-        high = self.max_offsets.get(pq.queue)
-        if high is None or pq.commit_offset < 0:
-            return None
-        return max(0, high - pq.commit_offset)
+        return pq.lag(self.max_offsets.get(pq.queue))
 
 
 def find_clients(snapshot: Snapshot, client_id: str, group: str | None) -> list[ClientView]:

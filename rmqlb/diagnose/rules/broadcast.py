@@ -57,7 +57,7 @@ def _client(
     waiting = [
         pq
         for pq in states
-        if pq.cached_msg_count > 0 or max_offsets.get(pq.queue, 0) > pq.commit_offset >= 0
+        if pq.cached_msg_count > 0 or (pq.lag(max_offsets.get(pq.queue)) or 0) > 0
     ]
     now = client_now(ctx.g.now_ms, c)
     newest = max((pq.last_consume_timestamp for pq in waiting), default=0)
