@@ -626,7 +626,9 @@ class TopicContext:
       ``more_holders[i]``: the further ones (an id twice when it is on two connections);
       ``extra``: held queues outside ``mq_all`` with their holders.
     - ``lag[i]``: the queue's lag from the offsets (``None`` when the group has no offsets
-      for the topic at all); ``offsets[i]`` the offset it comes from.
+      for the topic at all); ``offsets[i]`` the offset it comes from; ``outside_offsets``:
+      the group's offsets of the topic's queues outside ``mq_all``, in queue order (messages
+      written where no consumer is given the queue; none under BROADCASTING).
     - ``held_index[k]``: the positions in ``mq_all`` of ``actual[k]``, in order (``None``
       when unknown or when some held queue is outside ``mq_all``).
     - :meth:`exact`: per consumer, whether it holds exactly its expected queues.
@@ -651,6 +653,7 @@ class TopicContext:
     held_index: list[list[int] | None]
     offsets: list[QueueOffset | None] | None = None
     broker_side: BrokerSide | None = None
+    outside_offsets: list[QueueOffset] = field(default_factory=list)
     exact_by_consumer: list[bool] | None = field(default=None, init=False, repr=False)
     once_memo: tuple[dict[str, list[MessageQueue]] | None] | None = field(
         default=None, init=False, repr=False
@@ -859,6 +862,12 @@ def _set_owners(
 
 
 _queue_of = attrgetter("queue")
+
+
+def _queue_sort_of(o: QueueOffset) -> tuple[str, str, int]:
+    return queue_sort_key(o.queue)
+
+
 _broker_offset_of = attrgetter("broker_offset")
 _consumer_offset_of = attrgetter("consumer_offset")
 
@@ -868,9 +877,11 @@ def _offset_lags(
     topic: str,
     base: dict[str, tuple[int, int]],
     slots: list[MessageQueue | None],
-) -> tuple[list[int | None] | None, list[QueueOffset | None] | None]:
+) -> tuple[list[int | None] | None, list[QueueOffset | None] | None, list[QueueOffset]]:
     """Each queue's lag and offset (``None``: no offset for it; ``None`` overall: no offset
-    of the topic at all), filling empty ``slots`` with the offsets' queue objects on the way.
+    of the topic at all), filling empty ``slots`` with the offsets' queue objects on the way;
+    and the topic's offsets of queues outside ``mqAll`` (a broker without read permission,
+    queue ids beyond ``readQueueNums``: no consumer is given them).
 
     Fast path, in C: one offset per queue in ``mqAll`` order (as dumps write them), seen
     by identity of the shared queue objects; anything else takes the per-offset loop.
@@ -898,9 +909,10 @@ def _offset_lags(
             behind: list[int] = list(map(sub, produced, committed))
             if min(behind) < 0:
                 behind = [v if v > 0 else 0 for v in behind]
-            return cast("list[int | None]", behind), list(offsets)
+            return cast("list[int | None]", behind), list(offsets), []
     lag: list[int | None] | None = None
     found_offsets: list[QueueOffset | None] = []
+    outside: list[QueueOffset] = []
     last_broker: str | None = None
     first = count = 0
     found = False
@@ -922,7 +934,9 @@ def _offset_lags(
         if found and 0 <= qid < count:
             lag[first + qid] = o.lag
             found_offsets[first + qid] = o
-    return lag, (found_offsets if lag is not None else None)
+        else:
+            outside.append(o)
+    return lag, (found_offsets if lag is not None else None), outside
 
 
 def client_lag(
@@ -1040,13 +1054,14 @@ def topic_context(g: GroupContext, topic: str) -> TopicContext:
                     holders.append(cid)
         positions.append(index)
         held_index.append(None if outside else index)
-    lag, offsets = _offset_lags(g.group.offsets, topic, base, slots)
+    lag, offsets, outside_offsets = _offset_lags(g.group.offsets, topic, base, slots)
     actual_lag: list[int | None]
     if g.mode is Mode.BROADCASTING:
         # Each client's own lag. The queues have none of their own: no broker keeps the
         # group's offsets (its rows there only carry the max offsets the lags come from).
         actual_lag = [client_lag(c, topic, base, offsets) for c in g.consumers]
         lag = offsets = None
+        outside_offsets = []
     elif lag is None:
         actual_lag = [None] * len(positions)
     else:
@@ -1115,6 +1130,7 @@ def topic_context(g: GroupContext, topic: str) -> TopicContext:
         held_index=held_index,
         offsets=offsets,
         broker_side=side,
+        outside_offsets=sorted(outside_offsets, key=_queue_sort_of),
     )
 
 

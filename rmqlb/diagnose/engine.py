@@ -45,7 +45,7 @@ from rmqlb.diagnose.rules import GROUP_RULES, TOPIC_RULES
 from rmqlb.errors import InputError
 from rmqlb.model._fast import gc_paused
 from rmqlb.model.javaorder import java_key
-from rmqlb.model.queue import MessageQueue
+from rmqlb.model.queue import MessageQueue, queue_sort_key
 from rmqlb.model.snapshot import Snapshot
 from rmqlb.model.strategy import Params, StrategySpec, describe, params_of, with_params
 
@@ -110,22 +110,36 @@ def _queue_rows(ctx: TopicContext) -> QueueRows:
         actual_col[i] = actual
         status_col[i] = status
     expected_col = _shared_owners(ctx) if ctx.shared else owner
-    if not ctx.extra:
+    if not ctx.extra and not ctx.outside_offsets:
         return QueueRows(mq_all, expected_col, actual_col, status_col, ctx.lag, ctx.offsets)
+    # then the queues outside mqAll: held (stale, or a broker no longer readable), or only
+    # written to (no consumer is given them: unconsumed), in queue order
+    outside = {o.queue: o for o in ctx.outside_offsets}
     queues, expected_col = [*mq_all], [*expected_col]
-    for mq, held in ctx.extra.items():
+    lags, offsets = [*(ctx.lag or [None] * n)], [*(ctx.offsets or [None] * n)]
+    for mq in sorted(ctx.extra.keys() | outside.keys(), key=queue_sort_key):
+        held = ctx.extra.get(mq)
+        if held is not None:
+            actual = tuple(held)
+            status = duplicate if len(held) > 1 and not broadcasting else moved
+        elif all_known or check:
+            actual, status = (() if all_known else None), unconsumed
+        else:
+            actual, status = None, unknown
+        o = outside.get(mq)
         queues.append(mq)
         expected_col.append(None)
-        actual_col.append(tuple(held))
-        status_col.append(duplicate if len(held) > 1 and not broadcasting else moved)
-    more_rows = [None] * len(ctx.extra)
+        actual_col.append(actual)
+        status_col.append(status)
+        lags.append(None if o is None else o.lag)
+        offsets.append(o)
     return QueueRows(
         queues,
         expected_col,
         actual_col,
         status_col,
-        None if ctx.lag is None else [*ctx.lag, *more_rows],
-        None if ctx.offsets is None else [*ctx.offsets, *more_rows],
+        None if ctx.lag is None else lags,
+        None if ctx.offsets is None else offsets,
     )
 
 

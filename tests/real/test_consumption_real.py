@@ -51,18 +51,43 @@ def test_split_subscriptions_count_the_stranded_messages(kit: Kit, names: Names)
 
 
 @pytest.mark.versions(*ALL_VERSIONS)
-def test_write_queues_beyond_read_queues_hold_messages_nobody_reads(kit: Kit, names: Names) -> None:
+def test_queues_nobody_reads_hold_messages_and_are_rows_of_the_table(
+    kit: Kit, names: Names
+) -> None:
+    """broker-a writes 8 queues and reads 4; broker-b is write-only (perm 2). Producers
+    write to all 12; the client is given broker-a:0..3 only. The 8 others are rows of the
+    queue table, unconsumed with their lag, which the topic's and the group's lag count
+    (``mqadmin consumerProgress`` leaves queue ids past readQueueNums out)."""
     g, t = names.group, names.topic
     kit.topic(t, read=4, write=8, brokers=("broker-a",))
+    kit.topic(t, read=4, write=4, brokers=("broker-b",), perm=2)
     jvm = kit.consumer("unread", f"group={g};sub={t}:*;instance=a")
     kit.wait_steady(g, jvm, consumers=1, queues={t: 4})
-    kit.produce(t, 160)  # 20 per write queue: 80 in queues 4..7, which nobody reads
+    kit.produce(t, 240)  # 20 per write queue: 80 in broker-a:4..7, 80 on broker-b
 
-    report = kit.explain(g)
+    def counted() -> dict[str, Any] | None:
+        report = kit.explain(g)
+        rows = report_topic(report, g, t)["queues"]
+        unread = [r for r in rows if r["brokerName"] == "broker-b" or r["queueId"] >= 4]
+        return report if len(unread) == 8 and all(r["lag"] == 20 for r in unread) else None
 
+    report = kit.wait_for("the 160 unread messages in the queue rows", counted)
+    topic = report_topic(report, g, t)
+    unread = [r for r in topic["queues"] if r["brokerName"] == "broker-b" or r["queueId"] >= 4]
+    assert [(r["brokerName"], r["queueId"]) for r in unread] == [
+        *(("broker-a", i) for i in range(4, 8)),
+        *(("broker-b", i) for i in range(4)),
+    ]
+    assert {(r["expected"], tuple(r["actual"]), r["status"]) for r in unread} == {
+        (None, (), "unconsumed")
+    }
+    assert topic["lag"] >= 160 and report["groups"][0]["lag"] >= 160
     (finding,) = [f for f in findings(report, "WRITE_EXCEEDS_READ") if f["topic"] == t]
     assert {q["queueId"] for q in finding["queues"]} == {4, 5, 6, 7}
     assert "80 messages wait there: once readQueueNums is raised to 8" in finding["message"]
+    (finding,) = [f for f in findings(report, "QUEUE_NOT_READABLE") if f["topic"] == t]
+    assert "while producers still write to them; 80 messages wait there" in finding["message"]
+    assert finding["hint"].startswith(f"restore read permission: mqadmin updateTopicPerm -t {t} ")
 
 
 @pytest.mark.versions(*ALL_VERSIONS)

@@ -40,14 +40,40 @@ def update_target(broker: str, addr: str) -> str:
 
 
 def not_readable_text(topic: str, broker: str, perm: int, count: int, addr: str) -> tuple[str, str]:
-    """QUEUE_NOT_READABLE's message (without the waiting messages) and hint."""
-    still = ", while producers still write to them" if perm & PERM_WRITE and count else ""
+    """QUEUE_NOT_READABLE's message (without the waiting messages) and hint.
+
+    A drain takes a broker's write permission and keeps its read (perm 4), so that consumers
+    empty it; taking read leaves what is there, or still written there, to nobody. A broker
+    whose ``brokerPermission`` is not 6 registers every topic with that perm instead of the
+    topic's own (``BrokerController.registerBrokerAll``), hence the second fix.
+    """
+    writes = bool(perm & PERM_WRITE)
+    one = count == 1
+    still = ""
+    if writes and count:
+        still = f", while producers still write to {'it' if one else 'them'}"
+    target = update_target(broker, addr)
+    restore = f"mqadmin updateTopicPerm -t {topic} {target} -p"
+    whole = (
+        f" (if {broker}'s other topics have perm {perm} too, it is the broker's own "
+        f"brokerPermission: mqadmin updateBrokerConfig {target} -k brokerPermission -v "
+        f"{6 if writes else 4})"
+    )
+    if writes:
+        hint = (
+            f"restore read permission: {restore} 6{whole}; to drain {broker}, take its "
+            f"write permission instead (-p 4), not its read"
+        )
+    else:
+        hint = (
+            f"nothing new arrives there, but what waits is consumed only once {broker} is "
+            f"readable again: {restore} 4 to drain it (read-only), or 6{whole}"
+        )
     return (
         f"{topic} on {broker} has perm {perm} ({_perm_text(perm)}): its "
-        f"{plural(count, 'queue')} are left out of mqAll and consumed by nobody{still}",
-        f"if {broker} is being drained on purpose this is expected; otherwise "
-        f"restore read permission: mqadmin updateTopicPerm -t {topic} "
-        f"{update_target(broker, addr)} -p 6 (or brokerPermission=6 for the whole broker)",
+        f"{plural(count, 'queue')} {'is' if one else 'are'} left out of mqAll and consumed by "
+        f"nobody{still}",
+        hint,
     )
 
 

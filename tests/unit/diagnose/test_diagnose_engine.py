@@ -9,6 +9,7 @@ from diagnose_builders import codes, consumer, group, queues, route, run, snapsh
 
 import rmqlb.diagnose.context as context_module
 from rmqlb.diagnose import QueueStatus, diagnose
+from rmqlb.diagnose.status import status
 from rmqlb.errors import GroupNotFound, InputError
 from rmqlb.model.strategy import AvgByCircle
 
@@ -91,6 +92,72 @@ def test_queues_held_outside_the_route_get_a_row() -> None:
     rows = report.groups[0].topics[0].queues
     assert [r.queue.label() for r in rows] == ["broker-a:0", "broker-a:1", "broker-b:0"]
     assert rows[-1].expected is None and rows[-1].status is QueueStatus.moved
+
+
+def _offsets(broker: str, *lags: int) -> list[dict[str, Any]]:
+    return [
+        {"topic": T, "brokerName": broker, "queueId": i, "brokerOffset": 50 + lag,
+         "consumerOffset": 50}
+        for i, lag in enumerate(lags)
+    ]  # fmt: skip
+
+
+def test_queues_outside_mq_all_with_offsets_are_unconsumed_rows_with_their_lag() -> None:
+    """broker-b write-only (perm 2), broker-c writes 3 queues and reads 2: messages wait
+    where no consumer is given the queue; the rows, the topic's and the group's lag say so,
+    as status does."""
+    topics = {T: route(("broker-a", 2, 2, 6), ("broker-b", 2, 2, 2), ("broker-c", 2, 3, 6))}
+    offsets = [
+        *_offsets("broker-a", 0, 0),
+        *_offsets("broker-b", 7, 5),
+        *_offsets("broker-c", 0, 0, 4),
+    ]
+    held = queues(T, "broker-a", 0, 1) + queues(T, "broker-c", 0, 1)
+    groups = {"G": group(consumer("c1", T, assigned=held), offsets=offsets)}
+    report = run(topics, groups)
+    t = report.groups[0].topics[0]
+    rows = [(r.queue.label(), r.expected, r.actual, r.status.value, r.lag) for r in t.queues]
+    assert rows[4:] == [
+        ("broker-b:0", None, (), "unconsumed", 7),
+        ("broker-b:1", None, (), "unconsumed", 5),
+        ("broker-c:2", None, (), "unconsumed", 4),
+    ]
+    assert [r.offset is not None for r in t.queues] == [True] * 7
+    assert t.lag == 16 and report.groups[0].lag == 16
+    line = status(snapshot(topics, groups)).lines[0]
+    assert (line.lag, line.stranded.queues, line.stranded.messages) == (16, 3, 16)
+
+
+def test_a_held_queue_outside_mq_all_keeps_its_lag() -> None:
+    topics = {T: route(("broker-a", 2, 2, 6), ("broker-b", 1, 1, 2))}
+    held = queues(T, "broker-a", 0, 1) + queues(T, "broker-b", 0)
+    groups = {
+        "G": group(
+            consumer("c1", T, assigned=held),
+            offsets=_offsets("broker-a", 1, 1) + _offsets("broker-b", 9),
+        )
+    }
+    t = run(topics, groups).groups[0].topics[0]
+    assert [(r.queue.label(), r.status.value, r.lag) for r in t.queues][2:] == [
+        ("broker-b:0", "moved", 9)
+    ]
+    assert t.lag == 11
+
+
+def test_outside_rows_of_unknown_holdings_are_unconsumed_when_the_allocation_is_checked() -> None:
+    """Holdings unknown (``actual`` null), but the allocation gives nobody a queue outside
+    mqAll: unconsumed, as the rows of mqAll nobody is expected to hold."""
+    topics = {T: route(("broker-a", 2, 2, 6), ("broker-b", 1, 1, 2))}
+    groups = {
+        "G": group(consumer("c1", T), offsets=_offsets("broker-a", 0, 0) + _offsets("broker-b", 3))
+    }
+    last = run(topics, groups).groups[0].topics[0].queues[-1]
+    assert (last.queue.label(), last.actual, last.status, last.lag) == (
+        "broker-b:0",
+        None,
+        QueueStatus.unconsumed,
+        3,
+    )
 
 
 @pytest.mark.parametrize(

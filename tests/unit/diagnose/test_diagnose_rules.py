@@ -437,6 +437,28 @@ def test_queue_not_readable() -> None:
     assert "write-only" in f.message
 
 
+def test_queue_not_readable_fix_by_perm() -> None:
+    """Write-only: read back, and a drain is write off; no access: read back for what waits
+    (4 drains it); one queue is "is", not "are"."""
+    write_only = run(
+        {T: route(("broker-a", 2, 2, 6), ("broker-b", 1, 1, 2))}, {"G": group(consumer("c1", T))}
+    )
+    f = only(write_only, Code.QUEUE_NOT_READABLE)
+    assert "its 1 queue is left out of mqAll and consumed by nobody, while producers still " \
+        "write to it" in f.message  # fmt: skip
+    assert f.hint.startswith(f"restore read permission: mqadmin updateTopicPerm -t {T} ")
+    assert "-k brokerPermission -v 6); to drain broker-b, take its write permission instead" \
+        in f.hint  # fmt: skip
+    closed = run(
+        {T: route(("broker-a", 2, 2, 6), ("broker-b", 2, 2, 0))}, {"G": group(consumer("c1", T))}
+    )
+    g = only(closed, Code.QUEUE_NOT_READABLE)
+    assert "its 2 queues are left out of mqAll and consumed by nobody" in g.message
+    assert "producers" not in g.message
+    assert g.hint.startswith("nothing new arrives there, but what waits is consumed only once ")
+    assert "-p 4 to drain it (read-only), or 6" in g.hint and "brokerPermission -v 4)" in g.hint
+
+
 def test_readable_brokers_give_no_queue_not_readable() -> None:
     report = run({T: route(("broker-a", 2, 2, 4))}, {"G": group(consumer("c1", T))})
     assert codes(report) == []
