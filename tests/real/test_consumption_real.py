@@ -171,6 +171,39 @@ def test_consume_failing_sends_messages_to_the_retry_topic(kit: Kit, names: Name
     assert finding["consumers"] == ["127.0.0.1@a"]
 
 
+@pytest.mark.versions("4.9.8", "5.1.4")
+def test_lag_skew_names_the_consumer_with_fewer_threads(kit: Kit, names: Names) -> None:
+    """Two clients split 8 queues; one runs 1 consume thread at 100 ms a message, the other
+    Java's default 20. Of 4,000 messages the slow one gets 2,000 and consumes about 10 a
+    second: LAG_SKEW names it, with its rate and threads, and the fix raises its threads to
+    its peer's."""
+    g, t = names.group, names.topic
+    kit.topic(t, read=4)
+    jvm = kit.consumer(
+        "skew",
+        f"group={g};sub={t}:*;instance=fast",
+        f"group={g};sub={t}:*;instance=slow;sleepms=100;threads=1",
+    )
+    kit.wait_steady(g, jvm, consumers=2, queues={t: 8})
+    kit.produce(t, 4000)
+
+    def skewed() -> dict[str, Any] | None:
+        report = kit.explain(g)
+        found = [f for f in findings(report, "LAG_SKEW") if f["topic"] == t]
+        return report if found and " msg/s at " in found[0]["message"] else None
+
+    # its consume statistics are sampled every 10 s: no rate before the first sample
+    report = kit.wait_for("the slow client's lag and rate", skewed, every=1.0)
+
+    (finding,) = [f for f in findings(report, "LAG_SKEW") if f["topic"] == t]
+    assert finding["consumers"] == ["127.0.0.1@slow"]
+    assert "msg/s at " in finding["message"] and "with 1 consume thread" in finding["message"]
+    assert "its peer (127.0.0.1@fast): " in finding["message"]
+    assert finding["hint"].startswith(
+        "it runs 1 consume thread against 20 on its peer: raise its consumeThreadMin to 20"
+    )
+
+
 def test_a_slow_consumer_is_flow_controlled(kit: Kit, names: Names) -> None:
     g, t = names.group, names.topic
     kit.topic(t, read=1, brokers=("broker-a",))

@@ -58,3 +58,9 @@ def rate_text(value: float) -> str:
     ('0.4', '12.5', '1,250')
     """
     return f"{value:,.0f}" if value >= 100 else f"{value:.1f}"
+
+
+def rt_text(rt_ms: float) -> str:
+    """A consume time: ``300 ms per message``, ``0.005 ms per message`` (three significant
+    digits)."""
+    return f"{rt_ms:.3g} ms per message"

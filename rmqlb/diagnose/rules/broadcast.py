@@ -23,7 +23,7 @@ from dataclasses import dataclass
 
 from rmqlb.diagnose.context import Mode, TopicContext
 from rmqlb.diagnose.report import Code, Finding, Severity
-from rmqlb.diagnose.rules._text import duration_text, id_text, rate_text
+from rmqlb.diagnose.rules._text import duration_text, id_text, rate_text, rt_text
 from rmqlb.diagnose.rules.health import SHOWN, client_now
 from rmqlb.humanize import plural
 from rmqlb.model.javaorder import java_key
@@ -73,11 +73,6 @@ def _client(
     )
 
 
-def _rt_text(rt_ms: float) -> str:
-    """``300 ms per message``, ``0.005 ms per message`` (three significant digits)."""
-    return f"{rt_ms:.3g} ms per message"
-
-
 def _behind_text(ctx: TopicContext, b: _Client) -> str:
     """``c2 is 2,000 messages behind (consumes 3.3 msg/s, 302 ms per message: about 10 min
     to catch up if nothing more arrives)``."""
@@ -101,7 +96,7 @@ def _behind_text(ctx: TopicContext, b: _Client) -> str:
     if b.rate is not None:
         facts.append(f"consumes {rate_text(b.rate)} msg/s")
     if b.rt_ms is not None and b.rt_ms > 0:
-        facts.append(_rt_text(b.rt_ms))
+        facts.append(rt_text(b.rt_ms))
     said = ", ".join(facts)
     if b.rate:
         catch_up = duration_text(int(b.lag / b.rate * 1000))
@@ -139,7 +134,7 @@ def check_broadcast_lag(ctx: TopicContext) -> list[Finding]:
         peers = id_text([k.consumer.client_id for k in keeping], SHOWN)
         rt = ""
         if rts:
-            rt = f", {'' if len(rts) == 1 else 'at most '}{_rt_text(max(rts))}"
+            rt = f", {'' if len(rts) == 1 else 'at most '}{rt_text(max(rts))}"
         keeps = "consumer keeps" if len(keeping) == 1 else "consumers keep"
         others = f"; {len(keeping)} other {keeps} up ({peers}: under {limit:,} behind{rt})"
     else:

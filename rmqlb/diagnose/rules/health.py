@@ -318,7 +318,9 @@ def _stalled(ctx: TopicContext) -> list[Finding]:
 # -- FLOW_CONTROLLED -------------------------------------------------------------------------
 
 
-def _threads(c: Consumer) -> int | None:
+def consume_threads(c: Consumer) -> int | None:
+    """The threads of its consume pool (its core size, or consumeThreadMin; ``None``:
+    not reported)."""
     return int_property(c, PROP_THREADPOOL_CORE_SIZE) or int_property(c, "consumeThreadMin")
 
 
@@ -362,7 +364,7 @@ def _flow_controlled(ctx: TopicContext) -> list[Finding]:
         )
         lag = sum(_lag_of(ctx, mq) or 0 for mq in mine)
         status = c.status.get(ctx.topic)
-        threads = _threads(c)
+        threads = consume_threads(c)
         if threads:
             threads_seen.append(threads)
         if status is not None and (status.consume_ok_tps or status.pull_tps):

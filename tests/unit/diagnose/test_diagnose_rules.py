@@ -4,10 +4,12 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
 from diagnose_builders import codes, consumer, group, labels, only, queues, route, run
 
 from rmqlb.allocate import allocate
 from rmqlb.diagnose import Code, DiagnoseOptions, QueueStatus, Severity
+from rmqlb.diagnose.rules.lag import GENERIC_HINT
 from rmqlb.model import MessageQueue
 from rmqlb.model.strategy import Avg, AvgByCircle
 
@@ -625,6 +627,86 @@ def test_lag_skew_names_the_slow_consumer() -> None:
     assert f.consumers == ("c2",)
     assert labels(f) == ["broker-a:2", "broker-a:3"]
     assert "9,010 of the 9,030" in f.message
+
+
+def _paced(cid: str, held: list[dict[str, Any]], threads: int | None, rt: float, tps: float) -> Any:
+    """A consumer whose running info reports its pool and how it consumes T."""
+    props = {} if threads is None else {"PROP_THREADPOOL_CORE_SIZE": str(threads)}
+    status = {T: {"consumeRT": rt, "consumeOKTPS": tps}}
+    return consumer(cid, T, assigned=held, properties=props, status=status)
+
+
+@pytest.mark.parametrize(
+    ("slow", "fast", "said", "fix"),
+    [
+        (
+            (1, 100.0, 10.0),
+            (20, 0.002, 50.0),
+            "; it consumes 10.0 msg/s at 100 ms per message with 1 consume thread: about "
+            "15 min 1 s to catch up if nothing more arrives; its peer (c1): 0.002 ms per "
+            "message, 20 threads",
+            "it runs 1 consume thread against 20 on its peer: raise its consumeThreadMin to 20 "
+            "(consumeThreadMax adds none: the pool's queue is unbounded); at 100 ms per message, "
+            "20 threads consume about 200 msg/s, as long as a message takes no longer when more "
+            "run at once (a listener waiting on I/O; not one using the CPU); its listener takes "
+            "100 ms per message against 0.002 ms per message on its peer: find what it waits "
+            "for on that host",
+        ),
+        (
+            (20, 100.0, 200.0),
+            (20, 10.0, 50.0),
+            "with 20 consume threads: about 45 s to catch up",
+            "its listener takes 100 ms per message against 10 ms per message on its peer",
+        ),
+        (
+            (20, 10.0, 200.0),
+            (20, 10.0, 50.0),
+            "its peer (c1): 10 ms per message, 20 threads",
+            "it consumes as fast as its peer, so more messages arrive on its queues than on "
+            "theirs (hot message keys, or a producer's queue selector)",
+        ),
+        ((None, 0.0, 0.0), (None, 0.0, 0.0), "with 2 of 4 queues", GENERIC_HINT),
+        (
+            (1, 0.0, 0.0),
+            (20, 0.0, 0.0),
+            "with 2 of 4 queues; it runs 1 consume thread; its peer (c1): 20 threads",
+            "against 20 on its peer: raise its consumeThreadMin to 20 (consumeThreadMax adds "
+            "none: the pool's queue is unbounded)",
+        ),
+    ],
+)
+def test_lag_skew_says_how_the_consumer_consumes_next_to_its_peers(
+    slow: tuple[int | None, float, float], fast: tuple[int | None, float, float], said: str,
+    fix: str
+) -> None:  # fmt: skip
+    report = run(
+        {T: {"queues": 4}},
+        {
+            "G": group(
+                _paced("c1", q(0, 1), *fast),
+                _paced("c2", q(2, 3), *slow),
+                offsets=_offsets([10, 10, 10, 9_000]),
+            )
+        },
+    )
+    f = only(report, Code.LAG_SKEW)
+    assert said in f.message
+    assert fix in f.hint
+
+
+def test_lag_skew_without_running_info_keeps_the_generic_fix() -> None:
+    report = run(
+        {T: {"queues": 4}},
+        {
+            "G": group(
+                consumer("c1", T, assigned=q(0, 1)),
+                consumer("c2", T, assigned=q(2, 3)),
+                offsets=_offsets([10, 10, 10, 9_000]),
+            )
+        },
+    )
+    f = only(report, Code.LAG_SKEW)
+    assert f.message.endswith("with 2 of 4 queues") and f.hint == GENERIC_HINT
 
 
 def test_no_lag_skew_when_even_or_small() -> None:

@@ -1,8 +1,8 @@
 """The examples quoted in docs/findings.md for DUPLICATE_CLIENT_ID, SUBSCRIPTION_INCONSISTENT,
 STRATEGY_INCONSISTENT, the "why lag grows" findings, BROKERS_DISAGREE of clients that balance
-themselves, POP_SHARE_ALL, NO_ROUTE, WRITE_EXCEEDS_READ and QUEUE_NOT_READABLE are real
-output: each quoted message and fix comes out of the engine for an example snapshot or one
-below."""
+themselves, POP_SHARE_ALL, NO_ROUTE, WRITE_EXCEEDS_READ, QUEUE_NOT_READABLE and LAG_SKEW
+are real output: each quoted message and fix comes out of the engine for an example snapshot
+or one below."""
 
 from __future__ import annotations
 
@@ -23,6 +23,7 @@ CHECKED = (
     ("## NO_ROUTE", "## ALLOCATION_FAILED"),
     ("### POP_SHARE_ALL", "### BROKERS_DISAGREE"),
     ("## WRITE_EXCEEDS_READ", "## QUEUE_NOT_WRITABLE"),
+    ("## LAG_SKEW", "## DUPLICATE_CLIENT_ID"),
 )
 
 NOW = 1_795_348_800_000
