@@ -18,7 +18,7 @@ from __future__ import annotations
 from rmqlb.diagnose.context import Mode, TopicContext
 from rmqlb.diagnose.report import Code, Finding, Severity
 from rmqlb.diagnose.rules._text import duration_text, id_text, rate_text, rt_text
-from rmqlb.diagnose.rules.health import consume_threads
+from rmqlb.diagnose.rules.health import consume_threads, is_orderly
 from rmqlb.humanize import percent, plural
 from rmqlb.model.queue import MessageQueue, queue_sort_key
 from rmqlb.model.snapshot import Consumer
@@ -33,9 +33,12 @@ GENERIC_HINT = (
 )
 
 
-def _pace(ctx: TopicContext, top: Consumer, lag: int, peers: list[Consumer]) -> tuple[str, str]:
-    """What the running info says of how ``top`` consumes next to ``peers`` (the text added
-    to the message, empty when it says nothing), and the fix for that cause."""
+def _pace(
+    ctx: TopicContext, top: Consumer, lag: int, held: int, peers: list[Consumer]
+) -> tuple[str, str]:
+    """What the running info says of how ``top`` (holding ``held`` queues) consumes next to
+    ``peers`` (the text added to the message, empty when it says nothing), and the fix for
+    that cause. An orderly consumer runs at most one thread per queue it holds."""
     status = top.status.get(ctx.topic)
     if status is None:
         return "", GENERIC_HINT
@@ -70,12 +73,15 @@ def _pace(ctx: TopicContext, top: Consumer, lag: int, peers: list[Consumer]) -> 
     text += f"; {'its peer' if len(peers) == 1 else 'its peers'} ({ids}): {', '.join(seen)}"
     on_peers = "on its peer" if len(peers) == 1 else "on its peers"
     causes: list[str] = []
-    if threads is not None and peer_threads and threads < max(peer_threads):
-        more = max(peer_threads)
+    orderly = is_orderly(top)
+    useful = min(max(peer_threads, default=0), held) if orderly else max(peer_threads, default=0)
+    if threads is not None and threads < useful:
+        more = useful
         cause = (
-            f"it runs {plural(threads, 'consume thread')} against {more} {on_peers}: raise "
-            f"its consumeThreadMin to {more} (consumeThreadMax adds none: the pool's queue is "
-            "unbounded)"
+            f"it runs {plural(threads, 'consume thread')} against {max(peer_threads)} "
+            f"{on_peers}: raise its consumeThreadMin to {more} (consumeThreadMax adds none: "
+            "the pool's queue is unbounded"
+            + (f"; orderly, it uses at most one per queue it holds, {held})" if orderly else ")")
         )
         if rt is not None:
             cause += (
@@ -132,7 +138,7 @@ def check_lag(ctx: TopicContext) -> list[Finding]:
     lagging = sorted((mq for mq in holdings[top] if ctx.total_lag((mq,)) > 0), key=queue_sort_key)
     consumers = {c.client_id: c for c in g.consumers}
     peers = [consumers[cid] for cid in holdings if cid != top and holdings[cid]]
-    pace, hint = _pace(ctx, consumers[top], per[top], peers)
+    pace, hint = _pace(ctx, consumers[top], per[top], len(holdings[top]), peers)
     return [
         Finding(
             Code.LAG_SKEW,

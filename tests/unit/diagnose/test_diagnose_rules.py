@@ -694,6 +694,35 @@ def test_lag_skew_says_how_the_consumer_consumes_next_to_its_peers(
     assert fix in f.hint
 
 
+@pytest.mark.parametrize(
+    ("threads", "fix"),
+    [
+        (
+            1,
+            "it runs 1 consume thread against 20 on its peer: raise its consumeThreadMin to 2 "
+            "(consumeThreadMax adds none: the pool's queue is unbounded; orderly, it uses at most "
+            "one per queue it holds, 2); at 100 ms per message, 2 threads consume about 20.0 msg/s",
+        ),
+        (2, "its listener takes 100 ms per message against 10 ms per message on its peer"),
+    ],
+)
+def test_lag_skew_of_an_orderly_consumer_counts_one_thread_per_queue(
+    threads: int, fix: str
+) -> None:
+    slow = _paced("c2", q(2, 3), threads, 100.0, 10.0)
+    slow["consumeOrderly"] = True
+    report = run(
+        {T: {"queues": 4}},
+        {
+            "G": group(
+                _paced("c1", q(0, 1), 20, 10.0, 50.0), slow, offsets=_offsets([10, 10, 10, 9_000])
+            )
+        },
+    )
+    hint = only(report, Code.LAG_SKEW).hint
+    assert hint.startswith(fix)
+
+
 def test_lag_skew_without_running_info_keeps_the_generic_fix() -> None:
     report = run(
         {T: {"queues": 4}},
