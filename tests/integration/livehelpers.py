@@ -20,7 +20,9 @@ What legitimately changes on the way (each rule below says why):
   both views list them by broker name;
 * sets are compared in Java order (the wire carries TreeMaps/TreeSets);
 * offsets are completed as the collector completes them: every queue id ``0 ..
-  writeQueueNums-1`` of every broker of every topic the group's clients subscribe, with the
+  writeQueueNums-1`` of every broker of every topic the group's clients subscribe (of a
+  group nobody consumes: every topic of its consume stats whose route holds queues they
+  leave out, the routes of all of them fetched), with the
   broker's min/max offsets (the fake derives them from all groups' offsets) and committed
   offsets as served; a queue never committed comes back as the broker answers QUERY_CONSUMER_OFFSET:
   0 while its min offset is 0 (4.9: always then, 5.x: only when it holds a message), else
@@ -173,17 +175,40 @@ def _consume_stats(
     return rows
 
 
-def _completed_offsets(snapshot: Snapshot, g: Group, dialect: int) -> tuple[QueueOffset, ...]:
-    topics = {s.topic for c in g.consumers for s in c.subscriptions}
-    # a BROADCASTING group's offsets live in its clients: only the max/min offsets are read
-    broadcasting = g.message_model is MessageModel.BROADCASTING
-    ranges: dict[MessageQueue, tuple[int, int]] = {}  # the fake's min/max over all groups
+def _ranges(snapshot: Snapshot) -> dict[MessageQueue, tuple[int, int]]:
+    """The fake's min/max offset of each queue: over all groups' offsets."""
+    ranges: dict[MessageQueue, tuple[int, int]] = {}
     for other in snapshot.groups.values():
         for o in other.offsets:
             low, high = ranges.get(o.queue, (o.min_offset or 0, o.broker_offset))
             ranges[o.queue] = (min(low, o.min_offset or 0), max(high, o.broker_offset))
+    return ranges
+
+
+def _uncovered(snapshot: Snapshot, stats: Iterable[MessageQueue]) -> set[str]:
+    """The topics of consume-stats rows whose routes hold queues the rows leave out (the
+    collector completes them for a group nobody consumes)."""
+    rows: dict[tuple[str, str], int] = {}
+    for mq in stats:
+        rows[mq.topic, mq.broker_name] = rows.get((mq.topic, mq.broker_name), 0) + 1
+    out = set()
+    for topic in {t for t, _ in rows}:
+        route = snapshot.topics.get(topic)
+        for qd in route.queue_datas if route is not None else ():
+            if rows.get((topic, qd.broker_name), 0) < max(qd.read_queue_nums, qd.write_queue_nums):
+                out.add(topic)
+    return out
+
+
+def _completed_offsets(snapshot: Snapshot, g: Group, dialect: int) -> tuple[QueueOffset, ...]:
+    topics = {s.topic for c in g.consumers for s in c.subscriptions}
+    # a BROADCASTING group's offsets live in its clients: only the max/min offsets are read
+    broadcasting = g.message_model is MessageModel.BROADCASTING
+    ranges = _ranges(snapshot)
     served = {o.queue: o for o in g.offsets}
     stats = _consume_stats(snapshot, g, ranges)
+    if not g.consumers:
+        topics |= _uncovered(snapshot, stats)
     out = []
     for topic in topics:
         route = snapshot.topics.get(topic)
@@ -294,6 +319,8 @@ def wire_view(snapshot: Snapshot, dialect: int = 4) -> Snapshot:
         if not group.consumers and RETRY_PREFIX + name not in snapshot.topics:
             # no consumer and no retry topic (a POP-only group): the topics of its offsets
             wanted.update(o.queue.topic for o in group.offsets if o.committed)
+        if not group.consumers:  # routes of its consume stats' topics, to complete them
+            wanted.update(mq.topic for mq in _consume_stats(snapshot, group, {}))
     topics = _routes({t: r for t, r in snapshot.topics.items() if t in wanted})
     return Snapshot(
         topics=topics,

@@ -115,3 +115,45 @@ def test_a_broadcasting_group_gets_the_max_offsets_and_nothing_is_asked_of_commi
     assert "GET_TOPIC_STATS_INFO" in asked
     assert "QUERY_CONSUMER_OFFSET" not in asked
     assert got.errors == ()
+
+
+def _capture(served: Snapshot, group: str) -> tuple[Snapshot, list[str]]:
+    async def run() -> tuple[Snapshot, list[str]]:
+        async with FakeCluster(served) as cluster:
+            options = CollectOptions(
+                namesrv=(cluster.namesrv_addr,), groups=(group,), client=ClientOptions(2.0)
+            )
+            got = await collect(options)
+            return got, [r.name for r in cluster.requests]
+
+    return asyncio.run(run())
+
+
+def test_a_group_nobody_consumes_gets_the_queues_its_consume_stats_leave_out() -> None:
+    """Gone consumed T on broker-a and stopped; T was then created on broker-b, where
+    messages wait that Gone never committed: its consume stats list broker-a's queues only,
+    the route says broker-b holds T too, so broker-b's queues are read (a 4.9 broker answers
+    0 for a queue never committed that starts at 0) and the group is not "all caught up"."""
+    route = TopicRoute("T", (QueueData("broker-a", 2, 2), QueueData("broker-b", 2, 2)))
+    on_a = [MessageQueue("T", "broker-a", i) for i in range(2)]
+    on_b = [MessageQueue("T", "broker-b", i) for i in range(2)]
+    gone = Group("Gone", offsets=tuple(QueueOffset(mq, 10, 10, 0, 0) for mq in on_a))
+    other = Group("Other", offsets=tuple(QueueOffset(mq, 5, 5, 0, 0) for mq in on_b))
+    got, asked = _capture(
+        Snapshot(topics={"T": route}, groups={"Gone": gone, "Other": other}), "Gone"
+    )
+    offsets = {o.queue: o for o in got.groups["Gone"].offsets}
+    assert [(o.consumer_offset, o.lag) for o in map(offsets.__getitem__, on_b)] == [(0, 5), (0, 5)]
+    assert [offsets[mq].lag for mq in on_a] == [0, 0]
+    assert "GET_TOPIC_STATS_INFO" in asked and got.errors == ()
+
+
+def test_a_group_nobody_consumes_whose_stats_cover_its_routes_asks_no_topic_stats() -> None:
+    """Most groups of a big cluster: offsets on every queue of their topics' routes."""
+    t = [MessageQueue("T", "broker-a", i) for i in range(2)]
+    idle = Group("Idle", offsets=tuple(QueueOffset(mq, 10, 10, 0, 0) for mq in t))
+    got, asked = _capture(Snapshot(topics={"T": _route("T", 2, 2)}, groups={"Idle": idle}), "Idle")
+    assert [(o.queue, o.broker_offset, o.consumer_offset) for o in got.groups["Idle"].offsets] == [
+        (mq, 10, 10) for mq in t
+    ]
+    assert "GET_TOPIC_STATS_INFO" not in asked and "QUERY_CONSUMER_OFFSET" not in asked

@@ -1,5 +1,6 @@
-"""Advice on partial data against a real RocketMQ 4.9.8 cluster: a broker that stops
-answering while the only messages of a group wait on it."""
+"""Advice on partial data against a real RocketMQ cluster: a broker that stops answering
+while the only messages of a group wait on it; a broker added to a topic while the group's
+consumers are gone."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ import os
 import signal
 from typing import Any
 
+import pytest
 from conftest import Names
 from realkit import Kit, findings, report_topic
 
@@ -77,3 +79,35 @@ def test_a_consumer_holding_queues_of_a_hung_broker_has_unknown_lag(kit: Kit, na
         cid for cid, brokers in held.items() if "broker-b" in brokers
     }
     assert any(lag is not None for lag in rows.values())  # AVG gives h1 broker-a's two
+
+
+@pytest.mark.versions("4.9.8", "5.1.4")
+def test_messages_on_a_broker_added_while_nobody_consumes_are_counted(
+    kit: Kit, names: Names
+) -> None:
+    """The group consumed its topic on broker-a and stopped; the topic was then created on
+    broker-b too and 80 messages sent, 40 to broker-b's queues, which the group never
+    committed. Consume stats list broker-a's queues only (caught up): before, rmqlb said the
+    group was all caught up and, on 4.9.8, advised deleting it."""
+    g, t = names.group, names.topic
+    kit.topic(t, read=4, brokers=("broker-a",))
+    jvm = kit.consumer("added-later", f"group={g};sub={t}:*;instance=gone")
+    kit.wait(g, jvm, consumers=1, queues={t: 4})
+    kit.produce(t, 20)
+
+    def caught_up() -> dict[str, Any] | None:
+        report = kit.explain(g)
+        return report if report["groups"][0]["lag"] == 0 else None
+
+    kit.wait_for("the consumer to consume its 20 messages", caught_up)
+    kit.halt("added-later")  # a clean shutdown: offsets committed, channel closed
+    kit.topic(t, read=4, brokers=("broker-b",))
+    kit.produce(t, 80)  # 10 per queue of the 8
+
+    report = kit.explain(g)
+    (gone,) = findings(report, "NO_CONSUMERS")
+    assert f"it leaves 80 messages unconsumed on 1 topic: {t} (80)" in gone["message"]
+    assert "are all caught up" not in gone["message"]
+    done = kit.rmqlb("status", "-n", kit.namesrv, g, "-o", "json", expect=(0, 1))
+    (line,) = json.loads(done.stdout)["groups"]
+    assert (line["lag"], line["stranded"]["messages"]) == (80, 80)

@@ -77,6 +77,10 @@ async def capture_group(
         # are shown against them.
         for topic in dict.fromkeys(o.queue.topic for o in stats):
             c.routes.get(topic)
+    if not consumers and not broadcasting:
+        # Nobody to say what it subscribes: the topics it has offsets of, where their routes
+        # hold queues its consume stats leave out (messages may wait there, never committed).
+        topics.update(await c.offsets.uncovered(stats))
     offsets = await c.offsets.complete(name, sorted(topics), stats, ask_committed=not broadcasting)
     routes = {t: await c.routes.get(t) for t in sorted({*topics, RETRY_PREFIX + name})}
     on_brokers = await c.assignment.group(name, masters, view.message_model, consumers, routes)

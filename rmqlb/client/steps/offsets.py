@@ -182,6 +182,29 @@ class Offsets:
                 )
         return out
 
+    async def uncovered(self, stats: Sequence[QueueOffset]) -> list[str]:
+        """The topics of ``stats`` (a group's consume stats) whose routes have queues those
+        stats leave out: a broker where the group has no offset of the topic (added to the
+        topic, or never read: a write-only one), or queue ids up to ``writeQueueNums`` where
+        consume stats list ``readQueueNums``. Messages may wait there; for a group nobody
+        consumes, only :meth:`complete` over these topics says how many."""
+        rows: dict[tuple[str, str], int] = {}
+        for o in stats:
+            key = (o.queue.topic, o.queue.broker_name)
+            rows[key] = rows.get(key, 0) + 1
+        topics = list(dict.fromkeys(topic for topic, _ in rows))
+        routes = await asyncio.gather(*(self.collector.routes.get(t) for t in topics))
+        return [
+            route.topic
+            for route in routes
+            if route is not None
+            and any(
+                rows.get((route.topic, qd.broker_name), 0)
+                < max(qd.read_queue_nums, qd.write_queue_nums)
+                for qd in route.queue_datas
+            )
+        ]
+
     async def prefetch(self, topics: Sequence[str]) -> None:
         """Read the min/max offsets of ``topics`` on the brokers hosting them, as soon as
         their routes are known, for a later :meth:`complete` that wants them."""
