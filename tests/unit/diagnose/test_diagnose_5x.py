@@ -658,3 +658,45 @@ def test_a_client_that_pulls_beside_grpc_clients_gets_no_pop_client_story() -> N
     )
     f = only(report, Code.CONSUME_FAILING)
     assert "at most 17 times" in f.message and "push client that pops" not in f.message
+
+
+def test_lag_skew_in_a_group_the_brokers_balance_by_pull_offers_pop() -> None:
+    """Every client balanced by the brokers, the topic served by PULL: POP lets the faster
+    clients take a slow one's share; a client balancing itself, or an orderly one, does not
+    get that fix."""
+
+    def skewed(second: dict[str, Any]) -> str:
+        report = run(
+            {T: {"queues": 4}},
+            {
+                "G": group(
+                    consumer(
+                        "c1", T, strategy="AVG", assigned=queues(T, "broker-a", 0, 1), **BROKER
+                    ),
+                    consumer(
+                        "c2", T, strategy="AVG", assigned=queues(T, "broker-a", 2, 3), **second
+                    ),
+                    offsets=offsets(2)
+                    + [
+                        {
+                            "topic": T,
+                            "brokerName": "broker-a",
+                            "queueId": i,
+                            "brokerOffset": 5_100,
+                            "consumerOffset": 100,
+                        }
+                        for i in (2, 3)
+                    ],
+                )
+            },
+        )
+        return only(report, Code.LAG_SKEW).hint
+
+    pop = (
+        "; or, since the brokers balance G, have them serve T by POP (mqadmin setConsumeMode "
+        "-c <cluster> -t T -g G -m POP -q 0): every client then pops every queue"
+    )
+    assert pop in skewed(BROKER)
+    assert "setConsumeMode" not in skewed(CLIENT)
+    orderly = {**BROKER, "consumeOrderly": True}
+    assert "setConsumeMode" not in skewed(orderly)
