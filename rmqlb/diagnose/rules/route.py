@@ -39,13 +39,16 @@ def update_target(broker: str, addr: str) -> str:
     return "-c <cluster>" if broker == MERGED_BROKER else f"-b {addr}"
 
 
-def not_readable_text(topic: str, broker: str, perm: int, count: int, addr: str) -> tuple[str, str]:
+def not_readable_text(
+    topic: str, broker: str, perm: int, count: int, addr: str, *, from_route: bool = True
+) -> tuple[str, str]:
     """QUEUE_NOT_READABLE's message (without the waiting messages) and hint.
 
     A drain takes a broker's write permission and keeps its read (perm 4), so that consumers
     empty it; taking read leaves what is there, or still written there, to nobody. A broker
     whose ``brokerPermission`` is not 6 registers every topic with that perm instead of the
-    topic's own (``BrokerController.registerBrokerAll``), hence the second fix.
+    topic's own (``BrokerController.registerBrokerAll``), hence the second fix, for a perm
+    read from a route (``from_route``); a broker's own topic config holds the topic's.
     """
     writes = bool(perm & PERM_WRITE)
     one = count == 1
@@ -58,6 +61,8 @@ def not_readable_text(topic: str, broker: str, perm: int, count: int, addr: str)
         f" (if {broker}'s other topics have perm {perm} too, it is the broker's own "
         f"brokerPermission: mqadmin updateBrokerConfig {target} -k brokerPermission -v "
         f"{6 if writes else 4})"
+        if from_route
+        else ""
     )
     if writes:
         hint = (

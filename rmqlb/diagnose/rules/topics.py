@@ -114,7 +114,9 @@ def topic_findings(
             continue
         if not perm & PERM_READ and not topic.startswith(DLQ_PREFIX):
             count = max(r, w)
-            message, hint = not_readable_text(topic, broker, perm, count, _addr(addrs, broker))
+            message, hint = not_readable_text(
+                topic, broker, perm, count, _addr(addrs, broker), from_route=False
+            )
             out.append(
                 TopicFinding(
                     Code.QUEUE_NOT_READABLE,

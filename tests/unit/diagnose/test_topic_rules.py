@@ -40,6 +40,10 @@ def test_not_readable_but_not_for_a_dead_letter_topic() -> None:
     ]
     # 4.x creates %DLQ% topics write-only on purpose (PermName.PERM_WRITE)
     assert found("%DLQ%G", ("broker-a", 1, 1, 2)) == []
+    # a topic config holds the topic's own perm: no brokerPermission (a route's may be it)
+    (f,) = found("T", ("broker-a", 8, 8, 2))
+    assert f.hint.startswith("restore read permission: mqadmin updateTopicPerm -t T -b ")
+    assert "brokerPermission" not in f.hint
 
 
 def test_not_writable_is_info_while_another_broker_takes_writes() -> None:
