@@ -106,10 +106,16 @@ def test_what_becomes_of_messages_in_queues_never_committed(kit: Kit, names: Nam
 
     def started() -> dict[str, Any] | None:  # the client has committed its 2 queues
         report = kit.explain(g)
-        rows = report_topic(report, g, t)["queues"]
+        rows = report_topic(report, g, t)["queues"][:2]
         return report if all((r["offsets"] or {}).get("committed") == 10 for r in rows) else None
 
     report = kit.wait_for("the client to commit its queues", started)
+    # queues 2 and 3, which no consumer is given, are rows too: unconsumed, 10 waiting in each
+    unread = report_topic(report, g, t)["queues"][2:]
+    assert [(r["queueId"], r["status"], r["lag"]) for r in unread] == [
+        (2, "unconsumed", 10),
+        (3, "unconsumed", 10),
+    ]
     (finding,) = [f for f in findings(report, "WRITE_EXCEEDS_READ") if f["topic"] == t]
     assert "20 messages wait there" in finding["message"]
     # the broker answered rmqlb 0 for queues 2, 3 (never committed, in memory): to a 5.0
