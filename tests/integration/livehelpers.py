@@ -21,8 +21,8 @@ What legitimately changes on the way (each rule below says why):
 * sets are compared in Java order (the wire carries TreeMaps/TreeSets);
 * offsets are completed as the collector completes them: every queue id ``0 ..
   writeQueueNums-1`` of every broker of every topic the group's clients subscribe (of a
-  group nobody consumes: every topic of its consume stats whose route holds queues they
-  leave out, the routes of all of them fetched), with the
+  group nobody consumes: every topic of its consume stats that some broker has no row of
+  and whose route holds queues they leave out; the routes of those topics fetched), with the
   broker's min/max offsets (the fake derives them from all groups' offsets) and committed
   offsets as served; a queue never committed comes back as the broker answers QUERY_CONSUMER_OFFSET:
   0 while its min offset is 0 (4.9: always then, 5.x: only when it holds a message), else
@@ -185,14 +185,26 @@ def _ranges(snapshot: Snapshot) -> dict[MessageQueue, tuple[int, int]]:
     return ranges
 
 
+def _partial(snapshot: Snapshot, stats: Iterable[MessageQueue]) -> set[str]:
+    """The topics of consume-stats rows that some broker of the cluster has no row of: the
+    collector reads their routes for a group nobody consumes."""
+    on: dict[str, set[str]] = {}
+    for mq in stats:
+        on.setdefault(mq.topic, set()).add(mq.broker_name)
+    brokers = set(broker_names(snapshot))
+    return {topic for topic, where in on.items() if not brokers <= where}
+
+
 def _uncovered(snapshot: Snapshot, stats: Iterable[MessageQueue]) -> set[str]:
-    """The topics of consume-stats rows whose routes hold queues the rows leave out (the
-    collector completes them for a group nobody consumes)."""
+    """The topics of consume-stats rows whose routes hold queues the rows leave out, among
+    those some broker has no row of (the collector completes them for a group nobody
+    consumes)."""
+    stats = list(stats)
     rows: dict[tuple[str, str], int] = {}
     for mq in stats:
         rows[mq.topic, mq.broker_name] = rows.get((mq.topic, mq.broker_name), 0) + 1
     out = set()
-    for topic in {t for t, _ in rows}:
+    for topic in _partial(snapshot, stats):
         route = snapshot.topics.get(topic)
         for qd in route.queue_datas if route is not None else ():
             if rows.get((topic, qd.broker_name), 0) < max(qd.read_queue_nums, qd.write_queue_nums):
@@ -319,8 +331,8 @@ def wire_view(snapshot: Snapshot, dialect: int = 4) -> Snapshot:
         if not group.consumers and RETRY_PREFIX + name not in snapshot.topics:
             # no consumer and no retry topic (a POP-only group): the topics of its offsets
             wanted.update(o.queue.topic for o in group.offsets if o.committed)
-        if not group.consumers:  # routes of its consume stats' topics, to complete them
-            wanted.update(mq.topic for mq in _consume_stats(snapshot, group, {}))
+        if not group.consumers:  # routes of its consume stats' topics some broker lacks
+            wanted.update(_partial(snapshot, _consume_stats(snapshot, group, {})))
     topics = _routes({t: r for t, r in snapshot.topics.items() if t in wanted})
     return Snapshot(
         topics=topics,

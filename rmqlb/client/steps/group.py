@@ -80,7 +80,7 @@ async def capture_group(
     if not consumers and not broadcasting:
         # Nobody to say what it subscribes: the topics it has offsets of, where their routes
         # hold queues its consume stats leave out (messages may wait there, never committed).
-        topics.update(await c.offsets.uncovered(stats))
+        topics.update(await c.offsets.uncovered(stats, [broker for broker, _ in masters]))
     offsets = await c.offsets.complete(name, sorted(topics), stats, ask_committed=not broadcasting)
     routes = {t: await c.routes.get(t) for t in sorted({*topics, RETRY_PREFIX + name})}
     on_brokers = await c.assignment.group(name, masters, view.message_model, consumers, routes)

@@ -182,17 +182,28 @@ class Offsets:
                 )
         return out
 
-    async def uncovered(self, stats: Sequence[QueueOffset]) -> list[str]:
+    async def uncovered(self, stats: Sequence[QueueOffset], brokers: Sequence[str]) -> list[str]:
         """The topics of ``stats`` (a group's consume stats) whose routes have queues those
         stats leave out: a broker where the group has no offset of the topic (added to the
         topic, or never read: a write-only one), or queue ids up to ``writeQueueNums`` where
         consume stats list ``readQueueNums``. Messages may wait there; for a group nobody
-        consumes, only :meth:`complete` over these topics says how many."""
+        consumes, only :meth:`complete` over these topics says how many.
+
+        Only the routes of topics some of ``brokers`` (the cluster's masters) has no offset
+        of are read: a broker lists every read queue of a topic the group committed there,
+        so a topic with offsets on every master is complete but for ids past its
+        ``readQueueNums``, whose messages no consumer can be given anyway (most groups of a
+        big cluster: no request at all)."""
         rows: dict[tuple[str, str], int] = {}
+        on: dict[str, set[str]] = {}
         for o in stats:
-            key = (o.queue.topic, o.queue.broker_name)
-            rows[key] = rows.get(key, 0) + 1
-        topics = list(dict.fromkeys(topic for topic, _ in rows))
+            mq = o.queue
+            rows[mq.topic, mq.broker_name] = rows.get((mq.topic, mq.broker_name), 0) + 1
+            on.setdefault(mq.topic, set()).add(mq.broker_name)
+        masters = set(brokers)
+        topics = [topic for topic, where in on.items() if not masters <= where]
+        if not topics:
+            return []
         routes = await asyncio.gather(*(self.collector.routes.get(t) for t in topics))
         return [
             route.topic
