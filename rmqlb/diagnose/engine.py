@@ -209,6 +209,23 @@ def _finding_lags(
     return out
 
 
+def _unsubscribed_lag(g: GroupContext, contexts: Sequence[TopicContext]) -> int | None:
+    """The lag of ``g``'s offsets on topics without a context (``None``: none). Every offset
+    of a context's topic is in it (``offsets``, ``outside_offsets``): when they account for
+    all of the group's, no offset is looked at (a big topic's 100,000)."""
+    offsets = g.group.offsets
+    counted = sum(
+        len(ctx.offsets) - ctx.offsets.count(None) + len(ctx.outside_offsets)
+        for ctx in contexts
+        if ctx.offsets is not None
+    )
+    if counted == len(offsets):
+        return None
+    topics = {ctx.topic for ctx in contexts}
+    lags = [o.lag for o in offsets if o.queue.topic not in topics]
+    return sum(lags) if lags else None
+
+
 def _diagnose_group(
     g: GroupContext, topic: str | None
 ) -> tuple[GroupReport, list[Finding], list[int | None], dict[tuple[str, MessageQueue], int]]:
@@ -235,7 +252,13 @@ def _diagnose_group(
     if g.mode is Mode.BROADCASTING:
         label = "BROADCASTING"
     report = GroupReport(
-        g.name, model, label, tuple(reports), g.inference, complete=not g.offsets_unknown
+        g.name,
+        model,
+        label,
+        tuple(reports),
+        g.inference,
+        complete=not g.offsets_unknown,
+        unsubscribed_lag=None if g.mode is Mode.BROADCASTING else _unsubscribed_lag(g, contexts),
     )
     shown = [ctx for ctx in contexts if topic is None or ctx.topic == topic]
     return report, findings, link_causes(g, findings), _finding_lags(g.name, shown, findings)
@@ -289,7 +312,7 @@ def diagnose(
             report, found, links, lags = _diagnose_group(g, topic)
             if topic is not None:
                 kept = tuple(t for t in report.topics if t.topic == topic)
-                report = replace(report, topics=kept)
+                report = replace(report, topics=kept, unsubscribed_lag=None)
             group_reports.append(report)
             offset = len(findings)
             findings.extend(found)

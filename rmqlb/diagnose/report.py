@@ -434,7 +434,10 @@ class GroupReport:
 
     ``inference`` says how that strategy's parameters were settled when the clients did not
     report them (``None``: stated, or the strategy has none); ``complete`` is false when the
-    capture could not read all of its offsets (its lags are then lower bounds).
+    capture could not read all of its offsets (its lags are then lower bounds);
+    ``unsubscribed_lag`` is the lag of its offsets on topics without a table here, which
+    none of its consumers subscribes (every topic, when it has no consumer; ``None``: no
+    such offset, or a BROADCASTING group, whose offsets are its clients').
     """
 
     group: str
@@ -443,11 +446,15 @@ class GroupReport:
     topics: tuple[TopicReport, ...]
     inference: StrategyInference | None = None
     complete: bool = True  # False: some of the group's offsets could not be read
+    unsubscribed_lag: int | None = None
 
     @property
     def lag(self) -> int | None:
-        """The group's total lag over its topics (``None``: no offset known)."""
+        """The group's total lag: over its topics, and its offsets on topics nobody
+        subscribes, as ``status`` counts it (``None``: no offset known)."""
         known = [lag for lag in (t.lag for t in self.topics) if lag is not None]
+        if self.unsubscribed_lag is not None:
+            known.append(self.unsubscribed_lag)
         return sum(known) if known else None
 
     @property

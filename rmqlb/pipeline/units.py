@@ -516,6 +516,7 @@ def _diagnose_whole(data: dict[str, Any], names: Iterable[str]) -> dict[str, lis
             return None
         verdicts[name] = _group_verdict(
             totals=_topic_totals((group_report,)),
+            unsubscribed=group_report.unsubscribed_lag,
             findings=findings.get(name, []),
             fingerprint=assignment_fingerprint(snapshot, name),
         )
@@ -618,8 +619,10 @@ def diagnose_verdict(
         message = str(exc) or type(exc).__name__
         return [(KIND_ERROR, None, None, None, None, None, None, message)]
     findings = [f for f in report.findings if f.group == group]
+    mine = [g.unsubscribed_lag for g in report.groups if g.group == group]
     return _group_verdict(
         totals=_topic_totals(report.groups),
+        unsubscribed=mine[0] if mine else None,
         findings=findings,
         fingerprint=assignment_fingerprint(snapshot, group),
     )
@@ -669,12 +672,17 @@ def verdict_rows(  # noqa: PLR0917  (an occurrence is these five keys)
 def _group_verdict(
     *,
     totals: dict[str, tuple[int, int | None]],
+    unsubscribed: int | None,
     findings: list[Any],
     fingerprint: str | None,
 ) -> list[Verdict]:
-    """A diagnosed group's ``group`` row and ``finding`` rows, without their occurrence."""
+    """A diagnosed group's ``group`` row and ``finding`` rows, without their occurrence.
+    The group's lag counts its offsets on topics nobody subscribes (``unsubscribed``), as
+    explain and status do."""
     group_unconsumed = sum(u for u, _ in totals.values())
     lags = [lag for _, lag in totals.values() if lag is not None]
+    if unsubscribed is not None:
+        lags.append(unsubscribed)
     group_lag = sum(lags) if lags else None
     worst = max((SEVERITY_RANK[f.severity.value] for f in findings), default=None)
     verdict: list[Verdict] = [

@@ -108,6 +108,7 @@ def test_messages_on_a_broker_added_while_nobody_consumes_are_counted(
     (gone,) = findings(report, "NO_CONSUMERS")
     assert f"it leaves 80 messages unconsumed on 1 topic: {t} (80)" in gone["message"]
     assert "are all caught up" not in gone["message"]
+    assert report["groups"][0]["lag"] == 80  # known without a consumer, not null
     done = kit.rmqlb("status", "-n", kit.namesrv, g, "-o", "json", expect=(0, 1))
     (line,) = json.loads(done.stdout)["groups"]
     assert (line["lag"], line["stranded"]["messages"]) == (80, 80)

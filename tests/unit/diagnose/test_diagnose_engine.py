@@ -9,6 +9,7 @@ from diagnose_builders import codes, consumer, group, queues, route, run, snapsh
 
 import rmqlb.diagnose.context as context_module
 from rmqlb.diagnose import QueueStatus, diagnose
+from rmqlb.diagnose.report import report_to_json
 from rmqlb.diagnose.status import status
 from rmqlb.errors import GroupNotFound, InputError
 from rmqlb.model.strategy import AvgByCircle
@@ -142,6 +143,30 @@ def test_a_held_queue_outside_mq_all_keeps_its_lag() -> None:
         ("broker-b:0", "moved", 9)
     ]
     assert t.lag == 11
+
+
+def test_the_group_lag_counts_offsets_of_topics_nobody_subscribes_as_status_does() -> None:
+    """T0 was consumed once and nobody subscribes it now: its 7 waiting messages are in
+    the group's lag (NO_CONSUMERS names them), as status counts them; T's own lag is 5. A
+    group with no consumer at all has a known lag too, not null; ``--topic`` keeps T's."""
+    old = [
+        {"topic": "T0", "brokerName": "broker-a", "queueId": 0, "brokerOffset": 17,
+         "consumerOffset": 10}
+    ]  # fmt: skip
+    topics = {T: route(("broker-a", 2, 2, 6)), "T0": route(("broker-a", 1, 1, 6))}
+    groups = {
+        "G": group(consumer("c1", T), offsets=_offsets("broker-a", 2, 3) + old),
+        "Gone": group(offsets=old),
+    }
+    report = run(topics, groups)
+    g, gone = report.groups
+    assert ([t.lag for t in g.topics], g.lag, gone.lag) == ([5], 12, 7)
+    lines = {line.group: line.lag for line in status(snapshot(topics, groups)).lines}
+    assert lines == {"G": 12, "Gone": 7}
+    doc = report_to_json(report)
+    assert [(x["lag"], x["lagKnown"]) for x in doc["groups"]] == [(12, 12), (7, 7)]
+    only_t = diagnose(snapshot(topics, groups), groups=["G"], topic=T).groups[0]
+    assert only_t.lag == 5
 
 
 def test_outside_rows_of_unknown_holdings_are_unconsumed_when_the_allocation_is_checked() -> None:

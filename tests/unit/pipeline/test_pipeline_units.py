@@ -289,3 +289,24 @@ def test_a_broadcasting_groups_lag_in_the_audit_is_its_most_behind_clients() -> 
     assert group_row[lag] == 2360
     behind = [r for r in rows if r[0] == KIND_FINDING and r[6] == "BROADCAST_LAG"]
     assert [r[lag] for r in behind] == [2360]  # its topic's
+
+
+def test_the_audits_group_lag_counts_offsets_of_topics_nobody_subscribes() -> None:
+    """As explain and status count it: T0's 7 waiting messages, nobody subscribing T0."""
+    doc = {
+        "format": "rmqlb.snapshot/1",
+        "capturedAt": "2026-11-30T03:00:00Z",
+        "topics": {"T": {"queues": 1}, "T0": {"queues": 1}},
+        "groups": {"G": {
+            "consumers": [{"clientId": "c1", "subscriptions": ["T"]}],
+            "offsets": [
+                {"topic": t, "brokerName": "broker-a", "queueId": 0, "brokerOffset": 10 + lag,
+                 "consumerOffset": 10}
+                for t, lag in (("T", 5), ("T0", 7))
+            ],
+        }},
+    }  # fmt: skip
+    rows = diagnose_unit("ns", 1, "2026-11-30T03:00:00Z", "G", json.dumps(doc), path="/p")
+    lag = ROW_FIELDS.index("lag")
+    (group_row,) = [r for r in rows if r[0] == KIND_GROUP]
+    assert group_row[lag] == 12
