@@ -472,6 +472,11 @@ class GroupReport:
             return None, True
         return sum(known), all(every for _, every in parts)
 
+    def total_lag(self) -> tuple[int | None, bool]:
+        """The group's lag as every command states it, and whether it is exact: a
+        BROADCASTING group's clients' (:meth:`broadcast_lag`), else :attr:`lag` (exact)."""
+        return self.broadcast_lag() if self.broadcasting else (self.lag, True)
+
     def lag_by_consumer(self) -> dict[str, int]:
         """Each client's total lag over the queues it holds (where known)."""
         out: dict[str, int] = {}
@@ -800,12 +805,8 @@ def _document_json(report: Report, fail_on: str, groups: Any) -> dict[str, Any]:
 
 def _group_json(g: GroupReport, topics: Any) -> dict[str, Any]:
     """One group around its ``topics``."""
-    complete = g.complete
-    if g.broadcasting:  # its clients' (as status says), its queues having none
-        lag, exact = g.broadcast_lag()
-        complete = complete and exact
-    else:
-        lag = g.lag  # a sum over every queue row: once
+    lag, exact = g.total_lag()  # a sum over every queue row (or client): once
+    complete = g.complete and exact
     return {
         "group": g.group,
         "messageModel": g.message_model,

@@ -36,7 +36,7 @@ from typing import Any, Final
 from pydantic_core import PydanticSerializationError, to_json
 
 from rmqlb.fileio import parse_json
-from rmqlb.model.snapshot import RETRY_PREFIX, MessageModel, Snapshot
+from rmqlb.model.snapshot import RETRY_PREFIX, Snapshot
 from rmqlb.snapshot import spec
 
 # -- the snapshot keys the audit slices raw documents by (named by the format's spec) ------
@@ -516,7 +516,7 @@ def _diagnose_whole(data: dict[str, Any], names: Iterable[str]) -> dict[str, lis
             return None
         verdicts[name] = _group_verdict(
             totals=_topic_totals((group_report,)),
-            unsubscribed=group_report.unsubscribed_lag,
+            group_lag=group_report.total_lag()[0],
             findings=findings.get(name, []),
             fingerprint=assignment_fingerprint(snapshot, name),
         )
@@ -554,10 +554,9 @@ def _topic_totals(groups: Iterable[Any]) -> dict[str, tuple[int, int | None]]:
     unknown; a BROADCASTING group's: its most behind client's)."""
     totals: dict[str, tuple[int, int | None]] = {}
     for group in groups:
-        broadcasting = group.message_model == MessageModel.BROADCASTING.value
         for topic in group.topics:
             unconsumed = sum(1 for row in topic.queues if row.status.value == "unconsumed")
-            if broadcasting:  # its queues have no lag; its most behind client's (as status)
+            if group.broadcasting:  # its queues have no lag; its most behind client's (as status)
                 totals[topic.topic] = (unconsumed, topic.worst_client_lag()[0])
                 continue
             lags = [row.lag for row in topic.queues if row.lag is not None]
@@ -619,10 +618,10 @@ def diagnose_verdict(
         message = str(exc) or type(exc).__name__
         return [(KIND_ERROR, None, None, None, None, None, None, message)]
     findings = [f for f in report.findings if f.group == group]
-    mine = [g.unsubscribed_lag for g in report.groups if g.group == group]
+    mine = [g.total_lag()[0] for g in report.groups if g.group == group]
     return _group_verdict(
         totals=_topic_totals(report.groups),
-        unsubscribed=mine[0] if mine else None,
+        group_lag=mine[0] if mine else None,
         findings=findings,
         fingerprint=assignment_fingerprint(snapshot, group),
     )
@@ -672,18 +671,14 @@ def verdict_rows(  # noqa: PLR0917  (an occurrence is these five keys)
 def _group_verdict(
     *,
     totals: dict[str, tuple[int, int | None]],
-    unsubscribed: int | None,
+    group_lag: int | None,
     findings: list[Any],
     fingerprint: str | None,
 ) -> list[Verdict]:
-    """A diagnosed group's ``group`` row and ``finding`` rows, without their occurrence.
-    The group's lag counts its offsets on topics nobody subscribes (``unsubscribed``), as
-    explain and status do."""
+    """A diagnosed group's ``group`` row and ``finding`` rows, without their occurrence;
+    ``group_lag`` is the group report's (:meth:`GroupReport.total_lag`), as explain and
+    status state it."""
     group_unconsumed = sum(u for u, _ in totals.values())
-    lags = [lag for _, lag in totals.values() if lag is not None]
-    if unsubscribed is not None:
-        lags.append(unsubscribed)
-    group_lag = sum(lags) if lags else None
     worst = max((SEVERITY_RANK[f.severity.value] for f in findings), default=None)
     verdict: list[Verdict] = [
         (
