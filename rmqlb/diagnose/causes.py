@@ -35,6 +35,7 @@ Evidence = Callable[[GroupContext, Finding, Finding], bool]
 PRIORITY: dict[Code, int] = {
     Code.CONSUME_DISABLED: 10,
     Code.DUPLICATE_CLIENT_ID: 10,
+    Code.MESSAGE_MODEL_INCONSISTENT: 10,
     Code.STRATEGY_INCONSISTENT: 9,
     Code.SUBSCRIPTION_INCONSISTENT: 9,
     Code.STALE_ALLOCATION: 8,
@@ -88,6 +89,10 @@ PAIRS: dict[tuple[Code, Code], Evidence] = {
     (Code.DUPLICATE_CLIENT_ID, Code.IMBALANCE): cleared_by_listing_once,
     (Code.SUBSCRIPTION_INCONSISTENT, Code.UNCONSUMED_QUEUE): queues_within,
     (Code.SUBSCRIPTION_INCONSISTENT, Code.IDLE_CONSUMER): idle_from_split,
+    (Code.MESSAGE_MODEL_INCONSISTENT, Code.DUPLICATE_ASSIGNMENT): queues_within,
+    (Code.MESSAGE_MODEL_INCONSISTENT, Code.UNCONSUMED_QUEUE): queues_within,
+    (Code.MESSAGE_MODEL_INCONSISTENT, Code.ASSIGNMENT_MISMATCH): consumers_within,
+    (Code.MESSAGE_MODEL_INCONSISTENT, Code.SUBSCRIPTION_INCONSISTENT): consumers_within,
     (Code.STRATEGY_INCONSISTENT, Code.DUPLICATE_ASSIGNMENT): queues_within,
     (Code.STRATEGY_INCONSISTENT, Code.UNCONSUMED_QUEUE): queues_within,
     (Code.STRATEGY_INCONSISTENT, Code.ASSIGNMENT_MISMATCH): consumers_within,
@@ -148,6 +153,9 @@ def _summary(cause: Finding) -> str:
             return "the consumers run different strategies (a rolling deploy)"
         case Code.DUPLICATE_CLIENT_ID:
             return f"the client id {cause.consumers[0]} is on several connections"
+        case Code.MESSAGE_MODEL_INCONSISTENT:
+            verb = "consumes" if one else "consume"
+            return f"{ids} {verb} in BROADCASTING mode in a CLUSTERING group"
         case Code.SUBSCRIPTION_INCONSISTENT:
             return "the consumers of the group subscribe differently"
         case Code.CONSUMER_STALLED:

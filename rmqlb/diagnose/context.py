@@ -520,7 +520,7 @@ def group_context(
             balance[c.client_id], reason = client_balance(c, group)
             if reason is not None:
                 why[c.client_id] = reason
-    if group.message_model is MessageModel.BROADCASTING:
+    if group.consumed_model is MessageModel.BROADCASTING:
         mode = Mode.BROADCASTING
     elif consumers and all(b is Rebalance.PROXY for b in balance.values()):
         mode = Mode.PROXY

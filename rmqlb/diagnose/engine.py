@@ -247,7 +247,7 @@ def _diagnose_group(
                 retry=ctx.retry,
             )
         )
-    model = g.group.message_model.value
+    model = g.group.consumed_model.value
     label = describe(g.strategy) if g.mode is Mode.CLUSTERING else g.mode.value
     if g.mode is Mode.BROADCASTING:
         label = "BROADCASTING"

@@ -98,6 +98,7 @@ class Code(StrEnum):
     POP_RETRY_TOO_LONG = "POP_RETRY_TOO_LONG"  # 5.0: a POP retry topic name a broker cannot store
     BROADCAST_LAG = "BROADCAST_LAG"  # a BROADCASTING client is behind on a topic
     SYSTEM_GROUP = "SYSTEM_GROUP"  # one of RocketMQ's own groups: nothing of a user's to balance
+    MESSAGE_MODEL_INCONSISTENT = "MESSAGE_MODEL_INCONSISTENT"  # CLUSTERING and BROADCASTING clients
 
 
 class QueueStatus(StrEnum):
@@ -510,6 +511,7 @@ PRECEDENCE: tuple[Code, ...] = (
     Code.DUPLICATE_CLIENT_ID,
     Code.SUBSCRIPTION_INCONSISTENT,
     Code.STRATEGY_INCONSISTENT,
+    Code.MESSAGE_MODEL_INCONSISTENT,
     Code.STALE_ALLOCATION,
     Code.CONSUMER_STALLED,
     Code.WRITE_EXCEEDS_READ,

@@ -328,7 +328,7 @@ def _lag(group: Group) -> int | None:
     keeps its offsets in its clients: the broker's never-committed rows say nothing of it
     (with consumers, its lag is theirs: :meth:`GroupReport.broadcast_lag`)."""
     offsets = group.offsets
-    if group.message_model is MessageModel.BROADCASTING:
+    if group.consumed_model is MessageModel.BROADCASTING:
         offsets = tuple(o for o in offsets if o.committed)
     return sum(o.lag for o in offsets) if offsets else None
 
@@ -355,7 +355,7 @@ def _offsets_only(
     extra = 0
     total = 0
     last: int | None = None
-    broadcasting = group.message_model is MessageModel.BROADCASTING
+    broadcasting = group.consumed_model is MessageModel.BROADCASTING
     lagged = False
     for o in group.offsets:
         committed = o.consumer_offset >= 0

@@ -768,8 +768,9 @@ class FakeCluster:
 
     def _offset_topics(self, broker: str, group: Group) -> list[str]:
         """The topics ``group`` committed offsets of on ``broker``, as its offset table holds
-        them (a BROADCASTING group keeps its offsets in its clients: none)."""
-        if group.message_model is MessageModel.BROADCASTING:
+        them (a BROADCASTING group keeps its offsets in its clients: none; one whose clients
+        mix both models has those its CLUSTERING clients committed)."""
+        if group.consumed_model is MessageModel.BROADCASTING:
             return []
         return list(
             dict.fromkeys(

@@ -6,7 +6,7 @@ file format itself (validation, camelCase, schema) lives in :mod:`rmqlb.snapshot
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from enum import StrEnum
 
@@ -94,6 +94,9 @@ class MessageModel(StrEnum):
 
     CLUSTERING = "CLUSTERING"
     BROADCASTING = "BROADCASTING"
+
+
+_MODELS = frozenset(m.value for m in MessageModel)
 
 
 @dataclass(frozen=True, slots=True)
@@ -280,6 +283,13 @@ class Consumer:
         """Whether this client subscribes to ``topic``."""
         return self.subscription(topic) is not None
 
+    @property
+    def message_model(self) -> MessageModel | None:
+        """The message model the client reports (running info's ``messageModel``; ``None``:
+        not reported)."""
+        value = self.properties.get(MESSAGE_MODEL_PROPERTY)
+        return MessageModel(value) if value in _MODELS else None
+
     def holds(self, queue: MessageQueue) -> bool:
         """Whether this client holds ``queue``: among its queues, or among its POP queues
         (by its id, or as every queue of its broker, :data:`WHOLE_BROKER`)."""
@@ -406,11 +416,29 @@ class Group:
     on_brokers: Mapping[str, GroupOnBroker] = field(default_factory=dict)
 
     @property
+    def consumed_model(self) -> MessageModel:
+        """The model the group is consumed in, hence where its offsets live: see
+        :func:`consumed_model` (``message_model`` is the one the brokers list)."""
+        return consumed_model(self.message_model, self.consumers)
+
+    @property
     def broker_consume_tps(self) -> float | None:
         """The messages per second the brokers say the group fetches (their
         GET_CONSUME_STATS ``consumeTps``, summed; ``None``: no broker's rate captured)."""
         rates = [b.consume_tps for b in self.on_brokers.values() if b.consume_tps is not None]
         return round(sum(rates), 3) if rates else None
+
+
+def consumed_model(listed: MessageModel, consumers: Iterable[Consumer]) -> MessageModel:
+    """The model a group is consumed in: BROADCASTING when the brokers list it so (the model
+    of its last heartbeat) and none of its clients reports CLUSTERING, else CLUSTERING. The
+    clients of a group that mixes both models and report CLUSTERING share its queues and
+    commit its offsets on the brokers (MESSAGE_MODEL_INCONSISTENT names the mix)."""
+    if listed is MessageModel.BROADCASTING and all(
+        c.message_model is not MessageModel.CLUSTERING for c in consumers
+    ):
+        return MessageModel.BROADCASTING
+    return MessageModel.CLUSTERING
 
 
 @dataclass(frozen=True, slots=True)

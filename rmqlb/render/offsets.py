@@ -102,7 +102,7 @@ def offsets_view(
     invisible = _consumed_invisibly(snapshot, g)
     # a BROADCASTING group's clients keep its offsets: a queue it never committed to a
     # broker has no lag of the group's (its rows carry the broker's max offsets)
-    clients_keep = g.message_model is MessageModel.BROADCASTING
+    clients_keep = g.consumed_model is MessageModel.BROADCASTING
     rows = [
         OffsetRow(
             queue=o.queue,
@@ -122,7 +122,7 @@ def offsets_view(
         tuple(rows),
         len(g.consumers),
         snapshot.captured_at,
-        message_model=g.message_model,
+        message_model=g.consumed_model,
         complete=_complete(snapshot, g),
         holders_unknown=_INVISIBLE if invisible else _why_unknown(g) if unknown else None,
     )

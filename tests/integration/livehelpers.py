@@ -153,7 +153,7 @@ def _consume_stats(
     topics the group committed on that broker and subscribes, queue ids below
     readQueueNums, 0 where never committed; a BROADCASTING group's offsets stay in its
     clients)."""
-    if g.message_model is MessageModel.BROADCASTING:
+    if g.consumed_model is MessageModel.BROADCASTING:
         return {}
     subscribed = merged_subscriptions(g.consumers)
     served = {o.queue: o for o in g.offsets}
@@ -215,7 +215,7 @@ def _uncovered(snapshot: Snapshot, stats: Iterable[MessageQueue]) -> set[str]:
 def _completed_offsets(snapshot: Snapshot, g: Group, dialect: int) -> tuple[QueueOffset, ...]:
     topics = {s.topic for c in g.consumers for s in c.subscriptions}
     # a BROADCASTING group's offsets live in its clients: only the max/min offsets are read
-    broadcasting = g.message_model is MessageModel.BROADCASTING
+    broadcasting = g.consumed_model is MessageModel.BROADCASTING
     ranges = _ranges(snapshot)
     served = {o.queue: o for o in g.offsets}
     stats = _consume_stats(snapshot, g, ranges)

@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 from conftest import Names
-from realkit import ALL_VERSIONS, Kit, findings, report_topic
+from realkit import ALL_VERSIONS, Kit, findings, qkey, report_topic
 
 #: Seconds between two samples of a Java client's consume statistics (``StatsItem``).
 STATS_SAMPLE_S = 10
@@ -271,3 +271,85 @@ def test_broadcasting_clients_each_have_their_own_lag(kit: Kit, names: Names) ->
     # status's lag of the group is its most behind client's (it keeps consuming meanwhile)
     (line,) = json.loads(kit.rmqlb("status", "-n", kit.namesrv, g, "-o", "json").stdout)["groups"]
     assert line["lagComplete"] is True and 500 <= line["lag"] <= lags["127.0.0.1@slow"]
+
+
+@pytest.mark.versions("4.9.8", "5.1.4")
+def test_a_broadcasting_client_in_a_clustering_group_and_its_fix(kit: Kit, names: Names) -> None:
+    """Two CLUSTERING clients and one BROADCASTING client of one group (a copy deployed with
+    the wrong model). Every client is in the consumer list, so AVG gives the BROADCASTING one
+    a share: it reads that share without committing on the brokers, and the others' queues
+    too. MESSAGE_MODEL_INCONSISTENT counts what waits in its share and the doubled queues,
+    whichever model the brokers list; once the client runs as CLUSTERING (the fix), the
+    waiting messages are consumed (by it, or by a peer while it restarts) and every finding
+    clears. (That committed or never-committed queues starting at 0 are consumed from 0 is
+    the fate test's above.)"""
+    g, t = names.group, names.topic
+    kit.topic(t, read=4)
+    spec = f"group={g};sub={t}:*"
+    pair = kit.consumer("models", f"{spec};instance=c1", f"{spec};instance=c2")
+    wide = kit.consumer("models-wide", f"{spec};instance=b1;model=BROADCASTING")
+    b1 = "127.0.0.1@b1"
+
+    def settled() -> dict[str, dict[str, Any]] | None:
+        """c1 and c2 hold their AVG share of 8 queues among 3 ids, b1 every queue (the kit
+        computes no allocation for a BROADCASTING client)."""
+        states = kit.truth(g, pair, wide)
+        if set(states) != {b1, "127.0.0.1@c1", "127.0.0.1@c2"}:
+            return None
+        if len([q for q in states[b1]["held"] if q["topic"] == t]) != 8:
+            return None
+        for cid in ("127.0.0.1@c1", "127.0.0.1@c2"):
+            view, held = states[cid]["views"][t], states[cid]["held"]
+            if len(view["cidAll"]) != 3 or view["mqAll"] != 8:
+                return None
+            if {qkey(q) for q in held if q["topic"] == t} != {qkey(q) for q in view["allocated"]}:
+                return None
+        return states
+
+    states = kit.wait_for(f"group {g} to settle", settled)
+    taken = sorted(
+        (q["brokerName"], q["queueId"])
+        for cid, state in states.items()
+        if cid != b1
+        for q in state["held"]
+        if q["topic"] == t
+    )
+    everything = [(b, i) for b in ("broker-a", "broker-b") for i in range(4)]
+    given = [q for q in everything if q not in taken]
+    assert len(given) == 3 and len(taken) == 5  # AVG: 3, 3, 2 of 8 queues; b1 is first
+    kit.produce(t, 240)  # 30 per queue
+
+    def counted() -> dict[str, Any] | None:
+        report = kit.explain(g)
+        rows = {(r["brokerName"], r["queueId"]): r for r in report_topic(report, g, t)["queues"]}
+        if any((rows[q]["offsets"] or {}).get("max") != 30 for q in everything):
+            return None
+        return report if all(rows[q]["lag"] == 0 for q in taken) else None
+
+    report = kit.wait_for("the CLUSTERING clients to consume their 150", counted)
+    assert report["groups"][0]["messageModel"] == "CLUSTERING"
+    assert report["groups"][0]["lag"] == 90  # b1 commits nothing on the brokers
+    (cause,) = [f for f in findings(report, "MESSAGE_MODEL_INCONSISTENT") if f["topic"] == t]
+    assert cause["severity"] == "error" and cause["consumers"] == [b1]
+    assert sorted((q["brokerName"], q["queueId"]) for q in cause["queues"]) == everything
+    assert f"the 3 queues AVG gives {b1}" in cause["message"]
+    assert (
+        "90 messages wait there: once a consumer takes them over, all are consumed from offset 0"
+        in cause["message"]
+    )
+    assert "each message of the 5 queues the CLUSTERING clients take" in cause["message"]
+    assert "processed 2 times" in cause["message"]
+    (doubled,) = findings(report, "DUPLICATE_ASSIGNMENT")
+    assert doubled["causedBy"] == cause["id"]
+    assert not findings(report, "STALE_ALLOCATION") and not findings(report, "BROADCASTING")
+
+    # the fix: the same client restarted as CLUSTERING
+    kit.halt(wide.name)
+    again = kit.consumer("models-fixed", f"{spec};instance=b1")
+    kit.wait(g, pair, again, consumers=3, queues={t: 8})
+
+    def cleared() -> dict[str, Any] | None:
+        report = kit.explain(g)
+        return report if report["groups"][0]["lag"] == 0 and not report["findings"] else None
+
+    kit.wait_for("the waiting messages to be consumed", cleared)

@@ -12,7 +12,7 @@ from rmqlb.client.steps.connections import connections
 from rmqlb.client.steps.running import running_infos, to_consumer
 from rmqlb.client.together import together
 from rmqlb.model import Group, MessageModel, queue_sort_key
-from rmqlb.model.snapshot import DLQ_PREFIX, RETRY_PREFIX, GroupOnBroker
+from rmqlb.model.snapshot import DLQ_PREFIX, RETRY_PREFIX, GroupOnBroker, consumed_model
 
 if TYPE_CHECKING:
     from rmqlb.client.collector import Collector
@@ -44,7 +44,6 @@ async def capture_group(
     # Proxies for their clients). A BROADCASTING group's too: each client's own progress
     # (its commit offsets, in its running info) is measured against the max offsets.
     # (No task where there is nothing to ask: most groups of a big cluster have no client.)
-    broadcasting = view.message_model is MessageModel.BROADCASTING
     wanted = [*view.subscriptions]
     ranges = asyncio.ensure_future(c.offsets.prefetch(wanted)) if wanted else None
     listed = frozenset(conn.client_id for conn in view.connections)
@@ -65,6 +64,7 @@ async def capture_group(
     # %RETRY% topic); offsets of other topics stay what consume stats say (committed).
     # A BROADCASTING group keeps its offsets in its clients: its queues are listed with the
     # broker's min/max offsets only (never committed), nothing asked of its commits.
+    broadcasting = consumed_model(view.message_model, consumers) is MessageModel.BROADCASTING
     topics = set(view.subscriptions)
     topics.update(sub.topic for cons in consumers for sub in cons.subscriptions)
     if ranges is not None:

@@ -59,6 +59,7 @@ TOPIC_RULES: tuple[TopicRule, ...] = (
     route.check_route,
     membership.check_subscriptions,
     membership.check_strategies,
+    membership.check_message_models,
     brokerside.check_broker_topic,
     membership.check_broker_lists,
     allocation.check_allocation,

@@ -1,6 +1,6 @@
 """Who is in the group and how they agree: NO_CONSUMERS, DUPLICATE_CLIENT_ID,
-CLIENT_UNREACHABLE, SUBSCRIPTION_INCONSISTENT, STRATEGY_INCONSISTENT, and BROKERS_DISAGREE for
-clients that balance themselves.
+CLIENT_UNREACHABLE, SUBSCRIPTION_INCONSISTENT, STRATEGY_INCONSISTENT, MESSAGE_MODEL_INCONSISTENT,
+and BROKERS_DISAGREE for clients that balance themselves.
 
 Two broker facts drive the wording:
 
@@ -33,11 +33,18 @@ from rmqlb.diagnose.context import (
 from rmqlb.diagnose.report import Code, Finding, Severity
 from rmqlb.diagnose.rules._listed import idle_by_duplicates, imbalance_by_duplicates
 from rmqlb.diagnose.rules._text import id_text, queue_text
+from rmqlb.diagnose.rules.waiting import waiting_text
 from rmqlb.errors import InputError
 from rmqlb.humanize import plural
 from rmqlb.model.javaorder import java_key
 from rmqlb.model.queue import MessageQueue, queue_sort_key
-from rmqlb.model.snapshot import CHANNEL_EXPIRED_TIMEOUT_MS, Subscription, pop_retry_topic
+from rmqlb.model.snapshot import (
+    CHANNEL_EXPIRED_TIMEOUT_MS,
+    RETRY_PREFIX,
+    MessageModel,
+    Subscription,
+    pop_retry_topic,
+)
 from rmqlb.model.strategy import (
     DEFAULT_VIRTUAL_NODES,
     ConsistentHash,
@@ -794,6 +801,105 @@ def check_strategies(ctx: TopicContext) -> list[Finding]:
             topic=ctx.topic,
             consumers=tuple(dict.fromkeys(differ)),
             queues=tuple(sorted(queues, key=queue_sort_key)),
+        )
+    ]
+
+
+def check_message_models(ctx: TopicContext) -> list[Finding]:
+    """Clients of one group reporting both message models. The brokers list every client in
+    the group's consumer list, so the CLUSTERING clients share the queues with the
+    BROADCASTING ones: what the strategy gives a BROADCASTING client is read only by such
+    clients, which keep their offsets on their own disks (the group's offsets there never
+    move), or by nobody on a topic they do not subscribe; every queue a CLUSTERING client
+    takes is read by each subscribing BROADCASTING client too. And a BROADCASTING push client
+    does not subscribe the group's retry topic: its heartbeats remove it from the group's
+    subscription table on the brokers, which then refuse the others' pulls of it."""
+    g = ctx.g
+    if g.mode is not Mode.CLUSTERING or not ctx.mq_all or ctx.expected is None:
+        return []
+    broadcasters = list(
+        dict.fromkeys(
+            c.client_id for c in g.consumers if c.message_model is MessageModel.BROADCASTING
+        )
+    )
+    clustering = list(
+        dict.fromkeys(
+            c.client_id for c in g.consumers if c.message_model is MessageModel.CLUSTERING
+        )
+    )
+    if not broadcasters or not clustering:
+        return []
+    limit = g.options.max_listed
+    lone = broadcasters[0] if len(broadcasters) == 1 else None
+    given = sorted(
+        (mq for cid in broadcasters for mq in ctx.expected.get(cid, ())), key=queue_sort_key
+    )
+    taken = sorted(
+        (mq for cid in clustering if cid in ctx.subscribers for mq in ctx.expected.get(cid, ())),
+        key=queue_sort_key,
+    )
+    readers = len(set(broadcasters) & ctx.subscribers)
+    parts: list[str] = []
+    if given:
+        if not readers:
+            read = f"by nobody (a BROADCASTING client does not subscribe {ctx.topic})"
+        elif lone:
+            read = "only by it, which keeps its offsets on its own disk"
+        else:
+            read = "only by BROADCASTING clients, which keep their offsets on their own disks"
+        if readers:
+            read += ", never on the brokers: the group never consumes them"
+        parts.append(
+            f"every client is in the consumer list the brokers give, so the CLUSTERING "
+            f"clients share {ctx.topic}'s {plural(len(ctx.mq_all), 'queue')} with the "
+            f"BROADCASTING ones: the {plural(len(given), 'queue')} {describe(g.strategy)} "
+            f"gives {lone or 'the BROADCASTING clients'} ({queue_text(given, limit)}) "
+            f"{'are' if len(given) > 1 else 'is'} read {read}{waiting_text(ctx, given)}"
+        )
+    if taken and readers:
+        parts.append(
+            f"each message of the {plural(len(taken), 'queue')} the CLUSTERING clients take "
+            f"({queue_text(taken, limit)}) is processed {readers + 1} times, by its holder "
+            "and by every BROADCASTING client"
+        )
+    if ctx.topic == RETRY_PREFIX + g.name and not readers:
+        parts.append(
+            f"each heartbeat of a BROADCASTING client, which does not subscribe {ctx.topic}, "
+            "removes it from the subscription table the brokers keep for the group, and they "
+            "refuse the CLUSTERING clients' pulls of it until one of those heartbeats again "
+            "(broker.log: 'the consumer's subscription not exist'): retried messages wait "
+            "meanwhile"
+        )
+    if not parts:
+        return []
+    listing = (
+        f"CLUSTERING ({id_text(dict.fromkeys(clustering), 3)}); "
+        f"BROADCASTING ({id_text(dict.fromkeys(broadcasters), 3)})"
+    )
+    message = (
+        f"consumers of {g.name} use 2 message models: {listing}; the brokers list the group "
+        f"as {g.group.message_model} (the model of its latest heartbeat); " + "; and ".join(parts)
+    )
+    if lone:
+        fix = (
+            f"if {lone} must receive every message, give it a consumer group of its own; "
+            "else set MessageModel.CLUSTERING in it and restart it"
+        )
+    else:
+        fix = (
+            "give the clients that must receive every message a consumer group of their "
+            "own; set MessageModel.CLUSTERING in the others and restart them"
+        )
+    return [
+        Finding(
+            Code.MESSAGE_MODEL_INCONSISTENT,
+            Severity.error,
+            g.name,
+            message,
+            f"use one message model in every consumer of {g.name}: {fix}",
+            topic=ctx.topic,
+            consumers=tuple(broadcasters),
+            queues=tuple(sorted({*given, *(taken if readers else ())}, key=queue_sort_key)),
         )
     ]
 

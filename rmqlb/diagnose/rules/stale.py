@@ -48,6 +48,7 @@ from rmqlb.errors import AllocationError, InputError
 from rmqlb.humanize import plural
 from rmqlb.model.javaorder import java_key
 from rmqlb.model.queue import MessageQueue, queue_sort_key
+from rmqlb.model.snapshot import MessageModel
 from rmqlb.model.strategy import (
     Avg,
     AvgByCircle,
@@ -278,7 +279,8 @@ def _route_views(ctx: TopicContext, spec: StrategySpec, cid_all: tuple[str, ...]
 def mismatching(ctx: TopicContext) -> dict[str, frozenset[MessageQueue]]:
     """The subscribing clients whose known holdings differ from their expected share; not
     an orderly client holding part of its share only (it waits for locks: ORDERLY_LOCK_LOST
-    says so, see :func:`~rmqlb.diagnose.rules.health.awaiting_locks`)."""
+    says so, see :func:`~rmqlb.diagnose.rules.health.awaiting_locks`), nor a BROADCASTING
+    client of a CLUSTERING group (it reads every queue: MESSAGE_MODEL_INCONSISTENT)."""
     expected = ctx.expected
     out: dict[str, frozenset[MessageQueue]] = {}
     if expected is None:
@@ -288,6 +290,8 @@ def mismatching(ctx: TopicContext) -> dict[str, frozenset[MessageQueue]]:
     for c, held, exact in zip(ctx.g.consumers, ctx.actual, ctx.exact(), strict=True):
         cid = c.client_id
         if held is None or cid in out or cid not in ctx.subscribers or cid in skipped:
+            continue
+        if c.message_model is MessageModel.BROADCASTING:
             continue
         want = expected.get(cid, ())
         if exact or set(held) == set(want):

@@ -113,6 +113,13 @@ EXPECTED: dict[str, list[Expected]] = {
         ("MIXED_REBALANCE", "MixTopic", [], None),
     ],
     # real 4.9.8: CONSISTENT_HASH clients built with 10, 20 and 10 virtual nodes
+    # real 4.9.8: two CLUSTERING clients and a BROADCASTING one in one group
+    "message-models-mixed.json": [
+        ("MESSAGE_MODEL_INCONSISTENT", "NoticeTopic", BROKERS_0_3, None),
+        ("DUPLICATE_ASSIGNMENT", "NoticeTopic", [*BROKERS_0_3[:4], "broker-b:0", "broker-b:1"], 0),
+        ("ASSIGNMENT_MISMATCH", "NoticeTopic", [*BROKERS_0_3[:4], "broker-b:0", "broker-b:1"], 0),
+        ("MESSAGE_MODEL_INCONSISTENT", "%RETRY%NoticeGroup", [], None),
+    ],
     "consistent-hash-mixed-counts.json": [
         (
             "STRATEGY_INCONSISTENT",
