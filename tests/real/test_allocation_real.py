@@ -85,6 +85,40 @@ def test_a_subscribed_topic_that_does_not_exist_is_named_with_the_command_to_cre
     )
 
 
+@pytest.mark.versions("4.9.8", "5.1.4")
+def test_a_topic_deleted_while_consumed_is_told_from_a_typo(kit: Kit, names: Names) -> None:
+    """``mqadmin deleteTopic`` while a slow client holds the topic's 8 queues with messages
+    waiting: the NameServer has no route, but the client keeps the one it read (its pulls
+    answered 'topic[T] not exist'). NO_ROUTE says the topic was deleted from its registered
+    brokers and how to create it again as the client knew it; created again, its queues
+    start empty: what was not consumed is not reachable, as the finding says."""
+    g, t = names.group, names.topic
+    kit.topic(t, read=4)
+    jvm = kit.consumer("deleted", f"group={g};sub={t}:*;instance=a;sleepms=100;threads=1")
+    kit.wait_steady(g, jvm, consumers=1, queues={t: 8})
+    kit.produce(t, 400)  # 10 a second are consumed: most still wait when it is deleted
+    kit.mqadmin("deleteTopic", "-c", CLUSTER, "-t", t)
+
+    def named() -> dict[str, Any] | None:
+        report = kit.explain(g)
+        return report if [f for f in findings(report, "NO_ROUTE") if f["topic"] == t] else None
+
+    report = kit.wait_for(f"NO_ROUTE for the deleted {t}", named)
+    (f,) = (f for f in findings(report, "NO_ROUTE") if f["topic"] == t)
+    assert (
+        "while 127.0.0.1@a still holds 8 queues of it (broker-a:0..3, broker-b:0..3) from a "
+        f"route read before: {t} was deleted from broker-a, broker-b, which are registered"
+    ) in f["message"]
+    assert f["hint"] == (
+        f"if {t} was deleted on purpose, remove the subscription from the consumers of {g}; "
+        f"else create it again as its clients knew it (mqadmin updateTopic -t {t} -c "
+        f"{CLUSTER} -r 4 -w 4)"
+    )
+    kit.topic(t, read=4)  # created again: its queues start at 0, the old messages are gone
+    rows = report_topic(kit.explain(g), g, t)["queues"]
+    assert len(rows) == 8 and {(r["offsets"] or {}).get("max") for r in rows} == {0}
+
+
 @pytest.mark.versions(*ALL_VERSIONS)
 def test_more_consumers_than_queues(kit: Kit, names: Names) -> None:
     g, t = names.group, names.topic

@@ -7,6 +7,8 @@ A topic's route is a list of QueueData, one per broker: ``readQueueNums`` queues
 
 from __future__ import annotations
 
+from collections import Counter
+
 from rmqlb.diagnose.context import (
     ROUTE_REQUEST,
     TopicContext,
@@ -15,7 +17,7 @@ from rmqlb.diagnose.context import (
     error_index,
 )
 from rmqlb.diagnose.report import Code, Finding, Severity
-from rmqlb.diagnose.rules._text import queue_text
+from rmqlb.diagnose.rules._text import id_text, queue_text
 from rmqlb.diagnose.rules.waiting import waiting_text
 from rmqlb.humanize import plural
 from rmqlb.model.queue import MERGED_BROKER, MessageQueue
@@ -136,6 +138,8 @@ def _no_route_text(ctx: TopicContext, subscribers: int) -> tuple[str, str]:
     if failed:  # the capture is partial: the route may well exist
         why, again = "its route could not be read (see the capture errors)", "capture again"
     elif snapshot.source is not None and snapshot.source.namesrv:  # TOPIC_NOT_EXIST
+        if ctx.extra:  # its clients read a route before: held queues tell what it was
+            return _route_gone(ctx, who)
         why, again = "the NameServer has no route for it: the topic does not exist", ""
     else:  # a snapshot written by hand or by another tool: nothing says why
         why = "the snapshot has no route for it: the topic does not exist or its route was not read"
@@ -156,6 +160,50 @@ def _no_route_text(ctx: TopicContext, subscribers: int) -> tuple[str, str]:
     if failed:
         return message, f"{again}; if {topic} does not exist, {fix}"
     return message, f"{fix}; {again}" if again else fix
+
+
+def _route_gone(ctx: TopicContext, who: str) -> tuple[str, str]:
+    """NO_ROUTE of a topic whose clients still hold queues of it: they read its route
+    before. Brokers of those queues the NameServer lists (registered) no longer have the
+    topic: it was deleted, and a client keeps the route it read while its pulls fail
+    (``topic[T] not exist``); a deleted topic's consume queues are gone, so what was not
+    consumed does not come back if it is created again. Brokers it does not list are down
+    or cut off from it, and the topic may be intact there."""
+    g, topic = ctx.g, ctx.topic
+    held = list(ctx.extra)
+    holders = dict.fromkeys(cid for ids in ctx.extra.values() for cid in ids)
+    brokers = dict.fromkeys(mq.broker_name for mq in held)
+    registered = g.snapshot.brokers
+    missing = [b for b in brokers if b not in registered or registered[b].master_addr() is None]
+    holding = (
+        f"{id_text(holders, 3)} still {'holds' if len(holders) == 1 else 'hold'} "
+        f"{plural(len(held), 'queue')} of it ({queue_text(held)}) from a route read before"
+    )
+    if missing:
+        names = ", ".join(missing)
+        return (
+            f"{who} but the NameServer has no route for it, while {holding}: "
+            f"{'its broker' if len(missing) == 1 else 'its brokers'} {names} "
+            f"{'is' if len(missing) == 1 else 'are'} not registered with the NameServer "
+            "(down, or cut off from it), so nothing of it can be allocated",
+            f"bring {names} back (or let it reach the NameServer): the route comes back "
+            "with it; if the topic was deleted on purpose, remove the subscription",
+        )
+    per_broker = Counter(mq.broker_name for mq in held)
+    shape = max(per_broker.values())
+    cluster = cluster_name(g.snapshot)
+    return (
+        f"{who} but the NameServer has no route for it, while {holding}: {topic} was "
+        f"deleted from {', '.join(brokers)}, {'which is' if len(brokers) == 1 else 'which are'} "
+        "registered, so nothing of it can be "
+        "allocated; the clients keep the route they read and their pulls fail ('topic["
+        f"{topic}] not exist' in their log), and the messages they had not consumed are not "
+        "reachable even if the topic is created again (a broker deletes its consume queues "
+        "with the topic)",
+        f"if {topic} was deleted on purpose, remove the subscription from the consumers of "
+        f"{g.name}; else create it again as its clients knew it (mqadmin updateTopic -t "
+        f"{topic} -c {cluster} -r {shape} -w {shape})",
+    )
 
 
 def check_route(ctx: TopicContext) -> list[Finding]:

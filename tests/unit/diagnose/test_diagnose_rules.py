@@ -501,6 +501,29 @@ def test_no_route_says_why_as_far_as_the_snapshot_knows() -> None:
     )
 
 
+def test_no_route_while_clients_hold_queues_tells_a_deleted_topic_from_a_broker_gone() -> None:
+    """Held queues mean the clients read a route before: on registered brokers the topic was
+    deleted (re-create it as the clients knew it, or drop the subscription); on a broker the
+    NameServer does not list, that broker is down."""
+    held = queues(T, "broker-a", 0, 1, 2, 3)
+    groups = {"G": group(consumer("c1", T, assigned=held))}
+    deleted = only(run({}, groups, extra=_CAPTURED), Code.NO_ROUTE)
+    assert (
+        "while c1 still holds 4 queues of it (broker-a:0..3) from a route read before: "
+        f"{T} was deleted from broker-a, which is registered" in deleted.message
+    )
+    assert f"'topic[{T}] not exist' in their log" in deleted.message
+    assert "not reachable even if the topic is created again" in deleted.message
+    assert deleted.hint == (
+        f"if {T} was deleted on purpose, remove the subscription from the consumers of G; else "
+        f"create it again as its clients knew it (mqadmin updateTopic -t {T} -c C1 -r 4 -w 4)"
+    )
+    on_b = {"G": group(consumer("c1", T, assigned=queues(T, "broker-b", 0, 1)))}
+    gone = only(run({}, on_b, extra=_CAPTURED), Code.NO_ROUTE)
+    assert "its broker broker-b is not registered with the NameServer" in gone.message
+    assert gone.hint.startswith("bring broker-b back (or let it reach the NameServer)")
+
+
 def test_no_route_of_a_pop_retry_topic_is_normal_and_never_to_be_created() -> None:
     """A 5.x client the brokers balance subscribes %RETRY%G_TopicA once it pulls TopicA;
     the brokers create that topic at the first POP retry: before, the hint said to create it."""
