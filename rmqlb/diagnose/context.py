@@ -316,6 +316,9 @@ class GroupContext:
     client_strategies: Mapping[str, StrategySpec] | None = None
     #: :meth:`pops` by topic, as computed (several rules ask it of one topic).
     popped: dict[str, bool] = field(default_factory=dict)
+    #: Clients reporting BROADCASTING in a group diagnosed as CLUSTERING (a mix of models:
+    #: they read every queue and commit nothing on the brokers).
+    broadcasters: frozenset[str] = frozenset()
 
     @property
     def offsets_unknown(self) -> tuple[CaptureError, ...]:
@@ -566,6 +569,11 @@ def group_context(
         balance=balance,
         balance_why=why,
         client_strategies=client_strategies,
+        broadcasters=frozenset(
+            c.client_id for c in consumers if c.message_model is MessageModel.BROADCASTING
+        )
+        if mode is Mode.CLUSTERING
+        else frozenset(),
     )
 
 

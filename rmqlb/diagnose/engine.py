@@ -109,6 +109,11 @@ def _queue_rows(ctx: TopicContext) -> QueueRows:
             status = ok if (broadcasting or not check or first == expected) else moved
         actual_col[i] = actual
         status_col[i] = status
+    wide = ctx.g.broadcasters
+    if wide:  # read by BROADCASTING clients only: none commits the group's offsets there
+        for i, readers in enumerate(actual_col):
+            if readers and wide.issuperset(readers):
+                status_col[i] = unconsumed
     expected_col = _shared_owners(ctx) if ctx.shared else owner
     if not ctx.extra and not ctx.outside_offsets:
         return QueueRows(mq_all, expected_col, actual_col, status_col, ctx.lag, ctx.offsets)

@@ -329,6 +329,9 @@ def test_a_broadcasting_client_in_a_clustering_group_and_its_fix(kit: Kit, names
     report = kit.wait_for("the CLUSTERING clients to consume their 150", counted)
     assert report["groups"][0]["messageModel"] == "CLUSTERING"
     assert report["groups"][0]["lag"] == 90  # b1 commits nothing on the brokers
+    rows = {(r["brokerName"], r["queueId"]): r for r in report_topic(report, g, t)["queues"]}
+    assert {q: rows[q]["status"] for q in given} == dict.fromkeys(given, "unconsumed")
+    assert {q: rows[q]["status"] for q in taken} == dict.fromkeys(taken, "duplicate")
     (cause,) = [f for f in findings(report, "MESSAGE_MODEL_INCONSISTENT") if f["topic"] == t]
     assert cause["severity"] == "error" and cause["consumers"] == [b1]
     assert sorted((q["brokerName"], q["queueId"]) for q in cause["queues"]) == everything

@@ -815,13 +815,9 @@ def check_message_models(ctx: TopicContext) -> list[Finding]:
     does not subscribe the group's retry topic: its heartbeats remove it from the group's
     subscription table on the brokers, which then refuse the others' pulls of it."""
     g = ctx.g
-    if g.mode is not Mode.CLUSTERING or not ctx.mq_all or ctx.expected is None:
+    if not g.broadcasters or not ctx.mq_all or ctx.expected is None:
         return []
-    broadcasters = list(
-        dict.fromkeys(
-            c.client_id for c in g.consumers if c.message_model is MessageModel.BROADCASTING
-        )
-    )
+    broadcasters = [cid for cid in dict.fromkeys(g.cid_all) if cid in g.broadcasters]
     clustering = list(
         dict.fromkeys(
             c.client_id for c in g.consumers if c.message_model is MessageModel.CLUSTERING

@@ -48,7 +48,6 @@ from rmqlb.errors import AllocationError, InputError
 from rmqlb.humanize import plural
 from rmqlb.model.javaorder import java_key
 from rmqlb.model.queue import MessageQueue, queue_sort_key
-from rmqlb.model.snapshot import MessageModel
 from rmqlb.model.strategy import (
     Avg,
     AvgByCircle,
@@ -291,7 +290,7 @@ def mismatching(ctx: TopicContext) -> dict[str, frozenset[MessageQueue]]:
         cid = c.client_id
         if held is None or cid in out or cid not in ctx.subscribers or cid in skipped:
             continue
-        if c.message_model is MessageModel.BROADCASTING:
+        if cid in ctx.g.broadcasters:
             continue
         want = expected.get(cid, ())
         if exact or set(held) == set(want):

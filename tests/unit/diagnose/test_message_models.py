@@ -91,6 +91,11 @@ def test_the_mix_is_the_cause_of_the_doubled_queues_and_of_the_lag_nobody_commit
         assert "consumes in BROADCASTING mode in a CLUSTERING group" in effect.hint
     (g,) = report.groups
     assert g.message_model == "CLUSTERING"
+    rows = g.topics[0].queues
+    assert [(r.queue.label(), r.status.value) for r in rows] == [
+        *((f"broker-a:{i}", "unconsumed") for i in range(4)),
+        *((f"broker-b:{i}", "duplicate") for i in range(4)),
+    ]
     assert g.total_lag() == (100, True)  # the brokers' offsets are the CLUSTERING clients'
 
 
@@ -152,6 +157,8 @@ def test_status_counts_the_lag_on_the_brokers() -> None:
     )
     (line,) = status(snap).lines
     assert (line.message_model, line.lag) == ("CLUSTERING", 100)
+    # broker-a's queues, read by b1 only, are unconsumed rows: stranded (what pages)
+    assert (line.stranded.queues, line.stranded.messages) == (4, 100)
     assert line.worst is not None and line.worst.code is Code.MESSAGE_MODEL_INCONSISTENT
 
 
