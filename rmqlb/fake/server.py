@@ -700,11 +700,18 @@ class FakeCluster:
     def _query_assignment(self, cmd: RemotingCommand, broker: str) -> RemotingCommand:
         """QUERY_ASSIGNMENT: the answer the snapshot recorded for this broker, client and
         topic; none recorded: no assignment (``{}``, what a broker answers for a strategy
-        it does not know)."""
+        it does not know). Asked in BROADCASTING mode, every readable queue of the topic's
+        route, as ``QueryAssignmentProcessor`` answers."""
         try:
             ask = assignment.decode_query_assignment_request(cmd.body)
         except ProtocolError:
             return self._reply(cmd, ResponseCode.SYSTEM_ERROR, remark="bad request body")
+        route = self.snapshot.topics.get(ask["topic"])
+        if ask["messageModel"] == MessageModel.BROADCASTING.value and route is not None:
+            every = [assignment.QueueAssignment(q, None) for q in route.readable_queues()]
+            return self._reply(
+                cmd, ResponseCode.SUCCESS, body=assignment.encode_query_assignment(every)
+            )
         group = self.snapshot.groups.get(ask["consumerGroup"])
         on = group.on_brokers.get(broker) if group is not None else None
         found = None

@@ -146,3 +146,28 @@ def test_a_broker_with_no_consumer_of_the_group_lists_none_and_nothing_failed() 
         c["clientId"] for c in group["consumers"]
     )
     assert [e.request for e in got.errors if e.request == "GET_CONSUMER_LIST_BY_GROUP"] == []
+
+
+def test_broker_assignments_are_asked_in_each_clients_own_model() -> None:
+    """The brokers list a group's model as its last heartbeat's: with a BROADCASTING client
+    in the group it may say BROADCASTING, and a broker asked in that mode answers every
+    queue. The clients the brokers assign ask in their own (CLUSTERING) model, and so does
+    the capture: the assignments come back as the clients got them."""
+    raw = json.loads((EXAMPLES / "broker-assigned-pull.json").read_text(encoding="utf-8"))
+    (g,) = raw["groups"].values()
+    g["messageModel"] = "BROADCASTING"
+    wide = {**g["consumers"][0], "clientId": "10.0.0.7@8500#2764219900000"}
+    wide["properties"] = {**wide["properties"], "messageModel": "BROADCASTING"}
+    g["consumers"].append(wide)
+    for on in g["onBrokers"].values():
+        on["clientIds"].append(wide["clientId"])
+    original = parse_snapshot(raw)
+    got, _ = asyncio.run(_capture(original, 5))
+    (want,) = original.groups.values()
+    (have,) = got.groups.values()
+    assert {b: on.assignments for b, on in have.on_brokers.items()} == {
+        b: on.assignments for b, on in want.on_brokers.items()
+    }
+    codes = {f.code for f in diagnose(got).findings}
+    # the BROADCASTING client is no client balancing itself among the others
+    assert Code.MESSAGE_MODEL_INCONSISTENT in codes and Code.MIXED_REBALANCE not in codes

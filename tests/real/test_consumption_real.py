@@ -286,7 +286,10 @@ def test_a_broadcasting_client_in_a_clustering_group_and_its_fix(kit: Kit, names
     g, t = names.group, names.topic
     kit.topic(t, read=4)
     spec = f"group={g};sub={t}:*"
-    pair = kit.consumer("models", f"{spec};instance=c1", f"{spec};instance=c2")
+    # on 5.1.4 the brokers assign the CLUSTERING pair (asked in their own model, not in the
+    # BROADCASTING the brokers may list, which would answer every queue)
+    balanced = ";rebalance=broker" if kit.version == "5.1.4" else ""
+    pair = kit.consumer("models", f"{spec};instance=c1{balanced}", f"{spec};instance=c2{balanced}")
     wide = kit.consumer("models-wide", f"{spec};instance=b1;model=BROADCASTING")
     b1 = "127.0.0.1@b1"
 
@@ -344,15 +347,17 @@ def test_a_broadcasting_client_in_a_clustering_group_and_its_fix(kit: Kit, names
     assert "processed 2 times" in cause["message"]
     (doubled,) = findings(report, "DUPLICATE_ASSIGNMENT")
     assert doubled["causedBy"] == cause["id"]
-    assert not findings(report, "STALE_ALLOCATION") and not findings(report, "BROADCASTING")
+    for code in ("STALE_ALLOCATION", "BROADCASTING", "BROKERS_DISAGREE", "MIXED_REBALANCE"):
+        assert not findings(report, code), code
 
     # the fix: the same client restarted as CLUSTERING
     kit.halt(wide.name)
-    again = kit.consumer("models-fixed", f"{spec};instance=b1")
+    again = kit.consumer("models-fixed", f"{spec};instance=b1{balanced}")
     kit.wait(g, pair, again, consumers=3, queues={t: 8})
 
     def cleared() -> dict[str, Any] | None:
         report = kit.explain(g)
-        return report if report["groups"][0]["lag"] == 0 and not report["findings"] else None
+        worse = [f for f in report["findings"] if f["severity"] != "info"]
+        return report if report["groups"][0]["lag"] == 0 and not worse else None
 
     kit.wait_for("the waiting messages to be consumed", cleared)

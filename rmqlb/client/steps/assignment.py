@@ -173,8 +173,9 @@ class BrokerAssignment:
             for topic, route in routes.items()
             if route is not None and any(q.broker_name == name for q in route.queue_datas)
         )
+        # each client as it asks: its own model (the brokers list the group's last heartbeat's)
         asks = [
-            (consumer.client_id, topic, strategy_name(consumer.strategy))
+            (consumer.client_id, topic, strategy_name(consumer.strategy), consumer.message_model)
             for consumer in assigned
             for topic in hosted
             if consumer.subscription(topic) is not None
@@ -193,9 +194,9 @@ class BrokerAssignment:
         answers = await asyncio.gather(
             *(
                 self._assignment(
-                    addr, group=group, model=model, client_id=cid, topic=topic, strategy=s
+                    addr, group=group, model=own or model, client_id=cid, topic=topic, strategy=s
                 )
-                for cid, topic, s in asks
+                for cid, topic, s, own in asks
             )
         )
         await config_task

@@ -83,7 +83,8 @@ async def capture_group(
         topics.update(await c.offsets.uncovered(stats, [broker for broker, _ in masters]))
     offsets = await c.offsets.complete(name, sorted(topics), stats, ask_committed=not broadcasting)
     routes = {t: await c.routes.get(t) for t in sorted({*topics, RETRY_PREFIX + name})}
-    on_brokers = await c.assignment.group(name, masters, view.message_model, consumers, routes)
+    model = MessageModel.BROADCASTING if broadcasting else MessageModel.CLUSTERING
+    on_brokers = await c.assignment.group(name, masters, model, consumers, routes)
     for (broker, _), answer in zip(masters, answers, strict=True):
         if answer is not None:  # read: 0 is a rate, not unknown
             known = on_brokers.get(broker, GroupOnBroker())

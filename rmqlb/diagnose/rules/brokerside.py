@@ -319,10 +319,12 @@ def _proxy_mixed(ctx: TopicContext) -> list[Finding]:
 
 def _mixed(ctx: TopicContext, side: BrokerSide) -> list[Finding]:
     g = ctx.g
-    own = [
+    own = [  # a BROADCASTING client reads every queue: MESSAGE_MODEL_INCONSISTENT's
         cid
         for cid in dict.fromkeys(g.cid_all)
-        if g.balanced_by(cid) is Rebalance.CLIENT and cid in ctx.subscribers
+        if g.balanced_by(cid) is Rebalance.CLIENT
+        and cid in ctx.subscribers
+        and cid not in g.broadcasters
     ]
     if not own or ctx.expected is None:
         return []
