@@ -430,15 +430,14 @@ class Group:
 
 
 def consumed_model(listed: MessageModel, consumers: Iterable[Consumer]) -> MessageModel:
-    """The model a group is consumed in: BROADCASTING when the brokers list it so (the model
-    of its last heartbeat) and none of its clients reports CLUSTERING, else CLUSTERING. The
-    clients of a group that mixes both models and report CLUSTERING share its queues and
-    commit its offsets on the brokers (MESSAGE_MODEL_INCONSISTENT names the mix)."""
-    if listed is MessageModel.BROADCASTING and all(
-        c.message_model is not MessageModel.CLUSTERING for c in consumers
-    ):
-        return MessageModel.BROADCASTING
-    return MessageModel.CLUSTERING
+    """The model a group is consumed in: the one its clients report (CLUSTERING when any
+    does), else the one the brokers list (the model of its latest heartbeat). The clients of
+    a group that mixes both models and report CLUSTERING share its queues and commit its
+    offsets on the brokers (MESSAGE_MODEL_INCONSISTENT names the mix)."""
+    reported = {c.message_model for c in consumers}
+    if MessageModel.CLUSTERING in reported:
+        return MessageModel.CLUSTERING
+    return MessageModel.BROADCASTING if MessageModel.BROADCASTING in reported else listed
 
 
 @dataclass(frozen=True, slots=True)

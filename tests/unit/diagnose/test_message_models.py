@@ -189,5 +189,7 @@ def test_consumed_model() -> None:
     assert consumed_model(broadcasting, [c("BROADCASTING"), c("CLUSTERING")]) is clustering
     assert consumed_model(broadcasting, [c("BROADCASTING"), c(None)]) is broadcasting
     assert consumed_model(broadcasting, []) is broadcasting
-    assert consumed_model(clustering, [c("BROADCASTING")]) is clustering
+    # the clients' own reports win over a listing a departed client's heartbeat left
+    assert consumed_model(clustering, [c("BROADCASTING")]) is broadcasting
+    assert consumed_model(clustering, [c(None)]) is clustering
     assert c("SOMETHING").message_model is None
