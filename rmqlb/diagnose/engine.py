@@ -250,6 +250,7 @@ def _diagnose_group(
                 queues=_queue_rows(ctx),
                 consumers=_consumer_rows(ctx),
                 retry=ctx.retry,
+                readable=len(ctx.mq_all),
             )
         )
     model = g.group.consumed_model.value

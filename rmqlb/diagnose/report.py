@@ -372,6 +372,9 @@ class TopicReport:
     queues: Sequence[QueueRow]  # a tuple, or QueueRows (columns) from the engine
     consumers: tuple[ConsumerRow, ...]
     retry: bool = False
+    #: How many of the rows are readable queues of the route (``mqAll``); the others are
+    #: queues outside it with offsets or holders. ``None``: all of them.
+    readable: int | None = None
 
     @property
     def lag(self) -> int | None:

@@ -385,10 +385,14 @@ def inference_line(g: GroupReport) -> str | None:
 
 
 def topic_header(t: TopicReport, name: Callable[[str], str] = _same) -> str:
-    """``Topic T · 16 queues · 3 consumers``; retry topics say so; ``name`` formats the topic."""
+    """``Topic T · 16 queues · 3 consumers``; retry topics say so; rows outside the route's
+    readable queues are counted apart (``12 queues (4 readable)``, the count ``status``
+    gives); ``name`` formats the topic."""
     kind = "Retry topic" if t.retry else "Topic"
     subscribers = sum(1 for c in t.consumers if c.subscribes)
     queues, consumers = plural(len(t.queues), "queue"), plural(len(t.consumers), "consumer")
+    if t.readable is not None and t.readable != len(t.queues):
+        queues += f" ({t.readable} readable)"
     text = f"{kind} {name(t.topic)} · {queues} · {consumers}"
     if subscribers != len(t.consumers):
         text += f", {subscribers} subscribing"

@@ -13,6 +13,7 @@ from rmqlb.diagnose.report import report_to_json
 from rmqlb.diagnose.status import status
 from rmqlb.errors import GroupNotFound, InputError
 from rmqlb.model.strategy import AvgByCircle
+from rmqlb.render._view import topic_header
 
 T = "TopicA"
 
@@ -127,6 +128,9 @@ def test_queues_outside_mq_all_with_offsets_are_unconsumed_rows_with_their_lag()
     assert t.lag == 16 and report.groups[0].lag == 16
     line = status(snapshot(topics, groups)).lines[0]
     assert (line.lag, line.stranded.queues, line.stranded.messages) == (16, 3, 16)
+    # explain's header counts the rows and, apart, the readable queues status counts
+    assert t.readable == line.queues == 4
+    assert topic_header(t) == f"Topic {T} · 7 queues (4 readable) · 1 consumer"
 
 
 def test_a_held_queue_outside_mq_all_keeps_its_lag() -> None:
