@@ -339,6 +339,7 @@ class GroupConfig:
     notify_consumer_ids_changed_enable: bool = True
     retry_max_times: int = 16
     consume_message_orderly: bool = False
+    consume_broadcast_enable: bool = True
 
 
 @dataclass(frozen=True, slots=True)

@@ -223,6 +223,7 @@ class SubscriptionGroupConfig:
             notify_consumer_ids_changed_enable=self.notify_consumer_ids_changed_enable,
             retry_max_times=self.retry_max_times,
             consume_message_orderly=self.consume_message_orderly,
+            consume_broadcast_enable=self.consume_broadcast_enable,
         )
 
 
@@ -1649,6 +1650,7 @@ def _group_config(name: str, cfg: GroupConfig | None) -> SubscriptionGroupConfig
         notify_consumer_ids_changed_enable=cfg.notify_consumer_ids_changed_enable,
         retry_max_times=cfg.retry_max_times,
         consume_message_orderly=cfg.consume_message_orderly,
+        consume_broadcast_enable=cfg.consume_broadcast_enable,
     )
 
 

@@ -563,6 +563,12 @@ class GroupConfig(Record):
     )
     retry_max_times = Field("retryMaxTimes", Int(), default=16)
     consume_message_orderly = Field("consumeMessageOrderly", Bool(), default=False)
+    consume_broadcast_enable = Field(
+        "consumeBroadcastEnable",
+        Bool(),
+        default=True,
+        doc="false: the broker refuses every pull of the group while it is BROADCASTING.",
+    )
 
 
 class MessageRequestMode(Record):

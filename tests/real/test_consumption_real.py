@@ -159,6 +159,38 @@ def test_consume_disabled_on_a_broker(kit: Kit, names: Names) -> None:
     assert report["_exit"] == 1
 
 
+@pytest.mark.versions("4.9.8", "5.1.4")
+def test_a_paused_broadcasting_group_is_named_and_the_advised_commands_resume_it(
+    kit: Kit, names: Names
+) -> None:
+    """``updateSubGroup -s false`` pauses a BROADCASTING group (and, as the command writes a
+    fresh config, also sets consumeBroadcastEnable=false: 'can not consume by broadcast
+    way'). CONSUME_DISABLED names both (before: BROADCASTING 'nothing to fix'); the advised
+    commands, run as printed, let the client consume what waits ('-s true' alone would not)."""
+    g, t = names.group, names.topic
+    kit.topic(t, read=2)
+    kit.group_config(g, "-s", "false")
+    jvm = kit.consumer("paused-wide", f"group={g};sub={t}:*;instance=a;model=BROADCASTING")
+    kit.wait_for("the client to hold its queues", lambda: kit.truth(g, jvm))
+    kit.produce(t, 40)
+
+    report = kit.explain(g)
+    (finding,) = findings(report, "CONSUME_DISABLED")
+    assert "consumeEnable=false" in finding["message"]
+    assert f"'the consumer group[{g}] can not consume by broadcast way'" in finding["message"]
+    commands = [c for c in finding["hint"].split(": ", 1)[1].split("; ") if c.startswith("mqadmin")]
+    assert len(commands) == 2 and all(c.endswith(f"-g {g} -s true -d true") for c in commands)
+    for command in commands:
+        kit.mqadmin(*command.split()[1:])
+
+    def consumed() -> dict[str, Any] | None:
+        report = kit.explain(g)
+        (client,) = report_topic(report, g, t)["consumers"]
+        return None if findings(report, "CONSUME_DISABLED") or client["lag"] != 0 else report
+
+    kit.wait_for("the client to consume the 40 messages", consumed)
+
+
 def test_consume_failing_sends_messages_to_the_retry_topic(kit: Kit, names: Names) -> None:
     g, t = names.group, names.topic
     kit.topic(t, read=2)

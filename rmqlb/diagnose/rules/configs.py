@@ -4,7 +4,9 @@ Every broker keeps its own ``subscriptionGroup.json``. With ``consumeEnable=fals
 answers each pull of the group with ``NO_PERMISSION`` ("subscription group no permission");
 the clients keep their queues and retry every 3 s, so nothing of that broker is consumed
 while the lag grows. ``mqadmin updateSubGroup -s false`` sets it (to pause a group on
-purpose, or by mistake when copying configs).
+purpose, or by mistake when copying configs). With ``consumeBroadcastEnable=false``
+(``-d false``) it refuses so every pull of a group it lists as BROADCASTING ("the consumer
+group[G] can not consume by broadcast way"), 4.9 to 5.1 alike.
 """
 
 from __future__ import annotations
@@ -15,18 +17,54 @@ from rmqlb.diagnose.context import GroupContext, Mode, TopicContext, broker_addr
 from rmqlb.diagnose.report import Code, Finding, Severity
 from rmqlb.humanize import plural
 from rmqlb.model.javaorder import java_key
+from rmqlb.model.snapshot import GroupConfig
+
+#: What ``mqadmin updateSubGroup`` writes for an option it is not given: it sends a fresh
+#: config (4.9 to 5.1 ``UpdateSubGroupSubCommand``), with consumeBroadcastEnable=false
+#: where a broker's own default is true.
+_COMMAND_DEFAULTS = {"-s": "true", "-d": "false", "-r": "16", "-a": "true", "-o": "false"}
+
+
+def update_sub_group(g: GroupContext, broker: str, change: str) -> str:
+    """``mqadmin updateSubGroup -b ADDR -g G`` with ``change`` (``"-s true"``) and the
+    options that keep the group's other settings there as they are: without them the
+    command would reset them (a BROADCASTING group would lose consumeBroadcastEnable, a
+    group with retryMaxTimes 3 get 16). Without a captured config, the broker's defaults."""
+    cfg = g.group.configs.get(broker) or GroupConfig()
+    now = {
+        "-s": str(cfg.consume_enable).lower(),
+        "-d": str(cfg.consume_broadcast_enable).lower(),
+        "-r": str(cfg.retry_max_times),
+        "-a": str(cfg.notify_consumer_ids_changed_enable).lower(),
+        "-o": str(cfg.consume_message_orderly).lower(),
+    }
+    given = change.split()
+    keep = [
+        f"{opt} {value}"
+        for opt, value in now.items()
+        if opt not in given and value != _COMMAND_DEFAULTS[opt]
+    ]
+    return " ".join(
+        [f"mqadmin updateSubGroup -b {broker_addr(g.snapshot, broker)} -g {g.name}", change, *keep]
+    )
 
 
 def disabled_brokers(g: GroupContext) -> list[str]:
-    """The brokers whose config of the group has ``consumeEnable=false``, in Java order."""
-    return sorted((b for b, cfg in g.group.configs.items() if not cfg.consume_enable), key=java_key)
+    """The brokers whose config of the group refuses its pulls, in Java order:
+    ``consumeEnable=false``, or for a BROADCASTING group ``consumeBroadcastEnable=false``."""
+    return sorted((b for b, cfg in g.group.configs.items() if _refuses(g, cfg)), key=java_key)
+
+
+def _refuses(g: GroupContext, cfg: GroupConfig) -> bool:
+    broadcast_off = g.mode is Mode.BROADCASTING and not cfg.consume_broadcast_enable
+    return not cfg.consume_enable or broadcast_off
 
 
 def check_configs(
     g: GroupContext, topics: Sequence[TopicContext], topic_filter: str | None
 ) -> list[Finding]:
     """CONSUME_DISABLED: the group may not consume on some brokers."""
-    if g.mode is Mode.BROADCASTING or not g.group.configs:
+    if not g.group.configs:
         return []
     brokers = disabled_brokers(g)
     if not brokers:
@@ -46,11 +84,6 @@ def check_configs(
                 lag += sum(filter(None, ctx.lag[first : first + n]))
         if count:
             per_topic.append(f"{ctx.topic} ({plural(count, 'queue')})")
-    where = (
-        f"every broker with a config of {g.name} ({', '.join(brokers)})"
-        if len(brokers) == len(g.group.configs) and len(brokers) > 1
-        else ", ".join(brokers)
-    )
     affected = (
         f", so its queues there are not consumed: {', '.join(per_topic)}"
         if per_topic
@@ -60,19 +93,58 @@ def check_configs(
     consumers = (
         "" if g.consumers else "; the group has no online consumer now, so it shows once they start"
     )
+    configs = g.group.configs
+    off = [b for b in brokers if not configs[b].consume_enable]
+    no_broadcast = [
+        b
+        for b in brokers
+        if g.mode is Mode.BROADCASTING and not configs[b].consume_broadcast_enable
+    ]
+    causes: list[str] = []
+    if off:
+        causes.append(
+            f"consumeEnable=false in the subscription-group config of {g.name} on "
+            f"{_where(g, off)}: the broker answers every pull of the group with NO_PERMISSION "
+            "('subscription group no permission')"
+        )
+    if no_broadcast:
+        causes.append(
+            f"consumeBroadcastEnable=false in the subscription-group config of {g.name} on "
+            f"{_where(g, no_broadcast)}, and {g.name} consumes in BROADCASTING mode: the "
+            "broker answers every pull of the group with NO_PERMISSION ('the consumer "
+            f"group[{g.name}] can not consume by broadcast way')"
+        )
     commands = "; ".join(
-        f"mqadmin updateSubGroup -b {broker_addr(g.snapshot, b)} -g {g.name} -s true"
+        update_sub_group(
+            g,
+            b,
+            " ".join(
+                opt for opt, on in (("-s true", b in off), ("-d true", b in no_broadcast)) if on
+            ),
+        )
         for b in brokers
     )
+    if no_broadcast:
+        paused = f"{g.name} was not paused on purpose and " if off else ""
+        hint = (
+            f"if {paused}every client of {g.name} should receive every message, let it "
+            f"consume there: {commands}; else switch the consumers to MessageModel.CLUSTERING"
+        )
+    else:
+        hint = f"if the group was not paused on purpose, enable it again: {commands}"
     return [
         Finding(
             Code.CONSUME_DISABLED,
             Severity.error,
             g.name,
-            f"consumeEnable=false in the subscription-group config of {g.name} on {where}: "
-            f"the broker answers every pull of the group with NO_PERMISSION ('subscription "
-            f"group no permission') and the clients retry every 3 s{affected}{waiting}"
+            f"{'; and '.join(causes)} and the clients retry every 3 s{affected}{waiting}"
             f"{consumers}",
-            f"if the group was not paused on purpose, enable it again: {commands}",
+            hint,
         )
     ]
+
+
+def _where(g: GroupContext, brokers: list[str]) -> str:
+    if len(brokers) == len(g.group.configs) and len(brokers) > 1:
+        return f"every broker with a config of {g.name} ({', '.join(brokers)})"
+    return ", ".join(brokers)

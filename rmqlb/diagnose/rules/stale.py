@@ -40,9 +40,10 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 
 from rmqlb.allocate import allocate_for, validate
-from rmqlb.diagnose.context import GroupContext, Mode, TopicContext, broker_addr
+from rmqlb.diagnose.context import GroupContext, Mode, TopicContext
 from rmqlb.diagnose.report import Code, Finding, Severity
 from rmqlb.diagnose.rules._text import duration_text, id_text, queue_text
+from rmqlb.diagnose.rules.configs import update_sub_group
 from rmqlb.diagnose.rules.health import awaiting_locks
 from rmqlb.errors import AllocationError, InputError
 from rmqlb.humanize import plural
@@ -480,10 +481,7 @@ def _cause(ctx: TopicContext, stale: Stale, age: int | None) -> tuple[str, str]:
         key=java_key,
     )
     if silenced:
-        cmd = "; ".join(
-            f"mqadmin updateSubGroup -b {broker_addr(g.snapshot, b)} -g {g.name} -a true"
-            for b in silenced
-        )
+        cmd = "; ".join(update_sub_group(g, b, "-a true") for b in silenced)
         return (
             f"notifyConsumerIdsChangedEnable=false on {', '.join(silenced)}: the broker does "
             "not tell the clients when consumers join or leave, so each one notices only at "

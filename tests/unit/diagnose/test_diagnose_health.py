@@ -420,7 +420,55 @@ def test_consume_disabled_names_the_broker_and_what_waits() -> None:
     assert "consumeEnable=false in the subscription-group config of G on broker-b:" in f.message
     assert "TopicA (2 queues)" in f.message and "1,000 messages of lag" in f.message
     assert "NO_PERMISSION" in f.message
-    assert f.hint.endswith("mqadmin updateSubGroup -b 10.0.0.12:10911 -g G -s true")
+    assert f.hint.endswith("mqadmin updateSubGroup -b 10.0.0.12:10911 -g G -s true -d true")
+
+
+def _broadcasting(configs: dict[str, Any], model: str = "BROADCASTING") -> Report:
+    """One client of T (4 queues on broker-a) in ``model``, with ``configs``."""
+    c1 = consumer("c1", T, assigned=q(0, 1, 2, 3), properties={"messageModel": model})
+    return run(
+        {T: {"queues": 4}},
+        {"G": group(c1, messageModel=model, configs=configs)},
+        extra={"brokers": {"broker-a": {"addrs": {"0": "10.0.0.11:10911"}}}},
+    )
+
+
+def test_a_broadcasting_group_refused_by_its_config_is_consume_disabled() -> None:
+    """Real 4.9.8: consumeEnable=false refuses a BROADCASTING group's pulls too, and
+    consumeBroadcastEnable=false refuses every pull of a group listed BROADCASTING ('the
+    consumer group[G] can not consume by broadcast way'); the fix sets both, as
+    ``mqadmin updateSubGroup -s true`` alone writes consumeBroadcastEnable=false."""
+    paused = only(_broadcasting({"broker-a": {"consumeEnable": False}}), Code.CONSUME_DISABLED)
+    assert paused.message.startswith("consumeEnable=false in the subscription-group config")
+    assert paused.hint.endswith("-g G -s true -d true")
+    both = {"broker-a": {"consumeEnable": False, "consumeBroadcastEnable": False}}
+    f = only(_broadcasting(both), Code.CONSUME_DISABLED)
+    assert "can not consume by broadcast way" in f.message
+    assert f.hint == (
+        "if G was not paused on purpose and every client of G should receive every message, "
+        "let it consume there: mqadmin updateSubGroup -b 10.0.0.11:10911 -g G -s true -d true; "
+        "else switch the consumers to MessageModel.CLUSTERING"
+    )
+    # a CLUSTERING group does not mind consumeBroadcastEnable
+    quiet = _broadcasting({"broker-a": {"consumeBroadcastEnable": False}}, "CLUSTERING")
+    assert Code.CONSUME_DISABLED not in {x.code for x in quiet.findings}
+
+
+def test_update_sub_group_keeps_what_the_command_would_reset() -> None:
+    """mqadmin writes a fresh config: the advice carries the group's other settings."""
+    configs = {
+        "broker-a": {
+            "consumeEnable": False,
+            "notifyConsumerIdsChangedEnable": False,
+            "retryMaxTimes": 3,
+            "consumeMessageOrderly": True,
+            "consumeBroadcastEnable": False,
+        }
+    }
+    f = only(_broadcasting(configs, "CLUSTERING"), Code.CONSUME_DISABLED)
+    assert f.hint.endswith(
+        "mqadmin updateSubGroup -b 10.0.0.11:10911 -g G -s true -r 3 -a false -o true"
+    )
 
 
 def test_consume_disabled_everywhere_and_lag_skew_follows() -> None:

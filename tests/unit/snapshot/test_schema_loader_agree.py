@@ -165,6 +165,7 @@ BASE: dict[str, Any] = {
                     "notifyConsumerIdsChangedEnable": False,
                     "retryMaxTimes": 16,
                     "consumeMessageOrderly": False,
+                    "consumeBroadcastEnable": True,
                 }
             },
             "onBrokers": {
