@@ -586,10 +586,18 @@ def _failing(ctx: TopicContext) -> list[Finding]:
             f"acknowledges it unconsumed: it is dropped, never sent to {dlq}"
         )
     if orderly:
+        held = {mq for c, _, _ in failing if is_orderly(c) for mq in c.assigned or ()}
+        waiting = [mq for mq in ctx.mq_all if mq in held and (_lag_of(ctx, mq) or 0) > 0]
+        stuck = (
+            f" (the queues they hold with lag now: {queue_text(waiting, 4)}, "
+            f"{sum(_lag_of(ctx, mq) or 0 for mq in waiting):,} messages)"
+            if waiting
+            else ""
+        )
         effects.append(
             f"orderly consumers ({id_text(orderly, SHOWN)}) retry a failed message in place "
             "every second (suspendCurrentQueueTimeMillis) and consume nothing behind it on "
-            "that queue; with maxReconsumeTimes unset they retry forever"
+            f"that queue{stuck}; with maxReconsumeTimes unset they retry forever"
         )
     retry_lag = [o.lag for o in g.group.offsets if o.queue.topic == retry]
     if retry_lag and not ctx.retry and concurrent:

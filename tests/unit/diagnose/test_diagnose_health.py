@@ -295,7 +295,25 @@ def test_consume_failing_orderly_and_configured_retries() -> None:
     f = only(report, Code.CONSUME_FAILING)
     assert f.consumers == ("c1", "c2")
     assert "orderly consumers (c1) retry a failed message in place" in f.message
+    assert "on that queue; with maxReconsumeTimes unset" in f.message  # no lag known
     assert "up to 5 times" in f.message
+
+
+def test_an_orderly_consumer_failing_names_the_queues_it_holds_with_lag() -> None:
+    """Real 4.9.8 (orderly=true;fail=true): its 4 queues, 40 messages behind the failures."""
+    c1 = consumer(
+        "c1",
+        T,
+        assigned=q(0, 1, 2, 3),
+        consumeOrderly=True,
+        status={T: status(consumeFailedTPS=3.2)},
+    )
+    report = run({T: {"queues": 4}}, {"G": group(c1, offsets=offsets(dict.fromkeys(range(4), 10)))})
+    f = only(report, Code.CONSUME_FAILING)
+    assert (
+        "consume nothing behind it on that queue (the queues they hold with lag now: "
+        "broker-a:0..3, 40 messages)" in f.message
+    )
 
 
 def test_no_consume_failing_without_failures() -> None:
