@@ -7,8 +7,6 @@ A topic's route is a list of QueueData, one per broker: ``readQueueNums`` queues
 
 from __future__ import annotations
 
-from collections import Counter
-
 from rmqlb.diagnose.context import (
     ROUTE_REQUEST,
     TopicContext,
@@ -189,8 +187,7 @@ def _route_gone(ctx: TopicContext, who: str) -> tuple[str, str]:
             f"bring {names} back (or let it reach the NameServer): the route comes back "
             "with it; if the topic was deleted on purpose, remove the subscription",
         )
-    per_broker = Counter(mq.broker_name for mq in held)
-    shape = max(per_broker.values())
+    shape = max(mq.queue_id for mq in held) + 1  # ids 0..n-1 on each broker
     cluster = cluster_name(g.snapshot)
     return (
         f"{who} but the NameServer has no route for it, while {holding}: {topic} was "
