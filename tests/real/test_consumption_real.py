@@ -144,13 +144,20 @@ def test_what_becomes_of_messages_in_queues_never_committed(kit: Kit, names: Nam
         )
 
 
-def test_consume_disabled_on_a_broker(kit: Kit, names: Names) -> None:
+def _paused(kit: Kit, names: Names, name: str, spec: str, messages: int) -> None:
+    """A group paused with ``updateSubGroup -s false`` on both brokers (consumeEnable=false),
+    one client of ``spec`` holding its queues, ``messages`` sent to its topic."""
     g, t = names.group, names.topic
     kit.topic(t, read=2)
-    kit.group_config(g, "-s", "false")  # consumeEnable=false on both brokers
-    jvm = kit.consumer("disabled", f"group={g};sub={t}:*;instance=a")
+    kit.group_config(g, "-s", "false")
+    jvm = kit.consumer(name, f"group={g};sub={t}:*;instance=a{spec}")
     kit.wait_for("the client to hold its queues", lambda: kit.truth(g, jvm))
-    kit.produce(t, 20)
+    kit.produce(t, messages)
+
+
+def test_consume_disabled_on_a_broker(kit: Kit, names: Names) -> None:
+    g = names.group
+    _paused(kit, names, "disabled", "", 20)
 
     report = kit.explain(g)
 
@@ -168,11 +175,7 @@ def test_a_paused_broadcasting_group_is_named_and_the_advised_commands_resume_it
     way'). CONSUME_DISABLED names both (before: BROADCASTING 'nothing to fix'); the advised
     commands, run as printed, let the client consume what waits ('-s true' alone would not)."""
     g, t = names.group, names.topic
-    kit.topic(t, read=2)
-    kit.group_config(g, "-s", "false")
-    jvm = kit.consumer("paused-wide", f"group={g};sub={t}:*;instance=a;model=BROADCASTING")
-    kit.wait_for("the client to hold its queues", lambda: kit.truth(g, jvm))
-    kit.produce(t, 40)
+    _paused(kit, names, "paused-wide", ";model=BROADCASTING", 40)
 
     report = kit.explain(g)
     (finding,) = findings(report, "CONSUME_DISABLED")

@@ -64,7 +64,8 @@ async def capture_group(
     # %RETRY% topic); offsets of other topics stay what consume stats say (committed).
     # A BROADCASTING group keeps its offsets in its clients: its queues are listed with the
     # broker's min/max offsets only (never committed), nothing asked of its commits.
-    broadcasting = consumed_model(view.message_model, consumers) is MessageModel.BROADCASTING
+    model = consumed_model(view.message_model, consumers)
+    broadcasting = model is MessageModel.BROADCASTING
     topics = set(view.subscriptions)
     topics.update(sub.topic for cons in consumers for sub in cons.subscriptions)
     if ranges is not None:
@@ -83,7 +84,6 @@ async def capture_group(
         topics.update(await c.offsets.uncovered(stats, [broker for broker, _ in masters]))
     offsets = await c.offsets.complete(name, sorted(topics), stats, ask_committed=not broadcasting)
     routes = {t: await c.routes.get(t) for t in sorted({*topics, RETRY_PREFIX + name})}
-    model = MessageModel.BROADCASTING if broadcasting else MessageModel.CLUSTERING
     on_brokers = await c.assignment.group(name, masters, model, consumers, routes)
     for (broker, _), answer in zip(masters, answers, strict=True):
         if answer is not None:  # read: 0 is a rate, not unknown

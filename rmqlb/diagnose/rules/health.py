@@ -587,10 +587,11 @@ def _failing(ctx: TopicContext) -> list[Finding]:
         )
     if orderly:
         held = {mq for c, _, _ in failing if is_orderly(c) for mq in c.assigned or ()}
-        waiting = [mq for mq in ctx.mq_all if mq in held and (_lag_of(ctx, mq) or 0) > 0]
+        lags = {mq: _lag_of(ctx, mq) or 0 for mq in ctx.mq_all if mq in held}
+        waiting = {mq: lag for mq, lag in lags.items() if lag > 0}
         stuck = (
-            f" (the queues they hold with lag now: {queue_text(waiting, 4)}, "
-            f"{sum(_lag_of(ctx, mq) or 0 for mq in waiting):,} messages)"
+            f" (the queues they hold with lag now: {queue_text(list(waiting), 4)}, "
+            f"{sum(waiting.values()):,} messages)"
             if waiting
             else ""
         )

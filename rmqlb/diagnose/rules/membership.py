@@ -823,8 +823,6 @@ def check_message_models(ctx: TopicContext) -> list[Finding]:
             c.client_id for c in g.consumers if c.message_model is MessageModel.CLUSTERING
         )
     )
-    if not broadcasters or not clustering:
-        return []
     limit = g.options.max_listed
     lone = broadcasters[0] if len(broadcasters) == 1 else None
     given = sorted(
