@@ -340,6 +340,16 @@ class GroupConfig:
     retry_max_times: int = 16
     consume_message_orderly: bool = False
     consume_broadcast_enable: bool = True
+    #: Settings the diagnosis only carries into an advised ``mqadmin updateSubGroup`` (which
+    #: writes a fresh config: what it is not given it resets). The retry topic's queues a
+    #: send-back picks from, the broker id clients are told to pull from, and the one when
+    #: they pull slowly.
+    retry_queue_nums: int = 1
+    broker_id: int = 0
+    which_broker_when_consume_slowly: int = 1
+    #: 5.x: the group's retry policy as the JSON text ``updateSubGroup -p`` takes; ``None``:
+    #: the default (``{"type":"CUSTOMIZED"}``, or a 4.x broker's, which has none).
+    group_retry_policy: str | None = None
 
 
 @dataclass(frozen=True, slots=True)

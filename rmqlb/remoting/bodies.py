@@ -22,6 +22,7 @@ bean properties, omitted nulls, bare integer and MessageQueue map keys, Java dou
 
 from __future__ import annotations
 
+import json
 import re
 import zlib
 from collections.abc import Callable, Hashable, Iterable, Iterator, Mapping, Sequence
@@ -215,6 +216,8 @@ class SubscriptionGroupConfig:
     group_sys_flag: int = 0
     consume_timeout_minute: int = 15
     attributes: Mapping[str, str] = field(default_factory=dict)
+    #: 5.x ``groupRetryPolicy`` as compact JSON text; ``None``: the default (CUSTOMIZED).
+    group_retry_policy: str | None = None
 
     def to_model(self) -> GroupConfig:
         """What the diagnosis reads of it."""
@@ -224,6 +227,10 @@ class SubscriptionGroupConfig:
             retry_max_times=self.retry_max_times,
             consume_message_orderly=self.consume_message_orderly,
             consume_broadcast_enable=self.consume_broadcast_enable,
+            retry_queue_nums=self.retry_queue_nums,
+            broker_id=self.broker_id,
+            which_broker_when_consume_slowly=self.which_broker_when_consume_slowly,
+            group_retry_policy=self.group_retry_policy,
         )
 
 
@@ -947,6 +954,20 @@ def _attributes(obj: Mapping[Hashable, Any], where: str) -> dict[str, str]:
     return _string_map(_map(obj, "attributes", where), f"{where}.attributes")
 
 
+#: A 5.x broker's ``groupRetryPolicy`` of a group nobody gave one.
+_DEFAULT_RETRY_POLICY = {"type": "CUSTOMIZED"}
+
+
+def _retry_policy(obj: Mapping[Hashable, Any], where: str) -> str | None:
+    """``groupRetryPolicy`` as compact JSON text (what ``updateSubGroup -p`` takes), or
+    ``None`` when absent or the default."""
+    value = obj.get("groupRetryPolicy")
+    if value is None or value == _DEFAULT_RETRY_POLICY:
+        return None
+    _obj(value, f"{where}.groupRetryPolicy")
+    return json.dumps(value, separators=(",", ":"), ensure_ascii=False)
+
+
 #: SubscriptionGroupConfig's fields after ``group_name``, in order, as (JSON key, default);
 #: ``attributes`` last, handled apart.
 _GROUP_CONFIG_FIELDS: tuple[tuple[str, bool | int], ...] = (
@@ -973,6 +994,8 @@ def _plain_config(name: str, raw: Any) -> list[Any] | None:
     through the checks one field at a time (:func:`_config_entry_checked`), which also word
     the error."""
     if type(raw) is not dict or raw.get("attributes") not in (None, {}):
+        return None
+    if raw.get("groupRetryPolicy", _DEFAULT_RETRY_POLICY) != _DEFAULT_RETRY_POLICY:
         return None
     get = raw.get
     group_name = get("groupName")
@@ -1042,6 +1065,7 @@ def _config_entry_checked(name: str, raw: Any) -> SubscriptionGroupConfig:
         group_sys_flag=_int(o, "groupSysFlag", w, 0),
         consume_timeout_minute=_int(o, "consumeTimeoutMinute", w, 15),
         attributes=_attributes(o, w),
+        group_retry_policy=_retry_policy(o, w),
     )
 
 
@@ -1600,13 +1624,17 @@ def _group_config_bean(cfg: SubscriptionGroupConfig, dialect: Dialect) -> Bean:
         consumeMessageOrderly=cfg.consume_message_orderly if v5 else None,
         consumeTimeoutMinute=cfg.consume_timeout_minute if v5 else None,
         groupName=cfg.group_name,
-        groupRetryPolicy=Bean(type="CUSTOMIZED") if v5 else None,
+        groupRetryPolicy=_retry_policy_bean(cfg.group_retry_policy) if v5 else None,
         groupSysFlag=cfg.group_sys_flag if v5 else None,
         notifyConsumerIdsChangedEnable=cfg.notify_consumer_ids_changed_enable,
         retryMaxTimes=cfg.retry_max_times,
         retryQueueNums=cfg.retry_queue_nums,
         whichBrokerWhenConsumeSlowly=cfg.which_broker_when_consume_slowly,
     )
+
+
+def _retry_policy_bean(text: str | None) -> Any:
+    return Bean(_DEFAULT_RETRY_POLICY) if text is None else json.loads(text)
 
 
 def encode_subscription_group_wrapper(
@@ -1651,6 +1679,10 @@ def _group_config(name: str, cfg: GroupConfig | None) -> SubscriptionGroupConfig
         retry_max_times=cfg.retry_max_times,
         consume_message_orderly=cfg.consume_message_orderly,
         consume_broadcast_enable=cfg.consume_broadcast_enable,
+        retry_queue_nums=cfg.retry_queue_nums,
+        broker_id=cfg.broker_id,
+        which_broker_when_consume_slowly=cfg.which_broker_when_consume_slowly,
+        group_retry_policy=cfg.group_retry_policy,
     )
 
 

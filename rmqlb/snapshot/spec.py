@@ -569,6 +569,23 @@ class GroupConfig(Record):
         default=True,
         doc="false: the broker refuses every pull of the group while it is BROADCASTING.",
     )
+    retry_queue_nums = Field(
+        "retryQueueNums", Int(), default=1, doc="The retry-topic queues a send-back picks from."
+    )
+    broker_id = Field("brokerId", Int(), default=0, doc="The broker id clients pull from.")
+    which_broker_when_consume_slowly = Field(
+        "whichBrokerWhenConsumeSlowly",
+        Int(),
+        default=1,
+        doc="The broker id clients are told to pull from when they consume slowly.",
+    )
+    group_retry_policy = Field(
+        "groupRetryPolicy",
+        Str(),
+        nullable=True,
+        doc="5.x: the group's retry policy as JSON text (what mqadmin updateSubGroup -p "
+        'takes); absent or null: the default, {"type":"CUSTOMIZED"}.',
+    )
 
 
 class MessageRequestMode(Record):

@@ -9,6 +9,7 @@ stranded in queues nobody consumes are counted exactly.
 from __future__ import annotations
 
 import json
+import shlex
 import time
 from typing import Any
 
@@ -144,26 +145,80 @@ def test_what_becomes_of_messages_in_queues_never_committed(kit: Kit, names: Nam
         )
 
 
-def _paused(kit: Kit, names: Names, name: str, spec: str, messages: int) -> None:
-    """A group paused with ``updateSubGroup -s false`` on both brokers (consumeEnable=false),
-    one client of ``spec`` holding its queues, ``messages`` sent to its topic."""
+def _paused(kit: Kit, names: Names, name: str, spec: str, messages: int, *settings: str) -> None:
+    """A group paused with ``updateSubGroup -s false`` (and ``settings``) on both brokers
+    (consumeEnable=false), one client of ``spec`` holding its queues, ``messages`` sent to
+    its topic."""
     g, t = names.group, names.topic
     kit.topic(t, read=2)
-    kit.group_config(g, "-s", "false")
+    kit.group_config(g, "-s", "false", *settings)
     jvm = kit.consumer(name, f"group={g};sub={t}:*;instance=a{spec}")
     kit.wait_for("the client to hold its queues", lambda: kit.truth(g, jvm))
     kit.produce(t, messages)
 
 
+def _advised(finding: dict[str, Any]) -> list[str]:
+    """The mqadmin commands of a finding's fix, as printed (one per broker)."""
+    return [c for c in finding["hint"].split(": ", 1)[1].split("; ") if c.startswith("mqadmin")]
+
+
+def _configs(kit: Kit, group: str) -> dict[str, dict[str, str]]:
+    """broker -> field -> value of ``group``'s subscription-group config, as ``mqadmin
+    getConsumerConfig`` prints them ("====...DefaultCluster:broker-a====", "field  =  value")."""
+    out: dict[str, dict[str, str]] = {}
+    fields: dict[str, str] = {}
+    for line in kit.mqadmin("getConsumerConfig", "-g", group).splitlines():
+        if line.startswith("====="):
+            fields = out.setdefault(line.strip("=").split(":")[-1], {})
+        elif "=  " in line:
+            key, value = line.split("=  ", 1)
+            fields[key.strip()] = value.strip()
+    return out
+
+
+#: A 5.x retry policy the advised command must keep (mqadmin's -p example, other numbers).
+_POLICY = (
+    '{"type":"EXPONENTIAL","exponentialRetryPolicy":{"initial":2000,"max":60000,"multiplier":3}}'
+)
+
+
+@pytest.mark.versions("4.9.8", "5.1.4")
 def test_consume_disabled_on_a_broker(kit: Kit, names: Names) -> None:
-    g = names.group
-    _paused(kit, names, "disabled", "", 20)
+    """A group paused with ``updateSubGroup -s false``, with 4 retry queues, retryMaxTimes 5,
+    whichBrokerWhenConsumeSlowly 2 and on 5.1.4 an exponential retry policy. The advised
+    command, run as printed (shell quoting and all), resumes it and keeps every one of them:
+    mqadmin writes a fresh config, so ``-s true`` alone would reset each (read back with
+    ``mqadmin getConsumerConfig``)."""
+    g, t = names.group, names.topic
+    settings = ["-q", "4", "-r", "5", "-w", "2"]
+    if kit.version != "4.9.8":
+        settings += ["-p", _POLICY]
+    _paused(kit, names, "disabled", "", 20, *settings)
 
     report = kit.explain(g)
 
     (finding,) = findings(report, "CONSUME_DISABLED")
     assert "consumeEnable=false" in finding["message"]
     assert report["_exit"] == 1
+    before = _configs(kit, g)
+    assert set(before) == {"broker-a", "broker-b"}
+    assert {c["retryQueueNums"] for c in before.values()} == {"4"}, before
+    commands = _advised(finding)
+    assert len(commands) == 2
+    for command in commands:
+        kit.mqadmin(*shlex.split(command)[1:])
+    after = _configs(kit, g)
+    for broker, fields in before.items():
+        now = after[broker]
+        assert (fields.pop("consumeEnable"), now.pop("consumeEnable")) == ("false", "true")
+        assert now == fields, broker
+
+    def consumed() -> dict[str, Any] | None:
+        report = kit.explain(g)
+        lags = {c["lag"] for c in report_topic(report, g, t)["consumers"]}
+        return None if findings(report, "CONSUME_DISABLED") or lags != {0} else report
+
+    kit.wait_for("the client to consume the 20 messages", consumed)
 
 
 @pytest.mark.versions("4.9.8", "5.1.4")
@@ -181,7 +236,7 @@ def test_a_paused_broadcasting_group_is_named_and_the_advised_commands_resume_it
     (finding,) = findings(report, "CONSUME_DISABLED")
     assert "consumeEnable=false" in finding["message"]
     assert f"'the consumer group[{g}] can not consume by broadcast way'" in finding["message"]
-    commands = [c for c in finding["hint"].split(": ", 1)[1].split("; ") if c.startswith("mqadmin")]
+    commands = _advised(finding)
     assert len(commands) == 2 and all(c.endswith(f"-g {g} -s true -d true") for c in commands)
     for command in commands:
         kit.mqadmin(*command.split()[1:])

@@ -11,6 +11,7 @@ group[G] can not consume by broadcast way"), 4.9 to 5.1 alike.
 
 from __future__ import annotations
 
+import shlex
 from collections.abc import Sequence
 
 from rmqlb.diagnose.context import GroupContext, Mode, TopicContext, broker_addr
@@ -21,28 +22,46 @@ from rmqlb.model.snapshot import GroupConfig
 
 #: What ``mqadmin updateSubGroup`` writes for an option it is not given: it sends a fresh
 #: config (4.9 to 5.1 ``UpdateSubGroupSubCommand``), with consumeBroadcastEnable=false
-#: where a broker's own default is true.
-_COMMAND_DEFAULTS = {"-s": "true", "-d": "false", "-r": "16", "-a": "true", "-o": "false"}
+#: where a broker's own default is true. (It also writes consumeFromMinEnable=false, which
+#: no broker of these versions reads, and 5.x's consumeTimeoutMinute and groupSysFlag at
+#: their defaults: no option keeps them.)
+_COMMAND_DEFAULTS = {
+    "-s": "true",
+    "-d": "false",
+    "-r": "16",
+    "-q": "1",
+    "-i": "0",
+    "-w": "1",
+    "-a": "true",
+    "-o": "false",
+    "-p": None,
+}
 
 
 def update_sub_group(g: GroupContext, broker: str, change: str) -> str:
     """``mqadmin updateSubGroup -b ADDR -g G`` with ``change`` (``"-s true"``) and the
     options that keep the group's other settings there as they are: without them the
     command would reset them (a BROADCASTING group would lose consumeBroadcastEnable, a
-    group with retryMaxTimes 3 get 16). Without a captured config, the broker's defaults."""
+    group with retryMaxTimes 3 get 16, one read from broker id 1 be sent to the master, a
+    5.x retry policy go back to the default). Without a captured config, the broker's
+    defaults."""
     cfg = g.group.configs.get(broker) or GroupConfig()
-    now = {
+    now: dict[str, str | None] = {
         "-s": str(cfg.consume_enable).lower(),
         "-d": str(cfg.consume_broadcast_enable).lower(),
         "-r": str(cfg.retry_max_times),
+        "-q": str(cfg.retry_queue_nums),
+        "-i": str(cfg.broker_id),
+        "-w": str(cfg.which_broker_when_consume_slowly),
         "-a": str(cfg.notify_consumer_ids_changed_enable).lower(),
         "-o": str(cfg.consume_message_orderly).lower(),
+        "-p": cfg.group_retry_policy,
     }
     given = change.split()
     keep = [
-        f"{opt} {value}"
+        f"{opt} {shlex.quote(value)}"
         for opt, value in now.items()
-        if opt not in given and value != _COMMAND_DEFAULTS[opt]
+        if value is not None and opt not in given and value != _COMMAND_DEFAULTS[opt]
     ]
     return " ".join(
         [f"mqadmin updateSubGroup -b {broker_addr(g.snapshot, broker)} -g {g.name}", change, *keep]

@@ -481,11 +481,16 @@ def test_update_sub_group_keeps_what_the_command_would_reset() -> None:
             "retryMaxTimes": 3,
             "consumeMessageOrderly": True,
             "consumeBroadcastEnable": False,
+            "retryQueueNums": 4,
+            "brokerId": 1,
+            "whichBrokerWhenConsumeSlowly": 2,
+            "groupRetryPolicy": '{"type":"CUSTOMIZED","customizedRetryPolicy":{"next":[1000]}}',
         }
     }
     f = only(_broadcasting(configs, "CLUSTERING"), Code.CONSUME_DISABLED)
     assert f.hint.endswith(
-        "mqadmin updateSubGroup -b 10.0.0.11:10911 -g G -s true -r 3 -a false -o true"
+        "mqadmin updateSubGroup -b 10.0.0.11:10911 -g G -s true -r 3 -q 4 -i 1 -w 2 -a false"
+        """ -o true -p '{"type":"CUSTOMIZED","customizedRetryPolicy":{"next":[1000]}}'"""
     )
 
 

@@ -248,6 +248,30 @@ def test_subscription_group_5x_shape() -> None:
     )
 
 
+def test_a_5x_retry_policy_is_kept_as_the_text_updatesubgroup_p_takes() -> None:
+    """The default policy is ``None``; another is compact JSON text, written back as the
+    object it was (the fake serves it as the broker did), and refused when not an object."""
+    policy = {"type": "EXPONENTIAL", "exponentialRetryPolicy": {"initial": 1000, "max": 60000}}
+    body = fastjson.dumps(
+        {"subscriptionGroupTable": {
+            "A": {"groupName": "A", "groupRetryPolicy": {"type": "CUSTOMIZED"}},
+            "B": {"groupName": "B", "groupRetryPolicy": policy, "retryQueueNums": 4},
+        }}
+    )  # fmt: skip
+    table = bodies.decode_subscription_group_table(body)
+    assert table["A"].group_retry_policy is None
+    text = table["B"].group_retry_policy
+    assert text == '{"type":"EXPONENTIAL","exponentialRetryPolicy":{"initial":1000,"max":60000}}'
+    model = table["B"].to_model()
+    assert (model.group_retry_policy, model.retry_queue_nums) == (text, 4)
+    served = bodies.encode_subscription_groups(["B"], Dialect.V5, {"B": model})
+    again = bodies.decode_subscription_group_wrapper(served).groups["B"]
+    assert (again.group_retry_policy, again.retry_queue_nums) == (text, 4)
+    bad = fastjson.dumps({"subscriptionGroupTable": {"C": {"groupRetryPolicy": [1]}}})
+    with pytest.raises(BodyError, match=r"C\]\.groupRetryPolicy: expected an object"):
+        bodies.decode_subscription_group_wrapper(bad)
+
+
 def test_config_table_reads_what_the_wrapper_reads_and_fails_where_it_fails() -> None:
     """The table of one group's capture builds an entry when it is read, yet holds the same
     configs in the same order, and refuses a body the wrapper refuses, on decoding."""

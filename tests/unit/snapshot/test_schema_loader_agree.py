@@ -166,6 +166,10 @@ BASE: dict[str, Any] = {
                     "retryMaxTimes": 16,
                     "consumeMessageOrderly": False,
                     "consumeBroadcastEnable": True,
+                    "retryQueueNums": 1,
+                    "brokerId": 0,
+                    "whichBrokerWhenConsumeSlowly": 1,
+                    "groupRetryPolicy": '{"type":"EXPONENTIAL"}',
                 }
             },
             "onBrokers": {
