@@ -436,6 +436,7 @@ def test_a_broadcasting_client_in_a_clustering_group_and_its_fix(kit: Kit, names
     )
     assert "each message of the 5 queues the CLUSTERING clients take" in cause["message"]
     assert "processed 2 times" in cause["message"]
+    assert "consumeBroadcastEnable" not in cause["message"]  # the brokers made it: true
     (doubled,) = findings(report, "DUPLICATE_ASSIGNMENT")
     assert doubled["causedBy"] == cause["id"]
     for code in ("STALE_ALLOCATION", "BROADCASTING", "BROKERS_DISAGREE", "MIXED_REBALANCE"):
@@ -452,3 +453,36 @@ def test_a_broadcasting_client_in_a_clustering_group_and_its_fix(kit: Kit, names
         return report if report["groups"][0]["lag"] == 0 and not worse else None
 
     kit.wait_for("the waiting messages to be consumed", cleared)
+
+
+@pytest.mark.versions("4.9.8", "5.1.4")
+def test_a_mixed_group_made_by_mqadmin_refuses_its_clustering_clients(
+    kit: Kit, names: Names
+) -> None:
+    """A group made with ``mqadmin updateSubGroup`` (which writes consumeBroadcastEnable=false)
+    with a CLUSTERING and a BROADCASTING client: each heartbeat of the BROADCASTING one makes
+    the brokers list the group BROADCASTING, and they then refuse every pull of the group,
+    the CLUSTERING client's too, until its own next heartbeat (its log says so; seen on the
+    kit every 30 s). MESSAGE_MODEL_INCONSISTENT names the setting and what it does."""
+    g, t = names.group, names.topic
+    kit.topic(t, read=4)
+    kit.group_config(g)
+    spec = f"group={g};sub={t}:*"
+    kit.consumer("mixed-c", f"{spec};instance=c1")
+    kit.consumer("mixed-b", f"{spec};instance=b1;model=BROADCASTING")
+    log = kit.rmq_dir / "logs" / "mixed-c" / "rocketmq_client.log"
+    refused = f"the consumer group[{g}] can not consume by broadcast way"
+
+    def seen() -> bool:
+        return log.exists() and refused in log.read_text(errors="replace")
+
+    kit.wait_for("the CLUSTERING client's pulls to be refused", seen, timeout=90, every=2.0)
+    causes = findings(kit.explain(g), "MESSAGE_MODEL_INCONSISTENT")
+    assert {f["topic"] for f in causes} >= {t}
+    for cause in causes:
+        assert (
+            "consumeBroadcastEnable=false in the group's config on broker-a, broker-b (what "
+            "mqadmin updateSubGroup writes unless given -d true): while a broker lists the "
+            "group as BROADCASTING it refuses every pull of the group, the CLUSTERING "
+            f"clients' too ('{refused}')" in cause["message"]
+        )

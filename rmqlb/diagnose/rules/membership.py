@@ -813,7 +813,9 @@ def check_message_models(ctx: TopicContext) -> list[Finding]:
     move), or by nobody on a topic they do not subscribe; every queue a CLUSTERING client
     takes is read by each subscribing BROADCASTING client too. And a BROADCASTING push client
     does not subscribe the group's retry topic: its heartbeats remove it from the group's
-    subscription table on the brokers, which then refuse the others' pulls of it."""
+    subscription table on the brokers, which then refuse the others' pulls of it. Where the
+    group's config says consumeBroadcastEnable=false, a broker refuses every pull of the
+    group while the latest heartbeat it had was a BROADCASTING client's."""
     g = ctx.g
     if not g.broadcasters or not ctx.mq_all or ctx.expected is None:
         return []
@@ -863,6 +865,18 @@ def check_message_models(ctx: TopicContext) -> list[Finding]:
             "refuse the CLUSTERING clients' pulls of it until one of those heartbeats again "
             "(broker.log: 'the consumer's subscription not exist'): retried messages wait "
             "meanwhile"
+        )
+    refusing = sorted(
+        (b for b, cfg in g.group.configs.items() if not cfg.consume_broadcast_enable), key=java_key
+    )
+    if refusing and clustering:
+        parts.append(
+            f"consumeBroadcastEnable=false in the group's config on {', '.join(refusing)} "
+            "(what mqadmin updateSubGroup writes unless given -d true): while a broker lists "
+            "the group as BROADCASTING it refuses every pull of the group, the CLUSTERING "
+            f"clients' too ('the consumer group[{g.name}] can not consume by broadcast way'), "
+            "so each heartbeat of a BROADCASTING client stops the group's consumption there "
+            "until a CLUSTERING client's heartbeat comes next"
         )
     if not parts:
         return []

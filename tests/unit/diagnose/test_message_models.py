@@ -40,9 +40,12 @@ def offsets() -> list[dict[str, Any]]:
     ]
 
 
-def mixed(listed: str, *, retry: bool = False) -> Report:
+def mixed(
+    listed: str, *, retry: bool = False, configs: dict[str, dict[str, Any]] | None = None
+) -> Report:
     """c1 (CLUSTERING) holds broker-b's queues, b1 (BROADCASTING) every queue; with
-    ``retry``, c1 also subscribes the group's retry topic (b1 does not, as in Java)."""
+    ``retry``, c1 also subscribes the group's retry topic (b1 does not, as in Java); the
+    group's subscription-group ``configs`` by broker."""
     topics: dict[str, Any] = {T: route(("broker-a", 4, 4, 6), ("broker-b", 4, 4, 6))}
     c1_topics = [T]
     c1_held = queues(T, "broker-b", 0, 1, 2, 3)
@@ -56,7 +59,8 @@ def mixed(listed: str, *, retry: bool = False) -> Report:
             "127.0.0.1@c1", *c1_topics, assigned=c1_held, strategy="AVG", **model("CLUSTERING")
         ),
     )
-    return run(topics, {"MixG": group(*members, messageModel=listed, offsets=offsets())})
+    mix = group(*members, messageModel=listed, offsets=offsets(), configs=configs or {})
+    return run(topics, {"MixG": mix})
 
 
 @pytest.mark.parametrize("listed", ["BROADCASTING", "CLUSTERING"])
@@ -97,6 +101,30 @@ def test_the_mix_is_the_cause_of_the_doubled_queues_and_of_the_lag_nobody_commit
         *((f"broker-b:{i}", "duplicate") for i in range(4)),
     ]
     assert g.total_lag() == (100, True)  # the brokers' offsets are the CLUSTERING clients'
+
+
+def test_consume_broadcast_enable_false_refuses_the_clustering_clients_too() -> None:
+    """Real 4.9.8: a group made with ``mqadmin updateSubGroup`` (which writes
+    consumeBroadcastEnable=false) with one client of each model: the CLUSTERING client's
+    pulls were refused for a while after each heartbeat of the BROADCASTING one. Named
+    only where the config says false."""
+    off = {"consumeBroadcastEnable": False}
+    report = mixed("CLUSTERING", configs={"broker-b": off, "broker-a": off})
+    cause = only(report, Code.MESSAGE_MODEL_INCONSISTENT)
+    assert cause.message.endswith(
+        "; and consumeBroadcastEnable=false in the group's config on broker-a, broker-b (what "
+        "mqadmin updateSubGroup writes unless given -d true): while a broker lists the group "
+        "as BROADCASTING it refuses every pull of the group, the CLUSTERING clients' too ('the "
+        "consumer group[MixG] can not consume by broadcast way'), so each heartbeat of a "
+        "BROADCASTING client stops the group's consumption there until a CLUSTERING client's "
+        "heartbeat comes next"
+    )
+    allowed = mixed("CLUSTERING", configs={"broker-a": {"consumeBroadcastEnable": True}})
+    assert "consumeBroadcastEnable" not in only(allowed, Code.MESSAGE_MODEL_INCONSISTENT).message
+    assert (
+        "consumeBroadcastEnable"
+        not in only(mixed("CLUSTERING"), Code.MESSAGE_MODEL_INCONSISTENT).message
+    )
 
 
 def test_a_broadcasting_client_is_not_taken_for_a_stale_one() -> None:
