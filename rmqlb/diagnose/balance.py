@@ -9,6 +9,7 @@ from __future__ import annotations
 from rmqlb.model.javaorder import java_key
 from rmqlb.model.snapshot import (
     RETRY_PREFIX,
+    V5_0_0,
     Consumer,
     Group,
     Rebalance,
@@ -18,11 +19,6 @@ from rmqlb.model.snapshot import (
 )
 from rmqlb.model.system import is_system_group
 
-#: ``MQVersion.Version.V5_0_0.ordinal()``: the first client version that can ask the broker.
-V5_0_0 = 413
-#: ``MQVersion.Version.V5_1_0.ordinal()``: the first broker that stores a message in a retry
-#: topic of more than 127 bytes (``HookUtils.checkBeforePutMessage``, message version 2).
-V5_1_0 = 433
 #: ``consumeType`` of a pop consumer.
 POP_CONSUME_TYPE = "CONSUME_POP"
 

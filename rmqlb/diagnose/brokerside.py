@@ -17,10 +17,10 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 from rmqlb.allocate.broker import BrokerState, Queues, query_assignment, request_mode
-from rmqlb.diagnose.balance import V5_0_0
 from rmqlb.model.javaorder import java_key
 from rmqlb.model.queue import MessageQueue
 from rmqlb.model.snapshot import (
+    V5_0_0,
     Consumer,
     Group,
     MessageRequestMode,

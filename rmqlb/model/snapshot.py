@@ -18,6 +18,12 @@ PERM_WRITE = 2
 PERM_INHERIT = 1
 RETRY_PREFIX = "%RETRY%"
 DLQ_PREFIX = "%DLQ%"
+#: ``MQVersion.Version.V5_0_0.ordinal()``: the first client version that can ask the broker,
+#: and the first broker that pops.
+V5_0_0 = 413
+#: ``MQVersion.Version.V5_1_0.ordinal()``: the first broker that stores a message in a retry
+#: topic of more than 127 bytes (``HookUtils.checkBeforePutMessage``, message version 2).
+V5_1_0 = 433
 
 
 def pop_retry_topic(topic: str, group: str) -> str:

@@ -21,7 +21,7 @@ from rmqlb.model import (
     Subscription,
     TopicRoute,
 )
-from rmqlb.model.snapshot import NEVER_COMMITTED
+from rmqlb.model.snapshot import NEVER_COMMITTED, V5_0_0
 
 pytestmark = pytest.mark.timeout(60)
 
@@ -117,12 +117,16 @@ def test_a_broadcasting_group_gets_the_max_offsets_and_nothing_is_asked_of_commi
     assert got.errors == ()
 
 
-def _capture(served: Snapshot, group: str) -> tuple[Snapshot, list[str]]:
-    """The capture of ``group``, and its requests (``NAME`` or ``NAME topic`` for those
-    naming a topic)."""
+def _capture(
+    served: Snapshot, group: str, dialect: int = 4, version: int | None = None
+) -> tuple[Snapshot, list[str]]:
+    """The capture of ``group`` from brokers of ``dialect`` (answering with ``version``
+    where given), and its requests (``NAME`` or ``NAME topic`` for those naming a topic)."""
 
     async def run() -> tuple[Snapshot, list[str]]:
-        async with FakeCluster(served) as cluster:
+        async with FakeCluster(served, dialect=dialect) as cluster:
+            if version is not None:
+                cluster.version = version
             options = CollectOptions(
                 namesrv=(cluster.namesrv_addr,), groups=(group,), client=ClientOptions(2.0)
             )
@@ -166,3 +170,31 @@ def test_a_group_nobody_consumes_whose_stats_cover_its_routes_asks_no_topic_stat
     ]
     assert not [r for r in asked if r.endswith(" T")]  # offsets on every broker: no route
     assert not [r for r in asked if r.startswith(("GET_TOPIC_STATS_INFO", "QUERY_CONSUMER"))]
+
+
+def test_the_pop_retry_topic_consume_stats_leave_out_is_read_apart_on_5_0() -> None:
+    """A 5.0 broker's consume stats list no topic the group's online clients do not
+    subscribe, and none subscribes its POP retry topic: for a topic its clients pop, the
+    retry topic's offsets are read apart (min/max, then each queue's committed offset), so
+    what came back through it is counted. Nothing asked of a 4.x or 5.1+ broker (5.1 lists
+    the topic; 4.x has none) or for a group that does not pop."""
+    t = [MessageQueue("T", "broker-a", i) for i in range(2)]
+    retry = MessageQueue("%RETRY%Pop_T", "broker-a", 0)
+    popper = Consumer("c1", (Subscription("T"),), assigned=(), pop_assigned=tuple(t))
+    offsets = (*(QueueOffset(mq, 10, 10, 0, 0) for mq in t), QueueOffset(retry, 6, 4, 0, 1))
+    routes = {"T": _route("T", 2, 2), retry.topic: _route(retry.topic, 1, 1)}
+    served = Snapshot(
+        topics=routes, groups={"Pop": Group("Pop", consumers=(popper,), offsets=offsets)}
+    )
+    got, asked = _capture(served, "Pop", dialect=5, version=V5_0_0)
+    found = {o.queue: o for o in got.groups["Pop"].offsets}
+    assert found[retry] == QueueOffset(retry, 6, 4, 0, 1)
+    assert "GET_TOPIC_STATS_INFO %RETRY%Pop_T" in asked and got.errors == ()
+    puller = Consumer("c1", (Subscription("T"),), assigned=tuple(t))
+    pulled = Snapshot(
+        topics=routes, groups={"Pop": Group("Pop", consumers=(puller,), offsets=offsets)}
+    )
+    for snapshot, dialect, version in ((served, 5, None), (served, 4, None), (pulled, 5, V5_0_0)):
+        got, asked = _capture(snapshot, "Pop", dialect=dialect, version=version)
+        assert retry not in {o.queue for o in got.groups["Pop"].offsets}
+        assert not [r for r in asked if r.endswith("%RETRY%Pop_T")]

@@ -83,6 +83,9 @@ async def capture_group(
         # hold queues its consume stats leave out (messages may wait there, never committed).
         topics.update(await c.offsets.uncovered(stats, [broker for broker, _ in masters]))
     offsets = await c.offsets.complete(name, sorted(topics), stats, ask_committed=not broadcasting)
+    popped = sorted({mq.topic for cons in consumers for mq in cons.pop_assigned or ()})
+    if popped:  # their POP retry topics: a 5.0 broker leaves them out while they are online
+        offsets += await c.offsets.pop_retries(name, popped, offsets)
     routes = {t: await c.routes.get(t) for t in sorted({*topics, RETRY_PREFIX + name})}
     on_brokers = await c.assignment.group(name, masters, model, consumers, routes)
     for (broker, _), answer in zip(masters, answers, strict=True):

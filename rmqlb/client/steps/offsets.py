@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING
 
 from rmqlb.client.errors import Failed
 from rmqlb.model import DeadLetters, MessageQueue, QueueOffset
-from rmqlb.model.snapshot import NEVER_COMMITTED
+from rmqlb.model.snapshot import NEVER_COMMITTED, RETRY_PREFIX, V5_0_0, V5_1_0, pop_retry_topic
 from rmqlb.remoting.bodies import ConsumeStats, QueueStats, merge_consume_stats
 from rmqlb.remoting.errors import QueryNotFound, TopicNotExist
 
@@ -165,6 +165,48 @@ class Offsets:
                 )
             )
         return out
+
+    async def pop_retries(
+        self, group: str, topics: Sequence[str], offsets: Sequence[QueueOffset]
+    ) -> list[QueueOffset]:
+        """Offsets of the group's POP retry topics (``%RETRY%<group>_<topic>``) of ``topics``
+        (those its clients pop) that ``offsets`` lack: a 5.0 broker's consume stats list no
+        topic the group's online clients do not subscribe, and no client subscribes its POP
+        retry topic (5.1 lists it). Asked of each 5.0 master hosting one of ``topics``
+        (min/max offsets, then each queue's committed offset); nothing where that retry topic
+        does not exist: nothing came back there yet."""
+        c = self.collector
+        have = {o.queue.topic for o in offsets}
+        hosts = await self._hosts([t for t in topics if not t.startswith(RETRY_PREFIX)])
+        wanted = [
+            (addr, retry)
+            for addr, topic in hosts
+            if (retry := pop_retry_topic(topic, group)) not in have
+            and V5_0_0 <= c.admin.server_versions.get(addr, 0) < V5_1_0
+        ]
+        tables = await asyncio.gather(*(self._topic_stats(a, t) for a, t in wanted))
+        ranges = [
+            (addr, mq, qs)
+            for (addr, _), table in zip(wanted, tables, strict=True)
+            for mq, qs in table.items()
+        ]
+        answers = await asyncio.gather(
+            *(self._committed(addr, group, mq) for addr, mq, _ in ranges)
+        )
+        # The last consumed message's store time is known where the group consumed every
+        # message there: the newest one's (the broker's lastUpdateTimestamp).
+        return [
+            QueueOffset(
+                mq,
+                broker_offset=qs.max_offset,
+                consumer_offset=NEVER_COMMITTED if committed is None else committed,
+                last_timestamp=qs.last_update_timestamp
+                if committed == qs.max_offset > qs.min_offset
+                else 0,
+                min_offset=qs.min_offset,
+            )
+            for (_, mq, qs), committed in zip(ranges, answers, strict=True)
+        ]
 
     async def dead_letters(self, topic: str) -> dict[str, DeadLetters]:
         """Each broker's part of the DLQ ``topic``, its queues summed: none where the

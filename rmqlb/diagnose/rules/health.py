@@ -35,7 +35,6 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from rmqlb.diagnose.balance import V5_0_0, V5_1_0
 from rmqlb.diagnose.context import Mode, TopicContext, errors_about, pops_topic
 from rmqlb.diagnose.report import Code, Finding, Severity
 from rmqlb.diagnose.rules._text import duration_text, id_text, queue_text, rate_text
@@ -47,6 +46,8 @@ from rmqlb.model.queue import MessageQueue, queue_sort_key
 from rmqlb.model.snapshot import (
     DLQ_PREFIX,
     RETRY_PREFIX,
+    V5_0_0,
+    V5_1_0,
     Consumer,
     ProcessQueueState,
     Rebalance,

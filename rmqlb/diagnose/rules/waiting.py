@@ -31,11 +31,10 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
-from rmqlb.diagnose.balance import V5_0_0
 from rmqlb.diagnose.context import GroupContext, TopicContext
 from rmqlb.humanize import plural
 from rmqlb.model.queue import MessageQueue
-from rmqlb.model.snapshot import RETRY_PREFIX, QueueOffset
+from rmqlb.model.snapshot import RETRY_PREFIX, V5_0_0, QueueOffset
 
 LAST = "CONSUME_FROM_LAST_OFFSET"
 FIRST = "CONSUME_FROM_FIRST_OFFSET"
