@@ -331,14 +331,12 @@ def _measure(env: dict[str, str], tmp: Path, pids: Sequence[int]) -> list[BenchR
         argv = [a.replace("{live}", live) for a in args]
         run = _timed([*rmqlb, *argv, "-n", namesrv, "--fail-on", "never"], user_env, pids)
         took = run.wall
+        versus = f"mqadmin consumerProgress -g GROUP {ms(mq_one)}"  # the ratio's peer
         if floor_code is not None:
             floor = floors[floor_code]
-            versus = (
-                f"mqadmin consumerProgress -g GROUP {ms(mq_one)}; floor ({floor_code}) "
-                f"{ms(floor)}, rmqlb - floor {ms(took - floor)}"
-            )
+            versus += f"; floor ({floor_code}) {ms(floor)}, rmqlb - floor {ms(took - floor)}"
         else:
-            versus = f"mqadmin consumerProgress (every group it finds) {ms(mq_all)}"
+            versus += f" (every group it finds: {ms(mq_all)})"
         results.append(
             BenchResult(
                 f"kit: {name} / mqadmin -g",
