@@ -378,6 +378,15 @@ def inference_settled(g: GroupReport) -> bool:
     )
 
 
+def no_topic_line(g: GroupReport) -> str:
+    """What stands for the tables of a group no client subscribes a topic of (nobody online,
+    say), pointing at its lag queue by queue where it has some."""
+    line = "No topic to allocate for this group."
+    if g.unsubscribed_lag:
+        line += f" Its lag, {g.unsubscribed_lag:,}, queue by queue: rmqlb offsets {g.group}"
+    return line
+
+
 def inference_line(g: GroupReport) -> str | None:
     """The note on strategy parameters the clients do not report (``None`` when stated),
     e.g. ``note: virtual nodes: 5, inferred from what the 3 clients hold — ...``."""

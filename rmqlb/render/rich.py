@@ -315,7 +315,7 @@ def build(report: Report, options: RenderOptions | None = None, width: int = 100
                 Text(""),
             ]
         if not g.topics:
-            parts += [Text("No topic to allocate for this group.", style="dim"), Text("")]
+            parts += [Text(v.no_topic_line(g), style="dim"), Text("")]
         for t in g.topics:
             view = v.queue_view(g.group, t, o)
             parts.append(_topic_header(t))

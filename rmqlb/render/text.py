@@ -85,7 +85,7 @@ def _group(g: GroupReport, findings: list[Finding], o: RenderOptions) -> list[Bl
     if note is not None:
         doc.append(Line(note, md=f"_{_md_keep_code(note)}_"))
     if not g.topics:
-        doc.append(Line("No topic to allocate for this group."))
+        doc.append(Line(v.no_topic_line(g)))
     for t in g.topics:
         doc += _topic(g.group, t, o)
     title = Heading(f"Findings for {g.group}", md=f"Findings for {code_span(g.group)}")

@@ -5,9 +5,12 @@ queue's cached messages and last pull."""
 from __future__ import annotations
 
 import io
+import json
 import re
+from pathlib import Path
 
 import pytest
+from rich.console import Console
 
 from rmqlb.diagnose import diagnose
 from rmqlb.model import (
@@ -25,6 +28,7 @@ from rmqlb.model import (
 from rmqlb.model.snapshot import NEVER_COMMITTED
 from rmqlb.render import Output, render
 from rmqlb.render.options import RenderOptions
+from rmqlb.snapshot import load_snapshot
 
 NOW = 1_795_000_000_000  # 2026-11-18T11:06:40Z, the capture time below
 Q = [MessageQueue("T", "broker-a", i) for i in range(2)]
@@ -133,3 +137,28 @@ def test_a_broadcasting_clients_own_lag_has_a_column_while_its_queues_have_none(
     }
     assert rows["127.0.0.1@node-2"][5] == "2,360"
     assert rows["127.0.0.1@node-1"][5] == "0"
+
+
+@pytest.mark.parametrize("output", [Output.plain, Output.markdown])
+def test_a_group_nobody_consumes_points_to_its_offsets(tmp_path: Path, output: Output) -> None:
+    """No client subscribes a topic, so there is no table to draw: the line that says so
+    gives its lag and where it is listed queue by queue (nothing to point at without lag)."""
+    offsets = [
+        {"topic": "T", "brokerName": "broker-a", "queueId": i, "brokerOffset": 30,
+         "consumerOffset": 5}
+        for i in range(2)
+    ]  # fmt: skip
+    route = {"queueDatas": [{"brokerName": "broker-a", "readQueueNums": 2, "writeQueueNums": 2}]}
+    groups = {"Idle": {"offsets": offsets}, "Empty": {}}
+    doc = {"format": "rmqlb.snapshot/1", "topics": {"T": route}, "groups": groups}
+    path = tmp_path / "idle.json"
+    path.write_text(json.dumps(doc))
+    buffer = io.StringIO()
+    render(diagnose(load_snapshot(path)), output, buffer, RenderOptions())
+    text = buffer.getvalue()
+    assert "No topic to allocate for this group. Its lag, 50, queue by queue: rmqlb offsets" in text
+    assert "No topic to allocate for this group.\n" in text  # Empty: nothing more to say
+    table = io.StringIO()
+    console = Console(file=table, width=200, color_system=None)
+    render(diagnose(load_snapshot(path)), Output.table, console, RenderOptions())
+    assert "Its lag, 50, queue by queue: rmqlb offsets Idle" in table.getvalue()
