@@ -30,7 +30,8 @@ SORT_KEYS = ("queue", "lag", "holder")
 @dataclass(frozen=True, slots=True)
 class OffsetRow:
     """One queue: ``committed`` None when never committed, ``holders`` None when unknown
-    (a client could not be asked), ``last_consumed_ms`` None when nothing was consumed;
+    (a client could not be asked), ``last_consumed_ms`` None when nothing was consumed or
+    the broker did not say when (``committed`` tells the two apart);
     ``lag`` None when unknown: a BROADCASTING group's queue its clients keep the offsets of
     (each client's own lag: ``rmqlb explain``)."""
 
@@ -189,11 +190,12 @@ def cells(view: OffsetsView, row: OffsetRow) -> list[str]:
     from rmqlb.render._view import age_text, captured_ms  # noqa: PLC0415
 
     kept_by_clients = view.broadcasting and row.committed is None
-    last = (
-        ("-" if kept_by_clients else "never")
-        if row.last_consumed_ms is None
-        else age_text(row.last_consumed_ms, captured_ms(view.captured_at))
-    )
+    if row.last_consumed_ms is not None:
+        last = age_text(row.last_consumed_ms, captured_ms(view.captured_at))
+    elif kept_by_clients:
+        last = "-"
+    else:  # consumed with its time unknown (a queue consume stats left out), as explain says
+        last = "" if row.committed else "never"
     return [
         row.queue.topic,
         row.queue.label(),

@@ -188,3 +188,25 @@ def test_a_group_consumed_through_a_proxy_that_no_broker_lists_has_unknown_holde
         "clients pop through a Proxy (--proxy HOST:PORT, a 5.1+ Proxy's remoting port, lists "
         "them)"
     )
+
+
+def test_a_committed_queue_whose_time_the_broker_did_not_say_is_not_never(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    """A queue consume stats left out (read apart: no store time) but committed at 4 was
+    consumed: its last-consumed cell is empty, as in explain's table; 'never' stays for a
+    queue nothing was committed on."""
+    offsets_ = [
+        {"topic": "T", "brokerName": "broker-a", "queueId": 0, "brokerOffset": 6,
+         "consumerOffset": 4, "lastTimestamp": 0},
+        {"topic": "T", "brokerName": "broker-a", "queueId": 1, "brokerOffset": 6,
+         "consumerOffset": -1, "minOffset": 0},
+    ]  # fmt: skip
+    route = {"queueDatas": [{"brokerName": "broker-a", "readQueueNums": 2, "writeQueueNums": 2}]}
+    groups = {"G": {"offsets": offsets_}}
+    doc = {"format": "rmqlb.snapshot/1", "topics": {"T": route}, "groups": groups}
+    path = tmp_path / "g.json"
+    path.write_text(json.dumps(doc))
+    code, out, _ = offsets(capsys, "G", "-d", str(path), "-o", "plain", "--no-headers")
+    rows = [line.split("\t") for line in out.splitlines() if line.startswith("T")]
+    assert code == 0 and [row[-1] for row in rows] == ["", "never"], rows
