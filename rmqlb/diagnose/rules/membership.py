@@ -869,7 +869,7 @@ def check_message_models(ctx: TopicContext) -> list[Finding]:
     refusing = sorted(
         (b for b, cfg in g.group.configs.items() if not cfg.consume_broadcast_enable), key=java_key
     )
-    if refusing and clustering:
+    if refusing:  # (there are CLUSTERING clients: the group is consumed so)
         parts.append(
             f"consumeBroadcastEnable=false in the group's config on {', '.join(refusing)} "
             "(what mqadmin updateSubGroup writes unless given -d true): while a broker lists "
