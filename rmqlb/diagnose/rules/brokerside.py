@@ -338,7 +338,14 @@ def _mixed(ctx: TopicContext, side: BrokerSide) -> list[Finding]:
             spec = g.effective(c.strategy) if c.strategy is not None else g.strategy
             got, _, _ = expected_allocation(spec, ctx.mq_all, cid_all)
             alone[c.client_id] = list((got or {}).get(c.client_id, ()))
-    mixed = {cid: alone.get(cid, []) for cid in own}
+    # what a client holds, where its running info says, is what it pulls now: its strategy's
+    # share is only what it takes at its next rebalance (a list that names an id twice for a
+    # moment gives it another share until then)
+    holding: dict[str, list[MessageQueue]] = {}
+    for c, held in zip(g.consumers, ctx.actual, strict=True):
+        if held is not None:
+            holding.setdefault(c.client_id, list(held))
+    mixed = {cid: holding.get(cid, alone.get(cid, [])) for cid in own}
     mixed |= {cid: list(side.expected.get(cid) or ()) for cid in side.clients}
     counts: Counter[MessageQueue] = Counter(q for qs in mixed.values() for q in qs)
     apart: Counter[MessageQueue] = Counter(q for qs in alone.values() for q in qs)

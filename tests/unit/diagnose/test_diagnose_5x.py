@@ -366,6 +366,32 @@ def test_a_client_pulling_queues_that_others_pop_doubles_them() -> None:
     assert [r.status for r in rows] == [QueueStatus.duplicate] * 2 + [QueueStatus.ok] * 2
 
 
+def test_the_queues_a_client_pulls_in_a_pop_group_are_those_it_holds() -> None:
+    """c1 took its AVG share of 6 queues over [c1, c2] (3); the broker now lists c2 twice
+    (a connection c2 closed, not yet expired), over which AVG gives c1 2 queues until its
+    next rebalance. What c1 pulls now is what it holds: 3 queues are doubled, not 2 (a real
+    5.1.4 run once said 3 of the 4 a client pulled)."""
+    modes = {T: {"mode": "POP", "popShareQueueNum": 0}}
+    listed = ["c1", "c2", "c2"]
+    report = run(
+        {T: {"queues": 6}},
+        {
+            "G": group(
+                consumer(
+                    "c1", T, strategy="AVG", version=409, assigned=queues(T, "broker-a", 0, 1, 2)
+                ),
+                consumer("c2", T, strategy="AVG", popAssigned=queues(T, "broker-a", -1), **BROKER),
+                onBrokers={"broker-a": {"clientIds": listed, "requestModes": modes}},
+            )
+        },
+    )
+    mixed = only(report, Code.MIXED_REBALANCE)
+    assert "3 queues pulled by a client and popped by others (broker-a:0..2)" in mixed.message
+    dup = only(report, Code.DUPLICATE_ASSIGNMENT)
+    assert [q.label() for q in dup.queues] == ["broker-a:0", "broker-a:1", "broker-a:2"]
+    assert dup.caused_by == mixed.id
+
+
 def test_mixed_with_the_same_list_orphans_nothing_but_is_said() -> None:
     report = run(
         {T: {"queues": 4}},
