@@ -112,3 +112,53 @@ def test_an_id_listed_twice_is_named_with_both_causes_and_clears(kit: Kit, names
     kit.wait_steady(g, jvm, consumers=2, queues={t: 2})  # closed: the broker dropped it
     after = kit.explain(g)
     assert not finding_codes(after, g) & {"DUPLICATE_CLIENT_ID", "IDLE_CONSUMER"}, after["findings"]
+
+
+@pytest.mark.versions("4.9.8")
+def test_two_processes_sharing_one_client_id_consume_what_rmqlb_says(
+    kit: Kit, names: Names
+) -> None:
+    """Two JVMs with one instanceName (what PID 1 in containers sharing an IP, or an explicit
+    setInstanceName, makes): each broker lists the id twice, both processes take the slice
+    of index 0 of [x, x] and the slice of index 1 goes to nobody. rmqlb names both processes
+    as holders of the doubled slice and the messages waiting in the other."""
+    g, t = names.group, names.topic
+    kit.topic(t, read=4, brokers=("broker-a",))
+    spec = f"group={g};sub={t}:*;instance=x"
+    jvms = kit.consumer("shared-id-1", spec), kit.consumer("shared-id-2", spec)
+    x = "127.0.0.1@x"
+
+    def both_hold() -> list[list[tuple[str, str, int]]] | None:
+        held = []
+        for jvm in jvms:  # one truth file each: the two states share the client id
+            state = kit.truth(g, jvm).get(x)
+            if state is None or state["views"].get(t, {}).get("cidAll") != [x, x]:
+                return None
+            held.append(sorted(qkey(q) for q in state["held"] if q["topic"] == t))
+        return held if held[0] and held[0] == held[1] else None
+
+    held = kit.wait_for("both processes to allocate over [x, x]", both_hold)
+    assert held[0] == [(t, "broker-a", 0), (t, "broker-a", 1)]  # the premise
+    kit.wait_for(  # each process heartbeats to both brokers (the retry topic is on both)
+        "both brokers to list x twice",
+        lambda: all(kit.listed_by(b, g) == [x, x] for b in ("broker-a", "broker-b")) or None,
+    )
+    kit.produce(t, 40)  # 10 per queue
+    report = kit.explain(g)
+
+    actual = report_actual(report, g, t)
+    assert actual == {
+        (t, "broker-a", 0): [x, x],
+        (t, "broker-a", 1): [x, x],
+        (t, "broker-a", 2): [],
+        (t, "broker-a", 3): [],
+    }
+    (dup,) = findings(report, "DUPLICATE_CLIENT_ID")
+    assert "used by 2 connections" in dup["message"]
+    assert "either 2 processes share it" in dup["message"]  # each broker lists it alike
+    assert f"going to nobody: {t}: broker-a:2, broker-a:3" in dup["message"]
+    (lost,) = [f for f in findings(report, "UNCONSUMED_QUEUE") if f["topic"] == t]
+    assert "broker-a:2, broker-a:3; 20 messages wait there" in lost["message"]
+    (doubled,) = [f for f in findings(report, "DUPLICATE_ASSIGNMENT") if f["topic"] == t]
+    assert sorted(qkey({"topic": t, **q}) for q in doubled["queues"]) == held[0]
+    assert lost["causedBy"] == doubled["causedBy"] == dup["id"]
