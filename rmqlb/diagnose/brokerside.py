@@ -43,7 +43,9 @@ class BrokerAnswer:
 
     ``mode_read`` / ``list_read``: the request mode and the consumer list were read from
     the broker (else assumed: the default mode, the group's list). ``reported``: the
-    broker's own QUERY_ASSIGNMENT answers, where the snapshot has them.
+    broker's own QUERY_ASSIGNMENT answers, where the snapshot has them. ``balancer_off``:
+    its config says ``serverLoadBalancerEnable=false`` (it answers every client the whole
+    route of the topic).
     """
 
     broker: str
@@ -53,6 +55,7 @@ class BrokerAnswer:
     list_read: bool
     answers: Mapping[str, Queues | None]
     reported: Mapping[str, Queues | None]
+    balancer_off: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -161,7 +164,11 @@ def broker_side(
             for a in (view.assignments if view is not None else ())
             if a.topic == topic
         }
-        brokers.append(BrokerAnswer(broker, mode, mode_read, ids, list_read, answers, reported))
+        brokers.append(
+            BrokerAnswer(
+                broker, mode, mode_read, ids, list_read, answers, reported, enabled is False
+            )
+        )
     expected: dict[str, list[MessageQueue] | None] = {}
     disagree = False
     for cid in clients:

@@ -38,6 +38,7 @@ PRIORITY: dict[Code, int] = {
     Code.MESSAGE_MODEL_INCONSISTENT: 10,
     Code.STRATEGY_INCONSISTENT: 9,
     Code.SUBSCRIPTION_INCONSISTENT: 9,
+    Code.SERVER_LOAD_BALANCER_OFF: 9,
     Code.STALE_ALLOCATION: 8,
     Code.MIXED_REBALANCE: 8,
     Code.BROKERS_DISAGREE: 8,
@@ -102,6 +103,9 @@ PAIRS: dict[tuple[Code, Code], Evidence] = {
     (Code.MIXED_REBALANCE, Code.DUPLICATE_ASSIGNMENT): queues_within,
     (Code.MIXED_REBALANCE, Code.UNCONSUMED_QUEUE): queues_within,
     (Code.MIXED_REBALANCE, Code.ASSIGNMENT_MISMATCH): consumers_within,
+    (Code.SERVER_LOAD_BALANCER_OFF, Code.DUPLICATE_ASSIGNMENT): queues_within,
+    (Code.SERVER_LOAD_BALANCER_OFF, Code.BROKERS_DISAGREE): consumers_within,
+    (Code.SERVER_LOAD_BALANCER_OFF, Code.ASSIGNMENT_MISMATCH): consumers_within,
     (Code.BROKERS_DISAGREE, Code.ASSIGNMENT_MISMATCH): consumers_within,
     (Code.BROKERS_DISAGREE, Code.DUPLICATE_ASSIGNMENT): consumers_within,
     (Code.BROKERS_DISAGREE, Code.UNCONSUMED_QUEUE): queues_within,
@@ -175,6 +179,8 @@ def _summary(cause: Finding) -> str:
             return "some clients balance themselves and the brokers balance the others"
         case Code.BROKERS_DISAGREE:
             return "the brokers list different consumers, or assign from different routes"
+        case Code.SERVER_LOAD_BALANCER_OFF:
+            return "brokers with serverLoadBalancerEnable=false give every client every queue"
         case _:
             return cause.message
 

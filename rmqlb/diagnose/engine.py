@@ -114,7 +114,9 @@ def _queue_rows(ctx: TopicContext) -> QueueRows:
         for i, readers in enumerate(actual_col):
             if readers and wide.issuperset(readers):
                 status_col[i] = unconsumed
-    expected_col = _shared_owners(ctx) if ctx.shared else owner
+    # the brokers may expect several clients to hold one queue: POP, or brokers that give
+    # every client every queue (serverLoadBalancerEnable=false)
+    expected_col = _shared_owners(ctx) if ctx.broker_side is not None else owner
     if not ctx.extra and not ctx.outside_offsets:
         return QueueRows(mq_all, expected_col, actual_col, status_col, ctx.lag, ctx.offsets)
     # then the queues outside mqAll: held (stale, or a broker no longer readable), or only
@@ -149,9 +151,10 @@ def _queue_rows(ctx: TopicContext) -> QueueRows:
 
 
 def _shared_owners(ctx: TopicContext) -> list[str | None]:
-    """The expected column of a topic served by POP: a queue several clients are expected
-    to pop has no one expected holder (``None``, as under BROADCASTING; the consumer rows
-    count each client's share), the others keep theirs."""
+    """The expected column of a topic the brokers assign: a queue several clients are
+    expected to hold (popped by several, or given to all) has no one expected holder
+    (``None``, as under BROADCASTING; the consumer rows count each client's share), the
+    others keep theirs."""
     poppers = [0] * len(ctx.mq_all)
     for queues in (ctx.expected or {}).values():
         for mq in queues:

@@ -91,6 +91,7 @@ class Code(StrEnum):
     BROKER_REBALANCE = "BROKER_REBALANCE"  # 5.x: the brokers assign some clients' queues
     BROKER_STRATEGY_UNKNOWN = "BROKER_STRATEGY_UNKNOWN"  # broker-assigned, strategy not AVG*
     POP_SHARE_ALL = "POP_SHARE_ALL"  # POP share number making every client pop every queue
+    SERVER_LOAD_BALANCER_OFF = "SERVER_LOAD_BALANCER_OFF"  # 5.x: brokers answer every queue
     BROKERS_DISAGREE = "BROKERS_DISAGREE"  # brokers list different clients, or routes differ
     MIXED_REBALANCE = "MIXED_REBALANCE"  # client-side and broker-side clients in one group
     PROXY_CONSUMED = "PROXY_CONSUMED"  # consumed through a 5.x Proxy, clients not listed
@@ -515,6 +516,7 @@ PRECEDENCE: tuple[Code, ...] = (
     Code.SUBSCRIPTION_INCONSISTENT,
     Code.STRATEGY_INCONSISTENT,
     Code.MESSAGE_MODEL_INCONSISTENT,
+    Code.SERVER_LOAD_BALANCER_OFF,
     Code.STALE_ALLOCATION,
     Code.CONSUMER_STALLED,
     Code.WRITE_EXCEEDS_READ,

@@ -10,6 +10,7 @@ broker-assigned client ``allocated`` is its broker's QUERY_ASSIGNMENT answer).
 from __future__ import annotations
 
 import json
+import shlex
 import time
 from pathlib import Path
 from typing import Any
@@ -229,6 +230,58 @@ def test_a_4_9_8_client_pulling_in_a_pop_group_doubles_what_it_pulls(
     assert dup["causedBy"] == mixed["id"]
     statuses = {r["status"] for r in report_topic(report, g, t)["queues"]}
     assert statuses == {"duplicate", "ok"}
+
+
+@pytest.mark.versions(*FIVE)
+def test_brokers_without_load_balancing_are_named_and_their_advice_ends_the_duplicates(
+    kit: Kit, names: Names
+) -> None:
+    """serverLoadBalancerEnable=false on both brokers (set at runtime, as an operator would):
+    each broker answers every client the whole route, so both clients the brokers balance
+    pull all 8 queues. rmqlb names the setting as the duplicates' cause, and the commands of
+    its fix, run as printed, give each client its share again."""
+    g, t = names.group, names.topic
+    kit.topic(t, read=4)
+    addrs = [kit.broker_addr(b) for b in ("broker-a", "broker-b")]
+
+    def balancing(value: str) -> None:
+        for addr in addrs:
+            kit.mqadmin(
+                "updateBrokerConfig", "-b", addr, "-k", "serverLoadBalancerEnable", "-v", value
+            )
+
+    balancing("false")
+    try:
+        spec = f"group={g};sub={t}:*;rebalance=broker"
+        jvm = kit.consumer("no-balancer", f"{spec};instance=n1", f"{spec};instance=n2")
+
+        def held_by_both(count: int) -> dict[str, set[Any]] | None:
+            held = _per_client(kit.truth(g, jvm), t, "held")
+            return held if len(held) == 2 and all(len(q) == count for q in held.values()) else None
+
+        # (a 5.0 broker learns the new topic's route within its 30 s poll of the NameServer)
+        kit.wait_for("both clients to pull all 8 queues", lambda: held_by_both(8), timeout=90)
+        report = kit.explain(g)
+        (off,) = [f for f in findings(report, "SERVER_LOAD_BALANCER_OFF") if f["topic"] == t]
+        assert off["severity"] == "error"
+        assert off["message"].startswith(
+            "broker-a, broker-b run with serverLoadBalancerEnable=false"
+        ), off["message"]
+        assert "8 queues held by several now (broker-a:0..3, broker-b:0..3" in off["message"]
+        (dup,) = [f for f in findings(report, "DUPLICATE_ASSIGNMENT") if f["topic"] == t]
+        assert dup["causedBy"] == off["id"]
+        assert {r["status"] for r in report_topic(report, g, t)["queues"]} == {"duplicate"}
+
+        commands = off["hint"].split(": ", 1)[1].split(" (")[0].split("; ")
+        assert [c.split()[3] for c in commands] == addrs, commands
+        for command in commands:
+            kit.mqadmin(*shlex.split(command)[1:])
+        kit.wait_for("each client to hold its share again", lambda: held_by_both(4))
+        after = kit.explain(g)
+        codes = {f["code"] for f in after["findings"] if f.get("topic") == t}
+        assert not codes & {"SERVER_LOAD_BALANCER_OFF", "DUPLICATE_ASSIGNMENT"}, codes
+    finally:
+        balancing("true")  # a broker-wide setting: never left off for the next tests
 
 
 @pytest.mark.versions(*FIVE)

@@ -1,5 +1,6 @@
 """5.x broker-side assignment: BROKER_REBALANCE / POP_MODE (who balances whom),
-BROKER_STRATEGY_UNKNOWN, POP_SHARE_ALL, BROKERS_DISAGREE and MIXED_REBALANCE.
+BROKER_STRATEGY_UNKNOWN, POP_SHARE_ALL, SERVER_LOAD_BALANCER_OFF, BROKERS_DISAGREE and
+MIXED_REBALANCE.
 
 *Expected* for a client that lets the broker assign is what the brokers'
 ``QueryAssignmentProcessor`` gives it (:mod:`rmqlb.diagnose.brokerside`); these rules say
@@ -12,7 +13,13 @@ from collections import Counter
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from rmqlb.diagnose.context import GroupContext, Mode, TopicContext, expected_allocation
+from rmqlb.diagnose.context import (
+    GroupContext,
+    Mode,
+    TopicContext,
+    broker_addr,
+    expected_allocation,
+)
 from rmqlb.diagnose.report import Code, Finding, Severity
 from rmqlb.diagnose.rules._text import id_text, queue_text
 from rmqlb.humanize import plural
@@ -97,6 +104,7 @@ def check_broker_topic(ctx: TopicContext) -> list[Finding]:
     return [
         *_unknown_strategy(ctx, side),
         *_pop_share_all(ctx, side),
+        *_balancer_off(ctx, side),
         *_disagree(ctx, side),
         *_mixed(ctx, side),
         *_proxy_mixed(ctx),
@@ -196,6 +204,74 @@ def _pop_share_all(ctx: TopicContext, side: BrokerSide) -> list[Finding]:
             )
         )
     return out
+
+
+def _balancer_off(ctx: TopicContext, side: BrokerSide) -> list[Finding]:
+    """SERVER_LOAD_BALANCER_OFF: brokers whose config has ``serverLoadBalancerEnable=false``
+    answer QUERY_ASSIGNMENT with every queue of the topic's route, whoever asks; where they
+    serve the topic by PULL, each client the brokers balance that asks one of them pulls
+    every queue, and each message of a queue goes to every client pulling it. (By POP,
+    several clients popping one queue is POP's way: nothing doubles.)"""
+    off = [b for b in side.brokers if b.balancer_off and b.mode.mode is RequestMode.PULL]
+    if not off or not side.clients:
+        return []
+    g = ctx.g
+    clients = side.clients
+    held: dict[str, Sequence[MessageQueue]] = {}
+    for c, queues in zip(g.consumers, ctx.actual, strict=True):
+        if c.client_id in clients and c.client_id not in held:
+            known = queues if queues is not None else side.expected.get(c.client_id)
+            held[c.client_id] = known or ()
+    pulls: Counter[MessageQueue] = Counter(q for qs in held.values() for q in set(qs))
+    doubled = [q for q in ctx.mq_all if pulls[q] > 1]
+    names = [b.broker for b in off]
+    one = len(off) == 1
+    others = [b.broker for b in side.brokers if b not in off]
+    n = len(ctx.mq_all)
+    message = (
+        f"{', '.join(names)} {'runs' if one else 'run'} with serverLoadBalancerEnable=false: "
+        f"{'its' if one else 'their'} QueryAssignmentProcessor answers every client that asks "
+        f"with all {plural(n, 'queue')} of {ctx.topic}, which {g.name} consumes by PULL there, "
+        f"so each of the {plural(len(clients), 'client')} the brokers balance pulls every "
+        f"queue whenever it asks {'it' if one else 'one of them'}"
+        + (
+            f" ({', '.join(others)} {'gives' if len(others) == 1 else 'give'} each client its "
+            "share; each rebalance asks a broker of the topic picked at random)"
+            if others
+            else ""
+        )
+    )
+    if len(clients) < 2:
+        effect = "; with one client nothing doubles yet, but every client added pulls them all too"
+    elif doubled:
+        lag = ctx.total_lag(doubled)
+        effect = (
+            f": {plural(len(doubled), 'queue')} held by several now ({queue_text(doubled, 4)}"
+            + (f", {lag:,} messages waiting" if ctx.lag is not None and lag else "")
+            + "), each message of them consumed by every holder"
+        )
+    else:
+        effect = ": no queue is held twice at the moment"
+    commands = "; ".join(
+        f"mqadmin updateBrokerConfig -b {broker_addr(g.snapshot, b)} "
+        "-k serverLoadBalancerEnable -v true"
+        for b in names
+    )
+    return [
+        Finding(
+            Code.SERVER_LOAD_BALANCER_OFF,
+            Severity.error if doubled else Severity.warning,
+            g.name,
+            message + effect,
+            f"turn it on again: {commands} (it applies at once and is written to the broker's "
+            "config file; each client gets its share at its next rebalance, within 20 s); or "
+            "let the clients balance themselves (setClientRebalance(true), the 5.x client's "
+            "default)",
+            topic=ctx.topic,
+            consumers=clients,
+            queues=tuple(doubled),
+        )
+    ]
 
 
 def _disagree(ctx: TopicContext, side: BrokerSide) -> list[Finding]:

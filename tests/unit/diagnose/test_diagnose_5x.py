@@ -727,3 +727,108 @@ def test_lag_skew_in_a_group_the_brokers_balance_by_pull_offers_pop() -> None:
     assert "setConsumeMode" not in skewed(CLIENT)
     orderly = {**BROKER, "consumeOrderly": True}
     assert "setConsumeMode" not in skewed(orderly)
+
+
+def _balancer(*off: str) -> dict[str, Any]:
+    """Brokers broker-a and broker-b (5.1.4), ``off`` with serverLoadBalancerEnable=false."""
+    return {
+        b: {
+            "addrs": {"0": f"10.0.0.{i}:10911"},
+            "version": 441,
+            "config": {"serverLoadBalancerEnable": b not in off},
+        }
+        for i, b in enumerate(("broker-a", "broker-b"), start=11)
+    }
+
+
+TWO_BROKERS = {T: route(("broker-a", 4, 4, 6), ("broker-b", 4, 4, 6))}
+EVERY_QUEUE = queues(T, "broker-a", 0, 1, 2, 3) + queues(T, "broker-b", 0, 1, 2, 3)
+
+
+def test_brokers_that_give_every_client_every_queue_are_the_cause_of_its_duplicates() -> None:
+    """serverLoadBalancerEnable=false (seen on a real 5.1.4 cluster): QueryAssignmentProcessor
+    answers the whole route to each client, which pulls all of it. Before, the duplicates
+    were said to "clear at the next rebalance" and the rows expected c2 alone."""
+    report = run(
+        TWO_BROKERS,
+        {
+            "G": group(
+                consumer("c1", T, strategy="AVG", assigned=EVERY_QUEUE, **BROKER),
+                consumer("c2", T, strategy="AVG", assigned=EVERY_QUEUE, **BROKER),
+            )
+        },
+        extra={"brokers": _balancer("broker-a", "broker-b")},
+    )
+    off = only(report, Code.SERVER_LOAD_BALANCER_OFF)
+    assert off.severity is Severity.error
+    assert off.message.startswith(
+        "broker-a, broker-b run with serverLoadBalancerEnable=false: their "
+        "QueryAssignmentProcessor answers every client that asks with all 8 queues of T, which "
+        "G consumes by PULL there, so each of the 2 clients the brokers balance pulls every "
+        "queue whenever it asks one of them: 8 queues held by several now (broker-a:0..3, "
+        "broker-b:0..3"
+    ), off.message
+    assert off.hint.startswith(
+        "turn it on again: mqadmin updateBrokerConfig -b 10.0.0.11:10911 -k "
+        "serverLoadBalancerEnable -v true; mqadmin updateBrokerConfig -b 10.0.0.12:10911 -k "
+        "serverLoadBalancerEnable -v true (it applies at once"
+    )
+    assert off.consumers == ("c1", "c2") and len(off.queues) == 8
+    dup = only(report, Code.DUPLICATE_ASSIGNMENT)
+    assert dup.caused_by == off.id
+    rows = report.groups[0].topics[0].queues
+    assert {(r.expected, r.status) for r in rows} == {(None, QueueStatus.duplicate)}
+
+
+def test_one_broker_without_balancing_makes_the_answers_differ_for_its_reason() -> None:
+    """broker-a turned on again, broker-b not: a client asking broker-a gets its share,
+    asking broker-b every queue. BROKERS_DISAGREE follows from it, not "usually transient"."""
+    report = run(
+        TWO_BROKERS,
+        {
+            "G": group(
+                consumer("c1", T, strategy="AVG", assigned=EVERY_QUEUE[:4], **BROKER),
+                consumer("c2", T, strategy="AVG", assigned=EVERY_QUEUE, **BROKER),
+            )
+        },
+        extra={"brokers": _balancer("broker-b")},
+    )
+    off = only(report, Code.SERVER_LOAD_BALANCER_OFF)
+    assert off.message.startswith("broker-b runs with serverLoadBalancerEnable=false: its ")
+    assert (
+        "whenever it asks it (broker-a gives each client its share; each rebalance asks a "
+        "broker of the topic picked at random): 4 queues held by several now (broker-a:0..3)"
+    ) in off.message, off.message
+    assert "-b 10.0.0.12:10911 -k serverLoadBalancerEnable -v true (it" in off.hint
+    assert "10.0.0.11" not in off.hint
+    assert only(report, Code.BROKERS_DISAGREE).caused_by == off.id
+    assert only(report, Code.DUPLICATE_ASSIGNMENT).caused_by == off.id
+
+
+def test_one_client_of_brokers_without_balancing_is_warned_and_pop_is_left_alone() -> None:
+    alone = run(
+        TWO_BROKERS,
+        {"G": group(consumer("c1", T, strategy="AVG", assigned=EVERY_QUEUE, **BROKER))},
+        extra={"brokers": _balancer("broker-a", "broker-b")},
+    )
+    off = only(alone, Code.SERVER_LOAD_BALANCER_OFF)
+    assert off.severity is Severity.warning and off.queues == ()
+    assert off.message.endswith(
+        "; with one client nothing doubles yet, but every client added pulls them all too"
+    )
+    modes = {T: {"mode": "POP", "popShareQueueNum": 0}}
+    popped = run(
+        TWO_BROKERS,
+        {
+            "G": group(
+                consumer("c1", T, strategy="AVG", popAssigned=EVERY_QUEUE, **BROKER),
+                consumer("c2", T, strategy="AVG", popAssigned=EVERY_QUEUE, **BROKER),
+                onBrokers={
+                    b: {"clientIds": ["c1", "c2"], "requestModes": modes}
+                    for b in ("broker-a", "broker-b")
+                },
+            )
+        },
+        extra={"brokers": _balancer("broker-a", "broker-b")},
+    )
+    assert "SERVER_LOAD_BALANCER_OFF" not in codes(popped)

@@ -168,6 +168,31 @@ POP_SHARE_ALL = {
 }  # fmt: skip
 
 
+# broker-b answers QUERY_ASSIGNMENT with every queue (serverLoadBalancerEnable=false): the
+# client that asked it last pulls all 8, the other its share from broker-a.
+_EVERY = [
+    {"topic": "OrderTopic", "brokerName": b, "queueId": i}
+    for b in ("broker-a", "broker-b")
+    for i in range(4)
+]
+BALANCER_OFF = {
+    "format": "rmqlb.snapshot/1",
+    "brokers": {b: {"addrs": {"0": f"10.0.0.1{i}:10911"}, "version": 441,
+                    "config": {"serverLoadBalancerEnable": b == "broker-a"}}
+                for i, b in enumerate(("broker-a", "broker-b"), start=1)},
+    "topics": {"OrderTopic": {"queueDatas": [
+        {"brokerName": b, "readQueueNums": 4, "writeQueueNums": 4} for b in ("broker-a", "broker-b")
+    ]}},
+    "groups": {"order-consumer": {
+        "consumers": [
+            {"clientId": c, "subscriptions": ["OrderTopic"], "assigned": held,
+             "strategy": {"name": "AVG"}, "properties": {"clientRebalance": "false"}}
+            for c, held in zip(_IDS[:2], (_EVERY[:4], _EVERY), strict=True)
+        ],
+    }},
+}  # fmt: skip
+
+
 # A gRPC group whose POP retry topic name is too long for its 5.0 brokers.
 _LONG_TOPIC = "payment-reconciliation-events-of-the-settlement-service-prod"
 LONG_POP_RETRY = {
@@ -208,6 +233,7 @@ def _outputs() -> set[str]:
             ONE_BROKER_LIST,
             NO_ROUTES,
             POP_SHARE_ALL,
+            BALANCER_OFF,
             LONG_POP_RETRY,
             _closed_connection(),
         )
