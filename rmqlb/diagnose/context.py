@@ -721,6 +721,15 @@ class TopicContext:
         a Proxy serves (they pop any queue; no strategy gives them one)."""
         return rebalance_cid_all(self.g.cid_all, self.g.balance or {})
 
+    def holdings(self) -> dict[str, tuple[MessageQueue, ...]]:
+        """What each client holds of this topic, by client id, where its running info says
+        (an id on several connections: its first answer)."""
+        out: dict[str, tuple[MessageQueue, ...]] = {}
+        for c, held in zip(self.g.consumers, self.actual, strict=True):
+            if held is not None:
+                out.setdefault(c.client_id, held)
+        return out
+
     def holders(self, i: int) -> list[str]:
         """Every consumer holding ``mq_all[i]`` (empty when nobody is known to)."""
         first = self.holder[i]

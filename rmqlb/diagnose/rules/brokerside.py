@@ -217,12 +217,9 @@ def _balancer_off(ctx: TopicContext, side: BrokerSide) -> list[Finding]:
         return []
     g = ctx.g
     clients = side.clients
-    held: dict[str, Sequence[MessageQueue]] = {}
-    for c, queues in zip(g.consumers, ctx.actual, strict=True):
-        if c.client_id in clients and c.client_id not in held:
-            known = queues if queues is not None else side.expected.get(c.client_id)
-            held[c.client_id] = known or ()
-    pulls: Counter[MessageQueue] = Counter(q for qs in held.values() for q in set(qs))
+    holdings = ctx.holdings()
+    held = [holdings.get(cid, side.expected.get(cid) or ()) for cid in clients]
+    pulls: Counter[MessageQueue] = Counter(q for qs in held for q in set(qs))
     doubled = [q for q in ctx.mq_all if pulls[q] > 1]
     names = [b.broker for b in off]
     one = len(off) == 1
@@ -364,11 +361,8 @@ def _proxy_mixed(ctx: TopicContext) -> list[Finding]:
     if not proxied or not pullers:
         return []
     routed = set(ctx.mq_all)
-    pulled: set[MessageQueue] = set()
-    for c, held in zip(g.consumers, ctx.actual, strict=True):
-        if c.client_id in pullers:
-            mine = held if held is not None else (ctx.expected or {}).get(c.client_id, ())
-            pulled.update(q for q in mine if q in routed)
+    holdings, expected = ctx.holdings(), ctx.expected or {}
+    pulled = {q for cid in pullers for q in holdings.get(cid, expected.get(cid, ())) if q in routed}
     queues = sorted(pulled, key=queue_sort_key)
     effect = (
         f"{plural(len(queues), 'queue')} {PULLED_AND_POPPED} ({queue_text(queues, 4)})"
@@ -417,11 +411,8 @@ def _mixed(ctx: TopicContext, side: BrokerSide) -> list[Finding]:
     # what a client holds, where its running info says, is what it pulls now: its strategy's
     # share is only what it takes at its next rebalance (a list that names an id twice for a
     # moment gives it another share until then)
-    holding: dict[str, list[MessageQueue]] = {}
-    for c, held in zip(g.consumers, ctx.actual, strict=True):
-        if held is not None:
-            holding.setdefault(c.client_id, list(held))
-    mixed = {cid: holding.get(cid, alone.get(cid, [])) for cid in own}
+    holdings = ctx.holdings()
+    mixed = {cid: list(holdings.get(cid, alone.get(cid, []))) for cid in own}
     mixed |= {cid: list(side.expected.get(cid) or ()) for cid in side.clients}
     counts: Counter[MessageQueue] = Counter(q for qs in mixed.values() for q in qs)
     apart: Counter[MessageQueue] = Counter(q for qs in alone.values() for q in qs)
