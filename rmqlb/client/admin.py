@@ -343,11 +343,16 @@ class AdminClient:
         Raises :class:`~rmqlb.remoting.errors.QueryNotFound` when none was ever committed
         (a 4.9 broker answers 0 instead while the queue still starts at offset 0 in memory:
         what the client would then start from, too).
+
+        ``lo=false``: the id is the broker's own queue. A 5.x broker takes the id of a
+        request without it for a logical queue's of a static topic (and answers another
+        queue's offset, or NOT_LEADER_FOR_QUEUE); 4.x brokers ignore the field.
         """
         fields = {
             "consumerGroup": group,
             "topic": queue.topic,
             "queueId": str(queue.queue_id),
+            "lo": "false",
         }
         return await self._offset_field(broker, RequestCode.QUERY_CONSUMER_OFFSET, fields, timeout)
 
