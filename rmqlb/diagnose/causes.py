@@ -39,6 +39,7 @@ PRIORITY: dict[Code, int] = {
     Code.STRATEGY_INCONSISTENT: 9,
     Code.SUBSCRIPTION_INCONSISTENT: 9,
     Code.SERVER_LOAD_BALANCER_OFF: 9,
+    Code.STATIC_TOPIC_OLD_CLIENT: 9,
     Code.STALE_ALLOCATION: 8,
     Code.MIXED_REBALANCE: 8,
     Code.BROKERS_DISAGREE: 8,
@@ -47,6 +48,11 @@ PRIORITY: dict[Code, int] = {
     Code.ORDERLY_LOCK_LOST: 4,
     Code.FLOW_CONTROLLED: 3,
 }
+
+
+def same_topic(g: GroupContext, cause: Finding, effect: Finding) -> bool:
+    """Both are about one topic (the cause shapes its whole allocation)."""
+    return cause.topic is not None and cause.topic == effect.topic
 
 
 def queues_within(g: GroupContext, cause: Finding, effect: Finding) -> bool:
@@ -106,6 +112,11 @@ PAIRS: dict[tuple[Code, Code], Evidence] = {
     (Code.SERVER_LOAD_BALANCER_OFF, Code.DUPLICATE_ASSIGNMENT): queues_within,
     (Code.SERVER_LOAD_BALANCER_OFF, Code.BROKERS_DISAGREE): consumers_within,
     (Code.SERVER_LOAD_BALANCER_OFF, Code.ASSIGNMENT_MISMATCH): consumers_within,
+    (Code.STATIC_TOPIC_OLD_CLIENT, Code.UNCONSUMED_QUEUE): queues_within,
+    (Code.STATIC_TOPIC_OLD_CLIENT, Code.DUPLICATE_ASSIGNMENT): queues_within,
+    (Code.STATIC_TOPIC_OLD_CLIENT, Code.ASSIGNMENT_MISMATCH): consumers_within,
+    (Code.STATIC_TOPIC_OLD_CLIENT, Code.IMBALANCE): same_topic,
+    (Code.STATIC_TOPIC_OLD_CLIENT, Code.IDLE_CONSUMER): same_topic,
     (Code.BROKERS_DISAGREE, Code.ASSIGNMENT_MISMATCH): consumers_within,
     (Code.BROKERS_DISAGREE, Code.DUPLICATE_ASSIGNMENT): consumers_within,
     (Code.BROKERS_DISAGREE, Code.UNCONSUMED_QUEUE): queues_within,
@@ -181,6 +192,8 @@ def _summary(cause: Finding) -> str:
             return "the brokers list different consumers, or assign from different routes"
         case Code.SERVER_LOAD_BALANCER_OFF:
             return "brokers with serverLoadBalancerEnable=false give every client every queue"
+        case Code.STATIC_TOPIC_OLD_CLIENT:
+            return f"{ids} cannot consume the logical queues of static topic {cause.topic}"
         case _:
             return cause.message
 

@@ -41,6 +41,7 @@ from rmqlb.model.javaorder import java_key
 from rmqlb.model.queue import MessageQueue, queue_sort_key
 from rmqlb.model.snapshot import (
     RETRY_PREFIX,
+    V5_0_0,
     CaptureError,
     Consumer,
     Group,
@@ -581,18 +582,57 @@ def readable_spans(route: TopicRoute) -> tuple[dict[str, tuple[int, int]], int]:
     """Where each readable broker's queues sit in ``mqAll``: ``{broker: (first, count)}``.
 
     ``mqAll`` in Java order is broker name (Java order) then queue id, since every queue
-    shares the topic; several QueueData of one broker give the union ``0..max-1``.
+    shares the topic; several QueueData of one broker give the union ``0..max-1``. A static
+    topic's are its logical queues (:meth:`~rmqlb.model.TopicRoute.logical_counts`).
     """
-    counts: dict[str, int] = {}
-    for qd in route.queue_datas:
-        if qd.readable:
-            counts[qd.broker_name] = max(counts.get(qd.broker_name, 0), qd.read_queue_nums)
+    if route.queue_mappings:
+        counts = route.logical_counts()
+    else:
+        counts = {}
+        for qd in route.queue_datas:
+            if qd.readable:
+                counts[qd.broker_name] = max(counts.get(qd.broker_name, 0), qd.read_queue_nums)
     base: dict[str, tuple[int, int]] = {}
     n = 0
     for broker in sorted(counts, key=java_key):
         base[broker] = (n, counts[broker])
         n += counts[broker]
     return base, n
+
+
+def before_5_0(g: GroupContext, topic: str) -> list[str]:
+    """The remoting clients of ``g`` subscribing ``topic`` older than 5.0, which know no
+    logical queue of a static topic: they allocate the brokers' own queues."""
+    return list(
+        dict.fromkeys(
+            c.client_id
+            for c in g.consumers
+            if c.proxy is None
+            and c.version is not None
+            and c.version < V5_0_0
+            and c.subscribes(topic)
+        )
+    )
+
+
+def _old_client_shares(
+    g: GroupContext,
+    route: TopicRoute,
+    cid_all: Sequence[str],
+    expected: dict[str, list[MessageQueue]],
+) -> None:
+    """In ``expected`` (the logical queues' allocation), what each client before 5.0 of a
+    static topic reads instead: its strategy's share of the brokers' readable queues, as
+    the brokers read their ids (:meth:`~rmqlb.model.TopicRoute.read_as`)."""
+    old = [cid for cid in before_5_0(g, route.topic) if cid in expected]
+    if not old:
+        return
+    brokers = TopicRoute(route.topic, route.queue_datas)
+    shares, _, _ = topic_allocation(g.strategy, route.topic, readable_queues(brokers), cid_all)
+    read_as = route.read_as()
+    for cid in old:
+        reads = (read_as.get((q.broker_name, q.queue_id)) for q in (shares or {}).get(cid, ()))
+        expected[cid] = sorted((q for q in reads if q is not None), key=queue_sort_key)
 
 
 def readable_queues(route: TopicRoute) -> list[MessageQueue]:
@@ -1016,6 +1056,9 @@ def topic_context(g: GroupContext, topic: str) -> TopicContext:
         listed = topic_cid_all(g.group, route, g.cid_all, g.balance or {})
         if listed is not None and listed != g.cid_all:
             g = replace(g, cid_all=listed)  # what this topic's clients rebalance from
+    # a static topic: a broker queue a client before 5.0 holds is the logical queue the
+    # broker reads its id as (TopicRoute.read_as); those it cannot read stay outside mqAll
+    hosted = route.read_as() if route is not None and route.queue_mappings else None
     base, n = readable_spans(route) if route is not None else ({}, 0)
     subscribers = frozenset(c.client_id for c in g.consumers if c.subscribes(topic))
     slots: list[MessageQueue | None] = [None] * n
@@ -1042,6 +1085,8 @@ def topic_context(g: GroupContext, topic: str) -> TopicContext:
             mine = assigned
         else:
             mine = tuple(mq for mq in assigned if mq.topic == topic)
+        if hosted:
+            mine = tuple(hosted.get((mq.broker_name, mq.queue_id), mq) for mq in mine)
         actual.append(mine)
         cid = c.client_id
         index: list[int] = []
@@ -1120,6 +1165,8 @@ def topic_context(g: GroupContext, topic: str) -> TopicContext:
         expected, error = None, g.blocked
     else:
         expected, error, throws = topic_allocation(g.strategy, topic, mq_all, cid_all)
+    if expected is not None and route is not None and route.queue_mappings:
+        _old_client_shares(g, route, cid_all, expected)
     if expected is not None and side is not None:
         expected = {cid: qs for cid, qs in expected.items() if cid in client_side}
         for cid in side.clients:

@@ -32,7 +32,7 @@ import asyncio
 import contextlib
 import socket
 import ssl
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from types import MappingProxyType
 from typing import IO, Any
@@ -52,7 +52,12 @@ from rmqlb.model import (
     Snapshot,
     TopicRoute,
 )
-from rmqlb.model.snapshot import BROKER_DEFAULTS, DLQ_PREFIX
+from rmqlb.model.snapshot import (
+    BROKER_DEFAULTS,
+    DLQ_PREFIX,
+    logical_offsets,
+    physical_offsets,
+)
 from rmqlb.remoting import assignment, bodies
 from rmqlb.remoting.acl import signature as acl_signature
 from rmqlb.remoting.codes import (
@@ -133,6 +138,22 @@ def free_port(host: str = "127.0.0.1") -> int:
         return int(sock.getsockname()[1])
 
 
+def on_physical_queues(snapshot: Snapshot) -> Snapshot:
+    """``snapshot`` with the offsets of static topics' logical queues on the broker queues
+    hosting them (what brokers keep and answer; rmqlb's capture maps them back with
+    :func:`~rmqlb.model.snapshot.logical_offsets`)."""
+    static = [route for route in snapshot.topics.values() if route.queue_mappings]
+    if not static:
+        return snapshot
+    groups = {}
+    for name, group in snapshot.groups.items():
+        offsets: Sequence[QueueOffset] = group.offsets
+        for route in static:
+            offsets = physical_offsets(route, offsets)
+        groups[name] = replace(group, offsets=tuple(offsets))
+    return replace(snapshot, groups=groups)
+
+
 def broker_names(snapshot: Snapshot) -> list[str]:
     """Brokers of the snapshot: its ``brokers``, then any other broker its routes name."""
     names = list(snapshot.brokers)
@@ -167,7 +188,7 @@ class FakeCluster:
     ) -> None:
         if dialect not in _SERVER_VERSION:
             raise ValueError(f"dialect must be 4 or 5, not {dialect}")
-        self._captured = snapshot
+        self._captured = on_physical_queues(snapshot)
         self._as_of_now = as_of_now
         self._aged: tuple[int, Snapshot] | None = None  # (whole seconds moved, the snapshot)
         self.host = host
@@ -491,7 +512,9 @@ class FakeCluster:
             )
             rank = {n: i for i, n in enumerate(names)}
             ordered = TopicRoute(
-                route.topic, tuple(sorted(route.queue_datas, key=lambda q: rank[q.broker_name]))
+                route.topic,
+                tuple(sorted(route.queue_datas, key=lambda q: rank[q.broker_name])),
+                route.queue_mappings,
             )
             brokers = {n: self.brokers[n] for n in names if n in self.brokers}
             body = bodies.encode_topic_route(
@@ -981,7 +1004,9 @@ class FakeCluster:
         if body is None:
             commits = self._commits.get(group_name)
             if commits is None:
-                commits = self._commits[group_name] = bodies.committed_offsets(group)
+                # (the offsets of a static topic's logical queues, as its 5.x clients hold them)
+                logical = logical_offsets(group.offsets, self.snapshot.topics)
+                commits = self._commits[group_name] = bodies.committed_offsets(logical)
             body = bodies.encode_consumer_running_info(
                 consumer, group, dialect=self.dialect, commits=commits
             )

@@ -7,7 +7,7 @@ file format itself (validation, camelCase, schema) lives in :mod:`rmqlb.snapshot
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from enum import StrEnum
 
 from rmqlb.model.queue import WHOLE_BROKER, MessageQueue
@@ -126,18 +126,124 @@ class QueueData:
         return bool(self.perm & PERM_WRITE)
 
 
+#: ``MixAll.LOGICAL_QUEUE_MOCK_BROKER_PREFIX``: the broker name of a static topic's logical
+#: queues begins with it.
+LOGICAL_BROKER_PREFIX = "__syslo__"
+#: ``MixAll.METADATA_SCOPE_GLOBAL``: the scope ``mqadmin updateStaticTopic`` writes.
+GLOBAL_SCOPE = "__global__"
+
+
+def logical_broker(scope: str) -> str:
+    """The broker name a 5.x client gives the logical queues of ``scope``
+    (``TopicQueueMappingUtils.getMockBrokerName``).
+
+    >>> logical_broker("__global__"), logical_broker("east")
+    ('__syslo__global__', '__syslo__east')
+    """
+    if scope == GLOBAL_SCOPE:
+        return LOGICAL_BROKER_PREFIX + scope[2:]
+    return LOGICAL_BROKER_PREFIX + scope
+
+
+@dataclass(frozen=True, slots=True)
+class QueueMapping:
+    """One broker's part of a 5.x static topic, as its route carries it (Java
+    ``TopicQueueMappingInfo``): the logical queues of ``scope`` (``total_queues`` of them)
+    and, for those it hosts now, the physical queue id on this broker of each."""
+
+    scope: str | None
+    epoch: int
+    total_queues: int
+    curr_id_map: Mapping[int, int] = field(default_factory=dict)
+
+
 @dataclass(frozen=True, slots=True)
 class TopicRoute:
-    """A topic's route as the NameServer returns it (only what allocation needs)."""
+    """A topic's route as the NameServer returns it (only what allocation needs).
+
+    ``queue_mappings`` (by broker name) makes it a 5.x static topic: a 5.x client then
+    consumes logical queues (:meth:`logical_counts`) instead of the brokers' queues.
+    """
 
     topic: str
     queue_datas: tuple[QueueData, ...]
+    queue_mappings: Mapping[str, QueueMapping] = field(default_factory=dict)
+
+    def logical_counts(self) -> dict[str, int]:
+        """A static topic's logical queues, as a 5.x client lists them
+        (``ClientMetadata.topicRouteData2EndpointsForStaticTopic``): per scope, the logical
+        broker name and ids ``0..n-1``, ``n`` the largest ``totalQueues`` among its mappings
+        (whether or not a broker hosts each id now). Mappings without a scope add none;
+        empty when the topic is not static.
+
+        >>> route = TopicRoute("T", (), {"broker-a": QueueMapping("__global__", 1, 4, {1: 0}),
+        ...                              "broker-b": QueueMapping("__global__", 1, 6, {0: 0})})
+        >>> route.logical_counts()
+        {'__syslo__global__': 6}
+        """
+        counts: dict[str, int] = {}
+        for mapping in self.queue_mappings.values():
+            # Java keeps the largest total of the mappings whose epoch is >= -1 (the epoch it
+            # compares with is never updated)
+            if mapping.scope is not None and mapping.epoch >= -1:
+                name = logical_broker(mapping.scope)
+                counts[name] = max(counts.get(name, 0), mapping.total_queues)
+        return counts
+
+    def logical_queue(self) -> dict[tuple[str, int], MessageQueue]:
+        """Each physical queue hosting a logical queue now, ``(broker, queue id)``, and that
+        logical queue: where the mappings of a scope disagree, the newest epoch's (as the
+        client routes it)."""
+        newest: dict[tuple[str, int], tuple[int, str, int]] = {}
+        counts = self.logical_counts()
+        for broker, mapping in sorted(self.queue_mappings.items()):
+            if mapping.scope is None:
+                continue
+            name = logical_broker(mapping.scope)
+            for logical_id, physical_id in mapping.curr_id_map.items():
+                if logical_id >= counts.get(name, 0):
+                    continue  # past the scope's queues: the client lists no such queue
+                known = newest.get((name, logical_id))
+                if known is None or known[0] <= mapping.epoch:
+                    newest[name, logical_id] = (mapping.epoch, broker, physical_id)
+        return {
+            (broker, physical_id): MessageQueue(self.topic, name, logical_id)
+            for (name, logical_id), (_, broker, physical_id) in newest.items()
+        }
+
+    def read_as(self) -> dict[tuple[str, int], MessageQueue]:
+        """What a pull of broker queue ``(broker, queue id)`` of a static topic reads when
+        it does not say it is logical (a client before 5.0): a 5.x broker takes the id for
+        a logical one (``TopicQueueMappingManager.buildTopicQueueMappingContext``) and
+        serves it where it hosts that logical queue now; elsewhere it refuses the pull
+        (NOT_LEADER_FOR_QUEUE), and such a queue is not here.
+
+        >>> TopicRoute("T", (), {"broker-a": QueueMapping("__global__", 1, 2, {1: 0})}).read_as()
+        {('broker-a', 1): MessageQueue(topic='T', broker_name='__syslo__global__', queue_id=1)}
+        """
+        counts = self.logical_counts()
+        out: dict[tuple[str, int], MessageQueue] = {}
+        for broker, mapping in self.queue_mappings.items():
+            if mapping.scope is None:
+                continue
+            name = logical_broker(mapping.scope)
+            for logical_id in mapping.curr_id_map:
+                if logical_id < counts.get(name, 0):
+                    out[broker, logical_id] = MessageQueue(self.topic, name, logical_id)
+        return out
 
     def readable_queues(self) -> list[MessageQueue]:
-        """``mqAll`` as the Java client builds it: readable brokers, ids ``0..readQueueNums-1``.
+        """``mqAll`` as the Java client builds it: readable brokers, ids ``0..readQueueNums-1``;
+        a static topic's logical queues (:meth:`logical_counts`) as a 5.x client lists them.
 
         Several QueueData for one broker name yield the union (the client keeps a set).
         """
+        if self.queue_mappings:
+            return [
+                MessageQueue(self.topic, name, qid)
+                for name, count in self.logical_counts().items()
+                for qid in range(count)
+            ]
         seen: set[MessageQueue] = set()
         out: list[MessageQueue] = []
         for qd in self.queue_datas:
@@ -335,6 +441,41 @@ class QueueOffset:
         nothing was ever committed (never negative)."""
         base = self.consumer_offset if self.consumer_offset >= 0 else (self.min_offset or 0)
         return max(0, self.broker_offset - base)
+
+
+def logical_offsets(
+    offsets: Iterable[QueueOffset], routes: Mapping[str, TopicRoute | None]
+) -> list[QueueOffset]:
+    """``offsets`` (the brokers' queues) with those of a static topic's physical queues
+    given to the logical queues they host now (:meth:`TopicRoute.logical_queue`): what a
+    5.x client consumes and ``mqadmin consumerProgress`` lists. The offsets of a logical
+    queue that no remapping moved are its physical queue's, so they are kept as they are;
+    any other queue's offsets stay with the queue they came from.
+    """
+    static = {
+        topic: route.logical_queue()
+        for topic, route in routes.items()
+        if route is not None and route.queue_mappings
+    }
+    if not static:
+        return list(offsets)
+    out: list[QueueOffset] = []
+    for o in offsets:
+        mq = o.queue
+        logical = static.get(mq.topic, {}).get((mq.broker_name, mq.queue_id))
+        out.append(o if logical is None else replace(o, queue=logical))
+    return out
+
+
+def physical_offsets(route: TopicRoute, offsets: Iterable[QueueOffset]) -> list[QueueOffset]:
+    """``offsets`` with those of ``route``'s logical queues back on the broker queues
+    hosting them now (:func:`logical_offsets` undone); the others as they are."""
+    host = {logical: physical for physical, logical in route.logical_queue().items()}
+    out: list[QueueOffset] = []
+    for o in offsets:
+        found = host.get(o.queue)
+        out.append(o if found is None else replace(o, queue=MessageQueue(o.queue.topic, *found)))
+    return out
 
 
 @dataclass(frozen=True, slots=True)

@@ -42,6 +42,7 @@ from rmqlb.model.snapshot import (
     MessageModel,
     ProcessQueueState,
     QueueData,
+    QueueMapping,
     QueueOffset,
     Subscription,
     TopicRoute,
@@ -114,7 +115,6 @@ class TopicRouteData:
     route: TopicRoute
     brokers: Mapping[str, BrokerInfo]
     order_topic_conf: str | None = None
-    static_topic: bool = False  # has topicQueueMappingByBroker (5.x logical queues)
 
 
 @dataclass(frozen=True, slots=True)
@@ -452,11 +452,31 @@ def decode_topic_route_data(body: bytes, topic: str) -> TopicRouteData:
     for i, raw in enumerate(_list(top, "brokerDatas", "TopicRouteData")):
         info = _broker_data(raw, f"brokerDatas[{i}]")
         brokers[info.broker_name] = info
+    mappings = {
+        str(broker): _queue_mapping(raw, f"topicQueueMappingByBroker[{broker!r:.40}]")
+        for broker, raw in _map(top, "topicQueueMappingByBroker", "TopicRouteData").items()
+    }
     return TopicRouteData(
-        route=TopicRoute(topic, tuple(queue_datas)),
+        route=TopicRoute(topic, tuple(queue_datas), mappings),
         brokers=brokers,
         order_topic_conf=_str(top, "orderTopicConf", "TopicRouteData", None),
-        static_topic=bool(_map(top, "topicQueueMappingByBroker", "TopicRouteData")),
+    )
+
+
+def _queue_mapping(raw: Any, where: str) -> QueueMapping:
+    """A TopicQueueMappingInfo of a static topic's route (``currIdMap`` keys bare ints)."""
+    info = _obj(raw, where)
+    ids = {
+        _int_key(logical, f"{where}.currIdMap", "logical queue id"): physical
+        for logical, physical in _map(info, "currIdMap", where).items()
+    }
+    if not all(map(_is_int, ids.values())):
+        raise BodyError(f"{where}.currIdMap: expected integer queue ids")
+    return QueueMapping(
+        _str(info, "scope", where, None),
+        _int(info, "epoch", where, 0),
+        _int(info, "totalQueues", where, 0),
+        dict(sorted(ids.items())),
     )
 
 
@@ -1283,6 +1303,19 @@ def encode_topic_route(
             for qd in route.queue_datas
         ],
     )
+    if route.queue_mappings:
+        body["topicQueueMappingByBroker"] = {
+            broker: Bean(
+                bname=broker,
+                currIdMap=dict(m.curr_id_map),
+                dirty=False,
+                epoch=m.epoch,
+                scope=m.scope,
+                topic=route.topic,
+                totalQueues=m.total_queues,
+            )
+            for broker, m in route.queue_mappings.items()
+        }
     return fastjson.dumps(body, standard=standard)
 
 
@@ -1513,10 +1546,10 @@ def running_info_properties(consumer: Consumer) -> dict[str, str]:
     return props
 
 
-def committed_offsets(group: Group | None) -> dict[MessageQueue, int]:
-    """Each queue's committed offset in ``group`` (0 where it never committed), as its
-    clients' running info lists it."""
-    return {o.queue: max(o.consumer_offset, 0) for o in (group.offsets if group else ())}
+def committed_offsets(offsets: Iterable[QueueOffset]) -> dict[MessageQueue, int]:
+    """Each queue's committed offset of a group's ``offsets`` (0 where it never committed),
+    as its clients' running info lists it."""
+    return {o.queue: max(o.consumer_offset, 0) for o in offsets}
 
 
 def encode_consumer_running_info(
@@ -1537,7 +1570,7 @@ def encode_consumer_running_info(
     """
     d = _dialect(dialect)
     if commits is None:
-        commits = committed_offsets(group)
+        commits = committed_offsets(group.offsets if group is not None else ())
     states = {pq.queue: pq for pq in consumer.process_queues or ()}
     mq_table = None
     if consumer.assigned is not None:

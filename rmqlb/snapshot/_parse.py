@@ -59,6 +59,7 @@ from rmqlb.model.snapshot import (
     MessageRequestMode,
     ProcessQueueState,
     QueueData,
+    QueueMapping,
     QueueOffset,
     Rebalance,
     RequestMode,
@@ -77,7 +78,7 @@ from rmqlb.snapshot import spec
 
 _PLAIN_KEY = re.compile(r"^[A-Za-z0-9_%\-]+$")
 # searched as a JSON Schema validator does (``re.search``): digits only, no sign or space
-_BROKER_ID = re.compile(spec.BROKER_ID_PATTERN)
+_ID_KEY = re.compile(spec.ID_KEY_PATTERN)
 
 
 def _minimum(field: spec.Field) -> int:
@@ -442,7 +443,7 @@ class _Parser:
         addrs: dict[int, str] = {}
         for key, addr in self.collection(raw, f.addrs, path).items():
             where = child(_at(path, f.addrs.key), key)
-            if not _BROKER_ID.search(key):  # int() would take " 1", "+1", "1_0"
+            if not _ID_KEY.search(key):  # int() would take " 1", "+1", "1_0"
                 self.fail(where, f"broker id must be an integer >= 0 (digits only), got {key!r}")
             addrs[int(key)] = self.string(addr, where)
         config_raw = raw.get(f.config.key)
@@ -488,12 +489,37 @@ class _Parser:
             )
         where = _at(path, datas_key)
         datas = self.array(raw[datas_key], where)
+        mappings_field = spec.TopicRoute.queue_mappings
+        mappings = self.collection(raw, mappings_field, path)
+        where_mappings = _at(path, mappings_field.key)
         return TopicRoute(
-            name, tuple(self.queue_data(d, f"{where}[{i}]") for i, d in enumerate(datas))
+            name,
+            tuple(self.queue_data(d, f"{where}[{i}]") for i, d in enumerate(datas)),
+            {
+                broker: self.queue_mapping(m, child(where_mappings, broker))
+                for broker, m in mappings.items()
+            },
         )
 
     def queue_data(self, value: Any, path: str) -> QueueData:
         return QueueData(**self.scalars(self.obj(value, path), spec.QueueData.fields, path))
+
+    def queue_mapping(self, value: Any, path: str) -> QueueMapping:
+        """One broker's part of a static topic; ``currIdMap`` keyed by decimal ids."""
+        raw = self.obj(value, path)
+        f = spec.QueueMapping
+        ids: dict[int, int] = {}
+        for key, physical in self.collection(raw, f.curr_id_map, path).items():
+            where = child(_at(path, f.curr_id_map.key), key)
+            if not _ID_KEY.search(key):
+                self.fail(where, f"logical queue id must be an integer >= 0, got {key!r}")
+            ids[int(key)] = self.integer(physical, where, minimum=0)
+        return QueueMapping(
+            scope=self.value(raw, f.scope, path),
+            epoch=self.value(raw, f.epoch, path),
+            total_queues=self.value(raw, f.total_queues, path),
+            curr_id_map=dict(sorted(ids.items())),
+        )
 
     def strategy(self, value: Any, path: str) -> StrategySpec:
         """A strategy object, checked against the spec, then built by

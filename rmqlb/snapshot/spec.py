@@ -52,8 +52,9 @@ MAX_VIRTUAL_NODES = VIRTUAL_NODES.maximum
 SHORTHAND_BROKER = "broker-a"
 #: The running-info property a consumer's strategy is read from when it has no ``strategy``.
 STRATEGY_PROPERTY = "allocateMessageQueueStrategy"
-#: Broker ids (keys of ``addrs``) are decimal numbers.
-BROKER_ID_PATTERN = r"^[0-9]+$"
+#: Ids as object keys (broker ids in ``addrs``, logical queue ids in ``currIdMap``) are
+#: decimal numbers.
+ID_KEY_PATTERN = r"^[0-9]+$"
 
 
 # -- JSON types ---------------------------------------------------------------------------
@@ -346,11 +347,33 @@ class QueueData(Record):
     topic_sys_flag = Field("topicSysFlag", Int(), default=0, sparse=True)
 
 
+class QueueMapping(Record):
+    """One broker's part of a 5.x static topic (Java TopicQueueMappingInfo, as the route
+    carries it): its scope's logical queues and the physical queue of each it hosts now."""
+
+    model = _model.QueueMapping
+    scope = Field("scope", Str(), doc='"__global__" unless the topic was given another scope.')
+    epoch = Field("epoch", Int(), required=True)
+    total_queues = Field(
+        "totalQueues", _QUEUE_NUMS, required=True, doc="The scope's logical queues: ids 0..n-1."
+    )
+    curr_id_map = Field(
+        "currIdMap",
+        MapOf(_NONNEG, key_pattern=ID_KEY_PATTERN),
+        default={},
+        doc="Logical queue id -> the physical queue id on this broker.",
+    )
+
+
 class TopicRoute(Record):
-    """A topic's route: one QueueData per broker."""
+    """A topic's route: one QueueData per broker; a 5.x static topic also maps logical
+    queues to them (topicQueueMappingByBroker, by broker name)."""
 
     model = _model.TopicRoute
     queue_datas = Field("queueDatas", ArrayOf(Ref("QueueData")), required=True)
+    queue_mappings = Field(
+        "topicQueueMappingByBroker", MapOf(Ref("QueueMapping")), default={}, sparse=True
+    )
 
 
 class TopicShorthand(Record):
@@ -742,7 +765,7 @@ class BrokerInfo(Record):
 
     model = _model.BrokerInfo
     cluster = Field("cluster", Str(), nullable=True)
-    addrs = Field("addrs", MapOf(Str(), key_pattern=BROKER_ID_PATTERN), default={})
+    addrs = Field("addrs", MapOf(Str(), key_pattern=ID_KEY_PATTERN), default={})
     version = Field(
         "version", Int(), nullable=True, doc="The broker's version code (as clients report it)."
     )

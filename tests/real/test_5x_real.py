@@ -233,6 +233,116 @@ def test_a_4_9_8_client_pulling_in_a_pop_group_doubles_what_it_pulls(
 
 
 @pytest.mark.versions(*FIVE)
+def test_a_static_topic_is_explained_by_the_logical_queues_its_clients_consume(
+    kit: Kit, names: Names
+) -> None:
+    """``mqadmin updateStaticTopic``: 5.x clients consume the logical queues
+    ``__syslo__global__:0..5`` the brokers map to their own. rmqlb allocates those, reads
+    the brokers' offsets of the physical queues and gives them to the logical ones, as
+    ``mqadmin consumerProgress`` lists them."""
+    g, t = names.group, names.topic
+    kit.mqadmin("updateStaticTopic", "-c", CLUSTER, "-t", t, "-qn", "6")
+    spec = f"group={g};sub={t}:*"
+    jvm = kit.consumer("static", f"{spec};instance=s1", f"{spec};instance=s2")
+    kit.wait(g, jvm, consumers=2, queues={t: 6})
+    kit.produce(t, 60)
+
+    def consumed() -> dict[str, Any] | None:
+        report = kit.explain(g)
+        rows = report_topic(report, g, t)["queues"]
+        done = sum(r["offsets"]["max"] for r in rows if r.get("offsets")) == 60
+        return report if done and all(r.get("lag") == 0 for r in rows) else None
+
+    report = kit.wait_for("the clients to consume the 60 messages", consumed)
+    states = kit.truth(g, jvm)
+
+    assert report["_exit"] == 0, report["_stderr"]
+    assert finding_codes(report, g) == set()
+    assert_actual_is_truth(report, states, g, t)
+    assert_expected_is_truth(report, states, g, t)
+    rows = report_topic(report, g, t)["queues"]
+    ours = {
+        (r["brokerName"], r["queueId"]): (r["offsets"]["max"], r["offsets"]["committed"])
+        for r in rows
+    }
+    progress = {}
+    for line in kit.mqadmin("consumerProgress", "-g", g).splitlines():
+        fields = line.split()
+        if len(fields) >= 5 and fields[0] == t:
+            progress[fields[1], int(fields[2])] = (int(fields[3]), int(fields[4]))
+    assert list(ours) == [("__syslo__global__", i) for i in range(6)]
+    assert ours == progress
+
+
+@pytest.mark.versions(*FIVE)
+def test_a_4_9_8_client_on_a_static_topic_is_named_and_stopping_it_clears_the_findings(
+    kit: Kit, names: Names, tmp_path: Path
+) -> None:
+    """A 4.9.8 client joins two 5.x clients of a static topic. It knows no logical queue:
+    it allocates the brokers' own queues, and a 5.x broker reads the id of its pull as the
+    logical queue of that id, served where it hosts that one (elsewhere refused, and the
+    client drops the queue). The 5.x clients allocate the logical queues over the same
+    three ids. What rmqlb says is read twice, or by nobody, is the real clients' doing."""
+    g, t = names.group, names.topic
+    kit.mqadmin("updateStaticTopic", "-c", CLUSTER, "-t", t, "-qn", "6")
+    spec = f"group={g};sub={t}:*"
+    new = kit.consumer("static-new", f"{spec};instance=s1", f"{spec};instance=s2")
+    kit.wait(g, new, consumers=2, queues={t: 6})
+    old = kit.consumer("static-old", f"{spec};instance=o1;clientVersion=4.9.8")
+    mappings = _dump(kit, g, tmp_path)["topics"][t]["topicQueueMappingByBroker"]
+    read_as = {
+        (t, broker, int(lid)): (t, "__syslo__global__", int(lid))
+        for broker, m in mappings.items()
+        for lid in m["currIdMap"]
+    }
+    new_ids = ("127.0.0.1@s1", "127.0.0.1@s2")
+
+    def mixed() -> tuple[dict[str, Any], dict[str, dict[str, Any]]] | None:
+        states = kit.truth(g, new, old)
+        held = _per_client(states, t, "held")
+        allocated = _per_client(states, t, "allocated")
+        o1 = allocated.get("127.0.0.1@o1")
+        if not o1 or held.get("127.0.0.1@o1") != {q for q in o1 if q in read_as}:
+            return None  # it holds what its brokers serve of its share of the broker queues
+        if any(held.get(c) != allocated.get(c) or len(held[c]) != 2 for c in new_ids):
+            return None  # the 5.x clients took their shares over three ids
+        report = kit.explain(g)
+        return (report, states) if "STATIC_TOPIC_OLD_CLIENT" in finding_codes(report, g) else None
+
+    report, states = kit.wait_for("the 4.9.8 client to pull what its brokers serve", mixed)
+    readers: dict[Any, set[str]] = {}
+    for cid, queues in _per_client(states, t, "held").items():
+        for q in queues:
+            readers.setdefault(read_as.get(q, q), set()).add(cid)
+    rows = report_topic(report, g, t)["queues"]
+    actual = {qkey({"topic": t, **r}): set(r["actual"]) for r in rows if r["actual"]}
+    assert actual == readers
+    twice = {q for q, c in readers.items() if len(c) > 1}
+    nobody = set(read_as.values()) - set(readers)
+    assert {qkey({"topic": t, **r}) for r in rows if r["status"] == "unconsumed"} == nobody
+    (cause,) = findings(report, "STATIC_TOPIC_OLD_CLIENT")
+    assert cause["severity"] == "error", cause
+    assert cause["message"].startswith("127.0.0.1@o1 (V4_9_8) consumes the static topic")
+    assert {qkey({"topic": t, **q}) for q in cause["queues"]} == twice | nobody
+    for code in ("DUPLICATE_ASSIGNMENT", "UNCONSUMED_QUEUE"):
+        assert all(f["causedBy"] == cause["id"] for f in findings(report, code)), code
+    assert bool(findings(report, "DUPLICATE_ASSIGNMENT")) == bool(twice)
+    assert bool(findings(report, "UNCONSUMED_QUEUE")) == bool(nobody)
+    for cid in new_ids:  # rmqlb's expected is the 5.x clients' own allocations (the column
+        # names one of the clients expected to read a queue twice)
+        mine = {qkey({"topic": t, **r}) for r in rows if r["expected"] == cid}
+        assert mine - twice == _per_client(states, t, "allocated")[cid] - twice, cid
+
+    kit.halt("static-old")  # the fix: stop it (or upgrade it)
+
+    def settled() -> dict[str, Any] | None:
+        report = kit.explain(g)
+        return report if finding_codes(report, g) == set() else None
+
+    kit.wait_for("the 5.x clients to share the logical queues", settled)
+
+
+@pytest.mark.versions(*FIVE)
 def test_brokers_without_load_balancing_are_named_and_their_advice_ends_the_duplicates(
     kit: Kit, names: Names
 ) -> None:

@@ -12,7 +12,13 @@ from rmqlb.client.steps.connections import connections
 from rmqlb.client.steps.running import running_infos, to_consumer
 from rmqlb.client.together import together
 from rmqlb.model import Group, MessageModel, queue_sort_key
-from rmqlb.model.snapshot import DLQ_PREFIX, RETRY_PREFIX, GroupOnBroker, consumed_model
+from rmqlb.model.snapshot import (
+    DLQ_PREFIX,
+    RETRY_PREFIX,
+    GroupOnBroker,
+    consumed_model,
+    logical_offsets,
+)
 
 if TYPE_CHECKING:
     from rmqlb.client.collector import Collector
@@ -87,6 +93,7 @@ async def capture_group(
     if popped:  # their POP retry topics: a 5.0 broker leaves them out while they are online
         offsets += await c.offsets.pop_retries(name, popped, offsets)
     routes = {t: await c.routes.get(t) for t in sorted({*topics, RETRY_PREFIX + name})}
+    offsets = logical_offsets(offsets, routes)  # a static topic's: its logical queues'
     on_brokers = await c.assignment.group(name, masters, model, consumers, routes)
     for (broker, _), answer in zip(masters, answers, strict=True):
         if answer is not None:  # read: 0 is a rate, not unknown

@@ -9,7 +9,7 @@ broker-side assignment: BROKER_REBALANCE, POP_MODE, BROKER_STRATEGY_UNKNOWN, POP
 SERVER_LOAD_BALANCER_OFF, BROKERS_DISAGREE, MIXED_REBALANCE), :mod:`.membership`
 (NO_CONSUMERS, PROXY_CONSUMED, DUPLICATE_CLIENT_ID, CLIENT_UNREACHABLE, SUBSCRIPTION_INCONSISTENT,
 STRATEGY_INCONSISTENT, BROKERS_DISAGREE for clients that balance themselves), :mod:`.route`
-(NO_ROUTE, WRITE_EXCEEDS_READ, QUEUE_NOT_READABLE),
+(NO_ROUTE, WRITE_EXCEEDS_READ, QUEUE_NOT_READABLE, STATIC_TOPIC_OLD_CLIENT),
 :mod:`.allocation` (ALLOCATION_FAILED, IDLE_CONSUMER, IMBALANCE, UNCONSUMED_QUEUE from the
 expected side), :mod:`.actual` (UNCONSUMED_QUEUE held by nobody, DUPLICATE_ASSIGNMENT,
 ASSIGNMENT_MISMATCH), :mod:`.stale` (STALE_ALLOCATION), :mod:`.lag` (LAG_SKEW),
@@ -57,6 +57,7 @@ GROUP_RULES: tuple[GroupRule, ...] = (
 
 TOPIC_RULES: tuple[TopicRule, ...] = (
     route.check_route,
+    route.check_static_topic,
     membership.check_subscriptions,
     membership.check_strategies,
     membership.check_message_models,

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Literal
 
 from rmqlb.allocate.consistent_hash import HashMemo
 from rmqlb.allocate.machine_room import broker_room, in_rooms
-from rmqlb.diagnose.context import Mode, TopicContext
+from rmqlb.diagnose.context import Mode, TopicContext, before_5_0
 from rmqlb.diagnose.report import Code, Finding, Proposal, Severity
 from rmqlb.diagnose.rules._listed import (
     LIST_ONCE,
@@ -397,6 +397,12 @@ def _nobody_cause(ctx: TopicContext) -> tuple[str, str]:
         return (
             "they are in no client's CONFIG list",
             "list every queue in exactly one client's configuration",
+        )
+    if ctx.route is not None and ctx.route.queue_mappings and before_5_0(g, ctx.topic):
+        return (
+            "logical queues of a static topic that no client reads: a client before 5.0 "
+            "reaches only those whose ids its brokers host",
+            "upgrade the clients before 5.0 to 5.x",
         )
     return (
         f"{g.strategy_label} assigns them to no client",

@@ -1,4 +1,4 @@
-"""Route rules: NO_ROUTE, WRITE_EXCEEDS_READ, QUEUE_NOT_READABLE.
+"""Route rules: NO_ROUTE, WRITE_EXCEEDS_READ, QUEUE_NOT_READABLE, STATIC_TOPIC_OLD_CLIENT.
 
 A topic's route is a list of QueueData, one per broker: ``readQueueNums`` queues are read,
 ``writeQueueNums`` are written, ``perm`` says whether the broker serves reads (4) and writes
@@ -7,9 +7,13 @@ A topic's route is a list of QueueData, one per broker: ``readQueueNums`` queues
 
 from __future__ import annotations
 
+from collections import Counter
+
 from rmqlb.diagnose.context import (
     ROUTE_REQUEST,
+    Mode,
     TopicContext,
+    before_5_0,
     broker_addr,
     cluster_name,
     error_index,
@@ -18,7 +22,7 @@ from rmqlb.diagnose.report import Code, Finding, Severity
 from rmqlb.diagnose.rules._text import id_text, queue_text
 from rmqlb.diagnose.rules.waiting import waiting_text
 from rmqlb.humanize import plural
-from rmqlb.model.queue import MERGED_BROKER, MessageQueue
+from rmqlb.model.queue import MERGED_BROKER, MessageQueue, queue_sort_key
 from rmqlb.model.snapshot import PERM_READ, PERM_WRITE, RETRY_PREFIX, pop_retry_topic
 
 
@@ -258,3 +262,81 @@ def check_route(ctx: TopicContext) -> list[Finding]:
                 )
             )
     return out
+
+
+def check_static_topic(ctx: TopicContext) -> list[Finding]:
+    """STATIC_TOPIC_OLD_CLIENT: clients before 5.0 consuming a static topic.
+
+    Such a client knows no logical queue (``topicQueueMappingByBroker`` came with 5.0): it
+    allocates the brokers' own queues with its strategy, and a 5.x broker reads the id of
+    each pull as a logical queue's, served only where it hosts that logical queue now. So
+    it reads some logical queues, maybe ones a 5.x client is given too (read twice), and
+    the logical queues nobody is given go unread (the context's expected allocation says
+    what each client reads: :func:`~rmqlb.diagnose.context.topic_context`).
+    """
+    route = ctx.route
+    if route is None or not route.queue_mappings or ctx.g.mode is not Mode.CLUSTERING:
+        return []
+    old = before_5_0(ctx.g, ctx.topic)
+    if not old or ctx.expected is None:
+        return []
+    from rmqlb.remoting.codes import version_name  # noqa: PLC0415  (only when it fires)
+
+    versions = {c.client_id: c.version for c in ctx.g.consumers if c.version is not None}
+    one = len(old) == 1
+    readers: Counter[MessageQueue] = Counter(q for qs in ctx.expected.values() for q in set(qs))
+    mine = {q for cid in old for q in ctx.expected.get(cid, ())}
+    twice = [q for q in ctx.mq_all if readers[q] > 1 and q in mine]
+    nobody = [q for q in ctx.mq_all if not readers[q]]
+    refused = sorted(
+        {q for q, holders in ctx.extra.items() if set(holders) & set(old)}, key=queue_sort_key
+    )
+    who = ", ".join(f"{cid} ({version_name(versions[cid])})" for cid in old)
+    if one:
+        reads = f"it reads {queue_text(ctx.expected.get(old[0], ()), 3) or 'nothing'}"
+    else:
+        reads = "they read: " + "; ".join(
+            f"{cid} {queue_text(ctx.expected.get(cid, ()), 3) or 'nothing'}" for cid in old[:3]
+        )
+    message = (
+        f"{who} {'consumes' if one else 'consume'} the static topic {ctx.topic} by the "
+        f"brokers' own queues: a client before 5.0 knows nothing of its "
+        f"{plural(len(ctx.mq_all), 'logical queue')} ({queue_text(ctx.mq_all, 2)}), and a "
+        "5.x broker serves such a pull the logical queue of the same id, where it hosts "
+        f"that one, so {reads}"
+    )
+    waiting = (lambda qs: f", {ctx.total_lag(qs):,} messages waiting") if ctx.lag else None
+    if twice:
+        message += (
+            f"; {plural(len(twice), 'logical queue')} read twice, by a 5.x client too "
+            f"({queue_text(twice, 4)})"
+        )
+    if nobody:
+        message += (
+            f"; {plural(len(nobody), 'logical queue')} read by nobody ({queue_text(nobody, 4)}"
+            + (waiting(nobody) if waiting else "")
+            + ")"
+        )
+    if refused:
+        message += (
+            f"; the brokers refuse {plural(len(refused), 'queue')} "
+            f"{'it holds' if one else 'they hold'} ({queue_text(refused, 4)}: no logical "
+            "queue of that id is hosted there)"
+        )
+    hint = (
+        f"upgrade {id_text(old, ctx.g.options.max_listed)} to a 5.x client (rocketmq-client "
+        "5.0 or later consumes static topics by their logical queues): until every client "
+        f"of {ctx.g.name} is, some logical queues are read twice or by nobody"
+    )
+    return [
+        Finding(
+            Code.STATIC_TOPIC_OLD_CLIENT,
+            Severity.error if twice or nobody or refused else Severity.warning,
+            ctx.g.name,
+            message,
+            hint,
+            topic=ctx.topic,
+            consumers=tuple(old),
+            queues=tuple(sorted({*twice, *nobody, *refused}, key=queue_sort_key)),
+        )
+    ]

@@ -133,7 +133,7 @@ def test_route_5_2_standard_json_quoted_keys(wire: Path) -> None:
     assert data.brokers == {
         "broker-a": BrokerInfo("broker-a", "DefaultCluster", {0: "10.2.3.117:10911"})
     }
-    assert data.order_topic_conf is None and not data.static_topic
+    assert data.order_topic_conf is None and not data.route.queue_mappings
 
 
 def test_route_encoder_reproduces_the_samples(wire: Path) -> None:

@@ -62,6 +62,19 @@ BASE: dict[str, Any] = {
             ]
         },
         "S": {"queues": 2},
+        "ST": {
+            "queueDatas": [
+                {"brokerName": "broker-a", "readQueueNums": 2, "writeQueueNums": 2, "perm": 6}
+            ],
+            "topicQueueMappingByBroker": {
+                "broker-a": {
+                    "scope": "__global__",
+                    "epoch": 1796046030440,
+                    "totalQueues": 2,
+                    "currIdMap": {"0": 1, "1": 0},
+                }
+            },
+        },
     },
     "groups": {
         "G": {
