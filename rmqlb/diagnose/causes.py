@@ -40,6 +40,7 @@ PRIORITY: dict[Code, int] = {
     Code.SUBSCRIPTION_INCONSISTENT: 9,
     Code.SERVER_LOAD_BALANCER_OFF: 9,
     Code.STATIC_TOPIC_OLD_CLIENT: 9,
+    Code.STATIC_TOPIC_BROKER_BALANCED: 9,
     Code.STALE_ALLOCATION: 8,
     Code.MIXED_REBALANCE: 8,
     Code.BROKERS_DISAGREE: 8,
@@ -117,6 +118,11 @@ PAIRS: dict[tuple[Code, Code], Evidence] = {
     (Code.STATIC_TOPIC_OLD_CLIENT, Code.ASSIGNMENT_MISMATCH): consumers_within,
     (Code.STATIC_TOPIC_OLD_CLIENT, Code.IMBALANCE): same_topic,
     (Code.STATIC_TOPIC_OLD_CLIENT, Code.IDLE_CONSUMER): same_topic,
+    (Code.STATIC_TOPIC_BROKER_BALANCED, Code.UNCONSUMED_QUEUE): queues_within,
+    (Code.STATIC_TOPIC_BROKER_BALANCED, Code.ASSIGNMENT_MISMATCH): consumers_within,
+    (Code.STATIC_TOPIC_BROKER_BALANCED, Code.BROKERS_DISAGREE): consumers_within,
+    (Code.STATIC_TOPIC_BROKER_BALANCED, Code.IMBALANCE): same_topic,
+    (Code.STATIC_TOPIC_BROKER_BALANCED, Code.IDLE_CONSUMER): same_topic,
     (Code.BROKERS_DISAGREE, Code.ASSIGNMENT_MISMATCH): consumers_within,
     (Code.BROKERS_DISAGREE, Code.DUPLICATE_ASSIGNMENT): consumers_within,
     (Code.BROKERS_DISAGREE, Code.UNCONSUMED_QUEUE): queues_within,
@@ -194,6 +200,8 @@ def _summary(cause: Finding) -> str:
             return "brokers with serverLoadBalancerEnable=false give every client every queue"
         case Code.STATIC_TOPIC_OLD_CLIENT:
             return f"{ids} cannot consume the logical queues of static topic {cause.topic}"
+        case Code.STATIC_TOPIC_BROKER_BALANCED:
+            return f"the brokers assign {ids} broker queues of static topic {cause.topic}"
         case _:
             return cause.message
 

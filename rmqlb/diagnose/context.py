@@ -627,12 +627,17 @@ def _old_client_shares(
     old = [cid for cid in before_5_0(g, route.topic) if cid in expected]
     if not old:
         return
-    brokers = TopicRoute(route.topic, route.queue_datas)
-    shares, _, _ = topic_allocation(g.strategy, route.topic, readable_queues(brokers), cid_all)
+    shares, _, _ = topic_allocation(g.strategy, route.topic, broker_queues(route), cid_all)
     read_as = route.read_as()
     for cid in old:
         reads = (read_as.get((q.broker_name, q.queue_id)) for q in (shares or {}).get(cid, ()))
         expected[cid] = sorted((q for q in reads if q is not None), key=queue_sort_key)
+
+
+def broker_queues(route: TopicRoute) -> list[MessageQueue]:
+    """The brokers' own readable queues of ``route``, in Java order: a static topic's as a
+    client before 5.0 (or a broker assigning it) lists them, without its logical queues."""
+    return readable_queues(TopicRoute(route.topic, route.queue_datas))
 
 
 def readable_queues(route: TopicRoute) -> list[MessageQueue]:
@@ -1059,6 +1064,7 @@ def topic_context(g: GroupContext, topic: str) -> TopicContext:
     # a static topic: a broker queue a client before 5.0 holds is the logical queue the
     # broker reads its id as (TopicRoute.read_as); those it cannot read stay outside mqAll
     hosted = route.read_as() if route is not None and route.queue_mappings else None
+    old_ids = frozenset(before_5_0(g, topic)) if hosted else frozenset()
     base, n = readable_spans(route) if route is not None else ({}, 0)
     subscribers = frozenset(c.client_id for c in g.consumers if c.subscribes(topic))
     slots: list[MessageQueue | None] = [None] * n
@@ -1085,7 +1091,7 @@ def topic_context(g: GroupContext, topic: str) -> TopicContext:
             mine = assigned
         else:
             mine = tuple(mq for mq in assigned if mq.topic == topic)
-        if hosted:
+        if hosted and c.client_id in old_ids:
             mine = tuple(hosted.get((mq.broker_name, mq.queue_id), mq) for mq in mine)
         actual.append(mine)
         cid = c.client_id
@@ -1151,7 +1157,9 @@ def topic_context(g: GroupContext, topic: str) -> TopicContext:
             balance=balance,
             topic=topic,
             route=route,
-            mq_all=mq_all,
+            # a broker assigns a static topic's broker queues: it drops the logical mapping
+            # from the routes it assigns from (TopicRouteInfoManager.updateSubscribeInfoTable)
+            mq_all=broker_queues(route) if route.queue_mappings else mq_all,
             held=held,
             default_name=g.strategy.name,
         )

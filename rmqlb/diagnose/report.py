@@ -93,6 +93,7 @@ class Code(StrEnum):
     POP_SHARE_ALL = "POP_SHARE_ALL"  # POP share number making every client pop every queue
     SERVER_LOAD_BALANCER_OFF = "SERVER_LOAD_BALANCER_OFF"  # 5.x: brokers answer every queue
     STATIC_TOPIC_OLD_CLIENT = "STATIC_TOPIC_OLD_CLIENT"  # a 4.x client on a 5.x static topic
+    STATIC_TOPIC_BROKER_BALANCED = "STATIC_TOPIC_BROKER_BALANCED"  # brokers assign broker queues
     BROKERS_DISAGREE = "BROKERS_DISAGREE"  # brokers list different clients, or routes differ
     MIXED_REBALANCE = "MIXED_REBALANCE"  # client-side and broker-side clients in one group
     PROXY_CONSUMED = "PROXY_CONSUMED"  # consumed through a 5.x Proxy, clients not listed
@@ -519,6 +520,7 @@ PRECEDENCE: tuple[Code, ...] = (
     Code.MESSAGE_MODEL_INCONSISTENT,
     Code.SERVER_LOAD_BALANCER_OFF,
     Code.STATIC_TOPIC_OLD_CLIENT,
+    Code.STATIC_TOPIC_BROKER_BALANCED,
     Code.STALE_ALLOCATION,
     Code.CONSUMER_STALLED,
     Code.WRITE_EXCEEDS_READ,

@@ -343,6 +343,59 @@ def test_a_4_9_8_client_on_a_static_topic_is_named_and_stopping_it_clears_the_fi
 
 
 @pytest.mark.versions(*FIVE)
+def test_clients_the_brokers_balance_on_a_static_topic_read_nothing_until_they_balance_themselves(
+    kit: Kit, names: Names, tmp_path: Path
+) -> None:
+    """The brokers assign a static topic from a route without its mapping: broker queues,
+    for which a 5.x client cannot compute an offset, so the two clients hold nothing and
+    the 60 messages wait. rmqlb expects the brokers' answers and names the cause; the
+    clients restarted balancing themselves, as advised, consume them all."""
+    g, t = names.group, names.topic
+    kit.mqadmin("updateStaticTopic", "-c", CLUSTER, "-t", t, "-qn", "6")
+    spec = f"group={g};sub={t}:*"
+    jvm = kit.consumer(
+        "static-broker",
+        f"{spec};rebalance=broker;instance=b1",
+        f"{spec};rebalance=broker;instance=b2",
+    )
+    kit.produce(t, 60)
+
+    def answered() -> dict[str, dict[str, Any]] | None:
+        states = kit.truth(g, jvm)
+        allocated = _per_client(states, t, "allocated")
+        return states if len(allocated) == 2 and all(allocated.values()) else None
+
+    states = kit.wait_for("the brokers to answer both clients", answered)
+    report = kit.explain(g)
+    doc = _dump(kit, g, tmp_path)
+
+    allocated = _per_client(states, t, "allocated")
+    assert all(q[1] != "__syslo__global__" for qs in allocated.values() for q in qs), allocated
+    assert _per_client(states, t, "held") == {"127.0.0.1@b1": set(), "127.0.0.1@b2": set()}
+    assert _broker_answers(doc, g, t) == allocated
+    (cause,) = findings(report, "STATIC_TOPIC_BROKER_BALANCED")
+    assert cause["severity"] == "error", cause
+    assert "they hold nothing of" in cause["message"], cause["message"]
+    assert cause["message"].endswith(
+        "6 logical queues read by nobody (__syslo__global__:0..5, 60 messages waiting)"
+    ), cause["message"]
+    assert "BROKERS_DISAGREE" not in finding_codes(report, g)
+    (unread,) = findings(report, "UNCONSUMED_QUEUE")
+    assert unread["causedBy"] == cause["id"]
+
+    kit.halt("static-broker")  # the fix: let them balance themselves
+    kit.consumer("static-client", f"{spec};instance=b1", f"{spec};instance=b2")
+
+    def consumed() -> dict[str, Any] | None:
+        report = kit.explain(g)
+        rows = report_topic(report, g, t)["queues"]
+        done = sum(r["offsets"].get("committed") or 0 for r in rows if r.get("offsets")) == 60
+        return report if done and finding_codes(report, g) <= {"NO_ROUTE"} else None
+
+    kit.wait_for("the clients to consume the 60 messages", consumed)
+
+
+@pytest.mark.versions(*FIVE)
 def test_brokers_without_load_balancing_are_named_and_their_advice_ends_the_duplicates(
     kit: Kit, names: Names
 ) -> None:

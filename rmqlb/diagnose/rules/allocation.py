@@ -398,12 +398,17 @@ def _nobody_cause(ctx: TopicContext) -> tuple[str, str]:
             "they are in no client's CONFIG list",
             "list every queue in exactly one client's configuration",
         )
-    if ctx.route is not None and ctx.route.queue_mappings and before_5_0(g, ctx.topic):
-        return (
-            "logical queues of a static topic that no client reads: a client before 5.0 "
-            "reaches only those whose ids its brokers host",
-            "upgrade the clients before 5.0 to 5.x",
-        )
+    if ctx.route is not None and ctx.route.queue_mappings:
+        why = []
+        if before_5_0(g, ctx.topic):
+            why.append("a client before 5.0 reaches only those whose ids its brokers host")
+        if ctx.broker_side is not None:
+            why.append("the brokers assign broker queues, which a 5.x client cannot read")
+        if why:
+            return (
+                "logical queues of a static topic that no client reads: " + "; ".join(why),
+                "upgrade the clients before 5.0 to 5.x, and let every client balance itself",
+            )
     return (
         f"{g.strategy_label} assigns them to no client",
         f"check the strategy {g.strategy_label}",

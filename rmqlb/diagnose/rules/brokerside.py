@@ -1,5 +1,6 @@
 """5.x broker-side assignment: BROKER_REBALANCE / POP_MODE (who balances whom),
-BROKER_STRATEGY_UNKNOWN, POP_SHARE_ALL, SERVER_LOAD_BALANCER_OFF, BROKERS_DISAGREE and
+BROKER_STRATEGY_UNKNOWN, POP_SHARE_ALL, SERVER_LOAD_BALANCER_OFF, STATIC_TOPIC_BROKER_BALANCED,
+BROKERS_DISAGREE and
 MIXED_REBALANCE.
 
 *Expected* for a client that lets the broker assign is what the brokers'
@@ -105,6 +106,7 @@ def check_broker_topic(ctx: TopicContext) -> list[Finding]:
         *_unknown_strategy(ctx, side),
         *_pop_share_all(ctx, side),
         *_balancer_off(ctx, side),
+        *_static_topic(ctx, side),
         *_disagree(ctx, side),
         *_mixed(ctx, side),
         *_proxy_mixed(ctx),
@@ -204,6 +206,63 @@ def _pop_share_all(ctx: TopicContext, side: BrokerSide) -> list[Finding]:
             )
         )
     return out
+
+
+def _static_topic(ctx: TopicContext, side: BrokerSide) -> list[Finding]:
+    """STATIC_TOPIC_BROKER_BALANCED: the brokers assign a static topic by PULL.
+
+    A broker assigns from the topic's route without its logical mapping
+    (``TopicRouteInfoManager.updateSubscribeInfoTable``, 5.0 and 5.1): it answers broker
+    queues, and a 5.x client cannot compute an offset for a broker queue of a static topic
+    (its log: "compute offset failed"), so it holds none of them and the logical queues go
+    unread. (By POP the brokers serve what they pop: not seen here.)
+    """
+    route = ctx.route
+    pulled = [b.broker for b in side.brokers if b.mode.mode is RequestMode.PULL]
+    if route is None or not route.queue_mappings or not pulled or not side.clients:
+        return []
+    g = ctx.g
+    clients = side.clients
+    holdings = ctx.holdings()
+    held = [cid for cid in clients if holdings.get(cid)]
+    nobody = [q for i, q in enumerate(ctx.mq_all) if not ctx.holders(i)]
+    answers = "; ".join(
+        f"{cid} {queue_text(side.expected.get(cid) or (), 3) or 'nothing'}" for cid in clients[:3]
+    )
+    one = len(clients) == 1
+    holding = (
+        f"{'it holds' if one else 'they hold'} nothing of {ctx.topic}"
+        if not held
+        else f"{id_text(held, 3)} {'holds' if len(held) == 1 else 'hold'} queues of it still"
+    )
+    message = (
+        f"{', '.join(pulled)}, balancing {plural(len(clients), 'client')} of {g.name}, "
+        f"{'assigns' if len(pulled) == 1 else 'assign'} them the static topic {ctx.topic} by "
+        f"its broker queues (QueryAssignmentProcessor reads the route without its "
+        f"{plural(len(ctx.mq_all), 'logical queue')}: {answers}), and a 5.x client cannot "
+        f"compute an offset for a broker queue of a static topic: {holding}"
+    )
+    if nobody:
+        lag = f", {ctx.total_lag(nobody):,} messages waiting" if ctx.lag is not None else ""
+        message += (
+            f"; {plural(len(nobody), 'logical queue')} read by nobody "
+            f"({queue_text(nobody, 4)}{lag})"
+        )
+    return [
+        Finding(
+            Code.STATIC_TOPIC_BROKER_BALANCED,
+            Severity.error if nobody else Severity.warning,
+            g.name,
+            message,
+            f"let {id_text(clients, g.options.max_listed)} balance "
+            f"{'itself' if one else 'themselves'} (setClientRebalance(true), the 5.x "
+            "client's default): they then allocate the logical queues; the brokers cannot "
+            "assign a static topic",
+            topic=ctx.topic,
+            consumers=clients,
+            queues=tuple(nobody),
+        )
+    ]
 
 
 def _balancer_off(ctx: TopicContext, side: BrokerSide) -> list[Finding]:

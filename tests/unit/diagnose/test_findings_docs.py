@@ -223,9 +223,8 @@ def _closed_connection() -> dict[str, Any]:
 
 def _outputs() -> set[str]:
     snapshots = [load_snapshot(p) for p in sorted((ROOT / "examples").glob("*.json"))]
-    snapshots.append(
-        load_snapshot(ROOT / "tests" / "data" / "static-topic-5.1.4" / "old-client.json")
-    )
+    static = ROOT / "tests" / "data" / "static-topic-5.1.4"
+    snapshots += [load_snapshot(static / f) for f in ("old-client.json", "broker-balanced.json")]
     snapshots += [
         parse_snapshot(json.loads(json.dumps(d)))
         for d in (

@@ -14,7 +14,7 @@ from rmqlb.diagnose.context import readable_queues
 from rmqlb.model import MessageQueue, QueueMapping, TopicRoute
 from rmqlb.model.snapshot import logical_offsets
 from rmqlb.remoting import bodies
-from rmqlb.snapshot import dumps_snapshot, parse_snapshot
+from rmqlb.snapshot import dumps_snapshot, load_snapshot, parse_snapshot
 
 DATA = Path(__file__).resolve().parents[2] / "data" / "static-topic-5.1.4"
 L = "__syslo__global__"
@@ -212,3 +212,30 @@ def test_clients_all_older_than_5_0_read_only_the_logical_queues_their_ids_reach
         "ASSIGNMENT_MISMATCH",  # o2 holds broker-b:1 too
         "IMBALANCE",
     ]
+
+
+def test_clients_the_brokers_balance_on_a_static_topic_are_given_broker_queues() -> None:
+    """The brokers assign from the route without its mapping: AVG over the six broker
+    queues, which the 5.x clients cannot read (they hold nothing), so no logical queue is
+    read; the brokers' answers are what rmqlb expects them to hold (no BROKERS_DISAGREE)."""
+    report = diagnose(load_snapshot(DATA / "broker-balanced.json"))
+
+    cause = only(report, Code.STATIC_TOPIC_BROKER_BALANCED)
+    assert cause.severity is Severity.error
+    assert cause.message == (
+        "broker-a, broker-b, balancing 2 clients of G, assign them the static topic ST by its "
+        "broker queues (QueryAssignmentProcessor reads the route without its 6 logical "
+        f"queues: {C1} broker-a:0..2; {C2} broker-b:0..2), and a 5.x client cannot compute an "
+        "offset for a broker queue of a static topic: they hold nothing of ST; 6 logical "
+        "queues read by nobody (__syslo__global__:0..5, 7 messages waiting)"
+    )
+    assert cause.hint.startswith(f"let {C1}, {C2} balance themselves (setClientRebalance(true)")
+    assert codes(report) == [
+        "STATIC_TOPIC_BROKER_BALANCED",
+        "UNCONSUMED_QUEUE",
+        "ASSIGNMENT_MISMATCH",
+        "BROKER_REBALANCE",
+    ]
+    assert [f.caused_by for f in report.findings[1:3]] == [cause.id, cause.id]
+    rows = report.groups[0].topics[0].queues
+    assert {(r.expected, r.actual, r.status.value) for r in rows} == {(None, (), "unconsumed")}
