@@ -23,6 +23,7 @@ from rmqlb.diagnose.context import (
 )
 from rmqlb.diagnose.report import Code, Finding, Severity
 from rmqlb.diagnose.rules._text import id_text, queue_text
+from rmqlb.diagnose.rules.waiting import unread_text
 from rmqlb.humanize import plural
 from rmqlb.model.queue import MessageQueue, queue_sort_key
 from rmqlb.model.snapshot import Rebalance, RequestMode
@@ -243,11 +244,7 @@ def _static_topic(ctx: TopicContext, side: BrokerSide) -> list[Finding]:
         f"compute an offset for a broker queue of a static topic: {holding}"
     )
     if nobody:
-        lag = f", {ctx.total_lag(nobody):,} messages waiting" if ctx.lag is not None else ""
-        message += (
-            f"; {plural(len(nobody), 'logical queue')} read by nobody "
-            f"({queue_text(nobody, 4)}{lag})"
-        )
+        message += "; " + unread_text(ctx, nobody)
     return [
         Finding(
             Code.STATIC_TOPIC_BROKER_BALANCED,

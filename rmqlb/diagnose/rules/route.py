@@ -20,7 +20,7 @@ from rmqlb.diagnose.context import (
 )
 from rmqlb.diagnose.report import Code, Finding, Severity
 from rmqlb.diagnose.rules._text import id_text, queue_text
-from rmqlb.diagnose.rules.waiting import waiting_text
+from rmqlb.diagnose.rules.waiting import unread_text, waiting_text
 from rmqlb.humanize import plural
 from rmqlb.model.queue import MERGED_BROKER, MessageQueue, queue_sort_key
 from rmqlb.model.snapshot import PERM_READ, PERM_WRITE, RETRY_PREFIX, pop_retry_topic
@@ -305,18 +305,13 @@ def check_static_topic(ctx: TopicContext) -> list[Finding]:
         "5.x broker serves such a pull the logical queue of the same id, where it hosts "
         f"that one, so {reads}"
     )
-    waiting = (lambda qs: f", {ctx.total_lag(qs):,} messages waiting") if ctx.lag else None
     if twice:
         message += (
             f"; {plural(len(twice), 'logical queue')} read twice, by a 5.x client too "
             f"({queue_text(twice, 4)})"
         )
     if nobody:
-        message += (
-            f"; {plural(len(nobody), 'logical queue')} read by nobody ({queue_text(nobody, 4)}"
-            + (waiting(nobody) if waiting else "")
-            + ")"
-        )
+        message += "; " + unread_text(ctx, nobody)
     if refused:
         message += (
             f"; the brokers refuse {plural(len(refused), 'queue')} "

@@ -32,6 +32,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
 from rmqlb.diagnose.context import GroupContext, TopicContext
+from rmqlb.diagnose.rules._text import queue_text
 from rmqlb.humanize import plural
 from rmqlb.model.queue import MessageQueue
 from rmqlb.model.snapshot import RETRY_PREFIX, V5_0_0, QueueOffset
@@ -95,6 +96,13 @@ def waiting(
         else:
             trimmed += lag
     return Waiting(messages, committed, zero, trimmed, known, count, never, maybe)
+
+
+def unread_text(ctx: TopicContext, queues: Sequence[MessageQueue]) -> str:
+    """``N logical queues read by nobody (queues, M messages waiting)``: the messages where
+    the topic's offsets are known."""
+    lag = f", {ctx.total_lag(queues):,} messages waiting" if ctx.lag is not None else ""
+    return f"{plural(len(queues), 'logical queue')} read by nobody ({queue_text(queues, 4)}{lag})"
 
 
 def consume_from_where(g: GroupContext) -> str:
