@@ -51,6 +51,7 @@ from rmqlb.model.snapshot import (
     RequestMode,
     Snapshot,
     TopicRoute,
+    physical_offsets,
 )
 from rmqlb.model.strategy import (
     Avg,
@@ -1064,8 +1065,14 @@ def topic_context(g: GroupContext, topic: str) -> TopicContext:
     # a static topic: a broker queue a client before 5.0 holds is the logical queue the
     # broker reads its id as (TopicRoute.read_as); those it cannot read stay outside mqAll
     hosted = route.read_as() if route is not None and route.queue_mappings else None
+    group_offsets: Sequence[QueueOffset] = g.group.offsets
+    view = route
+    if route is not None and hosted is not None and g.pops(topic):
+        # popped, a static topic is served from the brokers' own queues (queue id -1 each)
+        view, hosted = TopicRoute(route.topic, route.queue_datas), None
+        group_offsets = physical_offsets(route, group_offsets)
     old_ids = frozenset(before_5_0(g, topic)) if hosted else frozenset()
-    base, n = readable_spans(route) if route is not None else ({}, 0)
+    base, n = readable_spans(view) if view is not None else ({}, 0)
     subscribers = frozenset(c.client_id for c in g.consumers if c.subscribes(topic))
     slots: list[MessageQueue | None] = [None] * n
     actual: list[tuple[MessageQueue, ...] | None] = []
@@ -1122,7 +1129,7 @@ def topic_context(g: GroupContext, topic: str) -> TopicContext:
                     holders.append(cid)
         positions.append(index)
         held_index.append(None if outside else index)
-    lag, offsets, outside_offsets = _offset_lags(g.group.offsets, topic, base, slots)
+    lag, offsets, outside_offsets = _offset_lags(group_offsets, topic, base, slots)
     actual_lag: list[int | None]
     if g.mode is Mode.BROADCASTING:
         # Each client's own lag. The queues have none of their own: no broker keeps the

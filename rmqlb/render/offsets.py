@@ -9,13 +9,13 @@ before the capture its last consumed message was stored; totals under the table.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import IO, TYPE_CHECKING, Any, assert_never
 
 from rmqlb.humanize import plural
 from rmqlb.model.queue import MessageQueue, queue_sort_key
-from rmqlb.model.snapshot import MessageModel
+from rmqlb.model.snapshot import MessageModel, QueueOffset, physical_offsets
 from rmqlb.render.formats import Output
 
 if TYPE_CHECKING:
@@ -72,14 +72,46 @@ class OffsetsView:
         return None if self.broadcasting else sum(r.lag or 0 for r in self.rows)
 
 
-def _holders(group: Group, queue: MessageQueue) -> tuple[str, ...] | None:
-    """The clients holding ``queue``, in Java order of client id (``None``: unknown)."""
+def _holders(
+    group: Group, queue: MessageQueue, read_as: Mapping[MessageQueue, MessageQueue]
+) -> tuple[str, ...] | None:
+    """The clients holding ``queue``, in Java order of client id (``None``: unknown).
+    ``read_as``: a static topic's broker queues a client before 5.0 may hold, and the
+    logical queue each is read as (``TopicRoute.read_as``)."""
     from rmqlb.model.javaorder import java_key  # noqa: PLC0415
 
-    held = tuple(sorted((c.client_id for c in group.consumers if c.holds(queue)), key=java_key))
+    held = tuple(
+        sorted(
+            (
+                c.client_id
+                for c in group.consumers
+                if c.holds(queue) or any(read_as.get(q) == queue for q in c.assigned or ())
+            ),
+            key=java_key,
+        )
+    )
     if held or all(c.assigned is not None or c.pop_assigned for c in group.consumers):
         return held
     return None
+
+
+def _static_views(
+    snapshot: Snapshot, group: Group
+) -> tuple[list[QueueOffset], dict[MessageQueue, MessageQueue]]:
+    """The group's offsets as explain shows them: a static topic's by its logical queues,
+    but by the brokers' own where it is popped (from those); and what each broker queue a
+    client before 5.0 holds is read as."""
+    offsets = list(group.offsets)
+    read_as: dict[MessageQueue, MessageQueue] = {}
+    for route in snapshot.topics.values():
+        if not route.queue_mappings:
+            continue
+        if any(q.topic == route.topic for c in group.consumers for q in c.pop_assigned or ()):
+            offsets = physical_offsets(route, offsets)
+            continue
+        for (broker, qid), logical in route.read_as().items():
+            read_as[MessageQueue(route.topic, broker, qid)] = logical
+    return offsets, read_as
 
 
 def _sort_key(by: str) -> Callable[[OffsetRow], Any]:
@@ -100,6 +132,7 @@ def offsets_view(
 ) -> OffsetsView:
     """The rows of ``group`` (only ``topic``'s when given), sorted by ``sort_by``."""
     g = snapshot.groups[group]
+    offsets, read_as = _static_views(snapshot, g)
     invisible = _consumed_invisibly(snapshot, g)
     # a BROADCASTING group's clients keep its offsets: a queue it never committed to a
     # broker has no lag of the group's (its rows carry the broker's max offsets)
@@ -110,10 +143,10 @@ def offsets_view(
             broker_offset=o.broker_offset,
             committed=o.consumer_offset if o.committed else None,
             lag=None if clients_keep and not o.committed else o.lag,
-            holders=None if invisible else _holders(g, o.queue),
+            holders=None if invisible else _holders(g, o.queue, read_as),
             last_consumed_ms=o.last_timestamp if o.committed and o.last_timestamp else None,
         )
-        for o in g.offsets
+        for o in offsets
         if topic is None or o.queue.topic == topic
     ]
     rows.sort(key=_sort_key(sort_by))

@@ -233,18 +233,25 @@ def test_a_4_9_8_client_pulling_in_a_pop_group_doubles_what_it_pulls(
 
 
 @pytest.mark.versions(*FIVE)
-def test_a_static_topic_is_explained_by_the_logical_queues_its_clients_consume(
-    kit: Kit, names: Names
+def test_a_static_topic_is_explained_by_its_logical_queues_and_a_4_9_8_client_in_it_named(
+    kit: Kit, names: Names, tmp_path: Path
 ) -> None:
     """``mqadmin updateStaticTopic``: 5.x clients consume the logical queues
     ``__syslo__global__:0..5`` the brokers map to their own. rmqlb allocates those, reads
     the brokers' offsets of the physical queues and gives them to the logical ones, as
-    ``mqadmin consumerProgress`` lists them."""
+    ``mqadmin consumerProgress`` lists them.
+
+    Then a 4.9.8 client joins. It knows no logical queue: it allocates the brokers' own
+    queues, and a 5.x broker reads the id of its pull as the logical queue of that id,
+    served where it hosts that one (elsewhere refused, and the client drops the queue). The
+    5.x clients allocate the logical queues over the same three ids. What rmqlb says is
+    read twice, or by nobody, is the real clients' doing; stopping it clears every finding.
+    """
     g, t = names.group, names.topic
     kit.mqadmin("updateStaticTopic", "-c", CLUSTER, "-t", t, "-qn", "6")
     spec = f"group={g};sub={t}:*"
-    jvm = kit.consumer("static", f"{spec};instance=s1", f"{spec};instance=s2")
-    kit.wait(g, jvm, consumers=2, queues={t: 6})
+    new = kit.consumer("static-new", f"{spec};instance=s1", f"{spec};instance=s2")
+    kit.wait(g, new, consumers=2, queues={t: 6})
     kit.produce(t, 60)
 
     def consumed() -> dict[str, Any] | None:
@@ -254,7 +261,7 @@ def test_a_static_topic_is_explained_by_the_logical_queues_its_clients_consume(
         return report if done and all(r.get("lag") == 0 for r in rows) else None
 
     report = kit.wait_for("the clients to consume the 60 messages", consumed)
-    states = kit.truth(g, jvm)
+    states = kit.truth(g, new)
 
     assert report["_exit"] == 0, report["_stderr"]
     assert finding_codes(report, g) == set()
@@ -273,21 +280,6 @@ def test_a_static_topic_is_explained_by_the_logical_queues_its_clients_consume(
     assert list(ours) == [("__syslo__global__", i) for i in range(6)]
     assert ours == progress
 
-
-@pytest.mark.versions(*FIVE)
-def test_a_4_9_8_client_on_a_static_topic_is_named_and_stopping_it_clears_the_findings(
-    kit: Kit, names: Names, tmp_path: Path
-) -> None:
-    """A 4.9.8 client joins two 5.x clients of a static topic. It knows no logical queue:
-    it allocates the brokers' own queues, and a 5.x broker reads the id of its pull as the
-    logical queue of that id, served where it hosts that one (elsewhere refused, and the
-    client drops the queue). The 5.x clients allocate the logical queues over the same
-    three ids. What rmqlb says is read twice, or by nobody, is the real clients' doing."""
-    g, t = names.group, names.topic
-    kit.mqadmin("updateStaticTopic", "-c", CLUSTER, "-t", t, "-qn", "6")
-    spec = f"group={g};sub={t}:*"
-    new = kit.consumer("static-new", f"{spec};instance=s1", f"{spec};instance=s2")
-    kit.wait(g, new, consumers=2, queues={t: 6})
     old = kit.consumer("static-old", f"{spec};instance=o1;clientVersion=4.9.8")
     mappings = _dump(kit, g, tmp_path)["topics"][t]["topicQueueMappingByBroker"]
     read_as = {
@@ -393,6 +385,47 @@ def test_clients_the_brokers_balance_on_a_static_topic_read_nothing_until_they_b
         return report if done and finding_codes(report, g) <= {"NO_ROUTE"} else None
 
     kit.wait_for("the clients to consume the 60 messages", consumed)
+
+
+@pytest.mark.versions(*FIVE)
+def test_a_static_topic_popped_is_shown_by_the_broker_queues_it_is_popped_from(
+    kit: Kit, names: Names
+) -> None:
+    """By POP the brokers serve a static topic from their own queues (queue id -1: all of a
+    broker's), and the clients consume it: rmqlb's rows are those queues, each popped by
+    both clients, with the logical queues' offsets given back to them."""
+    g, t = names.group, names.topic
+    kit.mqadmin("updateStaticTopic", "-c", CLUSTER, "-t", t, "-qn", "6")
+    kit.mqadmin("setConsumeMode", "-c", CLUSTER, "-t", t, "-g", g, "-m", "POP", "-q", "0")
+    spec = f"group={g};sub={t}:*;rebalance=broker"
+    jvm = kit.consumer("static-pop", f"{spec};instance=p1", f"{spec};instance=p2")
+
+    def settled() -> bool:  # their retry topic's queues (the brokers assign them too)
+        states = kit.truth(g, jvm)
+        held, allocated = (_per_client(states, RETRY + g, k) for k in ("held", "allocated"))
+        return len(held) == 2 and held == allocated and sum(map(len, held.values())) == 2
+
+    kit.wait_for("the clients to hold their retry queues", settled)
+    kit.produce(t, 60)
+
+    def consumed() -> dict[str, Any] | None:
+        report = kit.explain(g)
+        rows = report_topic(report, g, t)["queues"]
+        done = sum(r["offsets"].get("committed") or 0 for r in rows if r.get("offsets")) == 60
+        return report if done and all(r.get("lag") == 0 for r in rows) else None
+
+    report = kit.wait_for("the clients to pop the 60 messages", consumed)
+    held = _per_client(kit.truth(g, jvm), t, "held")
+
+    assert held == {c: {(t, "broker-a", -1), (t, "broker-b", -1)} for c in held}, held
+    rows = report_topic(report, g, t)["queues"]
+    assert [(r["brokerName"], r["queueId"]) for r in rows] == [
+        (b, q) for b in ("broker-a", "broker-b") for q in range(3)
+    ]
+    assert all(sorted(r["actual"]) == ["127.0.0.1@p1", "127.0.0.1@p2"] for r in rows), rows
+    # (the test's long names make a POP retry topic too long for a 5.0 broker: named too)
+    worse = {f["code"] for f in report["findings"] if f["severity"] != "info"}
+    assert worse <= {"POP_RETRY_TOO_LONG"}, worse
 
 
 @pytest.mark.versions(*FIVE)

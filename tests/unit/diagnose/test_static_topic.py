@@ -14,6 +14,7 @@ from rmqlb.diagnose.context import readable_queues
 from rmqlb.model import MessageQueue, QueueMapping, TopicRoute
 from rmqlb.model.snapshot import logical_offsets
 from rmqlb.remoting import bodies
+from rmqlb.render.offsets import offsets_view
 from rmqlb.snapshot import dumps_snapshot, load_snapshot, parse_snapshot
 
 DATA = Path(__file__).resolve().parents[2] / "data" / "static-topic-5.1.4"
@@ -239,3 +240,51 @@ def test_clients_the_brokers_balance_on_a_static_topic_are_given_broker_queues()
     assert [f.caused_by for f in report.findings[1:3]] == [cause.id, cause.id]
     rows = report.groups[0].topics[0].queues
     assert {(r.expected, r.actual, r.status.value) for r in rows} == {(None, (), "unconsumed")}
+
+
+def test_a_static_topic_popped_is_shown_by_the_brokers_queues_it_is_popped_from() -> None:
+    """Served by POP (queue id -1: every queue of a broker), a static topic is popped from
+    the brokers' own queues (seen on the 5.1.4 kit, consumed), so its rows are those, with
+    the logical queues' offsets back on the broker queues hosting them (:4's 7 on
+    broker-b:2), and nothing is unread or mismatched."""
+    doc = _static_doc()
+    every = [{"topic": "ST", "brokerName": b, "queueId": -1} for b in ("broker-a", "broker-b")]
+    for c in doc["groups"]["G"]["consumers"]:
+        del c["assigned"]
+        c["popAssigned"] = every
+        c["properties"] = {"clientRebalance": "false"}
+    report = diagnose(parse_snapshot(doc))
+
+    assert Code.STATIC_TOPIC_BROKER_BALANCED not in {f.code for f in report.findings}
+    assert {f.severity for f in report.findings} == {Severity.info}
+    rows = report.groups[0].topics[0].queues
+    assert [(r.queue.label(), r.actual, r.lag) for r in rows] == [
+        (f"{b}:{q}", (C1, C2), 7 if (b, q) == ("broker-b", 2) else 0)
+        for b in ("broker-a", "broker-b")
+        for q in range(3)
+    ]
+
+
+def test_rmqlb_offsets_names_the_readers_of_a_static_topics_queues_as_explain_does() -> None:
+    """A 4.9.8 client's broker-b:2 is read as __syslo__global__:2: it holds that row with
+    the 5.x client given it; popped, the rows are the brokers' queues, every popper on each."""
+    view = offsets_view(load_snapshot(DATA / "old-client.json"), "G", topic="ST")
+    assert [(r.queue.label(), r.holders) for r in view.rows] == [
+        (f"{L}:0", (C1,)),
+        (f"{L}:1", (C1,)),
+        (f"{L}:2", (C2, "10.0.0.9@o1")),
+        (f"{L}:3", (C2,)),
+        (f"{L}:4", ()),
+        (f"{L}:5", ()),
+    ]
+    doc = _static_doc()
+    every = [{"topic": "ST", "brokerName": b, "queueId": -1} for b in ("broker-a", "broker-b")]
+    for c in doc["groups"]["G"]["consumers"]:
+        c["popAssigned"] = every
+        del c["assigned"]
+    popped = offsets_view(parse_snapshot(doc), "G", topic="ST")
+    assert [(r.queue.label(), r.holders, r.lag) for r in popped.rows] == [
+        (f"{b}:{q}", (C1, C2), 7 if (b, q) == ("broker-b", 2) else 0)
+        for b in ("broker-a", "broker-b")
+        for q in range(3)
+    ]
