@@ -170,7 +170,9 @@ class Subject:
       the screen below; ``None``: build the populations);
     - ``assumed``: the strategy's parameter is a guess (clients that do not report it): only
       changes that set it are proven whatever it is (a virtual node count, a strategy);
-    - ``shrink``: fewer queues or consumers may be proposed (not on a partial capture).
+    - ``shrink``: fewer queues or consumers may be proposed (not on a partial capture);
+    - ``static``: the queues are a 5.x static topic's logical ones, whose count
+      ``mqadmin updateStaticTopic`` raises and never lowers.
 
     AVG and AVG_BY_CIRCLE give every consumer ``n // m`` or ``n // m + 1`` queues, so a
     candidate whose counts cannot pass (fewer queues than consumers, or an uneven split above
@@ -191,6 +193,7 @@ class Subject:
     counts: Callable[[tuple[int, int], int], Sequence[int]] | None = None
     assumed: bool = False
     shrink: bool = True
+    static: bool = False
 
 
 def uniform_subject(
@@ -468,6 +471,8 @@ def _queue_proposals(search: _Search) -> list[Proposal]:
     subject = search.subject
     if search.target not in (Problem.IDLE, Problem.IMBALANCE) or not subject.brokers:
         return []
+    if subject.static and len(subject.brokers) > 1:
+        return []  # logical queues of several scopes: no one count to set
     brokers = len(subject.brokers)
     now = max(subject.reads)
     out: list[Proposal] = []
@@ -477,7 +482,7 @@ def _queue_proposals(search: _Search) -> list[Proposal]:
             out.append(Proposal(proof, queues=q, current=now))
             break
     uniform = len(set(subject.reads)) == 1
-    if search.target is Problem.IMBALANCE and uniform and subject.shrink:
+    if search.target is Problem.IMBALANCE and uniform and subject.shrink and not subject.static:
         # at most halve the topic: fewer queues also means less parallelism
         fewer = _queue_candidates(now, subject.replicas[1], brokers, up=False)
         for q in (q for q in fewer if 2 * q >= now):
@@ -575,7 +580,8 @@ class Wording:
     ``check``: the proposals come from ``rmqlb check`` (replicas of a declared member, client
     ids of its model) rather than from a running group; ``target``: the problem they fix;
     ``merged``: the topic's one broker is :data:`~rmqlb.model.queue.MERGED_BROKER` (a
-    cluster export's counts, summed over its masters).
+    cluster export's counts, summed over its masters); ``static``: its queues are a 5.x
+    static topic's logical ones, whose count is set on ``cluster``.
     """
 
     topic: str
@@ -585,6 +591,8 @@ class Wording:
     check: bool = False
     target: Problem | None = None
     merged: bool = False
+    static: bool = False
+    cluster: str = "<cluster>"
 
 
 def _queues_word(n: int) -> str:
@@ -629,6 +637,12 @@ def proposal_text(p: Proposal, w: Wording, first_queue_clause: bool = True) -> s
     if p.vnodes is not None:
         now = "unknown" if p.current is None else p.current
         return f"set virtualNodeCnt to {p.vnodes} (now {now}): with it {proof}"
+    if p.queues is not None and w.static:  # only raised (Subject.static)
+        return (
+            f"raise the logical queues of static topic {w.topic} to {p.queues:,} (mqadmin "
+            f"updateStaticTopic -c {w.cluster} -t {w.topic} -qn {p.queues}): with "
+            f"{_queues_word(p.queues)} {proof}"
+        )
     if p.queues is not None:
         q, now = p.queues, p.current if isinstance(p.current, int) else 0
         where = f" on each of its {w.brokers} brokers" if w.brokers > 1 else ""

@@ -23,12 +23,10 @@ from rmqlb.diagnose.context import (
     DiagnoseOptions,
     Mode,
     group_context,
-    readable_queues,
     topic_context,
 )
 from rmqlb.diagnose.lookup import known_topics, not_found, topic_not_found
 from rmqlb.errors import InputError
-from rmqlb.model.javaorder import java_key
 from rmqlb.model.queue import MessageQueue
 from rmqlb.model.snapshot import Snapshot
 from rmqlb.model.strategy import StrategySpec
@@ -92,9 +90,7 @@ def running(
             actual = {}
             for consumer, held in zip(g.consumers, ctx.actual, strict=True):
                 actual.setdefault(consumer.client_id, []).extend(held or ())
-        brokers = tuple(
-            sorted({qd.broker_name for qd in route.queue_datas if qd.readable}, key=java_key)
-        )
+        brokers = tuple(ctx.base)  # readable ones, in Java order (a static topic: logical)
         out.append(
             Running(
                 group=group,
@@ -102,7 +98,7 @@ def running(
                 strategy=g.strategy,
                 strategy_source=g.strategy_source,
                 brokers=brokers,
-                queues=tuple(readable_queues(route)),
+                queues=tuple(ctx.mq_all),
                 consumers=tuple(g.cid_all),
                 subscribers=ctx.subscribers,
                 actual=actual,

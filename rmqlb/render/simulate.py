@@ -238,6 +238,7 @@ def _step_line(step: Step) -> Line:
 
 def running_blocks(sim: RunningSimulation) -> list[Block]:
     """A running group's what-if as blocks: as it is, then every step and what it moves."""
+    from rmqlb.model.snapshot import LOGICAL_BROKER_PREFIX  # noqa: PLC0415
     from rmqlb.model.strategy import describe  # noqa: PLC0415
     from rmqlb.whatif.steps import overall  # noqa: PLC0415
 
@@ -245,10 +246,15 @@ def running_blocks(sim: RunningSimulation) -> list[Block]:
     subs = start.subscribers
     subscribing = sum(1 for c in dict.fromkeys(start.consumers) if c in subs)
     who = "" if subscribing == len(set(start.consumers)) else f" ({subscribing} subscribe)"
+    static = all(b.startswith(LOGICAL_BROKER_PREFIX) for b in start.brokers)
+    where = (
+        plural(len(start.queues), "logical queue")
+        if static and start.brokers
+        else f"{plural(len(start.queues), 'queue')} on {plural(len(start.brokers), 'broker')}"
+    )
     blocks: list[Block] = [
         Heading(
-            f"{start.group} / {start.topic} ({sim.source}): "
-            f"{plural(len(start.queues), 'queue')} on {plural(len(start.brokers), 'broker')}, "
+            f"{start.group} / {start.topic} ({sim.source}): {where}, "
             f"{plural(len(start.consumers), 'consumer')}{who}, {describe(start.strategy)}"
         )
     ]

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from rmqlb.allocate import Assignment, allocate
 from rmqlb.errors import AllocationError, InputError
 from rmqlb.model.queue import MessageQueue
+from rmqlb.model.snapshot import LOGICAL_BROKER_PREFIX
 from rmqlb.model.strategy import StrategySpec, describe
 from rmqlb.whatif.inputs import DEFAULT_TOPIC, make_queues
 from rmqlb.whatif.measure import Balance, Moves, balance, diff, without
@@ -151,6 +152,13 @@ def plan(
         resized = make_queues(topic, names, per_broker)
         where = names[0] if len(names) == 1 else f"each of {len(names)} brokers"
         change = f"{per_broker} queues on {where} (read = write)"
+        if all(name.startswith(LOGICAL_BROKER_PREFIX) for name in names):
+            if per_broker < len(queues):
+                raise InputError(
+                    f"{topic} is a static topic: its {len(queues)} logical queues can be "
+                    f"raised (mqadmin updateStaticTopic -qn N), never lowered to {per_broker}"
+                )
+            change = f"{per_broker} logical queues (mqadmin updateStaticTopic -qn {per_broker})"
         steps.append(
             _step(
                 "queues",

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Literal
 
 from rmqlb.allocate.consistent_hash import HashMemo
 from rmqlb.allocate.machine_room import broker_room, in_rooms
-from rmqlb.diagnose.context import Mode, TopicContext, before_5_0
+from rmqlb.diagnose.context import Mode, TopicContext, before_5_0, cluster_name
 from rmqlb.diagnose.report import Code, Finding, Proposal, Severity
 from rmqlb.diagnose.rules._listed import (
     LIST_ONCE,
@@ -32,6 +32,7 @@ from rmqlb.diagnose.rules.waiting import waiting_text
 from rmqlb.humanize import plural
 from rmqlb.model.javaorder import java_key
 from rmqlb.model.queue import MessageQueue
+from rmqlb.model.snapshot import LOGICAL_BROKER_PREFIX
 from rmqlb.model.strategy import (
     Avg,
     AvgByCircle,
@@ -94,6 +95,16 @@ def subject_of(ctx: TopicContext) -> Subject | None:
         counts=lambda span, _: range(span[0], span[1] + 1),
         assumed=bool(g.assumption),
         shrink=not g.offsets_unknown,
+        static=_static(ctx),
+    )
+
+
+def _static(ctx: TopicContext) -> bool:
+    """The topic's queues are a static topic's logical ones (not popped: then the brokers')."""
+    return (
+        ctx.route is not None
+        and bool(ctx.route.queue_mappings)
+        and any(broker.startswith(LOGICAL_BROKER_PREFIX) for broker in ctx.base)
     )
 
 
@@ -126,7 +137,15 @@ class _Prover:
         if self.subject is None:
             return (), ""
         found = find_proposals(self.subject, target, hashes=self.hashes)
-        wording = Wording(ctx.topic, ctx.g.name, len(ctx.base), ctx.g.strategy, target=target)
+        wording = Wording(
+            ctx.topic,
+            ctx.g.name,
+            len(ctx.base),
+            ctx.g.strategy,
+            target=target,
+            static=_static(ctx),
+            cluster=cluster_name(ctx.g.snapshot),
+        )
         return found, proposals_hint(found, wording)
 
 

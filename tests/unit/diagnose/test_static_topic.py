@@ -11,11 +11,13 @@ from diagnose_builders import codes, labels, only
 
 from rmqlb.diagnose import Code, Severity, diagnose
 from rmqlb.diagnose.context import readable_queues
+from rmqlb.errors import InputError
 from rmqlb.model import MessageQueue, QueueMapping, TopicRoute
 from rmqlb.model.snapshot import logical_offsets
 from rmqlb.remoting import bodies
 from rmqlb.render.offsets import offsets_view
 from rmqlb.snapshot import dumps_snapshot, load_snapshot, parse_snapshot
+from rmqlb.whatif.running import Changes, simulate_running
 
 DATA = Path(__file__).resolve().parents[2] / "data" / "static-topic-5.1.4"
 L = "__syslo__global__"
@@ -288,3 +290,42 @@ def test_rmqlb_offsets_names_the_readers_of_a_static_topics_queues_as_explain_do
         for b in ("broker-a", "broker-b")
         for q in range(3)
     ]
+
+
+def _clients(n: int) -> dict[str, Any]:
+    """The static topic with ``n`` 5.x clients that did not say what they hold."""
+    doc = _static_doc()
+    doc["groups"]["G"]["consumers"] = [
+        {"clientId": f"10.0.0.{20 + i}@s{i}", "subscriptions": ["ST"], "version": 476}
+        for i in range(1, n + 1)
+    ]
+    doc["brokers"] = {"broker-a": {"cluster": "C1", "addrs": {"0": "10.0.0.11:10911"}}}
+    return doc
+
+
+def test_a_static_topics_queue_proposals_raise_its_logical_queues_and_never_lower_them() -> None:
+    """updateStaticTopic -qn sets the logical total and refuses a lower one: 8 clients on 6
+    logical queues are told 8 (each gets 1); 4 clients (2, 2, 1, 1) are told 8 too, never
+    the 4 an ordinary topic could drop to."""
+    idle = only(diagnose(parse_snapshot(_clients(8))), Code.IDLE_CONSUMER)
+    assert idle.hint.endswith(
+        "or raise the logical queues of static topic ST to 8 (mqadmin updateStaticTopic -c C1 "
+        "-t ST -qn 8): with 8 queues 8 consumers get 1 queue each"
+    )
+    uneven = only(diagnose(parse_snapshot(_clients(4))), Code.IMBALANCE)
+    assert uneven.hint.startswith(
+        "raise the logical queues of static topic ST to 8 (mqadmin updateStaticTopic -c C1 -t "
+        "ST -qn 8): with 8 queues 4 consumers get 2 queues each"
+    )
+    assert "lower" not in uneven.hint
+    assert [p.queues for p in uneven.proposals if p.queues is not None] == [8]
+
+
+def test_simulating_a_static_topic_steps_its_logical_queues() -> None:
+    snap = parse_snapshot(_clients(2))
+    (sim,) = simulate_running(snap, "dump", ["G"], None, Changes(queues=8))
+    assert sim.start.brokers == (L,)
+    assert sim.steps[-1].change == "8 logical queues (mqadmin updateStaticTopic -qn 8)"
+    assert len(sim.steps[-1].queues) == 8
+    with pytest.raises(InputError, match="never lowered to 4"):
+        simulate_running(snap, "dump", ["G"], None, Changes(queues=4))
