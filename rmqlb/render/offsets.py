@@ -103,10 +103,14 @@ def _static_views(
     client before 5.0 holds is read as."""
     offsets = list(group.offsets)
     read_as: dict[MessageQueue, MessageQueue] = {}
-    for route in snapshot.topics.values():
-        if not route.queue_mappings:
-            continue
-        if any(q.topic == route.topic for c in group.consumers for q in c.pop_assigned or ()):
+    static = [route for route in snapshot.topics.values() if route.queue_mappings]
+    if not static:
+        return offsets, read_as
+    from rmqlb.diagnose.context import DiagnoseOptions, group_context  # noqa: PLC0415
+
+    g = group_context(snapshot, group, None, DiagnoseOptions())
+    for route in static:
+        if g.pops(route.topic):  # (by POP, or through a Proxy)
             offsets = physical_offsets(route, offsets)
             continue
         for (broker, qid), logical in route.read_as().items():

@@ -429,6 +429,38 @@ def test_a_static_topic_popped_is_shown_by_the_broker_queues_it_is_popped_from(
 
 
 @pytest.mark.versions(*FIVE)
+def test_a_static_topic_read_by_a_grpc_client_is_shown_by_the_queues_the_proxy_pops(
+    kit: Kit, names: Names
+) -> None:
+    """The Proxy pops a static topic's broker queues for its gRPC client (what the client
+    received says which queue each message came from): rmqlb's rows, and each row's
+    committed offset, are those queues' and what came from each."""
+    g, t = names.group, names.topic
+    kit.mqadmin("updateStaticTopic", "-c", CLUSTER, "-t", t, "-qn", "6")
+    jvm = kit.consumer("static-grpc", f"group={g};sub={t}:*;grpc=true;instance=g1")
+    kit.wait_for("the gRPC consumer to start", lambda: kit.truth(g, jvm))
+    kit.produce(t, 60)
+
+    def acked() -> dict[str, Any] | None:
+        state = next(iter(kit.truth(g, jvm).values()), {})
+        return state if state.get("ackedTotal", 0) >= 60 else None
+
+    state = kit.wait_for("the gRPC consumer to ack the 60 messages", acked, timeout=90)
+    received = {(q["brokerName"], q["queueId"]): q["count"] for q in state["received"]}
+
+    def committed() -> dict[str, Any] | None:
+        report = kit.explain(g)
+        rows = report_topic(report, g, t)["queues"]
+        done = sum(r["offsets"].get("committed") or 0 for r in rows if r.get("offsets")) == 60
+        return report if done else None
+
+    report = kit.wait_for("the Proxy to commit what it acked", committed)
+    rows = report_topic(report, g, t)["queues"]
+    assert {(r["brokerName"], r["queueId"]): r["offsets"]["committed"] for r in rows} == received
+    assert not any(f["code"].startswith("STATIC_TOPIC") for f in report["findings"])
+
+
+@pytest.mark.versions(*FIVE)
 def test_brokers_without_load_balancing_are_named_and_their_advice_ends_the_duplicates(
     kit: Kit, names: Names
 ) -> None:

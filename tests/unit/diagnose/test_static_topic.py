@@ -329,3 +329,20 @@ def test_simulating_a_static_topic_steps_its_logical_queues() -> None:
     assert len(sim.steps[-1].queues) == 8
     with pytest.raises(InputError, match="never lowered to 4"):
         simulate_running(snap, "dump", ["G"], None, Changes(queues=4))
+
+
+def test_a_static_topic_consumed_through_a_proxy_is_shown_by_the_brokers_queues() -> None:
+    """gRPC clients: the Proxy pops the brokers' queues for them (on the 5.1.4 kit its client
+    received 10 messages from each of broker-a:0..2 and broker-b:0..2), so explain and
+    offsets both show those, holders unknown."""
+    doc = _static_doc()
+    doc["groups"]["G"]["consumers"] = [
+        {"clientId": "pod-1@1@0@lmr3x9k2ab", "rebalance": "proxy", "subscriptions": ["ST"]}
+    ]
+    snap = parse_snapshot(doc)
+    rows = diagnose(snap).groups[0].topics[0].queues
+    view = offsets_view(snap, "G", topic="ST")
+    physical = [f"{b}:{q}" for b in ("broker-a", "broker-b") for q in range(3)]
+    assert [r.queue.label() for r in rows] == [r.queue.label() for r in view.rows] == physical
+    assert [r.lag for r in view.rows] == [0, 0, 0, 0, 0, 7]
+    assert {r.holders for r in view.rows} == {None}
