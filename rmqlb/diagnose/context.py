@@ -40,6 +40,7 @@ from rmqlb.model._fast import new_queue
 from rmqlb.model.javaorder import java_key
 from rmqlb.model.queue import MessageQueue, queue_sort_key
 from rmqlb.model.snapshot import (
+    LOGICAL_BROKER_PREFIX,
     RETRY_PREFIX,
     V5_0_0,
     CaptureError,
@@ -732,6 +733,11 @@ class TopicContext:
         return self.broker_side is not None and self.broker_side.pop
 
     @property
+    def logical(self) -> bool:
+        """Its queues are a 5.x static topic's logical ones (popped, the brokers' own)."""
+        return any(broker.startswith(LOGICAL_BROKER_PREFIX) for broker in self.base)
+
+    @property
     def retry(self) -> bool:
         """Whether this is a ``%RETRY%`` topic (reported separately)."""
         return self.topic.startswith(RETRY_PREFIX)
@@ -1180,8 +1186,8 @@ def topic_context(g: GroupContext, topic: str) -> TopicContext:
         expected, error = None, g.blocked
     else:
         expected, error, throws = topic_allocation(g.strategy, topic, mq_all, cid_all)
-    if expected is not None and route is not None and route.queue_mappings:
-        _old_client_shares(g, route, cid_all, expected)
+    if expected is not None and route is not None and hosted is not None:
+        _old_client_shares(g, route, cid_all, expected)  # (not popped: logical queues)
     if expected is not None and side is not None:
         expected = {cid: qs for cid, qs in expected.items() if cid in client_side}
         for cid in side.clients:

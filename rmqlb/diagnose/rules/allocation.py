@@ -32,7 +32,6 @@ from rmqlb.diagnose.rules.waiting import waiting_text
 from rmqlb.humanize import plural
 from rmqlb.model.javaorder import java_key
 from rmqlb.model.queue import MessageQueue
-from rmqlb.model.snapshot import LOGICAL_BROKER_PREFIX
 from rmqlb.model.strategy import (
     Avg,
     AvgByCircle,
@@ -95,16 +94,7 @@ def subject_of(ctx: TopicContext) -> Subject | None:
         counts=lambda span, _: range(span[0], span[1] + 1),
         assumed=bool(g.assumption),
         shrink=not g.offsets_unknown,
-        static=_static(ctx),
-    )
-
-
-def _static(ctx: TopicContext) -> bool:
-    """The topic's queues are a static topic's logical ones (not popped: then the brokers')."""
-    return (
-        ctx.route is not None
-        and bool(ctx.route.queue_mappings)
-        and any(broker.startswith(LOGICAL_BROKER_PREFIX) for broker in ctx.base)
+        static=ctx.logical,
     )
 
 
@@ -143,7 +133,7 @@ class _Prover:
             len(ctx.base),
             ctx.g.strategy,
             target=target,
-            static=_static(ctx),
+            static=ctx.logical,
             cluster=cluster_name(ctx.g.snapshot),
         )
         return found, proposals_hint(found, wording)

@@ -277,6 +277,8 @@ def check_static_topic(ctx: TopicContext) -> list[Finding]:
     route = ctx.route
     if route is None or not route.queue_mappings or ctx.g.mode is not Mode.CLUSTERING:
         return []
+    if not ctx.logical:
+        return []  # popped: the brokers serve their own queues to every client
     old = before_5_0(ctx.g, ctx.topic)
     if not old or ctx.expected is None:
         return []
