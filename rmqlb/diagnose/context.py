@@ -40,7 +40,6 @@ from rmqlb.model._fast import new_queue
 from rmqlb.model.javaorder import java_key
 from rmqlb.model.queue import MessageQueue, queue_sort_key
 from rmqlb.model.snapshot import (
-    LOGICAL_BROKER_PREFIX,
     RETRY_PREFIX,
     V5_0_0,
     CaptureError,
@@ -52,6 +51,7 @@ from rmqlb.model.snapshot import (
     RequestMode,
     Snapshot,
     TopicRoute,
+    is_logical_broker,
     physical_offsets,
 )
 from rmqlb.model.strategy import (
@@ -735,7 +735,7 @@ class TopicContext:
     @property
     def logical(self) -> bool:
         """Its queues are a 5.x static topic's logical ones (popped, the brokers' own)."""
-        return any(broker.startswith(LOGICAL_BROKER_PREFIX) for broker in self.base)
+        return any(map(is_logical_broker, self.base))
 
     @property
     def retry(self) -> bool:

@@ -145,6 +145,15 @@ def logical_broker(scope: str) -> str:
     return LOGICAL_BROKER_PREFIX + scope
 
 
+def is_logical_broker(name: str) -> bool:
+    """Whether queues of broker ``name`` are a static topic's logical ones.
+
+    >>> is_logical_broker("__syslo__global__"), is_logical_broker("broker-a")
+    (True, False)
+    """
+    return name.startswith(LOGICAL_BROKER_PREFIX)
+
+
 @dataclass(frozen=True, slots=True)
 class QueueMapping:
     """One broker's part of a 5.x static topic, as its route carries it (Java

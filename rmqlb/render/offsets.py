@@ -73,20 +73,17 @@ class OffsetsView:
 
 
 def _holders(
-    group: Group, queue: MessageQueue, read_as: Mapping[MessageQueue, MessageQueue]
+    group: Group, queue: MessageQueue, readers: Mapping[MessageQueue, set[str]]
 ) -> tuple[str, ...] | None:
     """The clients holding ``queue``, in Java order of client id (``None``: unknown).
-    ``read_as``: a static topic's broker queues a client before 5.0 may hold, and the
-    logical queue each is read as (``TopicRoute.read_as``)."""
+    ``readers``: the clients whose broker queue of a static topic is read as that logical
+    queue (a client before 5.0: ``TopicRoute.read_as``)."""
     from rmqlb.model.javaorder import java_key  # noqa: PLC0415
 
+    via = readers.get(queue, set())
     held = tuple(
         sorted(
-            (
-                c.client_id
-                for c in group.consumers
-                if c.holds(queue) or any(read_as.get(q) == queue for q in c.assigned or ())
-            ),
+            (c.client_id for c in group.consumers if c.holds(queue) or c.client_id in via),
             key=java_key,
         )
     )
@@ -97,15 +94,15 @@ def _holders(
 
 def _static_views(
     snapshot: Snapshot, group: Group
-) -> tuple[list[QueueOffset], dict[MessageQueue, MessageQueue]]:
+) -> tuple[list[QueueOffset], dict[MessageQueue, set[str]]]:
     """The group's offsets as explain shows them: a static topic's by its logical queues,
-    but by the brokers' own where it is popped (from those); and what each broker queue a
-    client before 5.0 holds is read as."""
+    but by the brokers' own where it is popped (from those); and who reads each logical
+    queue through a broker queue it holds (a client before 5.0)."""
     offsets = list(group.offsets)
-    read_as: dict[MessageQueue, MessageQueue] = {}
+    readers: dict[MessageQueue, set[str]] = {}
     static = [route for route in snapshot.topics.values() if route.queue_mappings]
     if not static:
-        return offsets, read_as
+        return offsets, readers
     from rmqlb.diagnose.context import DiagnoseOptions, group_context  # noqa: PLC0415
 
     g = group_context(snapshot, group, None, DiagnoseOptions())
@@ -113,9 +110,15 @@ def _static_views(
         if g.pops(route.topic):  # (by POP, or through a Proxy)
             offsets = physical_offsets(route, offsets)
             continue
-        for (broker, qid), logical in route.read_as().items():
-            read_as[MessageQueue(route.topic, broker, qid)] = logical
-    return offsets, read_as
+        read_as = route.read_as()
+        for c in group.consumers:
+            for q in c.assigned or ():
+                logical = (
+                    read_as.get((q.broker_name, q.queue_id)) if q.topic == route.topic else None
+                )
+                if logical is not None:
+                    readers.setdefault(logical, set()).add(c.client_id)
+    return offsets, readers
 
 
 def _sort_key(by: str) -> Callable[[OffsetRow], Any]:
@@ -136,7 +139,7 @@ def offsets_view(
 ) -> OffsetsView:
     """The rows of ``group`` (only ``topic``'s when given), sorted by ``sort_by``."""
     g = snapshot.groups[group]
-    offsets, read_as = _static_views(snapshot, g)
+    offsets, readers = _static_views(snapshot, g)
     invisible = _consumed_invisibly(snapshot, g)
     # a BROADCASTING group's clients keep its offsets: a queue it never committed to a
     # broker has no lag of the group's (its rows carry the broker's max offsets)
@@ -147,7 +150,7 @@ def offsets_view(
             broker_offset=o.broker_offset,
             committed=o.consumer_offset if o.committed else None,
             lag=None if clients_keep and not o.committed else o.lag,
-            holders=None if invisible else _holders(g, o.queue, read_as),
+            holders=None if invisible else _holders(g, o.queue, readers),
             last_consumed_ms=o.last_timestamp if o.committed and o.last_timestamp else None,
         )
         for o in offsets

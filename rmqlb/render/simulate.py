@@ -238,7 +238,7 @@ def _step_line(step: Step) -> Line:
 
 def running_blocks(sim: RunningSimulation) -> list[Block]:
     """A running group's what-if as blocks: as it is, then every step and what it moves."""
-    from rmqlb.model.snapshot import LOGICAL_BROKER_PREFIX  # noqa: PLC0415
+    from rmqlb.model.snapshot import is_logical_broker  # noqa: PLC0415
     from rmqlb.model.strategy import describe  # noqa: PLC0415
     from rmqlb.whatif.steps import overall  # noqa: PLC0415
 
@@ -246,7 +246,7 @@ def running_blocks(sim: RunningSimulation) -> list[Block]:
     subs = start.subscribers
     subscribing = sum(1 for c in dict.fromkeys(start.consumers) if c in subs)
     who = "" if subscribing == len(set(start.consumers)) else f" ({subscribing} subscribe)"
-    static = all(b.startswith(LOGICAL_BROKER_PREFIX) for b in start.brokers)
+    static = all(map(is_logical_broker, start.brokers))
     where = (
         plural(len(start.queues), "logical queue")
         if static and start.brokers

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from rmqlb.allocate import Assignment, allocate
 from rmqlb.errors import AllocationError, InputError
 from rmqlb.model.queue import MessageQueue
-from rmqlb.model.snapshot import LOGICAL_BROKER_PREFIX
+from rmqlb.model.snapshot import is_logical_broker
 from rmqlb.model.strategy import StrategySpec, describe
 from rmqlb.whatif.inputs import DEFAULT_TOPIC, make_queues
 from rmqlb.whatif.measure import Balance, Moves, balance, diff, without
@@ -152,7 +152,7 @@ def plan(
         resized = make_queues(topic, names, per_broker)
         where = names[0] if len(names) == 1 else f"each of {len(names)} brokers"
         change = f"{per_broker} queues on {where} (read = write)"
-        if all(name.startswith(LOGICAL_BROKER_PREFIX) for name in names):
+        if all(map(is_logical_broker, names)):
             if per_broker < len(queues):
                 raise InputError(
                     f"{topic} is a static topic: its {len(queues)} logical queues can be "
