@@ -23,11 +23,24 @@ from rmqlb.model.system import is_system_group
 POP_CONSUME_TYPE = "CONSUME_POP"
 
 
-def is_proxy_client(consumer: Consumer) -> bool:
-    """Listed by a Proxy, or a 5.x gRPC client id (``hostname@pid@index@<base36 time>``)."""
-    if consumer.proxy is not None or consumer.rebalance is Rebalance.PROXY:
-        return True
-    parts = consumer.client_id.split("@")
+def through_proxy_remoting(consumer: Consumer) -> bool:
+    """A remoting client connected through a 5.1+ Proxy's remoting port: listed by the Proxy,
+    not reported as popping through it, not of a gRPC client's id form, and subscribing a
+    retry topic (a remoting push consumer subscribes its group's ``%RETRY%`` topic; a gRPC
+    client none; a Proxy lists the group's subscriptions, not each client's). It
+    balances itself over the route and consumer list the Proxy gives it; the Proxy relays no
+    request for its running info, so what it holds stays unknown."""
+    return (
+        consumer.proxy is not None
+        and consumer.rebalance is not Rebalance.PROXY
+        and not _grpc_client_id(consumer.client_id)
+        and any(s.topic.startswith(RETRY_PREFIX) for s in consumer.subscriptions)
+    )
+
+
+def _grpc_client_id(client_id: str) -> bool:
+    """The id form of RocketMQ's 5.x gRPC clients: ``hostname@pid@index@<base36 time>``."""
+    parts = client_id.split("@")
     return (
         len(parts) == 4
         and parts[1].isdigit()
@@ -37,20 +50,40 @@ def is_proxy_client(consumer: Consumer) -> bool:
     )
 
 
+def is_proxy_client(consumer: Consumer) -> bool:
+    """A 5.x gRPC client, which pops through its Proxy: listed by a Proxy (unless
+    :func:`through_proxy_remoting`), or of a gRPC client's id form."""
+    if consumer.rebalance is Rebalance.PROXY:
+        return True
+    if consumer.proxy is not None:
+        return not through_proxy_remoting(consumer)
+    return _grpc_client_id(consumer.client_id)
+
+
+#: Why a client a Proxy listed balances itself.
+THROUGH_PROXY = (
+    "a remoting client connected through the Proxy: it subscribes the retry topic, which no "
+    "gRPC client does"
+)
+
+
 def client_balance(consumer: Consumer, group: Group) -> tuple[Rebalance, str | None]:
     """Who balances ``consumer``, and why rmqlb thinks so when the client did not report it
     (``None``: reported).
 
-    Not reported: a Proxy's client by its id; a client holding pop queues, or a group of
-    ``CONSUME_POP``, by the broker (only QUERY_ASSIGNMENT hands out POP queues); a client
-    older than 5.0 balances itself (it cannot ask); any other balances itself, Java's
-    default.
+    Not reported: a client a Proxy listed pops through it unless it is a remoting client
+    (:func:`through_proxy_remoting`); a gRPC client by its id; a client holding pop queues,
+    or a group of ``CONSUME_POP``, by the broker (only QUERY_ASSIGNMENT hands out POP
+    queues); a client older than 5.0 balances itself (it cannot ask); any other balances
+    itself, Java's default.
     """
     if consumer.rebalance is not None:
         return consumer.rebalance, None
     reported = rebalance_from_properties(consumer.properties)
     if reported is not None:
         return reported, None
+    if through_proxy_remoting(consumer):
+        return Rebalance.CLIENT, THROUGH_PROXY
     if consumer.proxy is not None:
         return Rebalance.PROXY, None
     if is_proxy_client(consumer):

@@ -555,8 +555,8 @@ class FakeCluster:
     # --- Proxy (5.1+ remoting port) ---------------------------------------------------------
 
     def _proxy(self, proxy: str, cmd: RemotingCommand) -> RemotingCommand:
-        """A 5.1 Proxy's remoting port: the connection list of its gRPC clients of a group
-        (206 when it has none); other codes -> 3."""
+        """A 5.1 Proxy's remoting port: the connection list of a group's clients connected
+        to it, gRPC or remoting (206 when it has none); other codes -> 3."""
         if cmd.code != RequestCode.GET_CONSUMER_CONNECTION_LIST:
             return self._unsupported(cmd)
         name = cmd.ext("consumerGroup") or ""

@@ -341,9 +341,11 @@ def consumer_note(c: ConsumerRow, *, retry: bool = False) -> str:
     ``idle``: subscribes but gets no queue (expected or actual); ``N queues never read``:
     takes a share of the queues without subscribing, so that share is never consumed;
     ``mismatch``: holds a different number of queues than expected; ``unreachable``: its
-    actual assignment is unknown. Nobody is called idle on a retry topic: it usually has
-    one queue, so all consumers but one hold none of it by design; nor is a gRPC client,
-    which pops whatever its Proxy gives it (nothing is expected of it in particular).
+    actual assignment is unknown (``via Proxy``: a remoting client connected through a
+    Proxy, which relays no running-info request). Nobody is called idle on a retry topic:
+    it usually has one queue, so all consumers but one hold none of it by design; nor is a
+    gRPC client, which pops whatever its Proxy gives it (nothing is expected of it in
+    particular).
     """
     if not c.subscribes:
         if c.expected > 0:
@@ -354,7 +356,7 @@ def consumer_note(c: ConsumerRow, *, retry: bool = False) -> str:
     if (c.expected == 0 or c.actual == 0) and not retry:
         return "idle"
     if c.actual is None:
-        return "unreachable"
+        return "via Proxy" if c.consumer is not None and c.consumer.proxy else "unreachable"
     if c.actual != c.expected:
         return "mismatch"
     return ""

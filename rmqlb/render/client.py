@@ -24,6 +24,8 @@ if TYPE_CHECKING:
 UNKNOWN = "unknown (its running info was not captured)"
 #: Why a gRPC client's held queues are never known: nobody can ask it.
 UNKNOWN_GRPC = "unknown (a gRPC client pops through its Proxy, which reports no held queues)"
+#: Why the held queues of a remoting client connected through a Proxy are never known.
+UNKNOWN_VIA_PROXY = "unknown (connected through a Proxy, which relays no running-info request)"
 HEADERS = (
     "queue",
     "cached",
@@ -82,14 +84,17 @@ def balance_text(view: ClientView) -> str:
     """``client``, ``broker`` or ``proxy`` (with the Proxy's address when a Proxy listed
     it), and why when inferred: ``client (inferred: a client older than 5.0 ...)``."""
     who = view.balanced_by.value
-    if view.consumer.proxy is not None:
-        who += f" {view.consumer.proxy}"
+    if view.consumer.proxy is not None:  # a gRPC client's Proxy, or one a client connects via
+        proxied = view.balanced_by is Rebalance.PROXY
+        who += f" {view.consumer.proxy}" if proxied else f" via {view.consumer.proxy}"
     return who if view.balance_inferred is None else f"{who} (inferred: {view.balance_inferred})"
 
 
 def held_unknown(view: ClientView) -> str:
     """Why the client's held queues are unknown."""
-    return UNKNOWN_GRPC if view.balanced_by is Rebalance.PROXY else UNKNOWN
+    if view.balanced_by is Rebalance.PROXY:
+        return UNKNOWN_GRPC
+    return UNKNOWN_VIA_PROXY if view.consumer.proxy is not None else UNKNOWN
 
 
 def facts(view: ClientView) -> list[tuple[str, str]]:

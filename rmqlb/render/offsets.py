@@ -187,7 +187,7 @@ def _consumed_invisibly(snapshot: Snapshot, group: Group) -> bool:
 
 def _why_unknown(group: Group) -> str:
     """Why the clients that did not say which queues they hold did not."""
-    from rmqlb.diagnose.balance import is_proxy_client  # noqa: PLC0415
+    from rmqlb.diagnose.balance import is_proxy_client, through_proxy_remoting  # noqa: PLC0415
 
     silent = [c for c in group.consumers if c.assigned is None and not c.pop_assigned]
     grpc = sum(map(is_proxy_client, silent))
@@ -195,6 +195,11 @@ def _why_unknown(group: Group) -> str:
         return (
             f"{plural(grpc, 'gRPC client')} {'pops' if grpc == 1 else 'pop'} through a Proxy, "
             "which does not say who pops which queue"
+        )
+    if all(is_proxy_client(c) or through_proxy_remoting(c) for c in silent):
+        return (
+            f"{plural(len(silent), 'client')} {'connects' if len(silent) == 1 else 'connect'} "
+            "through a Proxy, which relays no running-info request"
         )
     return (
         f"{plural(len(silent), 'client')} did not report {'its' if len(silent) == 1 else 'their'}"

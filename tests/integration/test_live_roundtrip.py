@@ -171,3 +171,29 @@ def test_broker_assignments_are_asked_in_each_clients_own_model() -> None:
     codes = {f.code for f in diagnose(got).findings}
     # the BROADCASTING client is no client balancing itself among the others
     assert Code.MESSAGE_MODEL_INCONSISTENT in codes and Code.MIXED_REBALANCE not in codes
+
+
+def test_remoting_clients_a_proxy_lists_come_back_balancing_themselves() -> None:
+    """The real 5.1.4 capture of five push consumers connected through the Proxy's remoting
+    port, served by the fake: asked with ``--proxy``, the Proxy lists them with the group's
+    retry topic among its subscriptions, so they come back with ``rebalance`` unreported,
+    are diagnosed as balancing themselves, and the report is the file's."""
+    original = load_snapshot(EXAMPLES / "proxy-remoting-clients.json")
+    (proxy,) = {c.proxy for c in original.groups["IG"].consumers}
+    assert proxy is not None
+
+    async def run() -> Snapshot:
+        async with FakeCluster(original, dialect=5) as cluster:
+            options = CollectOptions(
+                namesrv=(cluster.namesrv_addr,), proxies=(cluster.proxy_addrs[proxy],)
+            )
+            return await collect(options)
+
+    got = asyncio.run(run())
+    consumers = got.groups["IG"].consumers
+    ids = [c.client_id for c in original.groups["IG"].consumers]
+    assert [c.client_id for c in consumers] == ids
+    assert {(c.rebalance, c.proxy is not None) for c in consumers} == {(None, True)}
+    assert [(f.code, f.topic) for f in diagnose(got).findings] == [
+        (f.code, f.topic) for f in diagnose(original).findings
+    ]

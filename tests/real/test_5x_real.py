@@ -836,3 +836,62 @@ def test_a_pop_retry_topic_name_too_long_for_5_0(kit: Kit) -> None:
     else:
         assert not found
         assert received() > 8  # they came back through the POP retry topic
+
+
+@pytest.mark.versions("5.1.4")
+def test_remoting_clients_through_the_proxy_are_expected_and_the_idle_one_named(
+    kit: Kit, names: Names
+) -> None:
+    """Push consumers whose NameServer address is the 5.1.4 Proxy's remoting port: the
+    brokers list none of them, the Proxy lists them with its gRPC clients. They balance
+    themselves over the Proxy's route and consumer list, so with ``--proxy`` rmqlb's
+    expected queues are what they hold, and of three on two queues the idle one is named;
+    what each holds stays unknown (a Proxy relays no running-info request), which is no
+    CLIENT_UNREACHABLE. Their retry topic has no route until a message is first sent back
+    through the Proxy (a client of a second group fails one): then it has."""
+    g, t = names.group, names.topic
+    failing = f"{g}_fails"
+    proxy = kit.proxy_remoting
+    assert proxy is not None
+    kit.topic(t, read=1)
+    specs = [f"group={g};sub={t}:*;instance=p{i}" for i in (1, 2, 3)]
+    specs.append(f"group={failing};sub={t}:*;instance=f1;fail=true")
+    jvm = kit.consumer("viaproxy", *specs, RMQ_NAMESRV_PORT=proxy.rpartition(":")[2])
+    ids = [f"127.0.0.1@p{i}" for i in (1, 2, 3)]
+
+    def settled() -> dict[str, dict[str, Any]] | None:  # truth.py wait wants a retry route
+        states = kit.truth(g, jvm)
+        views = [states.get(cid, {}).get("views", {}).get(t, {}) for cid in ids]
+        ok = all(v.get("mqAll") == 2 and v.get("cidAll") == ids for v in views)
+        return states if ok and sum(len(s["held"]) for s in states.values()) == 2 else None
+
+    kit.wait_for("the clients to settle through the Proxy", settled, timeout=60)
+    assert kit.listed_by("broker-a", g) == kit.listed_by("broker-b", g) == []
+
+    report = kit.explain(g, "--proxy", proxy)
+
+    states = kit.truth(g, jvm)
+    assert_expected_is_truth(report, states, g, t)
+    held = _per_client(states, t, "held")
+    (idle,) = [cid for cid, queues in held.items() if not queues]
+    rows = {c["clientId"]: c for c in report_topic(report, g, t)["consumers"]}
+    assert {cid: (c["expected"], c["actual"], c["balancedBy"]) for cid, c in rows.items()} == {
+        cid: (len(queues), None, "client") for cid, queues in held.items()
+    }
+    codes = finding_codes(report, g)
+    assert "CLIENT_UNREACHABLE" not in codes and "PROXY_CONSUMED" not in codes, codes
+    (idle_finding,) = findings(report, "IDLE_CONSUMER")
+    assert idle_finding["consumers"] == [idle], idle_finding
+    (through,) = findings(report, "PROXY_CLIENTS")
+    assert "3 of 3 consumers" in through["message"] and proxy in through["message"]
+    (retry,) = findings(report, "NO_ROUTE")
+    assert retry["topic"] == RETRY + g and retry["severity"] == "info"
+    assert "its retry topic, which has no route yet" in retry["message"], retry
+
+    kit.produce(t, 2)
+
+    def sent_back() -> dict[str, Any] | None:
+        again = kit.explain(failing, "--proxy", proxy)
+        return None if "NO_ROUTE" in finding_codes(again, failing) else again
+
+    kit.wait_for("the failed message to create the retry topic", sent_back, timeout=60)

@@ -2,10 +2,18 @@
 
 A gRPC client talks to the Proxy and pops through it: in CLUSTER mode the brokers do not list
 it (they answer 206 for its group). A 5.1 Proxy's remoting port answers the connection list
-for its gRPC clients (id, address, language, version, subscriptions); each becomes a consumer
-with ``rebalance=proxy`` and ``proxy`` set to the Proxy's address. Its queues stay unknown
-(the Proxy pops any queue for it). A 5.0 Proxy has no remoting port: its clients stay
-invisible. A Proxy that says the group is not online (206) lists nobody.
+of a group's clients connected to it (id, address, language, version; the group's
+subscriptions); each becomes a consumer with ``proxy`` set to the Proxy's address. Its
+queues stay unknown: the Proxy pops any queue for a gRPC client, and relays no request for a
+client's running info. A 5.0 Proxy has no remoting port: its clients stay invisible. A Proxy
+that says the group is not online (206) lists nobody.
+
+Remoting clients may connect through that port too (their NameServer address is the
+Proxy's): they balance themselves over the route and consumer list the Proxy answers, and
+the brokers do not list them either. Their group subscribes its retry topic (a push
+consumer's ``%RETRY%group``), which no gRPC client does: such clients are left with
+``rebalance`` unreported (:func:`rmqlb.diagnose.balance.through_proxy_remoting`), the others
+get ``rebalance=proxy``.
 """
 
 from __future__ import annotations
@@ -15,6 +23,7 @@ from functools import partial
 from typing import TYPE_CHECKING
 
 from rmqlb.model import Consumer, Rebalance
+from rmqlb.model.snapshot import RETRY_PREFIX
 from rmqlb.remoting.bodies import ConsumerConnection
 
 if TYPE_CHECKING:
@@ -50,6 +59,7 @@ class Proxies:
             if conn is None:
                 continue
             subscriptions = tuple(conn.subscriptions.values())
+            remoting = any(s.topic.startswith(RETRY_PREFIX) for s in subscriptions)
             for entry in conn.connections:
                 if entry.client_id in seen:
                     continue
@@ -61,7 +71,7 @@ class Proxies:
                         client_addr=entry.client_addr,
                         language=entry.language,
                         version=entry.version,
-                        rebalance=Rebalance.PROXY,
+                        rebalance=None if remoting else Rebalance.PROXY,
                         proxy=addr,
                     )
                 )

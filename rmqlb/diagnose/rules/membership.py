@@ -90,9 +90,10 @@ def _consumed_through_proxy(g: GroupContext) -> Finding:
         f"no broker lists a consumer of {g.name}, yet it is being consumed: "
         + "; ".join(evidence)
         + f". Its lag is {lag:,} on {plural(len(topics), 'topic')} ({', '.join(topics[:4])}). "
-        "5.x gRPC clients consume through a Proxy by POP, and the brokers do not list "
-        "them (they answer the group is not online): their ids, addresses and queues are "
-        "invisible to rmqlb" + ("" if asked else ", and no Proxy was asked"),
+        "Clients connected through a 5.x Proxy (gRPC clients, which pop; on 5.1+ also "
+        "remoting clients, through its remoting port) are not listed by the brokers (they "
+        "answer the group is not online): their ids, addresses and queues are invisible to "
+        "rmqlb" + ("" if asked else ", and no Proxy was asked"),
         "nothing to delete: the group is in use. To see its clients, ask a 5.1+ Proxy: "
         "--proxy HOST:PORT (its remoting port); follow its lag in the queue table",
     )
@@ -157,17 +158,17 @@ def _without_consumers(g: GroupContext, evidence: str | None) -> Finding:
     if five_x(g.snapshot) and not (source is not None and source.proxies):
         # 5.0 brokers do not list a Proxy's gRPC clients: "no consumer" is not known
         message += (
-            " (as far as the brokers know: 5.x gRPC clients consuming through a Proxy are "
-            "not listed by them)"
+            " (as far as the brokers know: clients connected through a 5.x Proxy, gRPC or "
+            "remoting, are not listed by them)"
         )
         hint = (
-            f"start the consumers of {g.name}, or check the 5.x Proxy for gRPC clients of "
-            "it (ask a 5.1+ Proxy's remoting address); do not delete the group before that"
+            f"start the consumers of {g.name}, or check the 5.x Proxy for clients of it (ask "
+            "a 5.1+ Proxy's remoting address); do not delete the group before that"
         )
     if evidence is not None:
         message += (
             f"; but {evidence}: its consumers just stopped, or they are clients the brokers "
-            "do not list (5.x gRPC clients behind a proxy)"
+            "do not list (clients connected through a 5.x Proxy)"
         )
         hint = (
             f"start the consumers of {g.name}, or look at the proxy for its clients; "
@@ -440,7 +441,10 @@ def check_unreachable(
     unknown = [
         c
         for c in g.consumers
-        if c.assigned is None and c.pop_assigned is None and not is_proxy_client(c)
+        if c.assigned is None
+        and c.pop_assigned is None
+        and c.proxy is None  # a Proxy relays no running-info request (PROXY_CLIENTS)
+        and not is_proxy_client(c)
     ]
     if not unknown:
         return []

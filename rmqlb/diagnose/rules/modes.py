@@ -5,12 +5,13 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from rmqlb.diagnose.balance import through_proxy_remoting
 from rmqlb.diagnose.context import GroupContext, Mode, TopicContext
 from rmqlb.diagnose.report import Code, Finding, Severity
 from rmqlb.diagnose.rules._text import id_text
 from rmqlb.humanize import plural
 from rmqlb.model.javaorder import java_key
-from rmqlb.model.snapshot import Rebalance
+from rmqlb.model.snapshot import Consumer, Rebalance
 from rmqlb.model.system import is_system_group, system_group_role
 
 
@@ -59,7 +60,37 @@ def check_modes(
                 consumers=tuple(dict.fromkeys(proxy)),
             )
         )
+    remoting = [c for c in g.consumers if through_proxy_remoting(c)]
+    if remoting:
+        out.append(_through_proxy(g, remoting))
     return out
+
+
+def _through_proxy(g: GroupContext, remoting: Sequence[Consumer]) -> Finding:
+    """PROXY_CLIENTS of remoting clients connected through a 5.1+ Proxy's remoting port."""
+    ids = list(dict.fromkeys(c.client_id for c in remoting))
+    proxies = ", ".join(dict.fromkeys(c.proxy for c in remoting if c.proxy is not None))
+    one = len(ids) == 1
+    by = f"by {g.strategy_label}"
+    if g.strategy_source == "default":
+        by = f"assuming {g.strategy_label}: no client reported its strategy"
+    return Finding(
+        Code.PROXY_CLIENTS,
+        Severity.info,
+        g.name,
+        f"{len(ids)} of {plural(len(g.consumers), 'consumer')} of {g.name} "
+        f"{'is a remoting client' if one else 'are remoting clients'} connected through the "
+        f"Proxy {proxies} ({id_text(ids, g.options.max_listed)}): "
+        f"{'it balances itself' if one else 'they balance themselves'} over the route and "
+        f"the consumer list the Proxy answers (the expected queues above, {by}), but "
+        "a Proxy relays no request for a client's running info, so what "
+        f"{'it holds' if one else 'each holds'} is unknown",
+        "nothing to fix here: compare each queue's lag with its expected holder in the "
+        f"queue table; to see what {'it holds' if one else 'they hold'}, read "
+        f"{'its' if one else 'their'} client log, or connect {'it' if one else 'them'} to "
+        "the brokers' NameServer",
+        consumers=tuple(ids),
+    )
 
 
 def _system_group(g: GroupContext) -> Finding:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections import Counter
 
+from rmqlb.diagnose.balance import through_proxy_remoting
 from rmqlb.diagnose.context import (
     ROUTE_REQUEST,
     Mode,
@@ -137,6 +138,22 @@ def _no_route_text(ctx: TopicContext, subscribers: int) -> tuple[str, str]:
         )
     snapshot = g.snapshot
     failed = any(e.request == ROUTE_REQUEST for e in error_index(snapshot.errors).of_topic(topic))
+    clients = [c for c in g.consumers if c.client_id in ctx.subscribers]
+    if (
+        topic == RETRY_PREFIX + g.name
+        and not failed
+        and clients
+        and all(map(through_proxy_remoting, clients))
+    ):
+        return (
+            f"{who}, its retry topic, which has no route yet: "
+            f"{'it connects' if subscribers == 1 else 'they connect'} through a "
+            "Proxy, so the brokers never see the heartbeats that create it for clients "
+            "connected to them; a broker creates it when a client first sends back a message "
+            "it failed to consume",
+            "nothing to fix: the brokers create it with the first message sent back for a "
+            "retry (do not create it by hand)",
+        )
     if failed:  # the capture is partial: the route may well exist
         why, again = "its route could not be read (see the capture errors)", "capture again"
     elif snapshot.source is not None and snapshot.source.namesrv:  # TOPIC_NOT_EXIST

@@ -102,6 +102,13 @@ EXPECTED: dict[str, list[Expected]] = {
         ("CONSUME_FAILING", "GT", [], None),
         ("PROXY_CLIENTS", None, [], None),
     ],
+    # real 5.1.4: five remoting clients connected through the Proxy's remoting port, four
+    # queues: they balance themselves (AVG), one is idle; the brokers list none of them
+    "proxy-remoting-clients.json": [
+        ("IDLE_CONSUMER", "FT", [], None),
+        ("PROXY_CLIENTS", None, [], None),
+        ("NO_ROUTE", "%RETRY%IG", [], None),
+    ],
     "mixed-rebalance.json": [
         ("STRATEGY_INCONSISTENT", "MixTopic", ["broker-a:1", "broker-a:3"], None),
         ("UNCONSUMED_QUEUE", "MixTopic", ["broker-a:1"], 0),
@@ -295,6 +302,7 @@ FIVE_X = {
     "mixed-rebalance.json": "MIXED_REBALANCE",
     "proxy-consumed.json": "PROXY_CONSUMED",
     "grpc-never-acks.json": "CONSUME_FAILING",
+    "proxy-remoting-clients.json": "PROXY_CLIENTS",
 }
 
 
