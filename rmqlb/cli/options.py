@@ -302,8 +302,9 @@ ProxyOption = Annotated[
         metavar="HOST:PORT",
         envvar="RMQLB_PROXY",
         help=(
-            "A RocketMQ 5.1+ Proxy's remoting address, asked for the gRPC consumers of each "
-            "group (repeatable; default: $RMQLB_PROXY, semicolon-separated)."
+            "A RocketMQ 5.1+ Proxy's remoting address, asked for the consumers of each group "
+            "connected to it, gRPC or remoting (repeatable; default: $RMQLB_PROXY, "
+            "semicolon-separated)."
         ),
         show_default=False,
     ),
