@@ -19,6 +19,7 @@ from pathlib import Path
 from bench._util import BenchResult
 from rmqlb.cli.exporter import capture_live
 from rmqlb.cli.live import LiveOptions
+from rmqlb.diagnose.context import PollHistory
 from rmqlb.exporter.server import CaptureCollector, Exporter, openmetrics
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -41,7 +42,8 @@ def run() -> list[BenchResult]:
         found = re.search(r"NameServer (\S+)", fake.stdout.readline())
         assert found, "rmqlb serve did not start"
         options = LiveOptions(namesrv=found.group(1), progress=False)
-        exporter = Exporter(lambda last: capture_live(options, [], last), interval=1.0)
+        history = PollHistory()  # as the command keeps it (QUEUE_STALLED)
+        exporter = Exporter(lambda last: capture_live(options, [], last, history), interval=1.0)
         collector = CaptureCollector(exporter)
         tracemalloc.start()
         try:

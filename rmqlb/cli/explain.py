@@ -157,7 +157,7 @@ def explain(  # noqa: PLR0917  (typer maps every option to a parameter)
 
             return snapshot_from_cluster(live)
 
-    analyse = _analyser(groups, topic, strategy, max_imbalance)
+    analyse = _analyser(groups, topic, strategy, max_imbalance, polls=watch is not None)
     fmt = resolve_output(display.output)
     options = RenderOptions(
         fail_on=fail_on.value,
@@ -204,9 +204,15 @@ def _analyser(
     topic: str | None,
     strategy: str | None,
     max_imbalance: float | None,
+    *,
+    polls: bool = False,
 ) -> "Callable[[Snapshot], Report]":
-    """``snapshot -> report`` with the command's filters and thresholds bound."""
+    """``snapshot -> report`` with the command's filters and thresholds bound; ``polls``:
+    each snapshot is compared with an earlier one (``--watch``: QUEUE_STALLED)."""
+    from dataclasses import replace
+
     from rmqlb.diagnose import DiagnoseOptions, diagnose
+    from rmqlb.diagnose.context import PollHistory
     from rmqlb.model.strategy import Params, parse_strategy_spec
 
     # CONSISTENT_HASH without vnodes names the strategy, not the count: it may be inferred
@@ -215,9 +221,11 @@ def _analyser(
         DiagnoseOptions() if max_imbalance is None else DiagnoseOptions(max_imbalance=max_imbalance)
     )
     wanted = list(groups) if groups else None
+    history = PollHistory() if polls else None
 
     def analyse(snapshot: "Snapshot") -> "Report":
-        return diagnose(snapshot, groups=wanted, topic=topic, strategy=spec, options=options)
+        opts = options if history is None else replace(options, earlier=history.earlier(snapshot))
+        return diagnose(snapshot, groups=wanted, topic=topic, strategy=spec, options=opts)
 
     return analyse
 

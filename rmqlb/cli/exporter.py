@@ -24,6 +24,7 @@ from rmqlb.errors import InputError
 
 if TYPE_CHECKING:
     from rmqlb.cli.live import LiveOptions
+    from rmqlb.diagnose.context import PollHistory
     from rmqlb.exporter.metrics import Capture
 
 DEFAULT_LISTEN = "127.0.0.1:9877"
@@ -38,9 +39,16 @@ def split_listen(value: str) -> tuple[str, int]:
     return host.strip("[]") or "0.0.0.0", int(port)
 
 
-def capture_live(options: "LiveOptions", names: list[str], last_success: float | None) -> "Capture":
-    """One capture of the cluster: a failed one (``report=None``) when it cannot be read."""
+def capture_live(
+    options: "LiveOptions",
+    names: list[str],
+    last_success: float | None,
+    history: "PollHistory | None" = None,
+) -> "Capture":
+    """One capture of the cluster: a failed one (``report=None``) when it cannot be read;
+    ``history``: the earlier captures, to compare this one with (QUEUE_STALLED)."""
     from rmqlb.cli.live import snapshot_from_cluster
+    from rmqlb.diagnose.context import DiagnoseOptions
     from rmqlb.diagnose.status import status
     from rmqlb.errors import RmqlbError
     from rmqlb.exporter.metrics import Capture, capture_of
@@ -48,7 +56,14 @@ def capture_live(options: "LiveOptions", names: list[str], last_success: float |
     start = time.perf_counter()
     try:
         snapshot = snapshot_from_cluster(options)
-        report = status(snapshot, names=names, topic=options.topic, system=options.system)
+        earlier = None if history is None else history.earlier(snapshot)
+        report = status(
+            snapshot,
+            names=names,
+            topic=options.topic,
+            system=options.system,
+            options=DiagnoseOptions(earlier=earlier),
+        )
     except RmqlbError as exc:
         took = time.perf_counter() - start
         return Capture(
@@ -119,7 +134,10 @@ def exporter(  # noqa: PLR0917  (typer maps every option to a parameter)
     def log(line: str) -> None:
         say("exporter: " + escape_controls(line))
 
-    loop = Exporter(lambda last: capture_live(options, names, last), interval, log)
+    from rmqlb.diagnose.context import PollHistory
+
+    history = PollHistory()
+    loop = Exporter(lambda last: capture_live(options, names, last, history), interval, log)
     try:
         server = make_server(host, port, registry_for(CaptureCollector(loop, per_queue=per_queue)))
     except OSError as exc:

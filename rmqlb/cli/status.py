@@ -37,6 +37,7 @@ if TYPE_CHECKING:
 
     from rich.console import Console, RenderableType
 
+    from rmqlb.diagnose.context import PollHistory
     from rmqlb.diagnose.status import StatusReport
     from rmqlb.model.snapshot import Snapshot
     from rmqlb.render.changes import StatusChanges
@@ -147,17 +148,23 @@ def status(  # noqa: PLR0917  (typer maps every option to a parameter)
             return snapshot_from_cluster(options)
 
     committed: dict[str, dict[Any, int]] = {}
+    history: PollHistory | None = None
 
     def capture() -> "tuple[Snapshot, StatusReport]":
-        from rmqlb.diagnose.context import DiagnoseOptions
+        from rmqlb.diagnose.context import DiagnoseOptions, PollHistory
         from rmqlb.diagnose.status import moved_offsets
         from rmqlb.diagnose.status import status as summarize
+
+        nonlocal history
+        if history is None and watch is not None:
+            history = PollHistory()
 
         start = time.perf_counter()
         snapshot = acquire()
         took = time.perf_counter() - start if live else None
         # --watch: offsets that moved since the last poll are evidence of consumption
         moving = moved_offsets(committed, snapshot)
+        earlier = None if history is None else history.earlier(snapshot)
         report = summarize(
             snapshot,
             names=names,
@@ -165,7 +172,7 @@ def status(  # noqa: PLR0917  (typer maps every option to a parameter)
             system=system,
             problems=problems,
             seconds=took,
-            options=DiagnoseOptions(moving=moving),
+            options=DiagnoseOptions(moving=moving, earlier=earlier),
             sort_by=sort_by,
         )
         return snapshot, report

@@ -70,6 +70,12 @@ if TYPE_CHECKING:
 __all__ = ["POP_CONSUME_TYPE", "is_proxy_client"]
 
 
+#: How long a held queue may go unconsumed while messages wait (CONSUMER_STALLED,
+#: QUEUE_STALLED): the broker's long poll holds a pull at most 15 s, a push consumer commits
+#: its offsets every 5 s.
+STALL_MS = 60_000
+
+
 @dataclass(frozen=True, slots=True)
 class DiagnoseOptions:
     """Thresholds of the rules.
@@ -91,18 +97,60 @@ class DiagnoseOptions:
     - ``recent_ms``: a message consumed this long before the capture is evidence that the
       group is consumed, whatever its consumer list says (5.x proxy clients are not listed).
     - ``moving``: groups whose committed offsets moved between two polls (``--watch``).
+    - ``earlier``: the group offsets of an earlier poll (``--watch``, the exporter), at
+      least ``stall_ms`` before this one (:class:`PollHistory`): QUEUE_STALLED compares them.
     """
 
     max_imbalance: float = 1.5
     lag_skew_share: float = 0.5
     min_lag: int = 1000
     max_listed: int = 8
-    stall_ms: int = 60_000
+    stall_ms: int = STALL_MS
     stale_budget: int = 64
     stale_work: int = 1_000_000
     proposals: bool = True
     recent_ms: int = 300_000
     moving: frozenset[str] = frozenset()
+    earlier: EarlierPoll | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class EarlierPoll:
+    """The group offsets of an earlier capture: group -> queue -> offset, and when."""
+
+    captured_ms: int
+    offsets: Mapping[str, Mapping[MessageQueue, QueueOffset]]
+
+
+class PollHistory:
+    """The captures of a repeated poll (``--watch``, the exporter), kept as long as the
+    newest may need them: :meth:`earlier` gives the latest one at least ``gap_ms`` older
+    than a new capture, for QUEUE_STALLED. A push consumer commits its offsets every 5 s and
+    a healthy one consumes a waiting message well within ``stall_ms`` (60 s): an offset
+    that stood still longer while messages waited is not being consumed."""
+
+    def __init__(self, gap_ms: int = STALL_MS) -> None:
+        self.gap_ms = gap_ms
+        self.polls: list[EarlierPoll] = []
+
+    def earlier(self, snapshot: Snapshot) -> EarlierPoll | None:
+        """The poll to compare ``snapshot`` with (``None``: none old enough yet); then
+        ``snapshot`` joins the history unless the newest kept poll is less than a quarter of
+        ``gap_ms`` older (so a few polls are kept, however often one polls), and polls no
+        later capture needs are dropped."""
+        now = epoch_ms(snapshot.captured_at)
+        if now is None:
+            return None
+        old = [p for p in self.polls if now - p.captured_ms >= self.gap_ms]
+        chosen = old[-1] if old else None
+        if chosen is not None:  # an older poll is never chosen again: captures get later
+            self.polls = self.polls[self.polls.index(chosen) :]
+        if not self.polls or now - self.polls[-1].captured_ms >= self.gap_ms // 4:
+            offsets = {
+                name: {o.queue: o for o in group.offsets} for name, group in snapshot.groups.items()
+            }
+            self.polls.append(EarlierPoll(now, offsets))
+        return chosen
 
 
 #: Requests that find groups rather than describe one: their failures leave the group list

@@ -81,6 +81,7 @@ class Code(StrEnum):
     ALLOCATION_FAILED = "ALLOCATION_FAILED"  # expected cannot be computed (Java throws/custom)
     STALE_ALLOCATION = "STALE_ALLOCATION"  # a client allocates from other inputs than the group's
     CONSUMER_STALLED = "CONSUMER_STALLED"  # a holder neither pulls nor consumes, or is silent
+    QUEUE_STALLED = "QUEUE_STALLED"  # between two polls, a queue of unknown holder stood still
     FLOW_CONTROLLED = "FLOW_CONTROLLED"  # a holder's cache is full: it consumes too slowly
     CONSUME_FAILING = "CONSUME_FAILING"  # a holder's listener fails: retries, then the DLQ
     ORDERLY_LOCK_LOST = "ORDERLY_LOCK_LOST"  # an orderly holder lacks the broker lock of a queue
@@ -523,6 +524,7 @@ PRECEDENCE: tuple[Code, ...] = (
     Code.STATIC_TOPIC_BROKER_BALANCED,
     Code.STALE_ALLOCATION,
     Code.CONSUMER_STALLED,
+    Code.QUEUE_STALLED,
     Code.WRITE_EXCEEDS_READ,
     Code.NO_ROUTE,
     Code.ALLOCATION_FAILED,

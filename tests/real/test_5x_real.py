@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import json
 import shlex
+import subprocess
+import sys
 import time
 from pathlib import Path
 from typing import Any
@@ -838,6 +840,22 @@ def test_a_pop_retry_topic_name_too_long_for_5_0(kit: Kit) -> None:
         assert received() > 8  # they came back through the POP retry topic
 
 
+def _settled_through_proxy(
+    kit: Kit, g: str, t: str, jvm: Jvm, ids: list[str], *, queues: int, held: int
+) -> None:
+    """Wait until clients ``ids`` of ``g`` (connected through the Proxy) all see ``queues``
+    queues of ``t`` and themselves, and hold ``held`` of them together (``truth.py wait``
+    also wants the retry topic's route, which such clients do not get at first)."""
+
+    def settled() -> bool:
+        states = kit.truth(g, jvm)
+        views = [states.get(cid, {}).get("views", {}).get(t, {}) for cid in ids]
+        ok = all(v.get("mqAll") == queues and v.get("cidAll") == ids for v in views)
+        return ok and sum(len(s["held"]) for s in states.values()) == held
+
+    kit.wait_for("the clients to settle through the Proxy", settled, timeout=60)
+
+
 @pytest.mark.versions("5.1.4")
 def test_remoting_clients_through_the_proxy_are_expected_and_the_idle_one_named(
     kit: Kit, names: Names
@@ -858,14 +876,7 @@ def test_remoting_clients_through_the_proxy_are_expected_and_the_idle_one_named(
     specs.append(f"group={failing};sub={t}:*;instance=f1;fail=true")
     jvm = kit.consumer("viaproxy", *specs, RMQ_NAMESRV_PORT=proxy.rpartition(":")[2])
     ids = [f"127.0.0.1@p{i}" for i in (1, 2, 3)]
-
-    def settled() -> dict[str, dict[str, Any]] | None:  # truth.py wait wants a retry route
-        states = kit.truth(g, jvm)
-        views = [states.get(cid, {}).get("views", {}).get(t, {}) for cid in ids]
-        ok = all(v.get("mqAll") == 2 and v.get("cidAll") == ids for v in views)
-        return states if ok and sum(len(s["held"]) for s in states.values()) == 2 else None
-
-    kit.wait_for("the clients to settle through the Proxy", settled, timeout=60)
+    _settled_through_proxy(kit, g, t, jvm, ids, queues=2, held=2)
     assert kit.listed_by("broker-a", g) == kit.listed_by("broker-b", g) == []
 
     report = kit.explain(g, "--proxy", proxy)
@@ -895,3 +906,45 @@ def test_remoting_clients_through_the_proxy_are_expected_and_the_idle_one_named(
         return None if "NO_ROUTE" in finding_codes(again, failing) else again
 
     kit.wait_for("the failed message to create the retry topic", sent_back, timeout=60)
+
+
+@pytest.mark.versions("5.1.4")
+def test_a_queue_nobody_holds_through_the_proxy_is_named_by_two_polls_a_minute_apart(
+    kit: Kit, names: Names
+) -> None:
+    """Two push consumers connected through the Proxy, one on AVG and one on AVG_BY_CIRCLE:
+    nobody takes broker-b:0 (and broker-a:1 is taken twice), which no single capture can
+    show (the Proxy relays no running-info request). ``explain --watch`` compares its third
+    poll with its first, 62 s before, while messages keep coming: the queue that stood still
+    is QUEUE_STALLED, and it is the queue no client holds."""
+    g, t = names.group, names.topic
+    proxy = kit.proxy_remoting
+    assert proxy is not None
+    kit.topic(t, read=2)
+    specs = [f"group={g};sub={t}:*;instance=p1", f"group={g};sub={t}:*;instance=p2"]
+    specs[1] += ";strategy=AVG_BY_CIRCLE"
+    jvm = kit.consumer("circle", *specs, RMQ_NAMESRV_PORT=proxy.rpartition(":")[2])
+    _settled_through_proxy(kit, g, t, jvm, ["127.0.0.1@p1", "127.0.0.1@p2"], queues=4, held=4)
+    held = set().union(*_per_client(kit.truth(g, jvm), t, "held").values())
+    every = {(t, b, i) for b in ("broker-a", "broker-b") for i in (0, 1)}
+    assert every - held == {(t, "broker-b", 0)}, held  # AVG + AVG_BY_CIRCLE leave it out
+    kit.produce(t, 20)
+    args = ["explain", "-n", kit.namesrv, "--proxy", proxy, g, "--watch", "31", "--count", "3"]
+    watch = subprocess.Popen(
+        [sys.executable, "-m", "rmqlb", *args, "-o", "json"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        time.sleep(40)  # between the first poll and the third
+        kit.produce(t, 20)
+        out, err = watch.communicate(timeout=90)
+    finally:
+        watch.kill()
+    polls = [json.loads(line) for line in out.splitlines()]
+    assert len(polls) == 3 and watch.returncode == 1, err
+    assert "QUEUE_STALLED" not in finding_codes(polls[0], g)
+    (stalled,) = [f for f in polls[2]["newFindings"] if f["code"] == "QUEUE_STALLED"]
+    assert stalled["message"].startswith(f"1 queue of {t} (broker-b:0) did not advance"), stalled
+    assert "gives broker-b:0 to 127.0.0.1@p2" in stalled["message"]  # AVG's holder of it

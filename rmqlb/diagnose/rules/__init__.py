@@ -15,7 +15,8 @@ expected side), :mod:`.actual` (UNCONSUMED_QUEUE held by nobody, DUPLICATE_ASSIG
 ASSIGNMENT_MISMATCH), :mod:`.stale` (STALE_ALLOCATION), :mod:`.lag` (LAG_SKEW),
 :mod:`.health` (CONSUMER_STALLED, FLOW_CONTROLLED, CONSUME_FAILING, ORDERLY_LOCK_LOST,
 POP_RETRY_TOO_LONG),
-:mod:`.configs` (CONSUME_DISABLED), :mod:`.deadletters` (DEAD_LETTERS) and :mod:`.broadcast`
+:mod:`.stalled` (QUEUE_STALLED, over two polls), :mod:`.configs` (CONSUME_DISABLED),
+:mod:`.deadletters` (DEAD_LETTERS) and :mod:`.broadcast`
 (BROADCAST_LAG).
 :mod:`rmqlb.diagnose.causes` then links consequences to their causes.
 """
@@ -39,6 +40,7 @@ from rmqlb.diagnose.rules import (
     modes,
     route,
     stale,
+    stalled,
 )
 
 GroupRule = Callable[[GroupContext, Sequence[TopicContext], str | None], list[Finding]]
@@ -67,6 +69,7 @@ TOPIC_RULES: tuple[TopicRule, ...] = (
     actual.check_actual,
     lag.check_lag,
     health.check_health,
+    stalled.check_stalled_queues,
     broadcast.check_broadcast_lag,
 )
 

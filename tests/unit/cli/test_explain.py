@@ -10,6 +10,7 @@ from typing import Any
 
 import pytest
 from report_contract import assert_report_contract
+from stalled_polls import poll_doc
 
 from rmqlb.cli import explain as explain_module
 from rmqlb.cli import run
@@ -609,3 +610,20 @@ def test_wide_adds_the_holders_state_and_absolute_times(
     assert "2 s ago, 2026-11-22T11:59:58Z" in out
     code, table, _ = explain(capsys, "--dump", str(stuck), "-o", "table", "--no-color")
     assert "Locked" not in table and "2026-11-22T11:59:58Z" not in table
+
+
+def test_watch_names_a_queue_that_stood_still_for_a_minute(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Polls 0, 30 and 61 s into a capture of clients whose queues are unknown: broker-a:2
+    does not advance while the others do; only the third poll is a minute from the first."""
+    path = write(tmp_path, poll_doc(0, [10] * 4))
+    later = [poll_doc(30, [30, 30, 10, 30]), poll_doc(61, [50, 50, 10, 50])]
+    _rewrite_between_polls(monkeypatch, path, later)
+    code, out, _ = explain(
+        capsys, "--dump", str(path), "--watch", "30", "--count", "3", "-o", "plain"
+    )
+    second, _, third = out.partition("poll 2 at ")[2].partition("poll 3 at ")
+    assert "QUEUE_STALLED" not in second
+    assert "new error QUEUE_STALLED G T: 1 queue of T (broker-a:2) did not advance" in third
+    assert code == 1

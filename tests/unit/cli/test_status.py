@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from stalled_polls import poll_doc
 
 from rmqlb.cli import run
 from rmqlb.cli import watch as watch_module
@@ -264,3 +265,13 @@ def test_a_bad_sort_key_is_one_line(capsys: pytest.CaptureFixture[str]) -> None:
     code, out, err = status(capsys, "--dump", str(DEMO), "--sort-by", "size")
     assert (code, out) == (2, "") and err.count("\n") == 1
     assert "worst, lag, stranded, tps, name" in err
+
+
+def test_watch_ranks_a_group_with_a_queue_that_stood_still_for_a_minute(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = write(tmp_path, poll_doc(0, [10] * 4))
+    _rewrite_between_polls(monkeypatch, path, [poll_doc(61, [50, 50, 10, 50])])
+    code, out, _ = status(capsys, "--dump", str(path), "--watch", "61", "--count", "2")
+    assert "QUEUE_STALLED" in out.partition("poll 2 at ")[2]
+    assert code == 1

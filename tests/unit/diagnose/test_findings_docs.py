@@ -1,8 +1,8 @@
 """The examples quoted in docs/findings.md for DUPLICATE_CLIENT_ID, SUBSCRIPTION_INCONSISTENT,
-STRATEGY_INCONSISTENT, the "why lag grows" findings, BROKERS_DISAGREE of clients that balance
-themselves, POP_SHARE_ALL, NO_ROUTE, WRITE_EXCEEDS_READ, QUEUE_NOT_READABLE and LAG_SKEW
-are real output: each quoted message and fix comes out of the engine for an example snapshot
-or one below."""
+STRATEGY_INCONSISTENT, the "why lag grows" findings (QUEUE_STALLED over two polls),
+BROKERS_DISAGREE of clients that balance themselves, POP_SHARE_ALL, NO_ROUTE,
+WRITE_EXCEEDS_READ, QUEUE_NOT_READABLE and LAG_SKEW are real output: each quoted message and
+fix comes out of the engine for an example snapshot or one below."""
 
 from __future__ import annotations
 
@@ -10,7 +10,10 @@ import json
 from pathlib import Path
 from typing import Any
 
+from stalled_polls import poll_doc
+
 from rmqlb.diagnose import diagnose
+from rmqlb.diagnose.context import DiagnoseOptions, PollHistory
 from rmqlb.snapshot import load_snapshot, parse_snapshot
 
 ROOT = Path(__file__).resolve().parents[3]
@@ -241,8 +244,14 @@ def _outputs() -> set[str]:
         )
     ]
     out: set[str] = set()
-    for snap in snapshots:
-        for f in diagnose(snap).findings:
+    reports = [diagnose(snap) for snap in snapshots]
+    # QUEUE_STALLED: a poll compared with one a minute older (tests/stalled_polls.py)
+    history = PollHistory()
+    for seconds, committed in ((0, [10] * 4), (61, [50, 50, 10, 50])):
+        snap = parse_snapshot(poll_doc(seconds, committed))
+        reports.append(diagnose(snap, options=DiagnoseOptions(earlier=history.earlier(snap))))
+    for report in reports:
+        for f in report.findings:
             out |= {f.message, f"fix: {f.hint}"}
     return out
 
