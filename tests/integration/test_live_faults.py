@@ -208,3 +208,35 @@ def test_overall_deadline_bounds_a_slow_cluster(demo: Snapshot) -> None:
     got = asyncio.run(_collect(demo, ["latency=400"], timeout=5.0, deadline=1.0))
     assert time.monotonic() - start < 3.0
     assert any("deadline" in e.message or "timed out" in e.message for e in got.errors)
+
+
+def test_a_proxy_address_that_drops_remoting_requests_is_told_which_port_to_give(
+    demo: Snapshot,
+) -> None:
+    """``--proxy`` given a gRPC port: the TLS server answers a remoting frame with a TLS
+    alert and closes. The capture error says which port ``--proxy`` takes."""
+
+    async def grpc_port(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        await reader.read(64)
+        writer.write(b"\x15\x03\x03\x00\x02\x02\x50")  # a TLS alert: no remoting frame
+        await writer.drain()
+        writer.close()
+
+    async def run_it() -> Snapshot:
+        server = await asyncio.start_server(grpc_port, "127.0.0.1", 0)
+        addr = f"127.0.0.1:{server.sockets[0].getsockname()[1]}"
+        try:
+            async with FakeCluster(demo) as cluster:
+                options = CollectOptions(namesrv=(cluster.namesrv_addr,), proxies=(addr,))
+                return await collect(options)
+        finally:
+            server.close()
+
+    got = asyncio.run(run_it())
+    messages = {e.message for e in got.errors if e.request == "GET_CONSUMER_CONNECTION_LIST"}
+    assert messages and all(
+        m.endswith("if this is the Proxy's gRPC port, give its remoting port "
+                   "(remotingListenPort, 8080 by default; gRPC is grpcServerPort, 8081): a "
+                   "5.0 Proxy has none")
+        for m in messages
+    ), messages  # fmt: skip

@@ -22,6 +22,7 @@ import asyncio
 from functools import partial
 from typing import TYPE_CHECKING
 
+from rmqlb.client.errors import BadFrame, ConnectionLost
 from rmqlb.model import Consumer, Rebalance
 from rmqlb.model.snapshot import RETRY_PREFIX
 from rmqlb.remoting.bodies import ConsumerConnection
@@ -30,11 +31,28 @@ if TYPE_CHECKING:
     from rmqlb.client.collector import Collector
 
 
+#: Why a Proxy address may drop a remoting request: it is the gRPC port (TLS, HTTP/2).
+NOT_REMOTING = (
+    "if this is the Proxy's gRPC port, give its remoting port (remotingListenPort, 8080 by "
+    "default; gRPC is grpcServerPort, 8081): a 5.0 Proxy has none"
+)
+
+
 class Proxies:
     """The Proxies the user named (``CollectOptions.proxies``)."""
 
     def __init__(self, collector: Collector) -> None:
         self.collector = collector
+
+    async def _listing(
+        self, addr: str, group: str, *, timeout: float | None = None
+    ) -> ConsumerConnection | None:
+        """The Proxy's connection list of ``group``; a connection it drops or fills with
+        bytes that are no remoting frame says which port ``--proxy`` takes."""
+        try:
+            return await self.collector.admin.consumer_connection(addr, group, timeout=timeout)
+        except (ConnectionLost, BadFrame) as exc:
+            raise type(exc)(f"{exc.message}; {NOT_REMOTING}", exc.target) from None
 
     async def clients(self, group: str, known: frozenset[str] = frozenset()) -> list[Consumer]:
         """Every Proxy's clients of ``group``, in Proxy order, each id once (``known``: ids
@@ -47,7 +65,7 @@ class Proxies:
                 c.try_request(
                     addr,
                     "GET_CONSUMER_CONNECTION_LIST",
-                    partial(c.admin.consumer_connection, addr, group),
+                    partial(self._listing, addr, group),
                     group=group,
                 )
                 for addr in c.options.proxies
