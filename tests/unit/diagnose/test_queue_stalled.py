@@ -72,3 +72,26 @@ def test_the_history_compares_with_the_latest_poll_a_minute_older_and_keeps_few(
     assert len(ages) == len(times) - 12
     assert all(60 <= age < 60 + 15 for age in ages), ages
     assert len(history.polls) <= 6  # one kept per quarter minute at most
+
+
+def test_a_silent_holder_that_is_stalled_is_the_cause() -> None:
+    """The second client does not answer (its running info failed) while its queues wait:
+    CONSUMER_STALLED from one snapshot, and QUEUE_STALLED over two polls is listed under it."""
+
+    def silent(seconds: int, committed: list[int]) -> Snapshot:
+        doc = poll_doc(seconds, committed)
+        for c in doc["groups"]["G"]["consumers"]:
+            del c["proxy"]
+        first = doc["groups"]["G"]["consumers"][0]
+        first["assigned"] = [{"topic": T, "brokerName": "broker-a", "queueId": i} for i in (0, 1)]
+        doc["errors"] = [
+            {"target": "10.0.0.2@c", "request": "GET_CONSUMER_RUNNING_INFO",
+             "message": "timed out", "group": "G"}
+        ]  # fmt: skip
+        return parse_snapshot(doc)
+
+    found = _diagnosed(silent(0, [10] * 4), silent(61, [50, 50, 10, 10]))
+    (cause,) = [f for f in found if f.code is Code.CONSUMER_STALLED]
+    (stalled,) = [f for f in found if f.code is Code.QUEUE_STALLED]
+    assert [q.label() for q in stalled.queues] == ["broker-a:2", "broker-a:3"]
+    assert stalled.caused_by == cause.id
