@@ -71,9 +71,9 @@ def _through_proxy(g: GroupContext, remoting: Sequence[Consumer]) -> Finding:
     ids = list(dict.fromkeys(c.client_id for c in remoting))
     proxies = ", ".join(dict.fromkeys(c.proxy for c in remoting if c.proxy is not None))
     one = len(ids) == 1
-    by = f"by {g.strategy_label}"
+    by = f"rmqlb's expected queues: {g.strategy_label}"
     if g.strategy_source == "default":
-        by = f"assuming {g.strategy_label}: no client reported its strategy"
+        by = f"rmqlb's expected queues assume {g.strategy_label}: no client reported its strategy"
     return Finding(
         Code.PROXY_CLIENTS,
         Severity.info,
@@ -82,7 +82,7 @@ def _through_proxy(g: GroupContext, remoting: Sequence[Consumer]) -> Finding:
         f"{'is a remoting client' if one else 'are remoting clients'} connected through the "
         f"Proxy {proxies} ({id_text(ids, g.options.max_listed)}): "
         f"{'it balances itself' if one else 'they balance themselves'} over the route and "
-        f"the consumer list the Proxy answers (the expected queues above, {by}), but "
+        f"the consumer list the Proxy answers ({by}), but "
         "a Proxy relays no request for a client's running info, so what "
         f"{'it holds' if one else 'each holds'} is unknown",
         "nothing to fix here: compare each queue's lag with its expected holder in the "

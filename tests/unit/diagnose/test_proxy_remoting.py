@@ -62,7 +62,7 @@ def test_three_remoting_clients_through_a_proxy_on_two_queues() -> None:
     assert through.message.startswith(
         f"3 of 3 consumers of {G} are remoting clients connected through the Proxy {PROXY} "
     )
-    assert "(the expected queues above, assuming AVG: no client reported its strategy)" in (
+    assert "(rmqlb's expected queues assume AVG: no client reported its strategy)" in (
         through.message
     )
     retry = only(report, Code.NO_ROUTE)
