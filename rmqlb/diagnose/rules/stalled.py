@@ -1,5 +1,7 @@
 """QUEUE_STALLED: queues nobody is known to hold whose committed offset stood still between
 two polls while messages waited there, as the group consumed the topic's other queues.
+A queue never committed at either poll stood still too: a client that takes a queue commits
+its starting offset within 5 s, even with nothing to consume.
 
 Where the clients' held queues are not known (remoting clients connected through a Proxy,
 which relays no running-info request; clients whose running info could not be read), the
@@ -36,23 +38,15 @@ def check_stalled_queues(ctx: TopicContext) -> list[Finding]:
     advanced = 0
     for i, (mq, now) in enumerate(zip(ctx.mq_all, ctx.offsets, strict=True)):
         then = before.get(mq)
-        if now is None or then is None or not (now.committed and then.committed):
+        if now is None or then is None:
             continue
         if now.consumer_offset > then.consumer_offset:
             advanced += 1
-        elif (
-            now.consumer_offset == then.consumer_offset
-            and then.broker_offset > then.consumer_offset
-            and ctx.holder[i] is None
-        ):
-            stalled.append(i)
+        elif now.consumer_offset == then.consumer_offset and then.lag > 0 and ctx.holder[i] is None:
+            stalled.append(i)  # (never committed at either: a holder commits within 5 s)
     if not stalled or not advanced:
         return []
-    then_waiting = sum(
-        o.broker_offset - o.consumer_offset
-        for o in (before.get(ctx.mq_all[i]) for i in stalled)
-        if o is not None
-    )
+    then_waiting = sum(o.lag for o in (before.get(ctx.mq_all[i]) for i in stalled) if o is not None)
     return [_finding(ctx, stalled, advanced, then_waiting, earlier.captured_ms)]
 
 

@@ -95,3 +95,12 @@ def test_a_silent_holder_that_is_stalled_is_the_cause() -> None:
     (stalled,) = [f for f in found if f.code is Code.QUEUE_STALLED]
     assert [q.label() for q in stalled.queues] == ["broker-a:2", "broker-a:3"]
     assert stalled.caused_by == cause.id
+
+
+def test_a_queue_never_committed_at_either_poll_stood_still_too() -> None:
+    """A client that takes a queue commits its starting offset within 5 s: one still never
+    committed a minute later, with messages waiting, is held by nobody."""
+    found = _diagnosed(_poll(0, [10, 10, -1, 10]), _poll(61, [50, 50, -1, 50]))
+    (f,) = [f for f in found if f.code is Code.QUEUE_STALLED]
+    assert [q.label() for q in f.queues] == ["broker-a:2"]
+    assert "though 100 messages waited there already at the first (100 now)" in f.message
