@@ -37,7 +37,6 @@ if TYPE_CHECKING:
 
     from rich.console import Console, RenderableType
 
-    from rmqlb.diagnose.context import PollHistory
     from rmqlb.diagnose.status import StatusReport
     from rmqlb.model.snapshot import Snapshot
     from rmqlb.render.changes import StatusChanges
@@ -148,16 +147,14 @@ def status(  # noqa: PLR0917  (typer maps every option to a parameter)
             return snapshot_from_cluster(options)
 
     committed: dict[str, dict[Any, int]] = {}
-    history: PollHistory | None = None
+    from rmqlb.diagnose.context import PollHistory  # (every run diagnoses: no extra import)
+
+    history = PollHistory() if watch is not None else None
 
     def capture() -> "tuple[Snapshot, StatusReport]":
-        from rmqlb.diagnose.context import DiagnoseOptions, PollHistory
+        from rmqlb.diagnose.context import DiagnoseOptions
         from rmqlb.diagnose.status import moved_offsets
         from rmqlb.diagnose.status import status as summarize
-
-        nonlocal history
-        if history is None and watch is not None:
-            history = PollHistory()
 
         start = time.perf_counter()
         snapshot = acquire()

@@ -16,6 +16,7 @@ from rmqlb.model.snapshot import (
     RequestMode,
     Snapshot,
     rebalance_from_properties,
+    subscribes_retry,
 )
 from rmqlb.model.system import is_system_group
 
@@ -34,7 +35,7 @@ def through_proxy_remoting(consumer: Consumer) -> bool:
         consumer.proxy is not None
         and consumer.rebalance is not Rebalance.PROXY
         and not _grpc_client_id(consumer.client_id)
-        and any(s.topic.startswith(RETRY_PREFIX) for s in consumer.subscriptions)
+        and subscribes_retry(consumer.subscriptions)
     )
 
 

@@ -38,6 +38,16 @@ def pop_retry_topic(topic: str, group: str) -> str:
     return f"{RETRY_PREFIX}{group}_{topic}"
 
 
+def subscribes_retry(subscriptions: Iterable[Subscription]) -> bool:
+    """Whether ``subscriptions`` hold a ``%RETRY%`` topic: a remoting push consumer
+    subscribes its group's, a 5.x gRPC client none (how a client a Proxy lists is told).
+
+    >>> subscribes_retry([Subscription("T"), Subscription("%RETRY%G")])
+    True
+    """
+    return any(s.topic.startswith(RETRY_PREFIX) for s in subscriptions)
+
+
 #: ``consumerOffset`` of a queue the group never committed an offset for (the broker's own
 #: ``ConsumerOffsetManager.queryOffset`` answer); lag then counts from the broker's min offset.
 NEVER_COMMITTED = -1

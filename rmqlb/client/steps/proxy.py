@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING
 
 from rmqlb.client.errors import BadFrame, ConnectionLost
 from rmqlb.model import Consumer, Rebalance
-from rmqlb.model.snapshot import RETRY_PREFIX
+from rmqlb.model.snapshot import subscribes_retry
 from rmqlb.remoting.bodies import ConsumerConnection
 
 if TYPE_CHECKING:
@@ -77,7 +77,7 @@ class Proxies:
             if conn is None:
                 continue
             subscriptions = tuple(conn.subscriptions.values())
-            remoting = any(s.topic.startswith(RETRY_PREFIX) for s in subscriptions)
+            remoting = subscribes_retry(subscriptions)
             for entry in conn.connections:
                 if entry.client_id in seen:
                     continue
