@@ -370,6 +370,13 @@ class GroupContext:
     #: Clients reporting BROADCASTING in a group diagnosed as CLUSTERING (a mix of models:
     #: they read every queue and commit nothing on the brokers).
     broadcasters: frozenset[str] = frozenset()
+    #: Pull consumers (:attr:`~rmqlb.model.Consumer.pulls_actively`): the queues a strategy
+    #: gives one of a topic it does not subscribe are read where its application assign()s
+    #: them.
+    pullers: frozenset[str] = frozenset()
+    #: Pull consumers whose running info lists no queue
+    #: (:attr:`~rmqlb.model.Consumer.queues_unreported`).
+    unreported: frozenset[str] = frozenset()
 
     @property
     def offsets_unknown(self) -> tuple[CaptureError, ...]:
@@ -625,6 +632,8 @@ def group_context(
         )
         if mode is Mode.CLUSTERING
         else frozenset(),
+        pullers=frozenset(c.client_id for c in consumers if c.pulls_actively),
+        unreported=frozenset(c.client_id for c in consumers if c.queues_unreported),
     )
 
 
@@ -829,6 +838,18 @@ class TopicContext:
             if held is not None:
                 out.setdefault(c.client_id, held)
         return out
+
+    def unread_share(self, cid: str) -> list[MessageQueue] | None:
+        """What the strategy gives ``cid``, a client that does not subscribe this topic,
+        and nobody reads: all of it, but what a pull consumer holds itself (queues its
+        application assign()s); ``None`` when a pull consumer's holdings are unreported."""
+        share = (self.expected or {}).get(cid, [])
+        if cid not in self.g.pullers:
+            return list(share)
+        if cid in self.g.unreported:
+            return None
+        held = set(self.holdings().get(cid, ()))
+        return [mq for mq in share if mq not in held]
 
     def holders(self, i: int) -> list[str]:
         """Every consumer holding ``mq_all[i]`` (empty when nobody is known to)."""

@@ -65,6 +65,7 @@ def _queue_rows(ctx: TopicContext) -> QueueRows:
     holder = ctx.holder
     more = ctx.more_holders
     subscribers = ctx.subscribers
+    unreported = ctx.g.unreported  # pull consumers: may read what they do not subscribe
     all_known = ctx.actual_known and bool(ctx.actual)
     check = ctx.checks_allocation
     # several holders of a queue are normal: broadcasting, or POP served by a broker
@@ -96,7 +97,9 @@ def _queue_rows(ctx: TopicContext) -> QueueRows:
         if first is None:
             if all_known:
                 actual, status = (), unconsumed
-            elif check and (expected is None or expected not in subscribers):
+            elif check and (
+                expected is None or (expected not in subscribers and expected not in unreported)
+            ):
                 actual, status = None, unconsumed
             else:
                 actual, status = None, unknown

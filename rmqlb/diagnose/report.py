@@ -77,6 +77,7 @@ class Code(StrEnum):
     BROADCASTING = "BROADCASTING"
     POP_MODE = "POP_MODE"
     PROXY_CLIENTS = "PROXY_CLIENTS"
+    QUEUES_UNREPORTED = "QUEUES_UNREPORTED"  # pull consumers whose running info lists no queue
     NO_ROUTE = "NO_ROUTE"  # a subscribed topic has no route in the snapshot
     ALLOCATION_FAILED = "ALLOCATION_FAILED"  # expected cannot be computed (Java throws/custom)
     STALE_ALLOCATION = "STALE_ALLOCATION"  # a client allocates from other inputs than the group's

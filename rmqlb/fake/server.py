@@ -983,7 +983,8 @@ class FakeCluster:
                 remark=f"The Consumer <{group_name}> <{client_id}> not online",
             )
         group, consumer = found
-        if consumer.assigned is None or self.faults.has("silent-client", client_id):
+        silent = consumer.assigned is None and not consumer.queues_unreported
+        if silent or self.faults.has("silent-client", client_id):
             await asyncio.sleep(self.relay_delay)
             # 4.9.x names the channel by "ip:port", 5.x by InetSocketAddress ("/ip:port").
             channel = consumer.client_addr or ""

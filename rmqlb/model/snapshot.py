@@ -24,6 +24,9 @@ V5_0_0 = 413
 #: ``MQVersion.Version.V5_1_0.ordinal()``: the first broker that stores a message in a retry
 #: topic of more than 127 bytes (``HookUtils.checkBeforePutMessage``, message version 2).
 V5_1_0 = 433
+#: ``MQVersion.Version.V5_1_1.ordinal()``: the first ``DefaultLitePullConsumer`` whose running
+#: info lists the queues it holds (``mqTable``, from its assigned queues).
+V5_1_1 = 435
 
 
 def pop_retry_topic(topic: str, group: str) -> str:
@@ -103,6 +106,58 @@ def rebalance_from_properties(properties: Mapping[str, str]) -> Rebalance | None
     orderly = properties.get(CONSUME_ORDERLY_PROPERTY) == "true"
     broadcasting = properties.get(MESSAGE_MODEL_PROPERTY) == "BROADCASTING"
     return Rebalance.CLIENT if orderly or broadcasting else Rebalance.BROKER
+
+
+#: Pull consumers by the running-info property of their implementation (``MixAll.
+#: object2Properties`` of the consumer object lists its fields): they consume actively
+#: (``CONSUME_ACTIVELY``), by a strategy over ``subscribe()``d topics or by queues the
+#: application chose (``assign()``, or pulls of its own).
+LITE_PULL_CONSUMER = "DefaultLitePullConsumer"
+PULL_CONSUMER = "DefaultMQPullConsumer"
+_PULL_CONSUMER_PROPERTIES = {
+    "defaultLitePullConsumerImpl": LITE_PULL_CONSUMER,
+    "defaultMQPullConsumerImpl": PULL_CONSUMER,
+}
+
+
+#: The consume type of a pull consumer's heartbeat (``ConsumeType.CONSUME_ACTIVELY``).
+CONSUME_ACTIVELY = "CONSUME_ACTIVELY"
+
+
+def pull_consumer_kind(properties: Mapping[str, str]) -> str | None:
+    """The pull consumer class a client's running-info properties name, ``None`` for any
+    other client (a push consumer).
+
+    >>> pull_consumer_kind({"defaultLitePullConsumerImpl": "...Impl@1b2c"})
+    'DefaultLitePullConsumer'
+    """
+    for key, kind in _PULL_CONSUMER_PROPERTIES.items():
+        if key in properties:
+            return kind
+    return None
+
+
+def lists_no_queues(
+    properties: Mapping[str, str], version: int | None, consume_type: str | None = None
+) -> bool:
+    """Whether a client's running info never lists the queues it holds: a
+    ``DefaultMQPullConsumer`` (no version does), or a ``DefaultLitePullConsumer`` or any
+    other pull consumer (``CONSUME_ACTIVELY``: a subclass names no impl field) before 5.1.1,
+    an unknown version counting as before. Its empty ``mqTable`` says nothing of what it
+    holds.
+
+    >>> lists_no_queues({"defaultLitePullConsumerImpl": "x"}, 409)
+    True
+    >>> lists_no_queues({"defaultLitePullConsumerImpl": "x"}, V5_1_1)
+    False
+    >>> lists_no_queues({}, 409, CONSUME_ACTIVELY)
+    True
+    """
+    kind = pull_consumer_kind(properties)
+    if kind == PULL_CONSUMER:
+        return True
+    pulls = kind == LITE_PULL_CONSUMER or consume_type == CONSUME_ACTIVELY
+    return pulls and (version is None or version < V5_1_1)
 
 
 class MessageModel(StrEnum):
@@ -420,6 +475,23 @@ class Consumer:
         not reported)."""
         value = self.properties.get(MESSAGE_MODEL_PROPERTY)
         return MessageModel(value) if value in _MODELS else None
+
+    @property
+    def pulls_actively(self) -> bool:
+        """Whether this client is a pull consumer: besides the queues a strategy gives it
+        over the topics it subscribes, it may pull queues of its application's choosing
+        (``assign()``), of topics it does not subscribe."""
+        return (
+            self.consume_type == CONSUME_ACTIVELY or pull_consumer_kind(self.properties) is not None
+        )
+
+    @property
+    def queues_unreported(self) -> bool:
+        """Whether what this client holds is unknown because its kind never reports it (a
+        pull consumer, :func:`lists_no_queues`), not because it could not be asked."""
+        return self.assigned is None and lists_no_queues(
+            self.properties, self.version, self.consume_type
+        )
 
     def holds(self, queue: MessageQueue) -> bool:
         """Whether this client holds ``queue``: among its queues, or among its POP queues

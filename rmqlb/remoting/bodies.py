@@ -81,7 +81,6 @@ PROP_CLIENT_VERSION = "PROP_CLIENT_VERSION"
 PROP_THREADPOOL_CORE_SIZE = "PROP_THREADPOOL_CORE_SIZE"
 PROP_STRATEGY = "allocateMessageQueueStrategy"
 CONSUME_PASSIVELY = "CONSUME_PASSIVELY"
-CONSUME_ACTIVELY = "CONSUME_ACTIVELY"
 
 _SECRET_PROPERTY = re.compile(
     r"secret|password|passwd|token|credential|accesskey|access_key|signature|private",
@@ -1564,7 +1563,8 @@ def encode_consumer_running_info(
 
     ``mqTable`` holds ``consumer.assigned`` (commit offsets from the group's offsets, or
     ``commits``: :func:`committed_offsets` of the group, computed once for its clients) and
-    is left out when ``assigned`` is ``None``; 5.x adds ``mqPopTable`` (from
+    is left out when ``assigned`` is ``None`` (empty for a pull consumer whose kind never
+    lists its queues, as it answers); 5.x adds ``mqPopTable`` (from
     ``pop_assigned``) and ``userConsumerInfo``. ``properties`` come out in the order of a
     Java 9+ ``Properties`` (a ConcurrentHashMap(8)) filled in the consumer's order.
     """
@@ -1572,7 +1572,7 @@ def encode_consumer_running_info(
     if commits is None:
         commits = committed_offsets(group.offsets if group is not None else ())
     states = {pq.queue: pq for pq in consumer.process_queues or ()}
-    mq_table = None
+    mq_table: dict[MessageQueue, Bean] | None = {} if consumer.queues_unreported else None
     if consumer.assigned is not None:
         # Held queues, plus dropped ones the client still lists (they decode as not held).
         held = set(consumer.assigned)
@@ -1589,7 +1589,9 @@ def encode_consumer_running_info(
         }
     subs = sorted(consumer.subscriptions, key=lambda s: java_key(f"{s.topic}@{s.sub_string}"))
     status = {}
-    for topic in sorted({s.topic for s in subs} | set(consumer.status), key=java_key):
+    # a push consumer has a status per subscribed topic; a pull consumer fills none
+    listed = set() if consumer.pulls_actively else {s.topic for s in subs}
+    for topic in sorted(listed | set(consumer.status), key=java_key):
         st = consumer.status.get(topic, ConsumeStatus())
         status[topic] = Bean(
             consumeFailedMsgs=st.consume_failed_msgs,

@@ -25,6 +25,7 @@ from rmqlb.diagnose.report import (
     exit_code,
     finding_depths,
     order_findings,
+    row_fields,
 )
 from rmqlb.errors import ExitCode
 from rmqlb.humanize import age, count, plural, rate
@@ -286,7 +287,7 @@ class ConsumerView:
 def consumer_view(t: TopicReport, options: RenderOptions) -> ConsumerView:
     """Every consumer for ordinary groups; for more than ``large_topic`` consumers (and no
     ``all_queues``) only those with a note (idle, not subscribed, mismatch, unreachable)."""
-    rows = tuple((c, consumer_note(c, retry=t.retry)) for c in t.consumers)
+    rows = tuple((c, consumer_note(c, t)) for c in t.consumers)
     shown = rows
     if not options.all_queues and len(rows) > options.large_topic:
         shown = tuple(r for r in rows if r[1])
@@ -335,28 +336,40 @@ def expected_count_text(c: ConsumerRow) -> str:
     return "-" if c.balanced_by is Rebalance.PROXY else count(c.expected)
 
 
-def consumer_note(c: ConsumerRow, *, retry: bool = False) -> str:
+def consumer_note(c: ConsumerRow, t: TopicReport) -> str:
     """Why a consumer row deserves attention, or ``""``.
 
     ``idle``: subscribes but gets no queue (expected or actual); ``N queues never read``:
     takes a share of the queues without subscribing, so that share is never consumed;
     ``mismatch``: holds a different number of queues than expected; ``unreachable``: its
     actual assignment is unknown (``via Proxy``: a remoting client connected through a
-    Proxy, which relays no running-info request). Nobody is called idle on a retry topic:
+    Proxy, which relays no running-info request; ``unreported``: a pull consumer whose
+    running info lists no queue). Nobody is called idle on a retry topic:
     it usually has one queue, so all consumers but one hold none of it by design; nor is a
     gRPC client, which pops whatever its Proxy gives it (nothing is expected of it in
     particular).
     """
     if not c.subscribes:
-        if c.expected > 0:
-            return f"{plural(c.expected, 'queue')} never read"
-        return ""
+        unread = c.expected
+        if unread and c.consumer is not None and c.consumer.pulls_actively:  # may assign()
+            if c.actual is None:
+                return "unreported"
+            unread = sum(  # its share left unconsumed: what it holds of it, it reads
+                1
+                for _, expected, _, status, *_ in row_fields(t.queues)
+                if expected == c.client_id and status is QueueStatus.unconsumed
+            )
+        return f"{plural(unread, 'queue')} never read" if unread > 0 else ""
     if c.balanced_by is Rebalance.PROXY:
         return ""
-    if (c.expected == 0 or c.actual == 0) and not retry:
+    if (c.expected == 0 or c.actual == 0) and not t.retry:
         return "idle"
     if c.actual is None:
-        return "via Proxy" if c.consumer is not None and c.consumer.proxy else "unreachable"
+        if c.consumer is not None and c.consumer.proxy:
+            return "via Proxy"
+        if c.consumer is not None and c.consumer.queues_unreported:
+            return "unreported"
+        return "unreachable"
     if c.actual != c.expected:
         return "mismatch"
     return ""

@@ -26,6 +26,11 @@ UNKNOWN = "unknown (its running info was not captured)"
 UNKNOWN_GRPC = "unknown (a gRPC client pops through its Proxy, which reports no held queues)"
 #: Why the held queues of a remoting client connected through a Proxy are never known.
 UNKNOWN_VIA_PROXY = "unknown (connected through a Proxy, which relays no running-info request)"
+#: Why a pull consumer's held queues are unknown when its kind never lists them.
+UNKNOWN_UNREPORTED = (
+    "unknown (the running info of a DefaultLitePullConsumer before 5.1.1, or of a "
+    "DefaultMQPullConsumer, lists no queue)"
+)
 HEADERS = (
     "queue",
     "cached",
@@ -94,7 +99,9 @@ def held_unknown(view: ClientView) -> str:
     """Why the client's held queues are unknown."""
     if view.balanced_by is Rebalance.PROXY:
         return UNKNOWN_GRPC
-    return UNKNOWN_VIA_PROXY if view.consumer.proxy is not None else UNKNOWN
+    if view.consumer.proxy is not None:
+        return UNKNOWN_VIA_PROXY
+    return UNKNOWN_UNREPORTED if view.consumer.queues_unreported else UNKNOWN
 
 
 def facts(view: ClientView) -> list[tuple[str, str]]:

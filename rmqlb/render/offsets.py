@@ -201,6 +201,12 @@ def _why_unknown(group: Group) -> str:
             f"{plural(len(silent), 'client')} {'connects' if len(silent) == 1 else 'connect'} "
             "through a Proxy, which relays no running-info request"
         )
+    if all(c.queues_unreported for c in silent):
+        return (
+            f"{plural(len(silent), 'pull consumer')} {'lists' if len(silent) == 1 else 'list'} "
+            f"no queue in {'its' if len(silent) == 1 else 'their'} running info "
+            "(DefaultLitePullConsumer before 5.1.1, DefaultMQPullConsumer)"
+        )
     return (
         f"{plural(len(silent), 'client')} did not report {'its' if len(silent) == 1 else 'their'}"
         " queues (see the capture errors)"

@@ -167,7 +167,7 @@ def _consumer_table(
     view = v.consumer_view(t, o)
     rows = view.rows
     if names:  # every consumer the queue table names gets its row
-        rows = tuple((c, v.consumer_note(c, retry=t.retry)) for c in t.consumers)
+        rows = tuple((c, v.consumer_note(c, t)) for c in t.consumers)
         rows = tuple(
             (c, note) for c, note in rows if (c, note) in view.rows or c.client_id in names
         )

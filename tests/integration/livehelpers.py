@@ -117,7 +117,7 @@ def _states(c: Consumer, group: Group) -> tuple[ProcessQueueState, ...]:
 
 
 def _consumer(c: Consumer, group: Group, dialect: int) -> Consumer:
-    if c.assigned is None:
+    if c.assigned is None and not c.queues_unreported:  # served silent
         merged = merged_subscriptions(group.consumers).values()
         return Consumer(
             client_id=c.client_id,
@@ -135,13 +135,18 @@ def _consumer(c: Consumer, group: Group, dialect: int) -> Consumer:
             if c.strategy is not None
             else None
         ),
-        assigned=tuple(sort_queues(c.assigned)),
+        # a pull consumer that never lists its queues answers an empty table: unknown again
+        assigned=None if c.assigned is None else tuple(sort_queues(c.assigned)),
         pop_assigned=(None if dialect < 5 else tuple(sort_queues(c.pop_assigned or ()))),
         properties=public_properties(running_info_properties(c)),
-        process_queues=_states(c, group),
-        status={
+        process_queues=None if c.assigned is None else _states(c, group),
+        status={  # a push consumer has one per subscribed topic, a pull consumer none
             t: c.status.get(t, ConsumeStatus())
-            for t in sorted({s.topic for s in c.subscriptions} | set(c.status), key=java_key)
+            for t in sorted(
+                (set() if c.pulls_actively else {s.topic for s in c.subscriptions})
+                | set(c.status),
+                key=java_key,
+            )
         },
     )
 

@@ -28,6 +28,8 @@ from rmqlb.remoting.codes import RequestCode, ResponseCode
 from rmqlb.remoting.frame import FrameDecoder, RemotingCommand, encode_frame
 
 ROOT = Path(__file__).resolve().parents[2]
+#: The real lite pull consumers' program (run from source: the JRE compiles it).
+LITE_PULL_RIG = Path(__file__).resolve().parent / "java" / "LitePullRig.java"
 KIT = Path(os.environ.get("RMQLB_ROCKETMQ_KIT", ROOT.parent / "shared" / "rocketmq"))
 CLUSTER = "DefaultCluster"
 
@@ -215,6 +217,31 @@ class Kit:
         pid_file = self._run([KIT / "consumer.sh", name, out, *specs], env=self.env(**extra))
         jvm = Jvm(name, out, int(Path(pid_file.strip()).read_text().strip()))
         self.jvms[name] = jvm
+        return jvm
+
+    def lite_pull(self, name: str, *specs: str) -> Jvm:
+        """Start one JVM of real ``DefaultLitePullConsumer``s (one per spec, see
+        ``java/LitePullRig.java``), run from source by the kit's JRE against the client jars
+        of its version; returns once each has written a state line. Stopped like the kit's
+        own consumers (``halt``, or with the cluster)."""
+        out = self.workdir / f"{name}.jsonl"
+        script = (
+            '. "$KIT/env.sh"; rmq_need_java || exit 1;'
+            ' rmq_bg "$NAME" "$RMQ_JAVA" $RMQ_CLIENT_JOPTS $(rmq_jopts "$RMQ_DIR")'
+            " $(rmq_logback client) -Drocketmq.client.rebalance.waitInterval=1000"
+            ' -Drocketmq.client.logRoot="$RMQ_DIR/logs/$NAME" -cp "$RMQ_CP" "$RIG" "$RMQ_NAMESRV"'
+            ' "$OUT" "$@"'
+        )
+        env = self.env(KIT=str(KIT), NAME=name, OUT=str(out), RIG=str(LITE_PULL_RIG))
+        self._run(["bash", "-c", script, "lite-pull", *specs], env=env)
+        pid = int((self.rmq_dir / "pids" / f"{name}.pid").read_text().strip())
+        jvm = Jvm(name, out, pid)
+        self.jvms[name] = jvm
+        self.wait_for(
+            f"{len(specs)} lite pull consumers of {name} to start",
+            lambda: len(lite_pull_states(jvm)) == len(specs),
+            timeout=90,
+        )
         return jvm
 
     def freeze(self, jvm: Jvm) -> None:
@@ -513,6 +540,20 @@ def truth_allocated(states: Mapping[str, Mapping[str, Any]], topic: str) -> dict
             assert qkey(q) not in allocated, f"{qkey(q)} allocated twice in the truth"
             allocated[qkey(q)] = cid
     return allocated
+
+
+def lite_pull_states(jvm: Jvm) -> dict[str, dict[str, Any]]:
+    """The latest state line of each consumer of a :meth:`Kit.lite_pull` JVM, by client id
+    (``held``: the queues it holds, as ``(topic, broker, id)``)."""
+    states: dict[str, dict[str, Any]] = {}
+    if not jvm.out.exists():
+        return states
+    for line in jvm.out.read_text(encoding="utf-8").splitlines():
+        if line.strip():
+            state = json.loads(line)
+            state["held"] = sorted(qkey(q) for q in state["held"])
+            states[state["clientId"]] = state
+    return states
 
 
 def finding_codes(report: Mapping[str, Any], group: str | None = None) -> set[str]:

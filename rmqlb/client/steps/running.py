@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 from rmqlb.client.errors import Failed, failure_text
 from rmqlb.client.steps.connections import GroupView
 from rmqlb.model import Consumer
-from rmqlb.model.snapshot import rebalance_from_properties
+from rmqlb.model.snapshot import lists_no_queues, rebalance_from_properties
 from rmqlb.remoting.bodies import Connection, RunningInfo
 
 if TYPE_CHECKING:
@@ -120,7 +120,8 @@ async def _relay(
 
 def to_consumer(view: GroupView, conn: Connection, info: RunningInfo | None) -> Consumer:
     """The model consumer; without running info its actual queues stay unknown and its
-    subscriptions are the group's as the broker keeps them."""
+    subscriptions are the group's as the broker keeps them. So do the queues of a pull
+    consumer whose running info never lists them (:func:`lists_no_queues`)."""
     if info is None:
         return Consumer(
             client_id=conn.client_id,
@@ -130,5 +131,9 @@ def to_consumer(view: GroupView, conn: Connection, info: RunningInfo | None) -> 
             version=conn.version,
         )
     consumer = info.to_consumer(conn.client_id, conn)
+    if not consumer.assigned and lists_no_queues(
+        consumer.properties, consumer.version, consumer.consume_type
+    ):
+        consumer = replace(consumer, assigned=None, process_queues=None)
     rebalance = rebalance_from_properties(consumer.properties)  # who balances it, as it says
     return replace(consumer, rebalance=rebalance) if rebalance is not None else consumer

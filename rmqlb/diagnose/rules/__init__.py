@@ -4,7 +4,7 @@
   group (modes, membership, duplicate ids, unreachable clients, missing consumers);
 - topic rules ``(TopicContext) -> [Finding]`` see one (group, topic).
 
-Families: :mod:`.modes` (BROADCASTING, PROXY_CLIENTS), :mod:`.brokerside` (5.x
+Families: :mod:`.modes` (BROADCASTING, PROXY_CLIENTS, QUEUES_UNREPORTED), :mod:`.brokerside` (5.x
 broker-side assignment: BROKER_REBALANCE, POP_MODE, BROKER_STRATEGY_UNKNOWN, POP_SHARE_ALL,
 SERVER_LOAD_BALANCER_OFF, BROKERS_DISAGREE, MIXED_REBALANCE), :mod:`.membership`
 (NO_CONSUMERS, PROXY_CONSUMED, DUPLICATE_CLIENT_ID, CLIENT_UNREACHABLE, SUBSCRIPTION_INCONSISTENT,

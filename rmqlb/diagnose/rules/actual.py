@@ -111,10 +111,10 @@ def _mismatches(ctx: TopicContext) -> list[Finding]:
     queues: set[MessageQueue] = set()
     compared = 0
     for c, held, exact in zip(g.consumers, ctx.actual, ctx.exact(), strict=True):
-        if held is None:
-            continue
-        compared += 1
         cid = c.client_id
+        if held is None or (cid in g.pullers and cid not in ctx.subscribers):
+            continue  # unknown, or a pull consumer's own choice (assign())
+        compared += 1
         want = expected.get(cid, []) if cid in ctx.subscribers else []
         if cid in ctx.subscribers and exact:
             continue

@@ -433,13 +433,19 @@ def _unconsumed(ctx: TopicContext, prove: _Prover) -> list[Finding]:
     subscribers = ctx.subscribers
     if set(ctx.owner) <= subscribers:  # the common case, checked in C: every queue goes to
         return out  # a subscriber (None, for "nobody", is never one)
+    unread: dict[str, set[MessageQueue]] = {}  # of a pull consumer's share: what it leaves
     for mq, cid in zip(ctx.mq_all, ctx.owner, strict=True):
         if cid in subscribers:
             continue
         if cid is None:
             nobody.append(mq)
-        elif cid not in ctx.subscribers:
-            to_non_sub.setdefault(cid, []).append(mq)
+            continue
+        if cid in g.pullers:
+            if cid not in unread:
+                unread[cid] = set(ctx.unread_share(cid) or ())
+            if mq not in unread[cid]:
+                continue  # read by its own assign(), or unknown (QUEUES_UNREPORTED)
+        to_non_sub.setdefault(cid, []).append(mq)
     limit = g.options.max_listed
     if to_non_sub:
         queues = [mq for qs in to_non_sub.values() for mq in qs]

@@ -15,7 +15,7 @@ Two broker facts drive the wording:
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 
 from rmqlb.allocate import allocate_sorted, validate
 from rmqlb.diagnose.balance import five_x, proxy_evidence
@@ -227,6 +227,9 @@ def check_no_consumers(
         candidates = [t for t in candidates if t == topic_filter]
     for topic in candidates:
         detail = f" although the group has offsets for it ({lag_by_topic[topic]:,} messages of lag)"
+        if g.pullers:
+            out.append(_assigned_topic(g, topic, detail))
+            continue
         out.append(
             Finding(
                 Code.NO_CONSUMERS,
@@ -245,6 +248,64 @@ def check_no_consumers(
             )
         )
     return out
+
+
+def _assigned_topic(g: GroupContext, topic: str, detail: str) -> Finding:
+    """NO_CONSUMERS of a topic nobody subscribes in a group of pull consumers: they may read
+    it by assign(); what they hold of it where they report it, and the messages waiting in
+    the queues none holds (a warning), else an info, never advice to remove its offsets."""
+    limit = g.options.max_listed
+    held: dict[str, list[MessageQueue]] = {}
+    for c in g.consumers:
+        if c.client_id in g.pullers and c.assigned:
+            mine = [mq for mq in c.assigned if mq.topic == topic]
+            if mine:
+                held.setdefault(c.client_id, []).extend(mine)
+    unknown = sorted(g.pullers & g.unreported, key=java_key)
+    holding = {mq for queues in held.values() for mq in queues}
+    left = sorted(
+        (o.queue for o in g.group.offsets if o.queue.topic == topic and o.queue not in holding),
+        key=queue_sort_key,
+    )
+    waiting = [mq for mq in left if (o := g.offset(mq)) is not None and o.lag > 0]
+    parts = [
+        f"{id_text([cid], limit)} holds {queue_text(sorted(qs, key=queue_sort_key), limit)}"
+        for cid, qs in held.items()
+    ]
+    if unknown:
+        one = len(unknown) == 1
+        parts.append(f"what {id_text(unknown, limit)} {'holds' if one else 'hold'} is unreported")
+    if not unknown and waiting:
+        lag = sum(o.lag for mq in waiting if (o := g.offset(mq)) is not None)
+        parts.append(
+            f"nobody holds {queue_text(waiting, limit)}, where {lag:,} "
+            f"{'message waits' if lag == 1 else 'messages wait'}"
+        )
+    n = len(g.pullers)
+    return Finding(
+        Code.NO_CONSUMERS,
+        Severity.warning if not unknown and waiting else Severity.info,
+        g.name,
+        f"nobody among the {plural(len(g.consumers), 'consumer')} of {g.name} subscribes "
+        f"{topic}{detail}, but "
+        + (
+            f"{id_text(sorted(g.pullers), limit)} is a pull consumer, which reads the queues its "
+            "application assign()s"
+            if n == 1
+            else f"{n} of them are pull consumers, which read the queues their application "
+            "assign()s"
+        )
+        + (f": {'; '.join(parts)}" if parts else ": none holds any of it"),
+        f"nothing to remove: {topic}'s queues are read where the application assign()s them"
+        + (
+            f"; have it assign {queue_text(waiting, limit)} too, or reset their offsets on purpose"
+            if not unknown and waiting
+            else ""
+        ),
+        topic=topic,
+        consumers=tuple(sorted(g.pullers, key=java_key)),
+        queues=tuple(waiting),
+    )
 
 
 #: How often (s) a broker's expiry scan drops the connections whose last heartbeat is older
@@ -444,6 +505,7 @@ def check_unreachable(
         if c.assigned is None
         and c.pop_assigned is None
         and c.proxy is None  # a Proxy relays no running-info request (PROXY_CLIENTS)
+        and not c.queues_unreported  # a pull consumer that never lists them (QUEUES_UNREPORTED)
         and not is_proxy_client(c)
     ]
     if not unknown:
@@ -625,15 +687,20 @@ def check_subscriptions(ctx: TopicContext) -> list[Finding]:
     ids = list(dict.fromkeys(g.cid_all))
     non_subs = [c for c in ids if c not in ctx.subscribers]
     if non_subs and not ctx.retry:
-        lost = [mq for cid in non_subs for mq in (ctx.expected or {}).get(cid, [])]
-        if lost:
+        given = [mq for cid in non_subs for mq in (ctx.expected or {}).get(cid, [])]
+        shares = {cid: ctx.unread_share(cid) for cid in non_subs}
+        lost = [mq for share in shares.values() for mq in share or ()]
+        if given:
             they = "it still counts" if len(non_subs) == 1 else "they still count"
             effect = (
-                f": {they} in cidAll, so the {plural(len(lost), 'queue')} of "
+                f": {they} in cidAll, so the {plural(len(given), 'queue')} of "
                 f"{ctx.topic} that {g.strategy_label} gives "
-                f"{'it' if len(non_subs) == 1 else 'them'} ({queue_text(lost, limit)}) "
-                f"{'is' if len(lost) == 1 else 'are'} never consumed{g.assumption}"
+                f"{'it' if len(non_subs) == 1 else 'them'} ({queue_text(given, limit)})"
             )
+            if len(lost) == len(given):
+                effect += f" {'is' if len(lost) == 1 else 'are'} never consumed{g.assumption}"
+            else:
+                effect += _read_by_assign(ctx, shares, lost, limit)
         elif ctx.expected is not None:
             effect = (
                 f": no queue of {ctx.topic} falls to "
@@ -651,11 +718,8 @@ def check_subscriptions(ctx: TopicContext) -> list[Finding]:
                 f"{'subscribes' if len(ids) - len(non_subs) == 1 else 'subscribe'} "
                 f"{ctx.topic} and {len(non_subs)} "
                 f"{'does' if len(non_subs) == 1 else 'do'} not ({id_text(non_subs, limit)})"
-                f"{effect}; the broker keeps one subscription table per group, rewritten by "
-                f"each heartbeat, so pulls of {ctx.topic} also fail on and off with "
-                "'subscription not exist'",
-                f"give every consumer of {g.name} the same subscriptions, or move the "
-                f"consumers of {ctx.topic} into a group of their own",
+                f"{effect}{_flapping(ctx)}",
+                _split_fix(g.name, ctx.topic, [c for c in non_subs if c in g.pullers], limit),
                 topic=ctx.topic,
                 consumers=tuple(non_subs),
                 queues=tuple(sorted(lost, key=queue_sort_key)),
@@ -670,6 +734,87 @@ def check_subscriptions(ctx: TopicContext) -> list[Finding]:
     if finding is not None:
         out.append(finding)
     return out
+
+
+def _flapping(ctx: TopicContext) -> str:
+    """What the group's one subscription table, rewritten by each heartbeat, costs the push
+    consumers of the topic (a pull consumer sends its subscription with each pull)."""
+    if all(cid in ctx.g.pullers for cid in ctx.subscribers):
+        return ""
+    return (
+        "; the broker keeps one subscription table per group, rewritten by each heartbeat, "
+        f"so pulls of {ctx.topic} also fail on and off with 'subscription not exist'"
+    )
+
+
+def _read_by_assign(
+    ctx: TopicContext,
+    shares: Mapping[str, list[MessageQueue] | None],
+    lost: list[MessageQueue],
+    limit: int,
+) -> str:
+    """What becomes of the share of pull consumers that do not subscribe the topic: read
+    where they hold it themselves (their application's assign()), unknown where their
+    running info lists no queue, never consumed otherwise."""
+    expected = ctx.expected or {}
+    unknown = [cid for cid, share in shares.items() if share is None]
+    own = {
+        cid: [mq for mq in expected.get(cid, []) if mq not in share]
+        for cid, share in shares.items()
+        if share is not None
+    }
+    readers = [cid for cid, queues in own.items() if queues]
+    read = [mq for queues in own.values() for mq in queues]
+    parts: list[tuple[list[MessageQueue], str]] = []
+    if lost:
+        parts.append((lost, "never consumed"))
+    if read:
+        one = len(readers) == 1
+        parts.append(
+            (
+                read,
+                f"read by {id_text(readers, limit)} {'itself' if one else 'themselves'}, as "
+                f"{'its' if one else 'their'} application assign()s "
+                f"{'it' if len(read) == 1 else 'them'}",
+            )
+        )
+    if unknown:
+        queues = [mq for cid in unknown for mq in expected.get(cid, [])]
+        parts.append(
+            (
+                queues,
+                f"read only where {id_text(unknown, limit)} "
+                f"assign(){'s' if len(unknown) == 1 else ''} {'it' if len(queues) == 1 else 'them'}"
+                f", which {'its' if len(unknown) == 1 else 'their'} running info does not say",
+            )
+        )
+    if len(parts) == 1:  # the whole share: said of the queues just listed
+        queues, what = parts[0]
+        return f" {'is' if len(queues) == 1 else 'are'} {what}{ctx.g.assumption}"
+    texts = [
+        f"{queue_text(queues, limit)} {'is' if len(queues) == 1 else 'are'} {what}"
+        for queues, what in parts
+    ]
+    return ": " + "; ".join(texts) + ctx.g.assumption
+
+
+def _split_fix(group: str, topic: str, pullers: list[str], limit: int) -> str:
+    """The fix of a split subscription: one subscription for all, or a group of their own
+    (for pull consumers that assign() their queues, the only fix)."""
+    if pullers:
+        one = len(pullers) == 1
+        return (
+            f"move {id_text(pullers, limit)} into a group of {'its' if one else 'their'} own: "
+            f"{'it is a pull consumer' if one else 'they are pull consumers'} that "
+            f"assign{'s' if one else ''} {'its' if one else 'their'} own queues, and still "
+            f"{'counts' if one else 'count'} in the cidAll the subscribers of {topic} "
+            f"allocate over (and {'its' if one else 'their'} heartbeats clear {group}'s "
+            "subscriptions on the brokers)"
+        )
+    return (
+        f"give every consumer of {group} the same subscriptions, or move the "
+        f"consumers of {topic} into a group of their own"
+    )
 
 
 def _own_share(

@@ -1,5 +1,6 @@
-"""BROADCASTING / PROXY_CLIENTS / SYSTEM_GROUP: say explicitly when there is nothing to
-allocate (POP is diagnosed by :mod:`.brokerside`)."""
+"""BROADCASTING / PROXY_CLIENTS / QUEUES_UNREPORTED / SYSTEM_GROUP: say explicitly when
+there is nothing to allocate, or when what clients hold cannot be seen (POP is diagnosed by
+:mod:`.brokerside`)."""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ from rmqlb.diagnose.report import Code, Finding, Severity
 from rmqlb.diagnose.rules._text import id_text
 from rmqlb.humanize import plural
 from rmqlb.model.javaorder import java_key
-from rmqlb.model.snapshot import Consumer, Rebalance
+from rmqlb.model.snapshot import PULL_CONSUMER, Consumer, Rebalance, pull_consumer_kind
 from rmqlb.model.system import is_system_group, system_group_role
 
 
@@ -63,7 +64,75 @@ def check_modes(
     remoting = [c for c in g.consumers if through_proxy_remoting(c)]
     if remoting:
         out.append(_through_proxy(g, remoting))
+    unreported = [c for c in g.consumers if c.queues_unreported]
+    if unreported:
+        out.append(_unreported(g, topics, unreported))
     return out
+
+
+def _unreported(
+    g: GroupContext, topics: Sequence[TopicContext], clients: Sequence[Consumer]
+) -> Finding:
+    """QUEUES_UNREPORTED: pull consumers whose running info never lists their queues."""
+    from rmqlb.remoting.codes import version_name  # noqa: PLC0415  (only when it fires)
+
+    ids = list(dict.fromkeys(c.client_id for c in clients))
+    one = len(ids) == 1
+    kinds: dict[str, list[str]] = {}
+    for c in clients:
+        kind = pull_consumer_kind(c.properties) or "pull consumer"
+        label = (
+            kind
+            if kind == PULL_CONSUMER or c.version is None
+            else kind + " " + version_name(c.version)
+        )
+        kinds.setdefault(label, []).append(c.client_id)
+    what = "; ".join(
+        f"{label}: {id_text(list(dict.fromkeys(cids)), g.options.max_listed)}"
+        for label, cids in kinds.items()
+    )
+    subscribed = [t.topic for t in topics if not t.retry]
+    balancing = sum(1 for c in clients if any(c.subscribes(t) for t in subscribed))
+    by = f"by {g.strategy_label}"
+    if balancing == len(clients):
+        how = f"{'it balances itself' if one else 'they balance themselves'} {by} over the "
+        how += f"topics {'it' if one else 'they'} subscribe()"
+    elif balancing == 0:
+        how = f"{'it pulls' if one else 'they pull'} the queues {'its' if one else 'their'} "
+        how += "application assign()s"
+    else:
+        how = f"those that subscribe() balance themselves {by}, the others pull the queues "
+        how += "their application assign()s"
+    lite = any(pull_consumer_kind(c.properties) != PULL_CONSUMER for c in clients)
+    legacy = any(pull_consumer_kind(c.properties) == PULL_CONSUMER for c in clients)
+    silent = " or ".join(
+        text
+        for text, present in (
+            ("a DefaultLitePullConsumer before 5.1.1", lite),
+            ("a DefaultMQPullConsumer (any version)", legacy),
+        )
+        if present
+    )
+    fix = f"nothing to fix here: follow each queue's lag (rmqlb offsets {g.name} lists it)"
+    if balancing:
+        fix += (
+            " against its expected holder; explain --watch 30 names a queue whose offset "
+            "stands still while messages wait (QUEUE_STALLED)"
+        )
+    fix += "; a DefaultLitePullConsumer of 5.1.1 or later lists its queues"
+    if legacy:
+        fix += " (DefaultMQPullConsumer is deprecated in its favour)"
+    return Finding(
+        Code.QUEUES_UNREPORTED,
+        Severity.info,
+        g.name,
+        f"{len(ids)} of {plural(len(g.consumers), 'consumer')} of {g.name} "
+        f"{'is a pull consumer' if one else 'are pull consumers'} ({what}): {how}, but the "
+        f"running info of {silent} lists no queue, so what "
+        f"{'it holds' if one else 'each holds'} is unknown",
+        fix,
+        consumers=tuple(ids),
+    )
 
 
 def _through_proxy(g: GroupContext, remoting: Sequence[Consumer]) -> Finding:

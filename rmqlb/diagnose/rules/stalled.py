@@ -4,7 +4,8 @@ A queue never committed at either poll stood still too: a client that takes a qu
 its starting offset within 5 s, even with nothing to consume.
 
 Where the clients' held queues are not known (remoting clients connected through a Proxy,
-which relays no running-info request; clients whose running info could not be read), the
+which relays no running-info request; pull consumers whose running info lists no queue;
+clients whose running info could not be read), the
 offsets of two polls still tell a queue nobody consumes from a slow one: the earlier poll
 is at least ``stall_ms`` (60 s) older (:class:`~rmqlb.diagnose.context.PollHistory`), the
 messages already waited then, and a push consumer commits every 5 s. That the topic's other
@@ -76,11 +77,11 @@ def _finding(
         holders = "holder" if len(owners) == 1 else "holders"
         start = f"the log of {its} expected {holders} ({id_text(owners, 4)})"
     unknown = [c for c in g.consumers if c.assigned is None]
-    why = (
-        "they connect through a Proxy, which relays no running-info request"
-        if unknown and all(map(through_proxy_remoting, unknown))
-        else "the running info of some clients was not captured"
-    )
+    why = "the running info of some clients was not captured"
+    if unknown and all(map(through_proxy_remoting, unknown)):
+        why = "they connect through a Proxy, which relays no running-info request"
+    elif unknown and all(c.queues_unreported for c in unknown):
+        why = "they are pull consumers whose running info lists no queue"
     return Finding(
         Code.QUEUE_STALLED,
         Severity.error,

@@ -109,6 +109,12 @@ EXPECTED: dict[str, list[Expected]] = {
         ("PROXY_CLIENTS", None, [], None),
         ("NO_ROUTE", "%RETRY%IG", [], None),
     ],
+    # real 4.9.8: two lite pull consumers subscribe LX, a third assign()s broker-a:0 of the
+    # share AVG gives it; none lists its queues (a DefaultLitePullConsumer before 5.1.1)
+    "lite-pull-consumers.json": [
+        ("SUBSCRIPTION_INCONSISTENT", "LX", [], None),
+        ("QUEUES_UNREPORTED", None, [], None),
+    ],
     "mixed-rebalance.json": [
         ("STRATEGY_INCONSISTENT", "MixTopic", ["broker-a:1", "broker-a:3"], None),
         ("UNCONSUMED_QUEUE", "MixTopic", ["broker-a:1"], 0),

@@ -73,7 +73,7 @@ def test_three_remoting_clients_through_a_proxy_on_two_queues() -> None:
         (1, None, Rebalance.CLIENT),
         (0, None, Rebalance.CLIENT),
     ]
-    assert [consumer_note(c) for c in table.consumers] == ["via Proxy", "via Proxy", "idle"]
+    assert [consumer_note(c, table) for c in table.consumers] == ["via Proxy", "via Proxy", "idle"]
 
 
 def test_the_retry_topic_of_a_group_not_all_through_a_proxy_is_told_as_before() -> None:

@@ -1,0 +1,209 @@
+"""Pull consumers (DefaultLitePullConsumer, DefaultMQPullConsumer): what their running info
+says of the queues they hold, and the queues they read by assign() without subscribing.
+
+``examples/lite-pull-consumers.json`` is a real 4.9.8 capture: ``s1`` and ``s2`` subscribe
+``LX`` (8 queues), ``a1`` assign()s ``broker-a:0`` only; AVG over the three gives ``a1``
+``broker-a:0..2``. On the 5.1.4 kit the same three held (their own tables, read in the JVM)
+``a1`` broker-a:0, ``s1`` broker-a:3 and broker-b:0..1, ``s2`` broker-b:2..3: the holdings the
+5.1.4 variants below give them.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from stalled_polls import poll_doc
+
+from rmqlb.diagnose import Code, QueueStatus, Severity, diagnose
+from rmqlb.diagnose.context import DiagnoseOptions, PollHistory
+from rmqlb.model import Consumer
+from rmqlb.model.snapshot import V5_1_1, lists_no_queues, pull_consumer_kind
+from rmqlb.remoting.bodies import decode_consumer_running_info, encode_consumer_running_info
+from rmqlb.remoting.codes import mq_version
+from rmqlb.render._view import consumer_note
+from rmqlb.snapshot import parse_snapshot
+
+EXAMPLE = Path(__file__).resolve().parents[3] / "examples" / "lite-pull-consumers.json"
+G, T = "GX", "LX"
+A1, S1, S2 = (f"127.0.0.1@{n}@STREAM" for n in ("a1", "s1", "s2"))
+V5_1_4 = mq_version(5, 1, 4)
+#: What each client held on the 5.1.4 kit (its own table, read in the JVM).
+HELD_5_1_4 = {
+    A1: [("broker-a", 0)],
+    S1: [("broker-a", 3), ("broker-b", 0), ("broker-b", 1)],
+    S2: [("broker-b", 2), ("broker-b", 3)],
+}
+LITE = {"defaultLitePullConsumerImpl": "org.apache...DefaultLitePullConsumerImpl@1b2c3d"}
+LEGACY = {"defaultMQPullConsumerImpl": "org.apache...DefaultMQPullConsumerImpl@4e5f6a"}
+
+
+def _doc() -> dict[str, Any]:
+    doc: dict[str, Any] = json.loads(EXAMPLE.read_text(encoding="utf-8"))
+    return doc
+
+
+def _as_5_1_4(doc: dict[str, Any], keep: tuple[str, ...] = (A1, S1, S2)) -> dict[str, Any]:
+    """The capture as a 5.1.4 client answers: its running info lists what it holds."""
+    group = doc["groups"][G]
+    group["consumers"] = [c for c in group["consumers"] if c["clientId"] in keep]
+    for c in group["consumers"]:
+        c["version"] = V5_1_4
+        c["properties"]["PROP_CLIENT_VERSION"] = "V5_1_4"
+        c["assigned"] = [
+            {"topic": T, "brokerName": b, "queueId": q} for b, q in HELD_5_1_4[c["clientId"]]
+        ]
+    return doc
+
+
+@pytest.mark.parametrize(
+    ("properties", "version", "consume_type", "silent"),
+    [
+        (LITE, mq_version(4, 9, 8), "CONSUME_ACTIVELY", True),
+        (LITE, mq_version(5, 1, 0), None, True),
+        (LITE, None, None, True),
+        (LITE, V5_1_1, "CONSUME_ACTIVELY", False),
+        (LITE, V5_1_4, None, False),
+        (LEGACY, V5_1_4, None, True),  # no version of the legacy pull consumer lists its queues
+        # a subclass of a pull consumer names no impl field; its consume type says it pulls
+        ({}, mq_version(5, 0, 0), "CONSUME_ACTIVELY", True),
+        ({}, V5_1_4, "CONSUME_ACTIVELY", False),
+        ({"consumeThreadMin": "20"}, mq_version(4, 9, 8), "CONSUME_PASSIVELY", False),  # push
+    ],
+)
+def test_which_clients_never_list_their_queues(
+    properties: dict[str, str], version: int | None, consume_type: str | None, silent: bool
+) -> None:
+    assert lists_no_queues(properties, version, consume_type) is silent
+    assert mq_version(5, 1, 1) == V5_1_1
+
+
+def test_the_pull_consumer_kinds() -> None:
+    assert pull_consumer_kind(LITE) == "DefaultLitePullConsumer"
+    assert pull_consumer_kind(LEGACY) == "DefaultMQPullConsumer"
+    assert pull_consumer_kind({}) is None
+
+
+def test_lite_pull_clients_before_5_1_1_are_unreported_not_unreachable_nor_idle() -> None:
+    """The real 4.9.8 capture: no queue of LX is called unconsumed, moved or stale on the
+    strength of an empty mqTable; the queues are unknown, and the finding says why."""
+    report = diagnose(parse_snapshot(_doc()))
+    assert [(f.code, f.severity) for f in report.findings] == [
+        (Code.SUBSCRIPTION_INCONSISTENT, Severity.error),
+        (Code.QUEUES_UNREPORTED, Severity.info),
+    ]
+    split, unreported = report.findings
+    assert split.queues == ()  # nothing known to be lost: a1 may assign() its share
+    assert split.message == (
+        f"2 of 3 consumers of {G} subscribe {T} and 1 does not ({A1}): it still counts in "
+        f"cidAll, so the 3 queues of {T} that AVG gives it (broker-a:0..2) are read only where "
+        f"{A1} assign()s them, which its running info does not say"
+    )
+    # lite pull subscribers send their subscription with each pull: no 'subscription not exist'
+    assert "subscription not exist" not in split.message
+    assert split.hint.startswith(f"move {A1} into a group of its own: it is a pull consumer")
+    assert unreported.consumers == (A1, S1, S2)
+    assert "DefaultLitePullConsumer V4_9_8" in unreported.message
+    assert "what each holds is unknown" in unreported.message
+    (table,) = report.groups[0].topics[:1]
+    assert {q.status for q in table.queues} == {QueueStatus.unknown}
+    assert [consumer_note(c, table) for c in table.consumers] == ["unreported"] * 3
+
+
+def test_known_holdings_of_5_1_4_leave_only_the_unassigned_share_unconsumed() -> None:
+    """As the 5.1.4 clients answered: a1 holds broker-a:0 of its share broker-a:0..2, so
+    broker-a:1..2 are never consumed, and a1 holding what no strategy gave it is no
+    mismatch (it chose it)."""
+    report = diagnose(parse_snapshot(_as_5_1_4(_doc())))
+    codes = [(f.code, f.topic, [q.label() for q in f.queues]) for f in report.findings]
+    assert codes == [
+        (Code.SUBSCRIPTION_INCONSISTENT, T, ["broker-a:1", "broker-a:2"]),
+        (Code.UNCONSUMED_QUEUE, T, ["broker-a:1", "broker-a:2"]),
+    ]
+    assert report.findings[0].message.endswith(
+        f"(broker-a:0..2): broker-a:1, broker-a:2 are never consumed; broker-a:0 is read by "
+        f"{A1} itself, as its application assign()s it"
+    )
+    (table,) = report.groups[0].topics[:1]
+    statuses = {q.queue.label(): q.status for q in table.queues}
+    assert statuses["broker-a:0"] is QueueStatus.ok
+    assert statuses["broker-a:1"] is statuses["broker-a:2"] is QueueStatus.unconsumed
+    assert [consumer_note(c, table) for c in table.consumers] == ["2 queues never read", "", ""]
+
+
+def test_a_group_of_assigning_clients_only_gets_no_advice_to_remove_its_offsets() -> None:
+    """a1 alone subscribes nothing: its topic is known by the group's offsets only."""
+    alone = _doc()
+    alone["groups"][G]["consumers"] = [
+        c for c in alone["groups"][G]["consumers"] if c["clientId"] == A1
+    ]
+    (no_consumers, _) = diagnose(parse_snapshot(alone)).findings
+    assert (no_consumers.code, no_consumers.severity) == (Code.NO_CONSUMERS, Severity.info)
+    assert no_consumers.message.endswith(
+        f"but {A1} is a pull consumer, which reads the queues its application assign()s: "
+        f"what {A1} holds is unreported"
+    )
+    assert "remove" not in no_consumers.hint.replace("nothing to remove", "")
+    # 5.1.4: it holds broker-a:0; broker-a:1..2 have messages nobody holds
+    (known,) = diagnose(parse_snapshot(_as_5_1_4(_doc(), keep=(A1,)))).findings
+    assert (known.code, known.severity) == (Code.NO_CONSUMERS, Severity.warning)
+    assert [q.label() for q in known.queues] == ["broker-a:1", "broker-a:2"]
+    assert f"{A1} holds broker-a:0; nobody holds broker-a:1, broker-a:2, where 40 " in (
+        known.message
+    )
+    assert known.hint.startswith("nothing to remove:")
+
+
+def test_a_legacy_pull_consumer_of_any_version_is_unreported() -> None:
+    doc = _doc()
+    for c in doc["groups"][G]["consumers"]:
+        props = {k: v for k, v in c["properties"].items() if k != "defaultLitePullConsumerImpl"}
+        c["properties"] = {**props, **LEGACY}
+        c["version"] = V5_1_4
+    (unreported,) = [
+        f for f in diagnose(parse_snapshot(doc)).findings if f.code is Code.QUEUES_UNREPORTED
+    ]
+    assert "(DefaultMQPullConsumer: " in unreported.message
+    assert "DefaultMQPullConsumer is deprecated" in unreported.hint
+
+
+def test_running_info_as_a_lite_pull_client_before_5_1_1_answers() -> None:
+    """The fake answers like the real client: an empty mqTable and no status table."""
+    snapshot = parse_snapshot(_doc())
+    group = snapshot.groups[G]
+    consumer = next(c for c in group.consumers if c.client_id == S1)
+    assert consumer.assigned is None and consumer.queues_unreported
+    body = encode_consumer_running_info(consumer, group)
+    raw = json.loads(body)
+    assert raw["mqTable"] == {} and raw["statusTable"] == {}
+    info = decode_consumer_running_info(body)
+    assert info.assigned == () and info.consume_type == "CONSUME_ACTIVELY"
+
+
+def test_a_queue_an_unreported_pull_consumer_leaves_stalls_over_two_polls() -> None:
+    """QUEUE_STALLED names why its holder is unknown."""
+    client: dict[str, Any] = {
+        "proxy": None,
+        "version": mq_version(4, 9, 8),
+        "consumeType": "CONSUME_ACTIVELY",
+        "properties": LITE,
+    }
+    history = PollHistory()
+    findings = []
+    for seconds, committed in ((0, [10, 10, 10, 10]), (61, [50, 50, 10, 50])):
+        poll = parse_snapshot(poll_doc(seconds, committed, **client))
+        findings = diagnose(poll, options=DiagnoseOptions(earlier=history.earlier(poll))).findings
+    (stalled,) = [f for f in findings if f.code is Code.QUEUE_STALLED]
+    assert "(they are pull consumers whose running info lists no queue)" in stalled.message
+    assert not any(f.code is Code.CLIENT_UNREACHABLE for f in findings)
+
+
+def test_a_consumer_reports_unreported_only_when_its_queues_are_unknown() -> None:
+    lite = Consumer("c", properties=LITE, version=mq_version(4, 9, 8))
+    assert lite.queues_unreported and lite.pulls_actively
+    holds_none = Consumer("c", properties=LITE, version=mq_version(4, 9, 8), assigned=())
+    assert not holds_none.queues_unreported
+    assert Consumer("c", consume_type="CONSUME_ACTIVELY").pulls_actively
+    assert not Consumer("c", consume_type="CONSUME_PASSIVELY").pulls_actively
