@@ -143,8 +143,7 @@ def _consumer(c: Consumer, group: Group, dialect: int) -> Consumer:
         status={  # a push consumer has one per subscribed topic, a pull consumer none
             t: c.status.get(t, ConsumeStatus())
             for t in sorted(
-                (set() if c.pulls_actively else {s.topic for s in c.subscriptions})
-                | set(c.status),
+                (set() if c.pulls_actively else {s.topic for s in c.subscriptions}) | set(c.status),
                 key=java_key,
             )
         },

@@ -255,56 +255,62 @@ def _assigned_topic(g: GroupContext, topic: str, detail: str) -> Finding:
     it by assign(); what they hold of it where they report it, and the messages waiting in
     the queues none holds (a warning), else an info, never advice to remove its offsets."""
     limit = g.options.max_listed
+    pullers = sorted(g.pullers, key=java_key)
+    one = len(pullers) == 1
     held: dict[str, list[MessageQueue]] = {}
     for c in g.consumers:
         if c.client_id in g.pullers and c.assigned:
             mine = [mq for mq in c.assigned if mq.topic == topic]
             if mine:
                 held.setdefault(c.client_id, []).extend(mine)
-    unknown = sorted(g.pullers & g.unreported, key=java_key)
+    unknown = [cid for cid in pullers if cid in g.unreported]
     holding = {mq for queues in held.values() for mq in queues}
-    left = sorted(
-        (o.queue for o in g.group.offsets if o.queue.topic == topic and o.queue not in holding),
+    waiting = sorted(
+        (
+            o.queue
+            for o in g.group.offsets
+            if o.queue.topic == topic and o.queue not in holding and o.lag > 0
+        ),
         key=queue_sort_key,
     )
-    waiting = [mq for mq in left if (o := g.offset(mq)) is not None and o.lag > 0]
     parts = [
-        f"{id_text([cid], limit)} holds {queue_text(sorted(qs, key=queue_sort_key), limit)}"
-        for cid, qs in held.items()
+        f"{'it' if one else id_text([cid], limit)} holds "
+        f"{queue_text(sorted(queues, key=queue_sort_key), limit)}"
+        for cid, queues in held.items()
     ]
     if unknown:
-        one = len(unknown) == 1
-        parts.append(f"what {id_text(unknown, limit)} {'holds' if one else 'hold'} is unreported")
-    if not unknown and waiting:
+        who = "it" if one else id_text(unknown, limit)
+        parts.append(f"what {who} {'holds' if len(unknown) == 1 else 'hold'} is unreported")
+    lost = not unknown and waiting
+    if lost:
         lag = sum(o.lag for mq in waiting if (o := g.offset(mq)) is not None)
         parts.append(
             f"nobody holds {queue_text(waiting, limit)}, where {lag:,} "
             f"{'message waits' if lag == 1 else 'messages wait'}"
         )
-    n = len(g.pullers)
+    kind = (
+        f"{id_text(pullers, limit)} is a pull consumer, which reads the queues its application "
+        "assign()s"
+        if one
+        else f"{len(pullers)} of them are pull consumers, which read the queues their "
+        "application assign()s"
+    )
     return Finding(
         Code.NO_CONSUMERS,
-        Severity.warning if not unknown and waiting else Severity.info,
+        Severity.warning if lost else Severity.info,
         g.name,
-        f"nobody among the {plural(len(g.consumers), 'consumer')} of {g.name} subscribes "
-        f"{topic}{detail}, but "
-        + (
-            f"{id_text(sorted(g.pullers), limit)} is a pull consumer, which reads the queues its "
-            "application assign()s"
-            if n == 1
-            else f"{n} of them are pull consumers, which read the queues their application "
-            "assign()s"
-        )
-        + (f": {'; '.join(parts)}" if parts else ": none holds any of it"),
+        f"no consumer of {g.name} subscribes {topic}{detail}, but {kind}: "
+        + ("; ".join(parts) if parts else "none holds any of it"),
         f"nothing to remove: {topic}'s queues are read where the application assign()s them"
         + (
-            f"; have it assign {queue_text(waiting, limit)} too, or reset their offsets on purpose"
-            if not unknown and waiting
+            f"; have the application assign() {queue_text(waiting, limit)} too: nobody reads the "
+            "messages waiting there"
+            if lost
             else ""
         ),
         topic=topic,
-        consumers=tuple(sorted(g.pullers, key=java_key)),
-        queues=tuple(waiting),
+        consumers=tuple(pullers),
+        queues=tuple(waiting) if lost else (),
     )
 
 
