@@ -68,6 +68,13 @@ THROUGH_PROXY = (
 )
 
 
+#: Why a pull consumer is taken to balance itself (only a push consumer can ask a broker).
+PULLS_ITSELF = (
+    "a pull consumer balances itself over what it subscribe()s, or pulls what its application "
+    "assign()s"
+)
+
+
 def client_balance(consumer: Consumer, group: Group) -> tuple[Rebalance, str | None]:
     """Who balances ``consumer``, and why rmqlb thinks so when the client did not report it
     (``None``: reported).
@@ -75,8 +82,8 @@ def client_balance(consumer: Consumer, group: Group) -> tuple[Rebalance, str | N
     Not reported: a client a Proxy listed pops through it unless it is a remoting client
     (:func:`through_proxy_remoting`); a gRPC client by its id; a client holding pop queues,
     or a group of ``CONSUME_POP``, by the broker (only QUERY_ASSIGNMENT hands out POP
-    queues); a client older than 5.0 balances itself (it cannot ask); any other balances
-    itself, Java's default.
+    queues); a pull consumer, or a client older than 5.0, balances itself (it cannot ask);
+    any other balances itself, Java's default.
     """
     if consumer.rebalance is not None:
         return consumer.rebalance, None
@@ -91,6 +98,8 @@ def client_balance(consumer: Consumer, group: Group) -> tuple[Rebalance, str | N
         return Rebalance.PROXY, "its client id is a gRPC client's"
     if consumer.pop_assigned or POP_CONSUME_TYPE in (consumer.consume_type, group.consume_type):
         return Rebalance.BROKER, "it holds POP queues, which only the broker assigns"
+    if consumer.pulls_actively:
+        return Rebalance.CLIENT, PULLS_ITSELF
     if consumer.version is not None and consumer.version < V5_0_0:
         return Rebalance.CLIENT, "a client older than 5.0 cannot ask the broker"
     return Rebalance.CLIENT, "clientRebalance not reported: Java's default, true"

@@ -18,6 +18,7 @@ import pytest
 from stalled_polls import poll_doc
 
 from rmqlb.diagnose import Code, QueueStatus, Severity, diagnose
+from rmqlb.diagnose.balance import PULLS_ITSELF
 from rmqlb.diagnose.context import DiagnoseOptions, PollHistory
 from rmqlb.model import Consumer
 from rmqlb.model.snapshot import V5_1_1, lists_no_queues, pull_consumer_kind
@@ -231,3 +232,12 @@ def test_the_catalogue_quotes_real_output() -> None:
             assert f"> {f.message}\n>\n> fix: {f.hint}\n" in doc
     known = diagnose(parse_snapshot(_as_5_1_4(_doc()))).findings[0]
     assert f"> {known.message}\n" in doc
+
+
+def test_a_pull_consumer_is_said_to_balance_itself_as_a_pull_consumer() -> None:
+    """Not "clientRebalance not reported": only a push consumer can ask a broker."""
+    report = diagnose(parse_snapshot(_as_5_1_4(_doc())))
+    (table,) = report.groups[0].topics[:1]
+    assert {(c.balanced_by.value, c.balance_inferred) for c in table.consumers} == {
+        ("client", PULLS_ITSELF)
+    }
