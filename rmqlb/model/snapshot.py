@@ -120,6 +120,8 @@ _PULL_CONSUMER_PROPERTIES = {
 }
 
 
+#: The clients :func:`lists_no_queues` is true of, as the texts that explain it name them.
+UNREPORTING_CLIENTS = f"a {LITE_PULL_CONSUMER} before 5.1.1, or a {PULL_CONSUMER}"
 #: The consume type of a pull consumer's heartbeat (``ConsumeType.CONSUME_ACTIVELY``).
 CONSUME_ACTIVELY = "CONSUME_ACTIVELY"
 

@@ -12,7 +12,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import IO, TYPE_CHECKING, Any, assert_never
 
-from rmqlb.model.snapshot import Rebalance
+from rmqlb.model.snapshot import UNREPORTING_CLIENTS, Rebalance
 from rmqlb.render.formats import Output
 
 if TYPE_CHECKING:
@@ -27,10 +27,7 @@ UNKNOWN_GRPC = "unknown (a gRPC client pops through its Proxy, which reports no 
 #: Why the held queues of a remoting client connected through a Proxy are never known.
 UNKNOWN_VIA_PROXY = "unknown (connected through a Proxy, which relays no running-info request)"
 #: Why a pull consumer's held queues are unknown when its kind never lists them.
-UNKNOWN_UNREPORTED = (
-    "unknown (the running info of a DefaultLitePullConsumer before 5.1.1, or of a "
-    "DefaultMQPullConsumer, lists no queue)"
-)
+UNKNOWN_UNREPORTED = f"unknown (its running info lists no queue: {UNREPORTING_CLIENTS})"
 HEADERS = (
     "queue",
     "cached",

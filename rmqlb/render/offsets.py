@@ -15,7 +15,12 @@ from typing import IO, TYPE_CHECKING, Any, assert_never
 
 from rmqlb.humanize import plural
 from rmqlb.model.queue import MessageQueue, queue_sort_key
-from rmqlb.model.snapshot import MessageModel, QueueOffset, physical_offsets
+from rmqlb.model.snapshot import (
+    UNREPORTING_CLIENTS,
+    MessageModel,
+    QueueOffset,
+    physical_offsets,
+)
 from rmqlb.render.formats import Output
 
 if TYPE_CHECKING:
@@ -205,7 +210,7 @@ def _why_unknown(group: Group) -> str:
         return (
             f"{plural(len(silent), 'pull consumer')} {'lists' if len(silent) == 1 else 'list'} "
             f"no queue in {'its' if len(silent) == 1 else 'their'} running info "
-            "(DefaultLitePullConsumer before 5.1.1, DefaultMQPullConsumer)"
+            f"({UNREPORTING_CLIENTS})"
         )
     return (
         f"{plural(len(silent), 'client')} did not report {'its' if len(silent) == 1 else 'their'}"

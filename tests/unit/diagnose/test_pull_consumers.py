@@ -17,6 +17,7 @@ from typing import Any
 import pytest
 from stalled_polls import poll_doc
 
+from rmqlb.cli import run
 from rmqlb.diagnose import Code, QueueStatus, Severity, diagnose
 from rmqlb.diagnose.balance import PULLS_ITSELF
 from rmqlb.diagnose.context import DiagnoseOptions, PollHistory
@@ -241,3 +242,18 @@ def test_a_pull_consumer_is_said_to_balance_itself_as_a_pull_consumer() -> None:
     assert {(c.balanced_by.value, c.balance_inferred) for c in table.consumers} == {
         ("client", PULLS_ITSELF)
     }
+
+
+def test_client_and_offsets_say_why_the_holders_are_unknown(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    assert run(["client", S1, "-d", str(EXAMPLE), "-o", "plain"]) == 0
+    out = capsys.readouterr().out
+    assert (
+        "held queues: unknown (its running info lists no queue: a DefaultLitePullConsumer "
+        "before 5.1.1, or a DefaultMQPullConsumer)" in out
+    )
+    assert "pull consumer balances itself" in out
+    assert run(["offsets", G, "-d", str(EXAMPLE), "-o", "plain"]) == 0
+    out = capsys.readouterr().out
+    assert "holder ?: 3 pull consumers list no queue in their running info (a " in out
