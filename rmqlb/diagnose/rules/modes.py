@@ -42,6 +42,9 @@ def check_modes(
                 consumers=tuple(dict.fromkeys(g.cid_all)),
             )
         )
+        unreported = [c for c in g.consumers if c.queues_unreported]
+        if unreported:
+            out.append(_unreported(g, topics, unreported))
         return out
     proxy = [c.client_id for c in g.consumers if g.balanced_by(c.client_id) is Rebalance.PROXY]
     if proxy:
@@ -94,7 +97,11 @@ def _unreported(
     subscribed = [t.topic for t in topics if not t.retry]
     balancing = sum(1 for c in clients if any(c.subscribes(t) for t in subscribed))
     by = f"by {g.strategy_label}"
-    if balancing == len(clients):
+    broadcasting = g.mode is Mode.BROADCASTING
+    if broadcasting:
+        how = f"{'it reads' if one else 'each reads'} every queue of what "
+        how += f"{'it subscribes' if one else 'they subscribe'} (BROADCASTING)"
+    elif balancing == len(clients):
         how = f"{'it balances itself' if one else 'they balance themselves'} {by} over the "
         how += f"topics {'it' if one else 'they'} subscribe()"
     elif balancing == 0:
@@ -114,7 +121,12 @@ def _unreported(
         if present
     )
     fix = f"nothing to fix here: follow each queue's lag (rmqlb offsets {g.name} lists it)"
-    if balancing:
+    if broadcasting:  # each client's progress is its own, in its own offsets
+        fix = (
+            "nothing to fix here: in BROADCASTING each client keeps its own offsets, which "
+            f"{'its' if one else 'their'} running info does not give either"
+        )
+    elif balancing:
         fix += (
             " against its expected holder; explain --watch 30 names a queue whose offset "
             "stands still while messages wait (QUEUE_STALLED)"

@@ -257,3 +257,20 @@ def test_client_and_offsets_say_why_the_holders_are_unknown(
     assert run(["offsets", G, "-d", str(EXAMPLE), "-o", "plain"]) == 0
     out = capsys.readouterr().out
     assert "holder ?: 3 pull consumers list no queue in their running info (a " in out
+
+
+def test_a_broadcasting_group_of_lite_pull_consumers_says_why_its_queues_are_unknown() -> None:
+    """As two 4.9.8 BROADCASTING lite pull consumers answered on the kit: each reads every
+    queue, and their running info lists none of them nor their own offsets."""
+    doc = _doc()
+    group = doc["groups"][G]
+    group["messageModel"] = "BROADCASTING"
+    group["consumers"] = [c for c in group["consumers"] if c["clientId"] != A1]
+    for c in group["consumers"]:
+        c["properties"]["messageModel"] = "BROADCASTING"
+    found = diagnose(parse_snapshot(doc)).findings
+    assert [f.code for f in found] == [Code.BROADCASTING, Code.QUEUES_UNREPORTED]
+    assert "each reads every queue of what they subscribe (BROADCASTING)" in found[1].message
+    assert found[1].hint.startswith(
+        "nothing to fix here: in BROADCASTING each client keeps its own offsets"
+    )
