@@ -5,8 +5,7 @@ queue of it in the same group.
 A lite pull consumer before 5.1.1 lists no queue in its running info, so what it holds is
 unknown (not "nothing"); from 5.1.1 it lists them. One that assign()s its queues subscribes
 nothing, yet counts in the cidAll the others allocate over: of the share AVG gives it, what
-it does not assign() is never consumed. (5.0.0's lite pull consumer lists no queue either: it
-passes the 4.9.8 side of the test, left out of the suite for time.)
+it does not assign() is never consumed. 5.0.0's lite pull consumer lists no queue either.
 """
 
 from __future__ import annotations
@@ -27,7 +26,7 @@ from realkit import (
 DESTRUCTIVE = ("deleteSubGroup", "resetOffset", "deleteTopic")
 
 
-@pytest.mark.versions("4.9.8", "5.1.4")
+@pytest.mark.versions("4.9.8", "5.0.0", "5.1.4")
 def test_lite_pull_consumers_and_one_that_assigns_its_queue(kit: Kit, names: Names) -> None:
     g, t = names.group, names.topic
     kit.topic(t)  # 4 queues on each broker
