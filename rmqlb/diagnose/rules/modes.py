@@ -42,9 +42,7 @@ def check_modes(
                 consumers=tuple(dict.fromkeys(g.cid_all)),
             )
         )
-        unreported = [c for c in g.consumers if c.queues_unreported]
-        if unreported:
-            out.append(_unreported(g, topics, unreported))
+        out += _unreported(g, topics)
         return out
     proxy = [c.client_id for c in g.consumers if g.balanced_by(c.client_id) is Rebalance.PROXY]
     if proxy:
@@ -67,16 +65,15 @@ def check_modes(
     remoting = [c for c in g.consumers if through_proxy_remoting(c)]
     if remoting:
         out.append(_through_proxy(g, remoting))
-    unreported = [c for c in g.consumers if c.queues_unreported]
-    if unreported:
-        out.append(_unreported(g, topics, unreported))
+    out += _unreported(g, topics)
     return out
 
 
-def _unreported(
-    g: GroupContext, topics: Sequence[TopicContext], clients: Sequence[Consumer]
-) -> Finding:
+def _unreported(g: GroupContext, topics: Sequence[TopicContext]) -> list[Finding]:
     """QUEUES_UNREPORTED: pull consumers whose running info never lists their queues."""
+    clients = [c for c in g.consumers if c.client_id in g.unreported]
+    if not clients:
+        return []
     from rmqlb.remoting.codes import version_name  # noqa: PLC0415  (only when it fires)
 
     ids = list(dict.fromkeys(c.client_id for c in clients))
@@ -110,8 +107,8 @@ def _unreported(
     else:
         how = f"those that subscribe() balance themselves {by}, the others pull the queues "
         how += "their application assign()s"
-    lite = any(pull_consumer_kind(c.properties) != PULL_CONSUMER for c in clients)
-    legacy = any(pull_consumer_kind(c.properties) == PULL_CONSUMER for c in clients)
+    legacy_of = [pull_consumer_kind(c.properties) == PULL_CONSUMER for c in clients]
+    lite, legacy = not all(legacy_of), any(legacy_of)
     silent = " or ".join(
         text
         for text, present in (
@@ -134,17 +131,19 @@ def _unreported(
     fix += "; a DefaultLitePullConsumer of 5.1.1 or later lists its queues"
     if legacy:
         fix += " (DefaultMQPullConsumer is deprecated in its favour)"
-    return Finding(
-        Code.QUEUES_UNREPORTED,
-        Severity.info,
-        g.name,
-        f"{len(ids)} of {plural(len(g.consumers), 'consumer')} of {g.name} "
-        f"{'is a pull consumer' if one else 'are pull consumers'} ({what}): {how}, but the "
-        f"running info of {silent} lists no queue, so what "
-        f"{'it holds' if one else 'each holds'} is unknown",
-        fix,
-        consumers=tuple(ids),
-    )
+    return [
+        Finding(
+            Code.QUEUES_UNREPORTED,
+            Severity.info,
+            g.name,
+            f"{len(ids)} of {plural(len(g.consumers), 'consumer')} of {g.name} "
+            f"{'is a pull consumer' if one else 'are pull consumers'} ({what}): {how}, but the "
+            f"running info of {silent} lists no queue, so what "
+            f"{'it holds' if one else 'each holds'} is unknown",
+            fix,
+            consumers=tuple(ids),
+        )
+    ]
 
 
 def _through_proxy(g: GroupContext, remoting: Sequence[Consumer]) -> Finding:
