@@ -18,6 +18,7 @@ from rmqlb.cli.messages import report_failures
 from rmqlb.cli.options import (
     AllGroupsOption,
     Connection,
+    CountOption,
     Display,
     DumpOption,
     FailOn,
@@ -25,6 +26,7 @@ from rmqlb.cli.options import (
     GroupOption,
     Inputs,
     Output,
+    WatchOption,
     check_source,
     make_console,
     resolve_output,
@@ -98,26 +100,8 @@ def explain(  # noqa: PLR0917  (typer maps every option to a parameter)
             show_default=False,
         ),
     ] = None,
-    watch: Annotated[
-        float | None,
-        typer.Option(
-            "--watch",
-            min=0.1,
-            metavar="SECONDS",
-            help="Poll again every SECONDS and mark what changed; Ctrl-C stops (exit 0).",
-            show_default=False,
-        ),
-    ] = None,
-    count: Annotated[
-        int | None,
-        typer.Option(
-            "--count",
-            min=1,
-            metavar="N",
-            help="With --watch: stop after N polls.",
-            show_default=False,
-        ),
-    ] = None,
+    watch: WatchOption = None,
+    count: CountOption = None,
     all_groups: AllGroupsOption = False,
 ) -> int:
     """Explain who should hold which queue, who does, and every problem with its fix.

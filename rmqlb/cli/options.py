@@ -230,6 +230,22 @@ AllGroupsOption = Annotated[
     bool,
     typer.Option("--all-groups", help="Every non-system consumer group found on the brokers."),
 ]
+WatchOption = Annotated[
+    float | None,
+    typer.Option(
+        "--watch",
+        min=0.1,
+        metavar="SECONDS",
+        help="Poll again every SECONDS and mark what changed; Ctrl-C stops (exit 0).",
+        show_default=False,
+    ),
+]
+CountOption = Annotated[
+    int | None,
+    typer.Option(
+        "--count", min=1, metavar="N", help="With --watch: stop after N polls.", show_default=False
+    ),
+]
 TimeoutOption = Annotated[
     float,
     typer.Option(

@@ -16,6 +16,7 @@ from rmqlb.cli.app import app
 from rmqlb.cli.options import (
     Connection,
     ConsumersOfTopicOption,
+    CountOption,
     DumpOption,
     FailOn,
     FailOnOption,
@@ -25,6 +26,7 @@ from rmqlb.cli.options import (
     NoHeadersOption,
     Output,
     StatusDisplay,
+    WatchOption,
     check_source,
     make_console,
     resolve_output,
@@ -75,26 +77,8 @@ def status(  # noqa: PLR0917  (typer maps every option to a parameter)
     display: StatusDisplay = StatusDisplay(),
     inputs: Inputs = Inputs(),
     fail_on: FailOnOption = FailOn.error,
-    watch: Annotated[
-        float | None,
-        typer.Option(
-            "--watch",
-            min=0.1,
-            metavar="SECONDS",
-            help="Poll again every SECONDS and mark what changed; Ctrl-C stops (exit 0).",
-            show_default=False,
-        ),
-    ] = None,
-    count: Annotated[
-        int | None,
-        typer.Option(
-            "--count",
-            min=1,
-            metavar="N",
-            help="With --watch: stop after N polls.",
-            show_default=False,
-        ),
-    ] = None,
+    watch: WatchOption = None,
+    count: CountOption = None,
 ) -> int:
     """Every consumer group on one line, worst first: consumers, lag, stranded messages,
     the worst finding.
