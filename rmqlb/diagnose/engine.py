@@ -17,7 +17,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import replace
 from itertools import compress, repeat
-from operator import is_, ne
+from operator import is_, is_not, ne
 from typing import cast
 
 from rmqlb.diagnose._fast import new_consumer_row
@@ -225,8 +225,9 @@ def _unsubscribed_lag(g: GroupContext, contexts: Sequence[TopicContext]) -> int 
     of a context's topic is in it (``offsets``, ``outside_offsets``): when they account for
     all of the group's, no offset is looked at (a big topic's 100,000)."""
     offsets = g.group.offsets
+    # known offsets counted by identity: list.count(None) calls each offset's __eq__
     counted = sum(
-        len(ctx.offsets) - ctx.offsets.count(None) + len(ctx.outside_offsets)
+        sum(map(is_not, ctx.offsets, repeat(None))) + len(ctx.outside_offsets)
         for ctx in contexts
         if ctx.offsets is not None
     )
