@@ -87,3 +87,41 @@ def test_lite_pull_consumers_and_one_that_assigns_its_queue(kit: Kit, names: Nam
         assert unconsumed["queues"] == split["queues"] == lost
         assert "20 messages wait there" in unconsumed["message"]
         assert f"broker-a:0 is read by {a1} itself" in split["message"]
+
+
+@pytest.mark.versions("5.1.4")
+def test_a_queue_two_lite_pull_consumers_assign_is_read_twice_and_named(
+    kit: Kit, names: Names
+) -> None:
+    """Nobody of the group subscribes: two clients assign() broker-a:1 both (as two stream
+    jobs sharing a group would). Each holds it by its own table in the JVM, each reads its
+    messages, and no rebalance ends that: DUPLICATE_ASSIGNMENT with the application's fix."""
+    g, t = names.group, names.topic
+    kit.topic(t)
+    d1, d2 = (f"127.0.0.1@{n}@STREAM" for n in ("lpd1", "lpd2"))
+    jvm = kit.lite_pull(
+        "litepull-twice",
+        f"group={g};topic={t};instance=lpd1;assign=broker-a:0,broker-a:1",
+        f"group={g};topic={t};instance=lpd2;assign=broker-a:1",
+    )
+    held = {d1: [(t, "broker-a", 0), (t, "broker-a", 1)], d2: [(t, "broker-a", 1)]}
+    kit.wait_for(
+        "the lite pull consumers to hold their queues",
+        lambda: {cid: s["held"] for cid, s in lite_pull_states(jvm).items()} == held,
+        timeout=60,
+    )
+    kit.produce(t, 80)  # 10 a queue
+
+    def named() -> dict[str, object] | None:
+        report = kit.explain(g)
+        return report if findings(report, "DUPLICATE_ASSIGNMENT") else None
+
+    report = kit.wait_for("the doubled queue to be named", named, timeout=60)
+    (doubled,) = findings(report, "DUPLICATE_ASSIGNMENT")
+    assert doubled["consumers"] == [d1, d2]
+    assert doubled["queues"] == [{"brokerName": "broker-a", "queueId": 1}]
+    assert doubled["severity"] == "error"
+    assert doubled["hint"].startswith(f"{d1}, {d2} assign() broker-a:1 each, so this lasts")
+    (no_consumers,) = findings(report, "NO_CONSUMERS")
+    assert f"{d1} holds broker-a:0, broker-a:1; {d2} holds broker-a:1" in no_consumers["message"]
+    assert not any(word in f["hint"] for f in report["findings"] for word in DESTRUCTIVE)

@@ -163,6 +163,69 @@ def test_a_group_of_assigning_clients_only_gets_no_advice_to_remove_its_offsets(
     )
 
 
+def _assigning(doc: dict[str, Any], held: dict[str, list[tuple[str, int]]]) -> dict[str, Any]:
+    """The 5.1.4 capture of a1 alone, with more clients like it that hold ``held``."""
+    group = _as_5_1_4(doc, keep=(A1,))["groups"][G]
+    (a1,) = group["consumers"]
+    group["consumers"] = []
+    for cid, queues in held.items():
+        client = json.loads(json.dumps(a1))
+        client["clientId"] = cid
+        client["assigned"] = [{"topic": T, "brokerName": b, "queueId": q} for b, q in queues]
+        group["consumers"].append(client)
+    return doc
+
+
+def test_a_queue_two_clients_assign_is_read_twice_for_good() -> None:
+    """Nobody subscribes LX: a1 and a2 both assign() broker-a:1, so both read all of it, and
+    no rebalance ends that; in BROADCASTING each client reading every queue is the model."""
+    a2 = A1.replace("a1", "a2")
+    held = {A1: [("broker-a", 0), ("broker-a", 1)], a2: [("broker-a", 1)]}
+    doc = _assigning(_doc(), held)
+    report = diagnose(parse_snapshot(doc))
+    codes = [(f.code, f.severity) for f in report.findings]
+    assert codes == [
+        (Code.DUPLICATE_ASSIGNMENT, Severity.error),
+        (Code.NO_CONSUMERS, Severity.warning),
+    ]
+    (doubled, _) = report.findings
+    assert [q.label() for q in doubled.queues] == ["broker-a:1"]
+    assert doubled.consumers == (A1, a2)
+    assert doubled.message == (
+        f"1 queue of {T} is held by more than one consumer (broker-a:1 by {A1} and {a2}): "
+        "their messages are consumed more than once"
+    )
+    assert doubled.hint == (
+        f"{A1}, {a2} assign() broker-a:1 each, so this lasts (no rebalance moves a queue a pull "
+        "consumer assign()s): have the applications assign() each queue to one consumer of the "
+        "group only"
+    )
+    apart = _assigning(_doc(), {A1: [("broker-a", 0)], a2: [("broker-a", 1)]})
+    assert [f.code for f in diagnose(parse_snapshot(apart)).findings] == [Code.NO_CONSUMERS]
+    doc["groups"][G]["messageModel"] = "BROADCASTING"
+    for c in doc["groups"][G]["consumers"]:
+        c["properties"]["messageModel"] = "BROADCASTING"
+    codes_broadcasting = {f.code for f in diagnose(parse_snapshot(doc)).findings}
+    assert Code.DUPLICATE_ASSIGNMENT not in codes_broadcasting
+
+
+def test_a_queue_a_client_assigns_while_a_subscriber_holds_it_is_read_twice() -> None:
+    """a1 assign()s broker-a:3, which AVG gives s1: the fix is a1's, not a rebalance."""
+    doc = _as_5_1_4(_doc())
+    (a1,) = [c for c in doc["groups"][G]["consumers"] if c["clientId"] == A1]
+    a1["assigned"] = [{"topic": T, "brokerName": "broker-a", "queueId": 3}]
+    (doubled,) = [
+        f for f in diagnose(parse_snapshot(doc)).findings if f.code is Code.DUPLICATE_ASSIGNMENT
+    ]
+    assert doubled.consumers == (A1, S1)
+    assert doubled.message.endswith("their messages are consumed more than once")
+    assert doubled.hint == (
+        f"{A1} assign()s broker-a:3 while the subscribers of {T} allocate it among themselves, "
+        f"so this lasts: have the application assign() only queues no subscriber reads, or move "
+        f"{A1} into a group of its own"
+    )
+
+
 def test_a_legacy_pull_consumer_of_any_version_is_unreported() -> None:
     doc = _doc()
     for c in doc["groups"][G]["consumers"]:
@@ -233,6 +296,10 @@ def test_the_catalogue_quotes_real_output() -> None:
             assert f"> {f.message}\n>\n> fix: {f.hint}\n" in doc
     known = diagnose(parse_snapshot(_as_5_1_4(_doc()))).findings[0]
     assert f"> {known.message}\n" in doc
+    a2 = A1.replace("a1", "a2")
+    twice = _assigning(_doc(), {A1: [("broker-a", 0), ("broker-a", 1)], a2: [("broker-a", 1)]})
+    doubled = diagnose(parse_snapshot(twice)).findings[0]
+    assert f"> {doubled.message}\n>\n> fix: {doubled.hint}\n" in doc
 
 
 def test_a_pull_consumer_is_said_to_balance_itself_as_a_pull_consumer() -> None:
