@@ -486,6 +486,19 @@ class GroupContext:
             t for t in ordered if t.startswith(RETRY_PREFIX)
         ]
 
+    def assigned_topics(self) -> list[str]:
+        """The topics of a CLUSTERING group of pull consumers that none of its consumers
+        subscribes, which they read where their application assign()s queues: those they
+        hold, and those the group has offsets of."""
+        if self.mode is not Mode.CLUSTERING or not self.pullers:
+            return []
+        topics = {o.queue.topic for o in self.group.offsets}
+        for c in self.consumers:
+            if c.client_id in self.pullers:
+                topics.update(mq.topic for mq in c.assigned or ())
+        topics -= {s.topic for c in self.consumers for s in c.subscriptions}
+        return sorted((t for t in topics if not t.startswith(RETRY_PREFIX)), key=java_key)
+
 
 @lru_cache(maxsize=8)  # one capture time per snapshot, asked for by each of its groups
 def epoch_ms(captured_at: str | None) -> int | None:
@@ -766,6 +779,9 @@ class TopicContext:
     offsets: list[QueueOffset | None] | None = None
     broker_side: BrokerSide | None = None
     outside_offsets: list[QueueOffset] = field(default_factory=list)
+    #: Read only where pull consumers assign() its queues: nobody of the group subscribes
+    #: it, so no strategy allocates it (``expected`` is ``None``).
+    assigned: bool = False
     exact_by_consumer: list[bool] | None = field(default=None, init=False, repr=False)
     once_memo: tuple[dict[str, list[MessageQueue]] | None] | None = field(
         default=None, init=False, repr=False
@@ -1124,9 +1140,10 @@ def _known_sum(lags: Iterable[int | None]) -> int | None:
         return None
 
 
-def topic_context(g: GroupContext, topic: str) -> TopicContext:
+def topic_context(g: GroupContext, topic: str, *, assigned: bool = False) -> TopicContext:
     """Build the context of one subscribed topic of ``g`` (one allocation, one pass over the
-    actual holdings and offsets).
+    actual holdings and offsets); ``assigned``: a topic of :meth:`GroupContext.assigned_topics`
+    (no allocation).
 
     The loops run once per queue of big groups: they look a broker's span up only when the
     broker changes (decoded JSON shares one string object per broker name), and leave what
@@ -1163,16 +1180,16 @@ def topic_context(g: GroupContext, topic: str) -> TopicContext:
     first = count = 0
     found = False
     for c in g.consumers:
-        assigned = None if pop_like else _holdings(c, topic, base)
-        if assigned is None:
+        holdings = None if pop_like else _holdings(c, topic, base)
+        if holdings is None:
             actual.append(None)
             positions.append(None)
             held_index.append(None)
             continue
-        if set(map(_topic_of, assigned)) <= only_topic:
-            mine = assigned
+        if set(map(_topic_of, holdings)) <= only_topic:
+            mine = holdings
         else:
-            mine = tuple(mq for mq in assigned if mq.topic == topic)
+            mine = tuple(mq for mq in holdings if mq.topic == topic)
         if hosted and c.client_id in old_ids:
             mine = tuple(hosted.get((mq.broker_name, mq.queue_id), mq) for mq in mine)
         actual.append(mine)
@@ -1223,7 +1240,12 @@ def topic_context(g: GroupContext, topic: str) -> TopicContext:
     throws = False
     side: BrokerSide | None = None
     balance = g.balance or {}
-    if g.mode is Mode.CLUSTERING and route is not None and Rebalance.BROKER in balance.values():
+    if (
+        g.mode is Mode.CLUSTERING
+        and route is not None
+        and not assigned
+        and Rebalance.BROKER in balance.values()
+    ):
         from rmqlb.diagnose.brokerside import broker_side  # noqa: PLC0415 (5.x brokers only)
 
         # only the clients a broker balances are compared with what the brokers answer
@@ -1247,7 +1269,7 @@ def topic_context(g: GroupContext, topic: str) -> TopicContext:
         )
     cid_all = rebalance_cid_all(g.cid_all, balance)
     client_side = [cid for cid in cid_all if side is None or cid not in side.clients]
-    if g.mode is not Mode.CLUSTERING or route is None:
+    if g.mode is not Mode.CLUSTERING or route is None or assigned:
         expected = None
     elif side is not None and not client_side:
         expected = {}
@@ -1285,6 +1307,7 @@ def topic_context(g: GroupContext, topic: str) -> TopicContext:
         offsets=offsets,
         broker_side=side,
         outside_offsets=sorted(outside_offsets, key=_queue_sort_of),
+        assigned=assigned,
     )
 
 

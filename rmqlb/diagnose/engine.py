@@ -245,6 +245,7 @@ def _diagnose_group(
     and the lags of the queues they name in ``topic`` (every topic when ``None``)."""
     findings: list[Finding] = []
     contexts = [topic_context(g, t) for t in g.subscribed_topics()]
+    contexts += [topic_context(g, t, assigned=True) for t in g.assigned_topics()]
     for rule in GROUP_RULES:
         findings.extend(rule(g, contexts, topic))
     reports: list[TopicReport] = []
@@ -277,6 +278,18 @@ def _diagnose_group(
     return report, findings, link_causes(g, findings), _finding_lags(g.name, shown, findings)
 
 
+def _check_topic(snapshot: Snapshot, contexts: Sequence[GroupContext], topic: str) -> None:
+    """Refuse ``topic`` unless one of the groups subscribes it or assign()s its queues."""
+    read = {s.topic for g in contexts for c in g.consumers for s in c.subscriptions}
+    read = read.union(*(g.assigned_topics() for g in contexts))
+    if topic in read:
+        return
+    if topic not in known_topics(snapshot):
+        raise topic_not_found(topic, known_topics(snapshot))
+    known = ", ".join(sorted(read, key=java_key)[:10]) or "none"
+    raise InputError(f"topic {topic!r} is not subscribed by the selected groups (topics: {known})")
+
+
 def diagnose(
     snapshot: Snapshot,
     *,
@@ -299,27 +312,17 @@ def diagnose(
         names = list(dict.fromkeys(groups))
     else:
         names = sorted(snapshot.groups, key=java_key)
-    if topic is not None:
-        subscribed = {
-            s.topic
-            for name in names
-            for c in snapshot.groups[name].consumers
-            for s in c.subscriptions
-        }
-        if topic not in subscribed:
-            if topic not in known_topics(snapshot):
-                raise topic_not_found(topic, known_topics(snapshot))
-            known = ", ".join(sorted(subscribed, key=java_key)[:10]) or "none"
-            raise InputError(
-                f"topic {topic!r} is not subscribed by the selected groups (topics: {known})"
-            )
     group_reports: list[GroupReport] = []
     findings: list[Finding] = []
     parents: list[int | None] = []
     lag: dict[tuple[str, MessageQueue], int] = {}
     with gc_paused():
-        for name in names:
-            g = group_context(snapshot, snapshot.groups[name], strategy, opts)
+        contexts = [
+            group_context(snapshot, snapshot.groups[name], strategy, opts) for name in names
+        ]
+        if topic is not None:
+            _check_topic(snapshot, contexts, topic)
+        for g in contexts:
             # every topic is diagnosed even with ``topic``: a finding's id numbers it among
             # all of its group's findings, whichever topics a command shows
             report, found, links, lags = _diagnose_group(g, topic)

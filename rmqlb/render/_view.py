@@ -350,10 +350,11 @@ def consumer_note(c: ConsumerRow, t: TopicReport) -> str:
     particular).
     """
     if not c.subscribes:
+        pulls = c.consumer is not None and c.consumer.pulls_actively  # may assign() queues
+        if pulls and c.actual is None:
+            return "unreported"
         unread = c.expected
-        if unread and c.consumer is not None and c.consumer.pulls_actively:  # may assign()
-            if c.actual is None:
-                return "unreported"
+        if unread and pulls:
             unread = sum(  # its share left unconsumed: what it holds of it, it reads
                 1
                 for _, expected, _, status, *_ in row_fields(t.queues)

@@ -95,7 +95,8 @@ def test_a_queue_two_lite_pull_consumers_assign_is_read_twice_and_named(
 ) -> None:
     """Nobody of the group subscribes: two clients assign() broker-a:1 both (as two stream
     jobs sharing a group would). Each holds it by its own table in the JVM, each reads its
-    messages, and no rebalance ends that: DUPLICATE_ASSIGNMENT with the application's fix."""
+    messages, and no rebalance ends that: DUPLICATE_ASSIGNMENT with the application's fix,
+    and the topic's table says who holds what, with nobody expected."""
     g, t = names.group, names.topic
     kit.topic(t)
     d1, d2 = (f"127.0.0.1@{n}@STREAM" for n in ("lpd1", "lpd2"))
@@ -122,6 +123,12 @@ def test_a_queue_two_lite_pull_consumers_assign_is_read_twice_and_named(
     assert doubled["queues"] == [{"brokerName": "broker-a", "queueId": 1}]
     assert doubled["severity"] == "error"
     assert doubled["hint"].startswith(f"{d1}, {d2} assign() broker-a:1 each, so this lasts")
+    rows = {(r["brokerName"], r["queueId"]): r for r in report_topic(report, g, t)["queues"]}
+    assert {q: (r["expected"], r["actual"], r["status"]) for q, r in rows.items()} == {
+        ("broker-a", 0): (None, [d1], "ok"),
+        ("broker-a", 1): (None, [d1, d2], "duplicate"),
+        **{q: (None, [], "unconsumed") for q in rows if q[0] == "broker-b" or q[1] > 1},
+    }
     (no_consumers,) = findings(report, "NO_CONSUMERS")
     assert f"{d1} holds broker-a:0, broker-a:1; {d2} holds broker-a:1" in no_consumers["message"]
     assert not any(word in f["hint"] for f in report["findings"] for word in DESTRUCTIVE)

@@ -238,5 +238,7 @@ def check_actual(ctx: TopicContext) -> list[Finding]:
     if ctx.g.mode is not Mode.CLUSTERING or ctx.route is None:
         return []
     side = ctx.broker_side
-    nobody = [] if side is not None and side.unassigned else _held_by_nobody(ctx)
+    # queues nobody assign()s of a topic read only so: NO_CONSUMERS says who holds what
+    skip = ctx.assigned or (side is not None and side.unassigned)
+    nobody = [] if skip else _held_by_nobody(ctx)
     return [*nobody, *_duplicates(ctx), *_mismatches(ctx)]

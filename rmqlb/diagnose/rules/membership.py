@@ -33,7 +33,6 @@ from rmqlb.diagnose.context import (
 from rmqlb.diagnose.report import Code, Finding, Severity
 from rmqlb.diagnose.rules._listed import idle_by_duplicates, imbalance_by_duplicates
 from rmqlb.diagnose.rules._text import id_text, queue_text
-from rmqlb.diagnose.rules.actual import duplicate_finding
 from rmqlb.diagnose.rules.waiting import waiting_text
 from rmqlb.errors import InputError
 from rmqlb.humanize import plural
@@ -215,7 +214,8 @@ def check_no_consumers(
         if g.mode is Mode.PROXY:
             return [_consumed_through_proxy(g)]
         return [_group_without_consumers(g)]
-    subscribed = {t.topic for t in topics} | {s.topic for c in g.consumers for s in c.subscriptions}
+    subscribed = {t.topic for t in topics if not t.assigned}
+    subscribed |= {s.topic for c in g.consumers for s in c.subscriptions}
     # a POP request of a topic pops the group's POP retry topic of it as well
     consumed = subscribed | {pop_retry_topic(t, g.name) for t in subscribed if g.pops(t)}
     lag_by_topic: dict[str, int] = {}
@@ -229,7 +229,7 @@ def check_no_consumers(
     for topic in candidates:
         detail = f" although the group has offsets for it ({lag_by_topic[topic]:,} messages of lag)"
         if g.pullers:
-            out.extend(_assigned_topic(g, topic, detail))
+            out.append(_assigned_topic(g, topic, detail))
             continue
         out.append(
             Finding(
@@ -251,11 +251,10 @@ def check_no_consumers(
     return out
 
 
-def _assigned_topic(g: GroupContext, topic: str, detail: str) -> list[Finding]:
+def _assigned_topic(g: GroupContext, topic: str, detail: str) -> Finding:
     """NO_CONSUMERS of a topic nobody subscribes in a group of pull consumers: they may read
     it by assign(); what they hold of it where they report it, and the messages waiting in
-    the queues none holds (a warning), else an info, never advice to remove its offsets.
-    In CLUSTERING, a queue two of them assign() is a DUPLICATE_ASSIGNMENT as well."""
+    the queues none holds (a warning), else an info, never advice to remove its offsets."""
     limit = g.options.max_listed
     pullers = sorted(g.pullers, key=java_key)
     one = len(pullers) == 1
@@ -297,34 +296,23 @@ def _assigned_topic(g: GroupContext, topic: str, detail: str) -> list[Finding]:
         else f"{len(pullers)} of them are pull consumers, which read the queues their "
         "application assign()s"
     )
-    out = [
-        Finding(
-            Code.NO_CONSUMERS,
-            Severity.warning if lost else Severity.info,
-            g.name,
-            f"no consumer of {g.name} subscribes {topic}{detail}, but {kind}: "
-            + ("; ".join(parts) if parts else "none holds any of it"),
-            f"nothing to remove: {topic}'s queues are read where the application assign()s them"
-            + (
-                f"; have the application assign() {queue_text(waiting, limit)} too: nobody "
-                "reads the messages waiting there"
-                if lost
-                else ""
-            ),
-            topic=topic,
-            consumers=tuple(pullers),
-            queues=tuple(waiting) if lost else (),
-        )
-    ]
-    if g.mode is Mode.CLUSTERING:
-        holders: dict[MessageQueue, list[str]] = {}
-        for cid, queues in held.items():
-            for mq in dict.fromkeys(queues):
-                holders.setdefault(mq, []).append(cid)
-        doubled_at = {mq: who for mq, who in holders.items() if len(who) > 1}
-        if doubled_at:
-            out.append(duplicate_finding(g, topic, doubled_at, ()))
-    return out
+    return Finding(
+        Code.NO_CONSUMERS,
+        Severity.warning if lost else Severity.info,
+        g.name,
+        f"no consumer of {g.name} subscribes {topic}{detail}, but {kind}: "
+        + ("; ".join(parts) if parts else "none holds any of it"),
+        f"nothing to remove: {topic}'s queues are read where the application assign()s them"
+        + (
+            f"; have the application assign() {queue_text(waiting, limit)} too: nobody reads "
+            "the messages waiting there"
+            if lost
+            else ""
+        ),
+        topic=topic,
+        consumers=tuple(pullers),
+        queues=tuple(waiting) if lost else (),
+    )
 
 
 #: How often (s) a broker's expiry scan drops the connections whose last heartbeat is older
@@ -699,7 +687,7 @@ def _dropped_text(kept_tags: Tags, own: frozenset[str]) -> str:
 def check_subscriptions(ctx: TopicContext) -> list[Finding]:
     """Consumers that do not subscribe the topic, or subscribe it with another expression."""
     g = ctx.g
-    if not g.consumers:
+    if not g.consumers or ctx.assigned:  # nobody subscribes it: no expression to compare
         return []
     out: list[Finding] = []
     limit = g.options.max_listed

@@ -21,6 +21,7 @@ from rmqlb.cli import run
 from rmqlb.diagnose import Code, QueueStatus, Severity, diagnose
 from rmqlb.diagnose.balance import PULLS_ITSELF
 from rmqlb.diagnose.context import DiagnoseOptions, PollHistory
+from rmqlb.diagnose.status import stranded_by_topic
 from rmqlb.model import Consumer
 from rmqlb.model.snapshot import V5_1_1, lists_no_queues, pull_consumer_kind
 from rmqlb.remoting.bodies import decode_consumer_running_info, encode_consumer_running_info
@@ -207,6 +208,39 @@ def test_a_queue_two_clients_assign_is_read_twice_for_good() -> None:
         c["properties"]["messageModel"] = "BROADCASTING"
     codes_broadcasting = {f.code for f in diagnose(parse_snapshot(doc)).findings}
     assert Code.DUPLICATE_ASSIGNMENT not in codes_broadcasting
+
+
+def test_a_topic_read_only_by_assign_has_a_table_without_expected_holders() -> None:
+    """No strategy allocates LX: each row says who holds it (ok, duplicate, unconsumed),
+    nothing is expected of anyone, and no allocation finding is drawn from it; ``--topic``
+    takes it, and ``status`` counts as stranded only what waits where nobody holds."""
+    a2 = A1.replace("a1", "a2")
+    held = {A1: [("broker-a", 0), ("broker-a", 1)], a2: [("broker-a", 1)]}
+    snapshot = parse_snapshot(_assigning(_doc(), held))
+    report = diagnose(snapshot)
+    (table,) = report.groups[0].topics
+    assert table.topic == T
+    rows = {q.queue.label(): (q.expected, q.actual, q.status) for q in table.queues}
+    assert rows["broker-a:0"] == (None, (A1,), QueueStatus.ok)
+    assert rows["broker-a:1"] == (None, (A1, a2), QueueStatus.duplicate)
+    assert rows["broker-a:2"] == (None, (), QueueStatus.unconsumed)
+    assert {c.client_id: (c.subscribes, c.expected, c.actual) for c in table.consumers} == {
+        A1: (False, 0, 2),
+        a2: (False, 0, 1),
+    }
+    assert [consumer_note(c, table) for c in table.consumers] == ["", ""]
+    assert {f.code for f in report.findings} == {Code.DUPLICATE_ASSIGNMENT, Code.NO_CONSUMERS}
+    assert diagnose(snapshot, topic=T).groups[0].topics == (table,)
+    status = stranded_by_topic(snapshot.groups[G], report.groups[0])
+    assert status[T].messages == 20  # broker-a:2's; broker-a:1's are read (twice)
+    # before 5.1.1 what a1 holds is unreported: every row unknown, nothing stranded for sure
+    unreported = _doc()
+    unreported["groups"][G]["consumers"] = [
+        c for c in unreported["groups"][G]["consumers"] if c["clientId"] == A1
+    ]
+    (table,) = diagnose(parse_snapshot(unreported)).groups[0].topics
+    assert {q.status for q in table.queues} == {QueueStatus.unknown}
+    assert [consumer_note(c, table) for c in table.consumers] == ["unreported"]
 
 
 def test_a_queue_a_client_assigns_while_a_subscriber_holds_it_is_read_twice() -> None:
