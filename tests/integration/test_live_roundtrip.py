@@ -198,3 +198,32 @@ def test_remoting_clients_a_proxy_lists_come_back_balancing_themselves() -> None
     assert [(f.code, f.topic) for f in diagnose(got).findings] == [
         (f.code, f.topic) for f in diagnose(original).findings
     ]
+
+
+def test_the_route_of_a_topic_pull_consumers_only_assign_is_captured() -> None:
+    """Nobody of the group subscribes LX: two 5.1.4 lite pull consumers assign() queues of
+    it (broker-a:1 both). The capture reads LX's route all the same (on the kit it had left
+    it out: the table showed 4 queues, none readable, and NO_ROUTE), so every queue of it has
+    a row and the doubled one is named."""
+    doc = json.loads((EXAMPLES / "lite-pull-consumers.json").read_text(encoding="utf-8"))
+    group = doc["groups"]["GX"]
+    (a1,) = [c for c in group["consumers"] if c["clientId"] == "127.0.0.1@a1@STREAM"]
+    group["consumers"] = []
+    for name, queues in (("a1", [0, 1]), ("a2", [1])):
+        client = json.loads(json.dumps(a1))
+        client["clientId"] = f"127.0.0.1@{name}@STREAM"
+        client["version"] = 441  # V5_1_4: its running info lists its queues
+        client["properties"]["PROP_CLIENT_VERSION"] = "V5_1_4"
+        client["assigned"] = [
+            {"topic": "LX", "brokerName": "broker-a", "queueId": q} for q in queues
+        ]
+        group["consumers"].append(client)
+    got, _ = asyncio.run(_capture(parse_snapshot(doc), 5))
+
+    assert "LX" in got.topics
+    report = diagnose(got)
+    (table,) = report.groups[0].topics
+    assert len(table.queues) == table.readable == 8
+    codes = [(f.code, [q.label() for q in f.queues]) for f in report.findings]
+    assert (Code.DUPLICATE_ASSIGNMENT, ["broker-a:1"]) in codes
+    assert Code.NO_ROUTE not in {f.code for f in report.findings}

@@ -1,6 +1,7 @@
 """Pull consumers against real servers: real ``DefaultLitePullConsumer``s of the kit's
-version (``java/LitePullRig.java``), two that subscribe a topic and one that assign()s a
-queue of it in the same group.
+version (``java/LitePullRig.java``): two that subscribe a topic and one that assign()s a
+queue of it in the same group; two that assign() one queue both, in a group nobody of
+which subscribes.
 
 A lite pull consumer before 5.1.1 lists no queue in its running info, so what it holds is
 unknown (not "nothing"); from 5.1.1 it lists them. One that assign()s its queues subscribes
@@ -89,16 +90,17 @@ def test_lite_pull_consumers_and_one_that_assigns_its_queue(kit: Kit, names: Nam
         assert f"broker-a:0 is read by {a1} itself" in split["message"]
 
 
-@pytest.mark.versions("5.1.4")
+@pytest.mark.versions("4.9.8", "5.0.0", "5.1.4")
 def test_a_queue_two_lite_pull_consumers_assign_is_read_twice_and_named(
     kit: Kit, names: Names
 ) -> None:
     """Nobody of the group subscribes: two clients assign() broker-a:1 both (as two stream
-    jobs sharing a group would). Each holds it by its own table in the JVM, each reads its
-    messages, and no rebalance ends that: DUPLICATE_ASSIGNMENT with the application's fix,
-    and the topic's table says who holds what, with nobody expected."""
+    jobs sharing a group would). Each holds it by its own table in the JVM and reads all of
+    its messages. The topic's table shows every queue of its route with nobody expected; on
+    5.1.4, whose clients list their queues, who holds what, and DUPLICATE_ASSIGNMENT with
+    the application's fix (no rebalance ends it); before 5.1.1 the holders are unknown."""
     g, t = names.group, names.topic
-    kit.topic(t)
+    kit.topic(t)  # 4 queues on each broker
     d1, d2 = (f"127.0.0.1@{n}@STREAM" for n in ("lpd1", "lpd2"))
     jvm = kit.lite_pull(
         "litepull-twice",
@@ -111,24 +113,43 @@ def test_a_queue_two_lite_pull_consumers_assign_is_read_twice_and_named(
         lambda: {cid: s["held"] for cid, s in lite_pull_states(jvm).items()} == held,
         timeout=60,
     )
-    kit.produce(t, 80)  # 10 a queue
+    kit.produce(t, 80)  # 10 a queue: broker-a:1's are read by both
+    kit.wait_for(
+        "both to read broker-a:1",
+        lambda: {cid: s["polled"] for cid, s in lite_pull_states(jvm).items()} == {d1: 20, d2: 10},
+        timeout=60,
+    )
+    reported = kit.version == "5.1.4"
 
-    def named() -> dict[str, object] | None:
+    def committed() -> dict[str, object] | None:
         report = kit.explain(g)
-        return report if findings(report, "DUPLICATE_ASSIGNMENT") else None
+        # before its first commit a group that reports no queue has no offset: no table yet
+        tables = [x for y in report["groups"] if y["group"] == g for x in y["topics"]]
+        rows = {(r["brokerName"], r["queueId"]): r for x in tables for r in x["queues"]}
+        read = {("broker-a", 0), ("broker-a", 1)}
+        done = len(rows) == 8 and all(r["lag"] == (0 if q in read else 10) for q, r in rows.items())
+        return report if done else None
 
-    report = kit.wait_for("the doubled queue to be named", named, timeout=60)
+    report = kit.wait_for("the assigned queues' offsets to be committed", committed, timeout=60)
+    rows = {(r["brokerName"], r["queueId"]): r for r in report_topic(report, g, t)["queues"]}
+    assert all(r["expected"] is None for r in rows.values())
+    assert not any(word in f["hint"] for f in report["findings"] for word in DESTRUCTIVE)
+    (no_consumers,) = findings(report, "NO_CONSUMERS")
+    if not reported:  # a DefaultLitePullConsumer before 5.1.1 lists no queue
+        assert {r["status"] for r in rows.values()} == {"unknown"}
+        assert finding_codes(report, g) == {"NO_CONSUMERS", "QUEUES_UNREPORTED"}
+        assert no_consumers["severity"] == "info"
+        return
+    assert {q: (r["actual"], r["status"]) for q, r in rows.items()} == {
+        ("broker-a", 0): ([d1], "ok"),
+        ("broker-a", 1): ([d1, d2], "duplicate"),
+        **{q: ([], "unconsumed") for q in rows if q[0] == "broker-b" or q[1] > 1},
+    }
+    assert finding_codes(report, g) == {"DUPLICATE_ASSIGNMENT", "NO_CONSUMERS"}
     (doubled,) = findings(report, "DUPLICATE_ASSIGNMENT")
     assert doubled["consumers"] == [d1, d2]
     assert doubled["queues"] == [{"brokerName": "broker-a", "queueId": 1}]
     assert doubled["severity"] == "error"
     assert doubled["hint"].startswith(f"{d1}, {d2} assign() broker-a:1 each, so this lasts")
-    rows = {(r["brokerName"], r["queueId"]): r for r in report_topic(report, g, t)["queues"]}
-    assert {q: (r["expected"], r["actual"], r["status"]) for q, r in rows.items()} == {
-        ("broker-a", 0): (None, [d1], "ok"),
-        ("broker-a", 1): (None, [d1, d2], "duplicate"),
-        **{q: (None, [], "unconsumed") for q in rows if q[0] == "broker-b" or q[1] > 1},
-    }
-    (no_consumers,) = findings(report, "NO_CONSUMERS")
     assert f"{d1} holds broker-a:0, broker-a:1; {d2} holds broker-a:1" in no_consumers["message"]
-    assert not any(word in f["hint"] for f in report["findings"] for word in DESTRUCTIVE)
+    assert "where 60 messages wait" in no_consumers["message"]
