@@ -7,11 +7,10 @@ never compared, and "held by nobody" needs every consumer's assignment.
 
 from __future__ import annotations
 
-from collections.abc import Collection
 from itertools import compress, repeat
 from operator import is_
 
-from rmqlb.diagnose.context import GroupContext, Mode, TopicContext
+from rmqlb.diagnose.context import Mode, TopicContext
 from rmqlb.diagnose.report import Code, Finding, Severity
 from rmqlb.diagnose.rules._listed import LIST_ONCE
 from rmqlb.diagnose.rules._text import id_text, queue_text
@@ -43,25 +42,9 @@ def _duplicates(ctx: TopicContext) -> list[Finding]:
     doubled_at.update((mq, who) for mq, who in ctx.extra.items() if len(who) > 1)
     if ctx.shared:  # several clients popping a queue is POP's way: only pulling and popping
         doubled_at = {mq: who for mq, who in doubled_at.items() if ctx.doubled(who)}
-    if not doubled_at:
-        return []
-    overlap = isinstance(g.strategy, Config) and _lists_overlap(ctx, doubled_at)
-    return [duplicate_finding(g, ctx.topic, doubled_at, ctx.subscribers, config_overlap=overlap)]
-
-
-def duplicate_finding(
-    g: GroupContext,
-    topic: str,
-    doubled_at: dict[MessageQueue, list[str]],
-    subscribers: Collection[str],
-    *,
-    config_overlap: bool = False,
-) -> Finding:
-    """DUPLICATE_ASSIGNMENT of the queues of ``topic`` in ``doubled_at`` (each with its two
-    or more holders); ``subscribers``: the clients that subscribe ``topic`` (a pull
-    consumer that does not assign()s what it holds); ``config_overlap``: the holders'
-    CONFIG lists overlap on them."""
     doubled = sorted(doubled_at, key=queue_sort_key)
+    if not doubled:
+        return []
     by_holders: dict[tuple[str, ...], list[MessageQueue]] = {}
     for mq in doubled:
         by_holders.setdefault(tuple(doubled_at[mq]), []).append(mq)
@@ -74,14 +57,15 @@ def duplicate_finding(
     shown = "; ".join(parts)
     involved = list(dict.fromkeys(c for mq in doubled for c in doubled_at[mq]))
     same_id = any(len(set(doubled_at[mq])) < len(doubled_at[mq]) for mq in doubled)
-    assigners = [cid for cid in involved if cid in g.pullers and cid not in subscribers]
+    # pull consumers that assign() what they hold of the topic: no rebalance moves that
+    assigners = [cid for cid in involved if cid in g.pullers and cid not in ctx.subscribers]
     orderly = any(c.consume_orderly for c in g.consumers)
     if same_id:
         hint = f"one client id is on several connections: {LIST_ONCE}"
     elif assigners:
-        mixed = any(cid in subscribers for cid in involved)
-        hint = _assigned_twice_hint(assigners, topic, doubled, mixed=mixed)
-    elif config_overlap:
+        mixed = any(cid in ctx.subscribers for cid in involved)
+        hint = _assigned_twice_hint(assigners, ctx.topic, doubled, mixed=mixed)
+    elif isinstance(g.strategy, Config) and _lists_overlap(ctx, doubled_at):
         hint = (
             f"the holders' CONFIG lists overlap on {queue_text(doubled, 4)}, so this lasts: "
             "keep each queue in exactly one client's list"
@@ -100,18 +84,20 @@ def duplicate_finding(
     )
     if all(len(set(doubled_at[mq])) == 1 for mq in doubled):  # only ids on several connections
         effect = f"if those connections are separate processes, {effect}"
-    return Finding(
-        Code.DUPLICATE_ASSIGNMENT,
-        Severity.error,
-        g.name,
-        f"{plural(len(doubled), 'queue')} of {topic} "
-        f"{'is' if len(doubled) == 1 else 'are'} held by more than one consumer "
-        f"({shown}): {effect}",
-        hint,
-        topic=topic,
-        consumers=tuple(involved),
-        queues=tuple(doubled),
-    )
+    return [
+        Finding(
+            Code.DUPLICATE_ASSIGNMENT,
+            Severity.error,
+            g.name,
+            f"{plural(len(doubled), 'queue')} of {ctx.topic} "
+            f"{'is' if len(doubled) == 1 else 'are'} held by more than one consumer "
+            f"({shown}): {effect}",
+            hint,
+            topic=ctx.topic,
+            consumers=tuple(involved),
+            queues=tuple(doubled),
+        )
+    ]
 
 
 def _assigned_twice_hint(

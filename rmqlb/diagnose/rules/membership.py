@@ -304,8 +304,8 @@ def _assigned_topic(g: GroupContext, topic: str, detail: str) -> Finding:
         + ("; ".join(parts) if parts else "none holds any of it"),
         f"nothing to remove: {topic}'s queues are read where the application assign()s them"
         + (
-            f"; have the application assign() {queue_text(waiting, limit)} too: nobody reads "
-            "the messages waiting there"
+            f"; have the application assign() {queue_text(waiting, limit)} too: nobody reads the "
+            "messages waiting there"
             if lost
             else ""
         ),
