@@ -22,7 +22,9 @@ What legitimately changes on the way (each rule below says why):
 * offsets are completed as the collector completes them: every queue id ``0 ..
   writeQueueNums-1`` of every broker of every topic the group's clients subscribe (of a
   group nobody consumes: every topic of its consume stats that some broker has no row of
-  and whose route holds queues they leave out; the routes of those topics fetched), with the
+  and whose route holds queues they leave out; of a CLUSTERING group with pull consumers:
+  the topics they hold and those of its consume stats; the routes of those topics
+  fetched), with the
   broker's min/max offsets (the fake derives them from all groups' offsets) and committed
   offsets as served; a queue never committed comes back as the broker answers QUERY_CONSUMER_OFFSET:
   0 while its min offset is 0 (4.9: always then, 5.x: only when it holds a message), else
@@ -216,6 +218,16 @@ def _uncovered(snapshot: Snapshot, stats: Iterable[MessageQueue]) -> set[str]:
     return out
 
 
+def _assigned_topics(g: Group, stats: Iterable[MessageQueue]) -> set[str]:
+    """The topics the collector reads as a CLUSTERING group's pull consumers may assign()
+    them: those they hold and those of its consume stats (no %RETRY% topic)."""
+    pullers = [c for c in g.consumers if c.pulls_actively]
+    if not pullers or g.consumed_model is MessageModel.BROADCASTING:
+        return set()
+    topics = {mq.topic for c in pullers for mq in c.assigned or ()} | {mq.topic for mq in stats}
+    return {t for t in topics if not t.startswith(RETRY_PREFIX)}
+
+
 def _completed_offsets(snapshot: Snapshot, g: Group, dialect: int) -> tuple[QueueOffset, ...]:
     topics = {s.topic for c in g.consumers for s in c.subscriptions}
     # a BROADCASTING group's offsets live in its clients: only the max/min offsets are read
@@ -223,6 +235,7 @@ def _completed_offsets(snapshot: Snapshot, g: Group, dialect: int) -> tuple[Queu
     ranges = _ranges(snapshot)
     served = {o.queue: o for o in g.offsets}
     stats = _consume_stats(snapshot, g, ranges)
+    topics |= _assigned_topics(g, stats)
     if not g.consumers:
         topics |= _uncovered(snapshot, stats)
     out = []
@@ -337,6 +350,7 @@ def wire_view(snapshot: Snapshot, dialect: int = 4) -> Snapshot:
             wanted.update(o.queue.topic for o in group.offsets if o.committed)
         if not group.consumers:  # routes of its consume stats' topics some broker lacks
             wanted.update(_partial(snapshot, _consume_stats(snapshot, group, {})))
+        wanted.update(_assigned_topics(group, _consume_stats(snapshot, group, {})))
     topics = _routes({t: r for t, r in snapshot.topics.items() if t in wanted})
     return Snapshot(
         topics=topics,

@@ -156,6 +156,8 @@ class _Stall:
     text: str
     queues: tuple[MessageQueue, ...]
     silent: bool
+    #: A pull consumer: its application takes messages by poll(), not a listener.
+    pulls: bool = False
 
 
 def _silent_stall(ctx: TopicContext, c: Consumer) -> _Stall | None:
@@ -231,8 +233,13 @@ def _running_stall(
     if unconsumed:
         oldest = max(age for _, age, _ in unconsumed)
         cached = sum(v for _, _, v in unconsumed)
+        taken = (
+            "has given its application nothing through poll()"
+            if c.pulls_actively
+            else "has consumed nothing"
+        )
         parts.append(
-            f"has consumed nothing from {plural(len(unconsumed), 'queue')} for up to "
+            f"{taken} from {plural(len(unconsumed), 'queue')} for up to "
             f"{duration_text(oldest)} although {cached:,} pulled messages wait in its cache "
             f"({queue_text([q for q, _, _ in unconsumed], 4)})"
         )
@@ -246,7 +253,8 @@ def _running_stall(
         if rate > 0
         else ""
     )
-    return _Stall(c.client_id, f"{c.client_id} {' and '.join(parts)}{elsewhere}", queues, False)
+    text = f"{c.client_id} {' and '.join(parts)}{elsewhere}"
+    return _Stall(c.client_id, text, queues, False, pulls=c.pulls_actively)
 
 
 def _stalled(ctx: TopicContext) -> list[Finding]:
@@ -255,8 +263,10 @@ def _stalled(ctx: TopicContext) -> list[Finding]:
     seen: set[str] = set()
     for c in g.consumers:
         cid = c.client_id
-        if cid in seen or cid not in ctx.subscribers:
+        if cid in seen:
             continue
+        if cid not in ctx.subscribers and (cid not in g.pullers or not _held_states(c, ctx.topic)):
+            continue  # (a pull consumer also reads the queues its application assign()s)
         seen.add(cid)
         if c.assigned is None:
             found = _silent_stall(ctx, c)
@@ -280,7 +290,12 @@ def _stalled(ctx: TopicContext) -> list[Finding]:
             "the broker keeps listing a silent client until its channel has been quiet for "
             "about 120 s, and its queues wait for it meanwhile"
         )
-    if running:
+    if running and all(s.client_id not in ctx.subscribers for s in stalls if not s.silent):
+        broker.append(
+            "no rebalance moves the queues a pull consumer assign()s, so nobody else reads them "
+            "meanwhile"
+        )
+    elif running:
         broker.append(
             "a client that still sends heartbeats stays in the consumer list, so the broker "
             "never hands its queues to the others"
@@ -297,6 +312,8 @@ def _stalled(ctx: TopicContext) -> list[Finding]:
         "and read its GC log for long pauses; restarting it hands its queues to the other "
         "consumers at their next rebalance"
     )
+    if running and all(s.pulls for s in stalls if not s.silent):
+        hint = _pull_stall_hint(ctx, [s for s in stalls if not s.silent])
     if silent:
         hint += "; a frozen process (GC pause, SIGSTOP, a hung host) answers no request at all"
     queues = sorted({q for s in stalls for q in s.queues}, key=queue_sort_key)
@@ -305,7 +322,7 @@ def _stalled(ctx: TopicContext) -> list[Finding]:
             Code.CONSUMER_STALLED,
             Severity.error,
             g.name,
-            f"{len(stalls)} of {plural(len(ctx.subscribers), 'consumer')} of {ctx.topic} "
+            f"{len(stalls)} of {plural(len(seen), 'consumer')} of {ctx.topic} "
             f"{'is' if len(stalls) == 1 else 'are'} stalled: {shown}{more}; "
             f"{'; '.join(broker)}{basis}",
             hint,
@@ -314,6 +331,22 @@ def _stalled(ctx: TopicContext) -> list[Finding]:
             queues=tuple(queues),
         )
     ]
+
+
+def _pull_stall_hint(ctx: TopicContext, stalls: list[_Stall]) -> str:
+    """The fix of pull consumers whose application stopped taking what they pulled."""
+    assigning = [s.client_id for s in stalls if s.client_id not in ctx.subscribers]
+    restart = (
+        "restarted, it reads the queues its application assign()s from their committed offsets"
+        if assigning
+        else "restarting it hands its queues to the other consumers at their next rebalance"
+    )
+    return (
+        "take a thread dump of the client (jstack <pid>): the application thread that calls "
+        "poll() shows where it is stuck (a pull consumer pulls ahead into its cache, up to "
+        "pullThresholdForQueue, and waits there until poll() takes it), and read its GC log "
+        f"for long pauses; {restart}"
+    )
 
 
 # -- FLOW_CONTROLLED -------------------------------------------------------------------------

@@ -9,6 +9,8 @@
 //   topic=T          the topic (required)
 //   instance=NAME    instanceName (required): client id 127.0.0.1@NAME@STREAM
 //   assign=b:0,b:1   assign() those queues of T instead of subscribe(T, "*")
+//   stall=SECONDS    the application stops calling poll() that long after the start (its
+//                    state lines go on): what a stuck stream job looks like
 //
 // Every second each consumer appends a state line to OUT: its client id, what it holds (its
 // own table of assigned queues, read by reflection: `assignedMessageQueue` of its impl, in
@@ -34,9 +36,13 @@ public class LitePullRig {
         String out = args[1];
         List<Thread> threads = new ArrayList<>();
         for (int i = 2; i < args.length; i++) {
-            DefaultLitePullConsumer consumer = start(namesrv, parse(args[i]));
+            Map<String, String> spec = parse(args[i]);
+            DefaultLitePullConsumer consumer = start(namesrv, spec);
             Runtime.getRuntime().addShutdownHook(new Thread(consumer::shutdown));
-            Thread loop = new Thread(() -> poll(consumer, out));
+            long stallAt = spec.containsKey("stall")
+                ? System.currentTimeMillis() + (long) (Double.parseDouble(spec.get("stall")) * 1000)
+                : Long.MAX_VALUE;
+            Thread loop = new Thread(() -> poll(consumer, out, stallAt));
             loop.setDaemon(true);
             loop.start();
             threads.add(loop);
@@ -81,12 +87,16 @@ public class LitePullRig {
         return consumer;
     }
 
-    static void poll(DefaultLitePullConsumer consumer, String out) {
+    static void poll(DefaultLitePullConsumer consumer, String out, long stallAt) {
         long polled = 0;
         long next = 0;
         while (true) {
             try {
-                polled += consumer.poll(200).size();
+                if (System.currentTimeMillis() < stallAt) {
+                    polled += consumer.poll(200).size();
+                } else {
+                    Thread.sleep(200);
+                }
                 long now = System.currentTimeMillis();
                 if (now >= next) {
                     write(out, state(consumer, polled, now));

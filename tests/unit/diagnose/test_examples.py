@@ -115,6 +115,14 @@ EXPECTED: dict[str, list[Expected]] = {
         ("SUBSCRIPTION_INCONSISTENT", "LX", [], None),
         ("QUEUES_UNREPORTED", None, [], None),
     ],
+    # real 5.1.4: lite pull consumers whose application stopped calling poll() while 10
+    # messages a queue waited in their caches: st1 of SG (subscribes ST; st2 reads on) and
+    # sa1 of SA (assign()s broker-a:0 and broker-b:1; SA's other queues are nobody's)
+    "stalled-lite-pull.json": [
+        ("CONSUMER_STALLED", "ST", ["broker-a:0", "broker-b:1"], None),
+        ("CONSUMER_STALLED", "ST", ["broker-a:0", "broker-a:1"], None),
+        ("NO_CONSUMERS", "ST", ["broker-a:1", "broker-b:0"], None),
+    ],
     "mixed-rebalance.json": [
         ("STRATEGY_INCONSISTENT", "MixTopic", ["broker-a:1", "broker-a:3"], None),
         ("UNCONSUMED_QUEUE", "MixTopic", ["broker-a:1"], 0),

@@ -27,7 +27,7 @@ from rmqlb.model.snapshot import V5_1_1, lists_no_queues, pull_consumer_kind
 from rmqlb.remoting.bodies import decode_consumer_running_info, encode_consumer_running_info
 from rmqlb.remoting.codes import mq_version
 from rmqlb.render._view import consumer_note
-from rmqlb.snapshot import parse_snapshot
+from rmqlb.snapshot import load_snapshot, parse_snapshot
 
 EXAMPLE = Path(__file__).resolve().parents[3] / "examples" / "lite-pull-consumers.json"
 G, T = "GX", "LX"
@@ -334,6 +334,8 @@ def test_the_catalogue_quotes_real_output() -> None:
     twice = _assigning(_doc(), {A1: [("broker-a", 0), ("broker-a", 1)], a2: [("broker-a", 1)]})
     doubled = diagnose(parse_snapshot(twice)).findings[0]
     assert f"> {doubled.message}\n>\n> fix: {doubled.hint}\n" in doc
+    stalled = diagnose(load_snapshot(EXAMPLE.with_name("stalled-lite-pull.json"))).findings[0]
+    assert f"> {stalled.message}\n>\n> fix: {stalled.hint}\n" in doc
 
 
 def test_a_pull_consumer_is_said_to_balance_itself_as_a_pull_consumer() -> None:
