@@ -53,6 +53,7 @@ from rmqlb.model.snapshot import (
     TopicRoute,
     is_logical_broker,
     physical_offsets,
+    read_by_assign,
 )
 from rmqlb.model.strategy import (
     Avg,
@@ -492,12 +493,8 @@ class GroupContext:
         hold, and those the group has offsets of."""
         if self.mode is not Mode.CLUSTERING or not self.pullers:
             return []
-        topics = {o.queue.topic for o in self.group.offsets}
-        for c in self.consumers:
-            if c.client_id in self.pullers:
-                topics.update(mq.topic for mq in c.assigned or ())
-        topics -= {s.topic for c in self.consumers for s in c.subscriptions}
-        return sorted((t for t in topics if not t.startswith(RETRY_PREFIX)), key=java_key)
+        offset_topics = {o.queue.topic for o in self.group.offsets}
+        return sorted(read_by_assign(self.consumers, offset_topics), key=java_key)
 
 
 @lru_cache(maxsize=8)  # one capture time per snapshot, asked for by each of its groups

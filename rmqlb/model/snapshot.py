@@ -691,6 +691,21 @@ def consumed_model(listed: MessageModel, consumers: Iterable[Consumer]) -> Messa
     return MessageModel.BROADCASTING if MessageModel.BROADCASTING in reported else listed
 
 
+def read_by_assign(consumers: Iterable[Consumer], offset_topics: Iterable[str]) -> set[str]:
+    """The topics a group's pull consumers read where their application assign()s queues
+    (in CLUSTERING: its callers check the model), none of its consumers subscribing them:
+    those they hold and those the group has offsets of (``offset_topics``), no %RETRY%
+    topic; none without a pull consumer."""
+    consumers = list(consumers)
+    pullers = [c for c in consumers if c.pulls_actively]
+    if not pullers:
+        return set()
+    topics = {mq.topic for c in pullers for mq in c.assigned or ()}
+    topics.update(offset_topics)
+    topics -= {s.topic for c in consumers for s in c.subscriptions}
+    return {t for t in topics if not t.startswith(RETRY_PREFIX)}
+
+
 @dataclass(frozen=True, slots=True)
 class CaptureError:
     """A request that failed while the snapshot was captured.

@@ -18,6 +18,7 @@ from rmqlb.model.snapshot import (
     GroupOnBroker,
     consumed_model,
     logical_offsets,
+    read_by_assign,
 )
 
 if TYPE_CHECKING:
@@ -78,15 +79,10 @@ async def capture_group(
         await ranges
     answers = await stats_task
     stats = [o for answer in answers if answer is not None for o in answer.offsets]
-    if not broadcasting and any(cons.pulls_actively for cons in consumers):
-        # Pull consumers read the queues their application assign()s, of topics nobody may
-        # subscribe: those they hold and those the group has offsets of (GroupContext's
-        # assigned_topics), with their routes.
-        held = (mq.topic for cons in consumers if cons.pulls_actively for mq in cons.assigned or ())
-        for topic in {*held, *(o.queue.topic for o in stats)} - topics:
-            if not topic.startswith(RETRY_PREFIX):
-                c.routes.get(topic)
-                topics.add(topic)
+    if not broadcasting:  # with their routes, as GroupContext.assigned_topics shows them
+        for topic in read_by_assign(consumers, (o.queue.topic for o in stats)) - topics:
+            c.routes.get(topic)
+            topics.add(topic)
     if not consumers and await c.routes.get(RETRY_PREFIX + name) is None:
         # Nobody listed and no %RETRY% topic: a POP-only group (5.x gRPC clients, which no
         # broker lists): the routes of the topics it has offsets of, so its queues and lag
