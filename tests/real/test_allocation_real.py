@@ -203,6 +203,9 @@ def test_different_tags_name_the_expression_the_broker_filters_by(kit: Kit, name
     g, t = names.group, names.topic
     kit.topic(t, read=4)
     first = kit.consumer("tag-a", f"group={g};sub={t}:TagA;instance=a")
+    # b subscribes once a's heartbeat is in (its subVersion, the subscribe() time, is later:
+    # started at once, the two JVMs' subscribe() calls could come in either order)
+    kit.wait_for("broker-a to list a", lambda: kit.listed_by("broker-a", g) == ["127.0.0.1@a"])
     second = kit.consumer("tag-b", f"group={g};sub={t}:TagB;instance=b")
     kit.wait_steady(g, first, second, consumers=2, queues={t: 8})
 
