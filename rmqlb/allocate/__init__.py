@@ -67,8 +67,8 @@ def allocate_sorted(
             return allocate_avg(mq_all, cid_all)
         case AvgByCircle():
             return allocate_avg_by_circle(mq_all, cid_all)
-        case ConsistentHash(virtual_node_cnt=n):
-            return allocate_consistent_hash(mq_all, cid_all, n)
+        case ConsistentHash(virtual_node_cnt=n, charset=charset):
+            return allocate_consistent_hash(mq_all, cid_all, n, charset=charset)
         case MachineRoom(consumeridcs=idcs):
             return allocate_machine_room(mq_all, cid_all, idcs)
         case MachineRoomNearby(inner=inner, broker_rooms=brokers, consumer_rooms=consumers):

@@ -4,8 +4,10 @@ Java builds, for every client, a ring (a ``TreeMap<Long, VirtualNode>``) holding
 ``virtualNodeCnt`` virtual nodes per client of sorted ``cidAll``; virtual node ``i`` of
 client ``c`` sits at ``hash(c + "-" + i)``. A queue goes to the first ring position
 ``>= hash("MessageQueue [topic=T, brokerName=B, queueId=N]")``, wrapping to the smallest.
-``hash`` is the first four bytes of the MD5 of the UTF-8 key, read as an unsigned big-endian
-integer. Details that decide exactness:
+``hash`` is the first four bytes of the MD5 of the key's bytes, read as an unsigned big-endian
+integer; the bytes are ``String.getBytes()``'s, in the JVM's default charset
+(:class:`~rmqlb.model.strategy.HashCharset`: UTF-8, or US-ASCII, which writes ``?`` for
+every non-ASCII character). Details that decide exactness:
 
 * ``TreeMap.put`` on an equal hash *replaces* the earlier virtual node: the later client wins.
 * A client listed twice adds its virtual nodes again numbered from the count it already has
@@ -26,7 +28,7 @@ from __future__ import annotations
 import importlib
 from bisect import bisect_left
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from functools import cache
+from functools import cache, partial
 from itertools import groupby
 from operator import attrgetter
 from struct import Struct
@@ -35,6 +37,9 @@ from typing import Any, TypeVar
 from rmqlb.allocate._common import Assignment, java_check
 from rmqlb.errors import AllocationError
 from rmqlb.model.queue import MessageQueue
+from rmqlb.model.strategy import HashCharset
+
+UTF_8 = HashCharset.UTF_8
 
 _FIRST_WORD = Struct(">I").unpack_from
 _TOPIC_BROKER = attrgetter("topic", "broker_name")
@@ -44,13 +49,16 @@ NUMPY_MIN_WORK = 50_000
 """Ring points + queues from which the numpy path pays for importing numpy."""
 
 
-def ring_hashes(keys: Sequence[str]) -> list[int]:
+def ring_hashes(keys: Sequence[str], charset: HashCharset = UTF_8) -> list[int]:
     """Java ``MD5Hash.hash`` of every key, in one tight loop (the hot path of the strategy):
-    the first 4 bytes of MD5(UTF-8 key), unsigned big-endian. Unpaired surrogates are
-    encoded as ``?`` like ``String.getBytes(UTF_8)`` does."""
+    the first 4 bytes of MD5(key in ``charset``), unsigned big-endian. A character the
+    charset cannot write (an unpaired surrogate in UTF-8, any non-ASCII one in US-ASCII, a
+    surrogate pair counting as one) is written ``?``, as ``String.getBytes`` does."""
     from hashlib import md5  # noqa: PLC0415  (hashlib loads OpenSSL: only rings need it)
 
     word, digest = _FIRST_WORD, md5
+    if charset is HashCharset.US_ASCII:
+        return [word(digest(k.encode("ascii", "replace")).digest())[0] for k in keys]
     try:
         return [word(digest(k.encode()).digest())[0] for k in keys]
     except UnicodeEncodeError:  # an unpaired surrogate somewhere: Java writes "?"
@@ -62,13 +70,14 @@ Hasher = Callable[[Sequence[str]], list[int]]
 
 
 class HashMemo:
-    """:func:`ring_hashes` that remembers every key it hashed.
+    """:func:`ring_hashes` in ``charset`` that remembers every key it hashed.
 
     For searches that allocate one group many times with slowly growing rings (virtual node
     counts 11, 12, 13 ...): each key is hashed once, the answer is the same.
     """
 
-    def __init__(self) -> None:
+    def __init__(self, charset: HashCharset = UTF_8) -> None:
+        self.charset = charset
         self.known: dict[str, int] = {}
         self.hashed = 0
 
@@ -76,9 +85,16 @@ class HashMemo:
         known = self.known
         missing = [k for k in dict.fromkeys(keys) if k not in known]
         if missing:
-            known.update(zip(missing, ring_hashes(missing), strict=True))
+            known.update(zip(missing, ring_hashes(missing, self.charset), strict=True))
             self.hashed += len(missing)
         return list(map(known.__getitem__, keys))
+
+
+def hasher(memo: HashMemo | None, charset: HashCharset) -> Hasher:
+    """``memo`` where it hashes in ``charset``, else :func:`ring_hashes` in ``charset``."""
+    if memo is not None and memo.charset is charset:
+        return memo
+    return partial(ring_hashes, charset=charset)
 
 
 def check_virtual_node_cnt(virtual_node_cnt: int) -> None:
@@ -87,9 +103,12 @@ def check_virtual_node_cnt(virtual_node_cnt: int) -> None:
         raise AllocationError(f"illegal virtualNodeCnt :{virtual_node_cnt}")
 
 
-def build_ring(cid_all: Sequence[str], virtual_node_cnt: int) -> dict[int, str]:
+def build_ring(
+    cid_all: Sequence[str], virtual_node_cnt: int, charset: HashCharset = UTF_8
+) -> dict[int, str]:
     """The hash ring as Java's ``ConsistentHashRouter`` leaves it: position -> client id."""
-    return _ring(cid_all, virtual_node_cnt, {cid: cid for cid in cid_all})
+    values = {cid: cid for cid in cid_all}
+    return _ring(cid_all, virtual_node_cnt, values, partial(ring_hashes, charset=charset))
 
 
 def _ring(
@@ -135,10 +154,12 @@ def allocate_consistent_hash(
     cid_all: Sequence[str],
     virtual_node_cnt: int,
     hashes: HashMemo | None = None,
+    charset: HashCharset = UTF_8,
 ) -> Assignment:
     """Allocate a whole group at once (one ring); inputs already in Java order.
 
-    ``hashes`` remembers ring and queue hashes across calls (same answer, no numpy path).
+    ``hashes`` remembers ring and queue hashes across calls (same answer, no numpy path),
+    when it hashes in ``charset``, the clients' JVM charset.
     """
     check_virtual_node_cnt(virtual_node_cnt)
     java_check(mq_all, cid_all)
@@ -149,9 +170,9 @@ def allocate_consistent_hash(
     big = work >= NUMPY_MIN_WORK and len(result) == len(cid_all) and hashes is None
     np = _numpy() if big else None
     if np is not None:
-        _route_numpy(np, mq_all, virtual_node_cnt, result)
+        _route_numpy(np, mq_all, virtual_node_cnt, result, charset)
     else:
-        _route_python(mq_all, cid_all, virtual_node_cnt, result, hashes or ring_hashes)
+        _route_python(mq_all, cid_all, virtual_node_cnt, result, hasher(hashes, charset))
     return result
 
 
@@ -182,11 +203,14 @@ def _numpy() -> Any:
         return None
 
 
-def _first_words(np: Any, keys: Sequence[str]) -> Any:
+def _first_words(np: Any, keys: Sequence[str], charset: HashCharset = UTF_8) -> Any:
     """:func:`ring_hashes` as a numpy ``uint32`` array."""
     from hashlib import md5  # noqa: PLC0415
 
     digest = md5
+    if charset is HashCharset.US_ASCII:
+        raw = b"".join([digest(k.encode("ascii", "replace")).digest()[:4] for k in keys])
+        return np.frombuffer(raw, dtype=">u4").astype(np.uint32)
     try:
         raw = b"".join([digest(k.encode()).digest()[:4] for k in keys])
     except UnicodeEncodeError:  # an unpaired surrogate somewhere: Java writes "?"
@@ -195,7 +219,11 @@ def _first_words(np: Any, keys: Sequence[str]) -> Any:
 
 
 def _route_numpy(
-    np: Any, mq_all: Sequence[MessageQueue], virtual_node_cnt: int, result: Assignment
+    np: Any,
+    mq_all: Sequence[MessageQueue],
+    virtual_node_cnt: int,
+    result: Assignment,
+    charset: HashCharset = UTF_8,
 ) -> None:
     """:func:`_route_python` for distinct client ids (``result`` in cidAll order), in numpy.
 
@@ -204,10 +232,10 @@ def _route_numpy(
     an equal hash wins, as with ``TreeMap.put``. ``searchsorted`` (left) is the ceiling lookup.
     """
     suffixes = ["-" + str(i) for i in range(virtual_node_cnt)]
-    points = _first_words(np, [cid + suffix for cid in result for suffix in suffixes])
+    points = _first_words(np, [cid + suffix for cid in result for suffix in suffixes], charset)
     positions, first = np.unique(points[::-1], return_index=True)
     owner = (len(points) - 1 - first) // virtual_node_cnt
-    slots = np.searchsorted(positions, _first_words(np, queue_keys(mq_all)))
+    slots = np.searchsorted(positions, _first_words(np, queue_keys(mq_all), charset))
     slots[slots == len(positions)] = 0  # past the largest position: wrap to the smallest
     lists = list(result.values())
     for mq, client in zip(mq_all, owner[slots].tolist(), strict=True):
@@ -215,7 +243,7 @@ def _route_numpy(
 
 
 def sweep_virtual_nodes(
-    cid_all: Sequence[str], queue_hashes: Sequence[int], top: int
+    cid_all: Sequence[str], queue_hashes: Sequence[int], top: int, charset: HashCharset = UTF_8
 ) -> Iterator[tuple[int, list[tuple[int, int]]]]:
     """Where every queue lands for each virtual node count from ``top`` down to 1, in one pass.
 
@@ -224,7 +252,7 @@ def sweep_virtual_nodes(
     ring(n); apply them in order (a queue may move twice in one step). ``cid_all`` are
     *distinct* client ids in Java order (a duplicated id numbers its second nodes from the
     count it already has, which breaks the prefix structure used here); ``queue_hashes`` are
-    :func:`ring_hashes` of the queues' ``toString()``.
+    :func:`ring_hashes` of the queues' ``toString()``, in ``charset`` as the ring's points.
 
     Why it is cheap: ring(n) is ring(n+1) without one point per client (``cid-n``), so a
     queue changes owner only when the point it lands on disappears, and then moves to the next
@@ -245,7 +273,7 @@ def sweep_virtual_nodes(
     if top < 1 or not cid_all:
         return
     keys = [cid + "-" + str(i) for cid in cid_all for i in range(top)]
-    points = ring_hashes(keys)  # point k: client k // top, node k % top
+    points = ring_hashes(keys, charset)  # point k: client k // top, node k % top
     order = sorted(range(len(points)), key=points.__getitem__)  # stable: equal hashes by k
     slot_of = [0] * len(points)
     slot_pos: list[int] = []

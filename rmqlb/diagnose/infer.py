@@ -66,6 +66,7 @@ from rmqlb.model.strategy import (
     AvgByCircle,
     Config,
     ConsistentHash,
+    HashCharset,
     MachineRoom,
     MachineRoomNearby,
     Params,
@@ -78,6 +79,7 @@ from rmqlb.model.strategy import (
     with_params,
 )
 
+UTF_8 = HashCharset.UTF_8
 MAX_SWEPT_VNODES = 1024
 """Every virtual node count from 1 to this one is tried (in one pass)."""
 LARGE_VNODES = (2000, 2048, 4096, 5000, 8192, 10000)
@@ -270,8 +272,8 @@ def infer_strategy(
 
 def _search(spec: StrategySpec, held: Holdings) -> Inferred:
     match spec:
-        case ConsistentHash():
-            return _consistent_hash(held)
+        case ConsistentHash(charset=charset):
+            return _consistent_hash(held, charset)
         case MachineRoom():
             return _machine_room(held)
         case Config():
@@ -322,14 +324,14 @@ def count_ranges(values: Sequence[int], limit: int = 4) -> str:
 # ----- CONSISTENT_HASH ------------------------------------------------------------------------
 
 
-def _vnode_counts(held: Holdings) -> tuple[dict[int, int], str]:
+def _vnode_counts(held: Holdings, charset: HashCharset) -> tuple[dict[int, int], str]:
     """Queues differing for every count of the sweep, and the range searched: one sweep per
-    distinct cidAll among the topics (almost always one)."""
+    distinct cidAll among the topics (almost always one), rings hashed in ``charset``."""
     lists = _by_cid_all(held)
     top = _top(lists)
     counts = dict.fromkeys(range(1, top + 1), 0)
     for cids, topics in lists.items():
-        for n, wrong in _sweep(cids, topics, top).items():
+        for n, wrong in _sweep(cids, topics, top, charset).items():
             counts[n] += wrong
     return counts, f"1..{top}"
 
@@ -348,11 +350,13 @@ def _top(lists: Mapping[tuple[str, ...], list[_Topic]]) -> int:
     return min(MAX_SWEPT_VNODES, max(1, RING_POINT_BUDGET // max(points, 1)))
 
 
-def _sweep(cids: Sequence[str], topics: Sequence[_Topic], top: int) -> dict[int, int]:
+def _sweep(
+    cids: Sequence[str], topics: Sequence[_Topic], top: int, charset: HashCharset = UTF_8
+) -> dict[int, int]:
     """Queues of ``topics`` (which share cidAll ``cids``) differing for every count."""
     hashes: list[int] = []
     for t in topics:
-        hashes.extend(ring_hashes(queue_keys(t.mq_all)))
+        hashes.extend(ring_hashes(queue_keys(t.mq_all), charset))
     nobody, impossible = -1, -2
     target: list[int] = []  # per queue: the client that must own it, or nobody/impossible
     topic_of: list[int] = []
@@ -384,7 +388,7 @@ def _sweep(cids: Sequence[str], topics: Sequence[_Topic], top: int) -> dict[int,
     owner: list[int] = [0] * len(target)
     wrong = outside
     counts: dict[int, int] = {}
-    for n, moves in sweep_virtual_nodes(cids, hashes, top):
+    for n, moves in sweep_virtual_nodes(cids, hashes, top, charset):
         if n == top:
             for g, o in moves:
                 owner[g] = o
@@ -397,9 +401,12 @@ def _sweep(cids: Sequence[str], topics: Sequence[_Topic], top: int) -> dict[int,
     return counts
 
 
-def _consistent_hash(held: Holdings) -> Inferred:
+def _consistent_hash(held: Holdings, charset: HashCharset = UTF_8) -> Inferred:
+    """The virtual node count the clients' holdings fit, searched with rings hashed in
+    ``charset`` (stated with ``--strategy``, else UTF-8), then, where that fits none and a key
+    is not ASCII, in US-ASCII."""
     default = DEFAULT_VIRTUAL_NODES
-    assumed_spec = ConsistentHash(default)
+    assumed_spec = ConsistentHash(default, charset=charset)
     fix = "pass `--strategy CONSISTENT_HASH:vnodes=N` if the clients use another count"
     if held.unknown:
         reason = _unknown_reason(held)
@@ -418,7 +425,7 @@ def _consistent_hash(held: Holdings) -> Inferred:
                 clients=held.clients,
             ),
         )
-    if held.differing(assumed_spec) == 0:
+    if charset is UTF_8 and held.differing(assumed_spec) == 0:
         return _confirmed(held, 0)
     if any(len(set(t.cid_all)) < len(t.cid_all) for t in held.topics):
         return Inferred(
@@ -440,50 +447,21 @@ def _consistent_hash(held: Holdings) -> Inferred:
     # A count fits when it gets wrong only the queues every count gets wrong (held twice, say,
     # in a rebalance caught half way): those are findings of their own, not the ring's.
     fixed = held.unexplainable()
-    counts, searched = _vnode_counts(held)
-    fits = sorted(n for n, wrong in counts.items() if wrong == fixed)
-    if not fits:
-        for n in LARGE_VNODES:
-            if n * held.clients > RING_POINT_BUDGET:
-                break
-            wrong = held.differing(ConsistentHash(n))
-            assert wrong is not None  # a hash ring never throws
-            counts[n] = wrong
-            searched += f", {n}"
-            if wrong == fixed:
-                fits = [n]
-                break
+    counts, searched, fits = _count_search(held, fixed, charset)
     told_apart = any(wrong != fixed for wrong in counts.values())  # else the holdings say nothing
-    if fits and told_apart:
-        n = default if default in fits else fits[0]
-        if held.differing(ConsistentHash(n)) == fixed:
-            if n == default:
-                return _confirmed(held, fixed)
-            alternatives = fits[1:]
-            also = ""
-            if alternatives:  # counts close together often give the very same rings' shares
-                also = (
-                    f" ({count_ranges(alternatives)} would give the same queues: the smallest "
-                    "count is named)"
-                )
-            return Inferred(
-                ConsistentHash(n, Params.INFERRED),
-                StrategyInference(
-                    InferenceStatus.inferred,
-                    value=n,
-                    searched=searched,
-                    note=f"virtual nodes: {n}, {_source(held)} — the wire does not carry it; "
-                    f"pass `--strategy CONSISTENT_HASH:vnodes={n}` to fix it{also}"
-                    f"{_unexplainable_text(fixed)}",
-                    alternatives=tuple(alternatives),
-                    option=f"CONSISTENT_HASH:vnodes={n}",
-                    parameter="virtualNodeCnt",
-                    default=default,
-                    clients=held.clients,
-                ),
-            )
+    found = _fitting(held, fixed, fits, searched, charset) if told_apart else None
+    if found is not None:
+        return found
+    # Keys with non-ASCII characters: rings hashed in US-ASCII (a Java 17 JVM under a POSIX
+    # locale) put them elsewhere; the same search in that charset.
+    other = _non_ascii_name(held) if told_apart and charset is UTF_8 else None
+    if other is not None:
+        _, ascii_searched, ascii_fits = _count_search(held, fixed, HashCharset.US_ASCII)
+        found = _fitting(held, fixed, ascii_fits, ascii_searched, HashCharset.US_ASCII)
+        if found is not None:
+            return found
     if told_apart:
-        mixed = _mixed_counts(held, searched)
+        mixed = _mixed_counts(held, searched, charset)
         if mixed is not None:
             return mixed
     # fewest queues wrong; on a tie the default, then the smallest count
@@ -498,7 +476,8 @@ def _consistent_hash(held: Holdings) -> Inferred:
             searched=searched,
             note=f"virtual nodes: unknown, the Java default {default} assumed — no count in "
             f"{searched} makes what the {_plural(held.clients, 'client')} hold exact; "
-            f"{wrong_text}: a rebalance in progress, or clients built with different counts",
+            f"{wrong_text}: a rebalance in progress, or clients built with different counts"
+            f"{_charset_text(other)}",
             assumption=f" (assuming the Java default of {default} virtual nodes: the clients "
             f"do not report virtualNodeCnt and no count tried fits what they hold; {wrong_text})",
             closest=closest,
@@ -510,7 +489,9 @@ def _consistent_hash(held: Holdings) -> Inferred:
     )
 
 
-def _client_sweep(cids: Sequence[str], topics: Sequence[_Topic], top: int) -> list[list[int]]:
+def _client_sweep(
+    cids: Sequence[str], topics: Sequence[_Topic], top: int, charset: HashCharset
+) -> list[list[int]]:
     """Per client of ``cids`` (distinct) and count ``n`` (index ``n - 1``): how many queues
     of the topics it subscribes its own share of ring(n) and what it holds differ by."""
     hashes: list[int] = []
@@ -520,7 +501,7 @@ def _client_sweep(cids: Sequence[str], topics: Sequence[_Topic], top: int) -> li
     subscribes = [[cid in t.subscribers for cid in cids] for t in topics]
     base = 0
     for ti, t in enumerate(topics):
-        hashes.extend(ring_hashes(queue_keys(t.mq_all)))
+        hashes.extend(ring_hashes(queue_keys(t.mq_all), charset))
         topic_of.extend([ti] * len(t.mq_all))
         index = {q: base + i for i, q in enumerate(t.mq_all)}
         for k, qs in enumerate(t.held):
@@ -533,7 +514,7 @@ def _client_sweep(cids: Sequence[str], topics: Sequence[_Topic], top: int) -> li
         base += len(t.mq_all)
     out = [[0] * top for _ in cids]
     owner = [0] * len(hashes)
-    for n, moves in sweep_virtual_nodes(cids, hashes, top):
+    for n, moves in sweep_virtual_nodes(cids, hashes, top, charset):
         if n == top:
             for g, o in moves:
                 owner[g] = o
@@ -556,7 +537,96 @@ def _client_sweep(cids: Sequence[str], topics: Sequence[_Topic], top: int) -> li
     return out
 
 
-def _mixed_counts(held: Holdings, searched: str) -> Inferred | None:
+def _count_search(
+    held: Holdings, fixed: int, charset: HashCharset
+) -> tuple[dict[int, int], str, list[int]]:
+    """Queues differing for every count tried (the sweep, then :data:`LARGE_VNODES` while no
+    count fits), the counts searched, and those that fit: rings hashed in ``charset``."""
+    counts, searched = _vnode_counts(held, charset)
+    fits = sorted(n for n, wrong in counts.items() if wrong == fixed)
+    if not fits:
+        for n in LARGE_VNODES:
+            if n * held.clients > RING_POINT_BUDGET:
+                break
+            wrong = held.differing(ConsistentHash(n, charset=charset))
+            assert wrong is not None  # a hash ring never throws
+            counts[n] = wrong
+            searched += f", {n}"
+            if wrong == fixed:
+                fits = [n]
+                break
+    return counts, searched, fits
+
+
+def _fitting(
+    held: Holdings, fixed: int, fits: Sequence[int], searched: str, charset: HashCharset
+) -> Inferred | None:
+    """The count the clients' holdings fit (Java's default first, else the smallest), as
+    confirmed or inferred; ``None`` when none does."""
+    if not fits:
+        return None
+    default = DEFAULT_VIRTUAL_NODES
+    n = default if default in fits else fits[0]
+    if held.differing(ConsistentHash(n, charset=charset)) != fixed:
+        return None
+    if n == default and charset is UTF_8:
+        return _confirmed(held, fixed)
+    alternatives = list(fits[1:] if n == fits[0] else [f for f in fits if f != n])
+    also = ""
+    if alternatives:  # counts close together often give the very same rings' shares
+        also = (
+            f" ({count_ranges(alternatives)} would give the same queues: the smallest "
+            "count is named)"
+        )
+    option = f"CONSISTENT_HASH:vnodes={n}"
+    hashed = ""
+    if charset is not UTF_8:
+        option += f":charset={charset}"
+        hashed = (
+            f", hashed in {charset} (the clients' JVMs write '?' for the non-ASCII characters "
+            "of their ids: Java 17 and older under a POSIX locale)"
+        )
+    return Inferred(
+        ConsistentHash(n, Params.INFERRED, charset),
+        StrategyInference(
+            InferenceStatus.inferred,
+            value=n,
+            searched=searched,
+            note=f"virtual nodes: {n}{hashed}, {_source(held)} — the wire does not carry "
+            f"it; pass `--strategy {option}` to fix it{also}{_unexplainable_text(fixed)}",
+            alternatives=tuple(alternatives),
+            option=option,
+            parameter="virtualNodeCnt",
+            default=default,
+            clients=held.clients,
+        ),
+    )
+
+
+def _non_ascii_name(held: Holdings) -> str | None:
+    """The first client id or broker name of ``held`` with a non-ASCII character: only
+    such keys hash otherwise in US-ASCII than in UTF-8."""
+    names = (
+        name
+        for t in held.topics
+        for name in (*t.cid_all, *(mq.broker_name for mq in t.mq_all))
+        if not name.isascii()
+    )
+    return next(names, None)
+
+
+def _charset_text(name: str | None) -> str:
+    """What the unexplained note adds where ``name`` (a ring key) is not ASCII: the clients
+    may hash in different charsets, as neither one fits them all."""
+    if name is None:
+        return ""
+    return (
+        f", or JVMs hashing {name!r} in different charsets (neither UTF-8 nor US-ASCII, what "
+        "Java 17 and older use under a POSIX locale, fits every client)"
+    )
+
+
+def _mixed_counts(held: Holdings, searched: str, charset: HashCharset) -> Inferred | None:
     """The clients built with different virtual node counts, when no one count fits them all:
     the count exact for the most clients leaves others, each holding exactly its own ring's
     share for another count (``None`` otherwise).
@@ -576,7 +646,7 @@ def _mixed_counts(held: Holdings, searched: str) -> Inferred | None:
     for listed, topics in lists.items():
         if len(set(listed)) != len(listed) or not set(listed) <= totals.keys():
             return None
-        for cid, wrong in zip(listed, _client_sweep(listed, topics, top), strict=True):
+        for cid, wrong in zip(listed, _client_sweep(listed, topics, top, charset), strict=True):
             totals[cid] = [a + b for a, b in zip(totals[cid], wrong, strict=True)]
     exact = {cid: {n + 1 for n, w in enumerate(wrong) if w == 0} for cid, wrong in totals.items()}
     if not any(exact.values()):
@@ -613,7 +683,7 @@ def _mixed_counts(held: Holdings, searched: str) -> Inferred | None:
             "more: a rebalance in progress"
         )
     return Inferred(
-        ConsistentHash(most, Params.INFERRED),
+        ConsistentHash(most, Params.INFERRED, charset),
         StrategyInference(
             InferenceStatus.mixed,
             value=most,
@@ -627,7 +697,7 @@ def _mixed_counts(held: Holdings, searched: str) -> Inferred | None:
             client_values=tuple((cid, chosen[cid]) for cid in ids),
         ),
         client_strategies=tuple(
-            (cid, ConsistentHash(chosen[cid], Params.INFERRED))
+            (cid, ConsistentHash(chosen[cid], Params.INFERRED, charset))
             for cid in ids
             if chosen[cid] != most
         ),

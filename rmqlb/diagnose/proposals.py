@@ -39,6 +39,7 @@ from rmqlb.allocate import allocate_sorted
 from rmqlb.allocate.consistent_hash import (
     HashMemo,
     allocate_consistent_hash,
+    hasher,
     queue_keys,
     sweep_virtual_nodes,
 )
@@ -51,6 +52,7 @@ from rmqlb.model.strategy import (
     Avg,
     AvgByCircle,
     ConsistentHash,
+    HashCharset,
     Params,
     StrategySpec,
     describe,
@@ -130,7 +132,7 @@ def evaluate(
     try:
         if isinstance(strategy, ConsistentHash) and hashes is not None:
             assignment = allocate_consistent_hash(
-                mq_all, cid_all, strategy.virtual_node_cnt, hashes
+                mq_all, cid_all, strategy.virtual_node_cnt, hashes, strategy.charset
             )
         else:
             assignment = allocate_sorted(strategy, mq_all, cid_all)
@@ -401,11 +403,16 @@ def _vnode_proposals(search: _Search) -> list[Proposal]:
     screened = _vnode_screen(search, now)
     near = range(max(now + 1, 1), VNODES_ONE_BY_ONE + 1) if screened is None else screened
     for vnodes in (v for v in [*near, *VNODE_LADDER] if v > now):
-        proof = search.prove(strategy=ConsistentHash(vnodes))
+        proof = search.prove(strategy=ConsistentHash(vnodes, charset=spec.charset))
         if proof is not None:
             known = not search.subject.assumed and params_of(spec) is not Params.UNKNOWN
             return [Proposal(proof, vnodes=vnodes, current=now if known else None)]
     return []
+
+
+def _charset(spec: StrategySpec) -> HashCharset:
+    """The charset a CONSISTENT_HASH ring of ``spec`` hashes in (UTF-8 for the others)."""
+    return spec.charset if isinstance(spec, ConsistentHash) else HashCharset.UTF_8
 
 
 def _vnode_screen(search: _Search, now: int) -> list[int] | None:
@@ -423,7 +430,8 @@ def _vnode_screen(search: _Search, now: int) -> list[int] | None:
     if top <= now:
         return []
     search.spend(points * top)
-    queue_hashes = search.hashes(queue_keys(mq_all))
+    charset = _charset(subject.strategy)
+    queue_hashes = hasher(search.hashes, charset)(queue_keys(mq_all))
     passing: set[int] | None = None
     for population in sorted(populations, key=lambda p: -p.count):
         ok = _sweep_passing(population, queue_hashes, top, now, search)
@@ -445,7 +453,8 @@ def _sweep_passing(
     owner = [0] * len(queue_hashes)
     counts = [0] * len(cids)
     out: set[int] = set()
-    for n, moves in sweep_virtual_nodes(cids, queue_hashes, top):
+    charset = _charset(search.subject.strategy)
+    for n, moves in sweep_virtual_nodes(cids, queue_hashes, top, charset):
         for q, o in moves:
             if n != top:
                 counts[owner[q]] -= 1

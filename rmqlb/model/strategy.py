@@ -40,6 +40,18 @@ DEFAULT_VIRTUAL_NODES = 10
 """``AllocateMessageQueueConsistentHash()``'s virtual node count."""
 
 
+class HashCharset(StrEnum):
+    """The bytes a hash ring hashes: ``String.getBytes()`` in the JVM's default charset.
+
+    UTF-8 from Java 18 on (and wherever ``file.encoding`` says so); before, the locale's: a
+    POSIX locale (a container where none is set) gives US-ASCII (``ANSI_X3.4-1968``), which
+    writes ``?`` for every character it lacks.
+    """
+
+    UTF_8 = "UTF-8"
+    US_ASCII = "US-ASCII"
+
+
 @dataclass(frozen=True, slots=True)
 class Avg:
     """``AllocateMessageQueueAveragely`` (``AVG``): contiguous blocks."""
@@ -56,10 +68,12 @@ class AvgByCircle:
 
 @dataclass(frozen=True, slots=True)
 class ConsistentHash:
-    """``AllocateMessageQueueConsistentHash`` (``CONSISTENT_HASH``)."""
+    """``AllocateMessageQueueConsistentHash`` (``CONSISTENT_HASH``); ``charset``: the
+    clients' JVM charset the ring's keys are hashed in (only non-ASCII keys tell)."""
 
     virtual_node_cnt: int = DEFAULT_VIRTUAL_NODES
     params: Params = field(default=Params.GIVEN, compare=False, repr=False)
+    charset: HashCharset = HashCharset.UTF_8
     name = "CONSISTENT_HASH"
 
 
@@ -186,12 +200,16 @@ def describe(spec: StrategySpec) -> str:
 
     >>> describe(ConsistentHash(20)), describe(ConsistentHash(params=Params.UNKNOWN))
     ('CONSISTENT_HASH(vnodes=20)', 'CONSISTENT_HASH')
+    >>> describe(ConsistentHash(5, charset=HashCharset.US_ASCII))
+    'CONSISTENT_HASH(vnodes=5, US-ASCII)'
     """
     if params_of(spec) is Params.UNKNOWN:
         return spec.name
     match spec:
-        case ConsistentHash(virtual_node_cnt=n):
+        case ConsistentHash(virtual_node_cnt=n, charset=HashCharset.UTF_8):
             return f"CONSISTENT_HASH(vnodes={n})"
+        case ConsistentHash(virtual_node_cnt=n, charset=charset):
+            return f"CONSISTENT_HASH(vnodes={n}, {charset})"
         case MachineRoom(consumeridcs=idcs):
             return f"MACHINE_ROOM({','.join(sorted(idcs))})"
         case MachineRoomNearby(inner=inner):
@@ -299,6 +317,21 @@ def _check_pattern(pattern: str, where: str) -> None:
         raise InputError(f"{where}: regex {pattern!r} needs a group that captures the room")
 
 
+def _charset(value: Any, where: str) -> HashCharset:
+    """A hash ring's charset by its Java name (any case).
+
+    >>> _charset("us-ascii", "x")
+    <HashCharset.US_ASCII: 'US-ASCII'>
+    """
+    if isinstance(value, str):
+        for charset in HashCharset:
+            if value.strip().upper() == charset.value:
+                return charset
+    known = " or ".join(c.value for c in HashCharset)
+    shown = _short(value) if isinstance(value, str) else type(value).__name__
+    raise InputError(f"{where}: expected {known}, not {shown!r}")
+
+
 def _provenance(raw: Mapping[str, Any], keys: tuple[str, ...], where: str) -> Params:
     """``GIVEN`` when every parameter key is there, ``INFERRED`` when also marked
     ``"inferred": true``, ``UNKNOWN`` when one is missing (a mark then has nothing to mark)."""
@@ -333,7 +366,8 @@ def strategy_from_json(raw: Any, where: str = "strategy", topic: str = "") -> St
         if vnodes is None:
             raise InputError(f"{where}.virtualNodeCnt: expected an integer")
         VIRTUAL_NODES.check(vnodes, f"{where}.virtualNodeCnt")
-        return ConsistentHash(vnodes, _provenance(raw, ("virtualNodeCnt",), where))
+        charset = _charset(raw.get("charset", HashCharset.UTF_8), f"{where}.charset")
+        return ConsistentHash(vnodes, _provenance(raw, ("virtualNodeCnt",), where), charset)
     if name == "MACHINE_ROOM":
         idcs = raw.get("consumeridcs", [])
         if not isinstance(idcs, list) or not all(isinstance(i, str) for i in idcs):
@@ -385,14 +419,22 @@ def strategy_to_json(spec: StrategySpec) -> dict[str, Any]:
     {'name': 'CONSISTENT_HASH', 'virtualNodeCnt': 5, 'inferred': True}
     >>> strategy_to_json(ConsistentHash(params=Params.UNKNOWN))
     {'name': 'CONSISTENT_HASH'}
+    >>> strategy_to_json(ConsistentHash(5, charset=HashCharset.US_ASCII))
+    {'name': 'CONSISTENT_HASH', 'virtualNodeCnt': 5, 'charset': 'US-ASCII'}
+    >>> strategy_to_json(ConsistentHash(params=Params.UNKNOWN, charset=HashCharset.US_ASCII))
+    {'name': 'CONSISTENT_HASH', 'charset': 'US-ASCII'}
     """
     params = params_of(spec)
     if params is Params.UNKNOWN:
+        if isinstance(spec, ConsistentHash) and spec.charset is not HashCharset.UTF_8:
+            return {"name": spec.name, "charset": spec.charset.value}  # stated without a count
         return {"name": spec.name}
     out: dict[str, Any]
     match spec:
-        case ConsistentHash(virtual_node_cnt=n):
+        case ConsistentHash(virtual_node_cnt=n, charset=charset):
             out = {"name": spec.name, "virtualNodeCnt": n}
+            if charset is not HashCharset.UTF_8:
+                out["charset"] = charset.value
         case MachineRoom(consumeridcs=idcs):
             out = {"name": spec.name, "consumeridcs": sorted(idcs)}
         case MachineRoomNearby(inner=inner, broker_rooms=b, consumer_rooms=c):
@@ -424,6 +466,7 @@ _PARAM_ALIASES = {
     "idcs": "consumeridcs",
     "consumeridcs": "consumeridcs",
     "inner": "inner",
+    "charset": "charset",
 }
 
 
@@ -437,7 +480,8 @@ def parse_strategy_spec(
 ) -> StrategySpec:
     """Read the CLI form: ``NAME[:key=value[:key=value...]]``.
 
-    Keys: ``vnodes`` (CONSISTENT_HASH), ``idcs`` (MACHINE_ROOM, comma list), ``inner``
+    Keys: ``vnodes`` and ``charset`` (CONSISTENT_HASH: ``UTF-8``, the default, or
+    ``US-ASCII``), ``idcs`` (MACHINE_ROOM, comma list), ``inner``
     (MACHINE_ROOM_NEARBY; its other parameters go to the inner strategy, so
     ``MACHINE_ROOM_NEARBY:inner=CONSISTENT_HASH:vnodes=20`` works). Rooms and CONFIG lists
     come from their own flags and are passed in. ``absent`` is what a CONSISTENT_HASH without
@@ -445,7 +489,9 @@ def parse_strategy_spec(
     count still to be found (``UNKNOWN``, for explain, which may infer it).
 
     >>> parse_strategy_spec("CONSISTENT_HASH:vnodes=20")
-    ConsistentHash(virtual_node_cnt=20)
+    ConsistentHash(virtual_node_cnt=20, charset=<HashCharset.UTF_8: 'UTF-8'>)
+    >>> parse_strategy_spec("CONSISTENT_HASH:vnodes=20:charset=US-ASCII").charset
+    <HashCharset.US_ASCII: 'US-ASCII'>
     >>> parse_strategy_spec("machine_room:idcs=a,b").consumeridcs == frozenset({"a", "b"})
     True
     """
@@ -459,15 +505,15 @@ def parse_strategy_spec(
             if not eq or canonical is None:
                 raise InputError(
                     f"strategy {text!r}: bad parameter {item!r} "
-                    "(expected vnodes=N, idcs=a,b or inner=NAME)"
+                    "(expected vnodes=N, charset=US-ASCII, idcs=a,b or inner=NAME)"
                 )
             params[canonical] = value.strip()
     allowed = {
         "AVG": set(),
         "AVG_BY_CIRCLE": set(),
-        "CONSISTENT_HASH": {"virtualNodeCnt"},
+        "CONSISTENT_HASH": {"virtualNodeCnt", "charset"},
         "MACHINE_ROOM": {"consumeridcs"},
-        "MACHINE_ROOM_NEARBY": {"inner", "virtualNodeCnt", "consumeridcs"},
+        "MACHINE_ROOM_NEARBY": {"inner", "virtualNodeCnt", "charset", "consumeridcs"},
         "CONFIG": set(),
     }
     if name not in allowed:
@@ -491,7 +537,9 @@ def parse_strategy_spec(
                 f"strategy {_short(text)!r}: vnodes must be an integer, not {shown!r}"
             ) from None
         VIRTUAL_NODES.check(vnodes, f"strategy {_short(text)!r}: vnodes")
-        return ConsistentHash(vnodes, Params.GIVEN if "virtualNodeCnt" in params else absent)
+        charset = _charset(params.get("charset", "UTF-8"), f"strategy {_short(text)!r}: charset")
+        given = Params.GIVEN if "virtualNodeCnt" in params else absent
+        return ConsistentHash(vnodes, given, charset)
     if name == "MACHINE_ROOM":
         idcs = [i.strip() for i in params.get("consumeridcs", "").split(",") if i.strip()]
         if not idcs:
@@ -501,6 +549,8 @@ def parse_strategy_spec(
         inner_text = params.get("inner", "AVG")
         if "virtualNodeCnt" in params:
             inner_text += f":vnodes={params['virtualNodeCnt']}"
+        if "charset" in params:
+            inner_text += f":charset={params['charset']}"
         if "consumeridcs" in params:
             inner_text += f":idcs={params['consumeridcs']}"
         try:

@@ -568,6 +568,10 @@ class _Parser:
                 if not _fits(value, t):
                     self.refuse(t, value, path)
                 return value
+            case spec.Choice(values=values):
+                if value not in values:
+                    self.refuse(t, value, path)
+                return value
             case spec.Regex(captures=captures):
                 return self.regex(value, path, captures)
             case spec.ArrayOf(item=item):

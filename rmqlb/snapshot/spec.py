@@ -39,7 +39,7 @@ from typing import Any, ClassVar, TypeAlias
 
 from rmqlb.model import snapshot as _model
 from rmqlb.model.queue import MessageQueue
-from rmqlb.model.strategy import STRATEGY_NAMES
+from rmqlb.model.strategy import STRATEGY_NAMES, HashCharset
 from rmqlb.ranges import QUEUE_COUNT, VIRTUAL_NODES
 
 FORMAT = "rmqlb.snapshot/1"
@@ -394,7 +394,7 @@ _STRATEGY_NAMES = (*STRATEGY_NAMES, "UNKNOWN")
 
 
 class Strategy(Record):
-    """An allocation strategy: AVG, AVG_BY_CIRCLE, CONSISTENT_HASH (virtualNodeCnt),
+    """An allocation strategy: AVG, AVG_BY_CIRCLE, CONSISTENT_HASH (virtualNodeCnt, charset),
     MACHINE_ROOM (consumeridcs), MACHINE_ROOM_NEARBY (inner, brokerRooms, consumerRooms:
     an object mapping names to rooms, or a regex whose first group is the room), CONFIG
     (config: client id -> queues), UNKNOWN (className). A parameter left out, or null, is
@@ -408,6 +408,14 @@ class Strategy(Record):
         "virtualNodeCnt",
         Int(minimum=0, maximum=MAX_VIRTUAL_NODES, unit="virtual nodes"),
         nullable=True,
+    )
+    charset = Field(
+        "charset",
+        Choice(tuple(c.value for c in HashCharset)),
+        nullable=True,
+        doc="CONSISTENT_HASH: the clients' JVM charset the ring's keys are hashed in "
+        "(String.getBytes()); UTF-8 when absent. US-ASCII: Java 17 and older under a POSIX "
+        "locale, '?' for every non-ASCII character.",
     )
     consumeridcs = Field("consumeridcs", ArrayOf(Str()), nullable=True)
     inner = Field("inner", Ref("InnerStrategy"), nullable=True)
@@ -426,7 +434,7 @@ class Strategy(Record):
     parameters: ClassVar[dict[str, tuple[Field, ...]]] = {
         "AVG": (),
         "AVG_BY_CIRCLE": (),
-        "CONSISTENT_HASH": (virtual_node_cnt,),
+        "CONSISTENT_HASH": (virtual_node_cnt, charset),
         "MACHINE_ROOM": (consumeridcs,),
         "MACHINE_ROOM_NEARBY": (inner, broker_rooms, consumer_rooms),
         "CONFIG": (config,),

@@ -295,16 +295,22 @@ def broker_answer(case: Case) -> dict[str, Any]:
     return {"assigned": assigned}
 
 
-def java_answers(kit: Kit, cases: Sequence[Case], workdir: Path) -> list[dict[str, Any]]:
-    """The rig's answers, from the jars of the kit's version (its JRE, UTF-8 as the
-    platform charset: ``MD5Hash`` hashes ``String.getBytes()``)."""
+def java_answers(
+    kit: Kit, cases: Sequence[Case], workdir: Path, charset: str = "UTF-8"
+) -> list[dict[str, Any]]:
+    """The rig's answers, from the jars of the kit's version, on its JRE with ``charset`` as
+    the platform's (``MD5Hash`` hashes ``String.getBytes()``: UTF-8 from Java 18 on, the
+    locale's before)."""
     cases_file, answers_file = workdir / "cases.jsonl", workdir / "answers.jsonl"
     cases_file.write_text("".join(json.dumps(c) + "\n" for c in cases), encoding="utf-8")
     script = (
         '. "$KIT/env.sh"; rmq_need_java || exit 1;'
-        ' exec "$RMQ_JAVA" -Dfile.encoding=UTF-8 -cp "$RMQ_CP" "$RIG" "$CASES" "$ANSWERS"'
+        ' exec "$RMQ_JAVA" -Dfile.encoding="$CHARSET" -cp "$RMQ_CP" "$RIG" "$CASES" "$ANSWERS"'
     )
-    env = kit.env(KIT=str(KIT), RIG=str(RIG), CASES=str(cases_file), ANSWERS=str(answers_file))
+    env = kit.env(
+        KIT=str(KIT), RIG=str(RIG), CASES=str(cases_file), ANSWERS=str(answers_file),
+        CHARSET=charset,
+    )  # fmt: skip
     done = subprocess.run(
         ["bash", "-c", script], env=env, capture_output=True, text=True, timeout=300, check=False
     )
@@ -356,3 +362,27 @@ def test_broker_assignment_answers_as_the_query_assignment_processor(
     assert any(q and q[0][2] == -1 for q in assigned)  # POP: the whole broker
     found = differences(cases, answers, map(broker_answer, cases))
     assert not found, found
+
+
+def _in_charset(strategy: dict[str, Any], charset: str) -> dict[str, Any]:
+    """``strategy`` with every CONSISTENT_HASH ring in it hashed in ``charset``."""
+    if strategy["name"] == "CONSISTENT_HASH":
+        return {**strategy, "charset": charset}
+    if strategy["name"] == "MACHINE_ROOM_NEARBY":
+        return {**strategy, "inner": _in_charset(strategy["inner"], charset)}
+    return strategy
+
+
+def test_rings_of_a_us_ascii_jvm_answer_as_the_java_classes(kit: Kit, tmp_path: Path) -> None:
+    """A JVM whose default charset is US-ASCII (Java 17 under a POSIX locale:
+    ``ANSI_X3.4-1968``) hashes '?' for each non-ASCII character of a client id or broker
+    name: the same cases on such a JVM, against ``simulate`` with ``"charset": "US-ASCII"``;
+    and with non-ASCII ids the rings split otherwise than in UTF-8."""
+    cases = client_cases(random.Random(SEED), CLIENT_CASES)
+    answers = java_answers(kit, cases, tmp_path, charset="US-ASCII")
+    in_ascii = [{**c, "strategy": _in_charset(c["strategy"], "US-ASCII")} for c in cases]
+    found = differences(cases, answers, simulate_answers(in_ascii, tmp_path))
+    assert not found, found
+    rings = [i for i, c in enumerate(cases) if c["strategy"]["name"] == "CONSISTENT_HASH"]
+    in_utf8 = simulate_answers([cases[i] for i in rings], tmp_path)
+    assert sum(answers[i] != ours for i, ours in zip(rings, in_utf8, strict=True)) > 50

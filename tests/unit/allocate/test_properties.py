@@ -12,10 +12,23 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from rmqlb.allocate import allocate, allocate_for, allocate_sorted, consistent_hash
-from rmqlb.allocate.consistent_hash import HashMemo, allocate_consistent_hash, build_ring
+from rmqlb.allocate.consistent_hash import (
+    UTF_8,
+    HashMemo,
+    allocate_consistent_hash,
+    build_ring,
+    ring_hashes,
+)
 from rmqlb.model.javaorder import java_key, java_sorted
 from rmqlb.model.queue import MessageQueue, queue_sort_key
-from rmqlb.model.strategy import Avg, AvgByCircle, ConsistentHash, MachineRoom, StrategySpec
+from rmqlb.model.strategy import (
+    Avg,
+    AvgByCircle,
+    ConsistentHash,
+    HashCharset,
+    MachineRoom,
+    StrategySpec,
+)
 
 # --------------------------------------------------------------------------- generators
 
@@ -251,15 +264,16 @@ def test_supplementary_sorts_before_high_bmp() -> None:
 
 
 def _both_paths(
-    mqs: list[MessageQueue], cids: list[str], vnodes: int
+    mqs: list[MessageQueue], cids: list[str], vnodes: int, charset: HashCharset = UTF_8
 ) -> tuple[dict[str, list[MessageQueue]], dict[str, list[MessageQueue]]]:
     np = pytest.importorskip("numpy")
     mq_all = sorted(mqs, key=queue_sort_key)
     cid_all = java_sorted(cids)
     slow: dict[str, list[MessageQueue]] = {cid: [] for cid in cid_all}
     fast: dict[str, list[MessageQueue]] = {cid: [] for cid in cid_all}
-    consistent_hash._route_python(mq_all, cid_all, vnodes, slow)
-    consistent_hash._route_numpy(np, mq_all, vnodes, fast)
+    hashes = consistent_hash.hasher(None, charset)
+    consistent_hash._route_python(mq_all, cid_all, vnodes, slow, hashes)
+    consistent_hash._route_numpy(np, mq_all, vnodes, fast, charset)
     return slow, fast
 
 
@@ -273,11 +287,12 @@ def _both_paths(
         unique=True,
     ),
     vnodes=st.integers(1, 5),
+    charset=st.sampled_from(HashCharset),
 )
 def test_numpy_path_matches_python_path(
-    mqs: list[MessageQueue], cids: list[str], vnodes: int
+    mqs: list[MessageQueue], cids: list[str], vnodes: int, charset: HashCharset
 ) -> None:
-    slow, fast = _both_paths(mqs, cids, vnodes)
+    slow, fast = _both_paths(mqs, cids, vnodes, charset)
     assert fast == slow
 
 
@@ -293,6 +308,24 @@ def test_numpy_path_on_a_group_big_enough_to_use_it() -> None:
 def test_numpy_path_with_a_surrogate_key() -> None:
     slow, fast = _both_paths([MessageQueue("T", "b", i) for i in range(20)], ["a\ud800", "b"], 3)
     assert fast == slow
+
+
+def test_a_us_ascii_ring_is_the_utf_8_ring_of_the_keys_with_question_marks() -> None:
+    """US-ASCII writes '?' for each character it lacks (a surrogate pair is one): the ring's
+    points are those of the '?' forms (what the real suite sees Java do); ASCII keys hash
+    alike in both charsets."""
+    keys = ["10.0.0.1@杭州-0", "a\U0001f600b-3", "x\ud800-1", "plain-7"]
+    marked = ["10.0.0.1@??-0", "a?b-3", "x?-1", "plain-7"]
+    assert ring_hashes(keys, HashCharset.US_ASCII) == ring_hashes(marked)
+    assert ring_hashes(keys[3:], HashCharset.US_ASCII) == ring_hashes(keys[3:])
+    assert ring_hashes(keys[:1], HashCharset.US_ASCII) != ring_hashes(keys[:1])
+    cids = ["10.0.0.1@杭州", "10.0.0.2@北京"]
+    mqs = [MessageQueue("T", "broker-a", i) for i in range(16)]
+    ascii_ring = allocate(ConsistentHash(3, charset=HashCharset.US_ASCII), mqs, cids)
+    marked_ring = allocate(ConsistentHash(3), mqs, ["10.0.0.1@??", "10.0.0.2@??"])
+    assert list(ascii_ring) == cids
+    assert list(ascii_ring.values()) == list(marked_ring.values())
+    assert ascii_ring != allocate(ConsistentHash(3), mqs, cids)
 
 
 # --------------------------------------------------------------------------- memoized hashes

@@ -3,7 +3,7 @@ the owners ``allocate_consistent_hash`` computes for that count (equal hashes in
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 
 import pytest
 from hypothesis import given, settings
@@ -18,6 +18,7 @@ from rmqlb.allocate.consistent_hash import (
 )
 from rmqlb.model.javaorder import java_key
 from rmqlb.model.queue import MessageQueue, queue_sort_key
+from rmqlb.model.strategy import HashCharset
 
 ASCII = st.characters(min_codepoint=0x21, max_codepoint=0x7E)
 SUPPLEMENTARY = st.characters(min_codepoint=0x10000, max_codepoint=0x10FFFF)
@@ -83,10 +84,12 @@ def test_equal_hashes_keep_the_last_insert_as_treemap_put(
 ) -> None:
     """With a hash squeezed into a few buckets most ring points collide: the sweep must keep,
     at every count, the point TreeMap.put leaves (the allocator is the reference)."""
-    real: Callable[[Sequence[str]], list[int]] = ring_hashes
-    monkeypatch.setattr(
-        consistent_hash, "ring_hashes", lambda keys: [h % buckets for h in real(keys)]
-    )
+    real = ring_hashes
+
+    def squeezed(keys: Sequence[str], charset: HashCharset = HashCharset.UTF_8) -> list[int]:
+        return [h % buckets for h in real(keys, charset)]
+
+    monkeypatch.setattr(consistent_hash, "ring_hashes", squeezed)
     cids = [f"10.0.0.{i}@{4000 + i}#{i * 7919}" for i in range(5)]
     queues = [MessageQueue("T", b, i) for b in ("broker-a", "broker-b") for i in range(12)]
     check_every_count(cids, queues, 25)

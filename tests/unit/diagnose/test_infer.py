@@ -32,6 +32,7 @@ from rmqlb.model.strategy import (
     Avg,
     AvgByCircle,
     ConsistentHash,
+    HashCharset,
     MachineRoom,
     MachineRoomNearby,
     Params,
@@ -263,6 +264,75 @@ def test_no_count_explains_them_the_default_stays_and_the_closest_is_named() -> 
     assert "the closest, 5, gets 1 queue wrong" in inference.note
     (mismatch,) = [f for f in report.findings if f.code is Code.ASSIGNMENT_MISMATCH]
     assert "the closest, 5, gets 1 queue wrong" in mismatch.message
+
+
+CITY_IDS = ["10.0.0.1@杭州", "10.0.0.2@北京", "10.0.0.3@上海"]
+
+
+def us_ascii_held(
+    vnodes: int, cids: Sequence[str], topics: Mapping[str, Mapping[str, int]]
+) -> dict[str, list[MessageQueue]]:
+    """What clients hold whose JVMs hash in US-ASCII (Java 17 under a POSIX locale)."""
+    return held_by(ConsistentHash(vnodes, charset=HashCharset.US_ASCII), cids, topics)
+
+
+def test_clients_hashing_in_us_ascii_are_inferred_with_their_charset() -> None:
+    """A JVM whose default charset is US-ASCII hashes each non-ASCII character of a client
+    id as '?' (the real suite runs the kit's classes so): no count fits what such clients
+    hold in UTF-8; in US-ASCII, the default 10 does, and expected uses it."""
+    held = us_ascii_held(10, CITY_IDS, TWO_BROKERS)
+    assert held != held_by(ConsistentHash(10), CITY_IDS, TWO_BROKERS)
+    report = diagnose(wire_snapshot("CONSISTENT_HASH", CITY_IDS, TWO_BROKERS, held))
+    group = report.groups[0]
+    assert group.inference is not None
+    assert group.inference.status is InferenceStatus.inferred
+    assert group.strategy == "CONSISTENT_HASH(vnodes=10, US-ASCII)"
+    assert group.inference.note.startswith(
+        "virtual nodes: 10, hashed in US-ASCII (the clients' JVMs write '?' for the non-ASCII "
+        "characters of their ids: Java 17 and older under a POSIX locale), inferred from what "
+        "the 3 clients hold — the wire does not carry it; pass `--strategy "
+        "CONSISTENT_HASH:vnodes=10:charset=US-ASCII` to fix it"
+    )
+    assert not [f for f in report.findings if f.code is Code.ASSIGNMENT_MISMATCH]
+    snap = wire_snapshot("CONSISTENT_HASH", CITY_IDS, TWO_BROKERS, held)
+    doc = snapshot_to_json(record_inferred(snap))
+    assert doc["groups"]["G"]["strategy"] == {
+        "name": "CONSISTENT_HASH", "virtualNodeCnt": 10, "charset": "US-ASCII", "inferred": True
+    }  # fmt: skip
+    assert report_to_json(diagnose(parse_snapshot(doc))) == report_to_json(report)
+
+
+def test_a_charset_stated_without_a_count_is_searched_alone() -> None:
+    """``{"name": "CONSISTENT_HASH", "charset": "US-ASCII"}`` (``--strategy
+    CONSISTENT_HASH:charset=US-ASCII``): the count is searched with rings in that charset."""
+    held = us_ascii_held(5, CITY_IDS, TWO_BROKERS)
+    stated = {"strategy": {"name": "CONSISTENT_HASH", "charset": "US-ASCII"}}
+    report = diagnose(wire_snapshot("CONSISTENT_HASH", CITY_IDS, TWO_BROKERS, held, group=stated))
+    group = report.groups[0]
+    assert group.inference is not None
+    assert group.inference.status is InferenceStatus.inferred
+    assert group.strategy == "CONSISTENT_HASH(vnodes=5, US-ASCII)"
+    assert rows_ok(report)
+
+
+def test_where_no_count_fits_in_either_charset_the_note_says_so() -> None:
+    """Non-ASCII ids, a queue moved as in a rebalance caught half way: no count fits in
+    UTF-8 nor in US-ASCII, and the note names clients hashing in different charsets beside
+    the other causes. ASCII ids never get that clause (both charsets hash them alike)."""
+    for cids, clause in ((CITY_IDS, True), (THREE, False)):
+        held = held_by(ConsistentHash(5), cids, TWO_BROKERS)
+        held[cids[0]].append(held[cids[1]].pop(0))
+        inference = (
+            diagnose(wire_snapshot("CONSISTENT_HASH", cids, TWO_BROKERS, held)).groups[0].inference
+        )
+        assert inference is not None
+        assert inference.status is InferenceStatus.unexplained
+        assert inference.note.endswith(
+            "or JVMs hashing '10.0.0.1@杭州' in different charsets (neither UTF-8 nor US-ASCII, "
+            "what Java 17 and older use under a POSIX locale, fits every client)"
+            if clause
+            else "clients built with different counts"
+        )
 
 
 def test_queues_no_count_can_explain_do_not_stop_inference() -> None:

@@ -91,10 +91,12 @@ BASE: dict[str, Any] = {
                     "strategy": {
                         "name": "MACHINE_ROOM_NEARBY",
                         "virtualNodeCnt": 5,
+                        "charset": "US-ASCII",
                         "consumeridcs": ["hz"],
                         "inner": {
                             "name": "CONSISTENT_HASH",
                             "virtualNodeCnt": 3,
+                            "charset": "UTF-8",
                             "consumeridcs": [],
                             "inner": {"name": "AVG"},
                             "brokerRooms": "^(broker)-",
@@ -426,6 +428,7 @@ _PARAMS: dict[str, tuple[list[Any], list[Any]]] = {
         [0, 5, _MAX_VNODES, 5.0, float(_MAX_VNODES)],
         [-1, _MAX_VNODES + 1, "5", True, 2.5, -1.0, float(_MAX_VNODES + 1), 1e20, [], {}],
     ),
+    "charset": (["UTF-8", "US-ASCII"], ["utf-8", "ASCII", "ISO-8859-1", "", 8, True, [], {}]),
     "consumeridcs": ([[], ["hz"], ["hz", "sh"]], ["hz", [1], [None], {}, 0]),
     "brokerRooms": (
         [{}, {"broker-a": "hz"}, "^([a-z]+)@", "(?P<room>.+)-"],
