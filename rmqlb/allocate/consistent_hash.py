@@ -65,6 +65,17 @@ def ring_hashes(keys: Sequence[str], charset: HashCharset = UTF_8) -> list[int]:
         return [word(digest(k.encode("utf-8", "replace")).digest())[0] for k in keys]
 
 
+def as_hashed(key: str, charset: HashCharset) -> str:
+    """``key`` as a ring in ``charset`` hashes it: ``?`` for every character the charset
+    cannot write. Keys alike here take one ring position.
+
+    >>> as_hashed("10.0.0.1@杭州", HashCharset.US_ASCII), as_hashed("a\U0001f600", UTF_8)
+    ('10.0.0.1@??', 'a😀')
+    """
+    codec = "ascii" if charset is HashCharset.US_ASCII else "utf-8"
+    return key.encode(codec, "replace").decode(codec)
+
+
 Hasher = Callable[[Sequence[str]], list[int]]
 """How a list of keys becomes ring positions: :func:`ring_hashes`, or a :class:`HashMemo`."""
 

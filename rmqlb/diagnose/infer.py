@@ -273,7 +273,9 @@ def infer_strategy(
 def _search(spec: StrategySpec, held: Holdings) -> Inferred:
     match spec:
         case ConsistentHash(charset=charset):
-            return _consistent_hash(held, charset)
+            # a charset stated without a count is searched alone; a recorded one is searched
+            # for again as explain -n found it
+            return _consistent_hash(held, charset if spec.params is Params.UNKNOWN else UTF_8)
         case MachineRoom():
             return _machine_room(held)
         case Config():

@@ -16,6 +16,7 @@ the last test checks what rmqlb says of that cluster.)
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -77,6 +78,89 @@ def test_consistent_hash_virtual_nodes_are_inferred(
     # the premise: with the Java default the very same cluster looks broken
     stated = kit.explain(g, "--strategy", "CONSISTENT_HASH:vnodes=10")
     assert "ASSIGNMENT_MISMATCH" in finding_codes(stated)
+
+
+#: Clients named by city: their ids differ only in non-ASCII characters.
+CITIES = {"hz": "杭州", "bj": "北京", "sh": "上海"}
+
+
+def _city_group(kit: Kit, group: str, topic: str, charset: str) -> dict[str, dict[str, Any]]:
+    """Three CONSISTENT_HASH clients named by city, one JVM each with ``charset`` as its
+    default (``file.encoding``); their settled states by client id. Their own state lines
+    write ids in that charset too, so each JVM's one state is taken for its client."""
+    spec = f"group={group};sub={topic}:*;strategy=CONSISTENT_HASH"
+    jvms = {
+        f"127.0.0.1@{city}": kit.consumer(
+            f"{charset.lower()}-{key}",
+            f"{spec};instance={city}",
+            RMQ_CLIENT_JOPTS=f"-Xms16m -Xmx96m -Dfile.encoding={charset}",
+        )
+        for key, city in CITIES.items()
+    }
+
+    def steady() -> dict[str, dict[str, Any]] | None:
+        states = {}
+        for cid, jvm in jvms.items():
+            seen = list(kit.truth(group, jvm).values())
+            view = seen[0].get("views", {}).get(topic) if len(seen) == 1 else None
+            if not view or view.get("mqAll") != 16 or len(view.get("cidAll") or ()) != 3:
+                return None
+            held = {qkey(q) for q in seen[0]["held"] if q["topic"] == topic}
+            if held != {qkey(q) for q in view["allocated"]}:
+                return None
+            states[cid] = seen[0]
+        return states
+
+    settled: dict[str, dict[str, Any]] = kit.wait_for(
+        f"the {charset} clients of {group} to hold steady", steady, timeout=90
+    )
+    return settled
+
+
+def test_clients_hashing_in_us_ascii_are_inferred_and_their_idle_ones_explained(
+    kit: Kit, names: Names
+) -> None:
+    """CONSISTENT_HASH clients 127.0.0.1@杭州, @北京 and @上海 on JVMs whose default charset
+    is US-ASCII (Java 17 under a POSIX locale; here ``-Dfile.encoding=US-ASCII``) hash '?'
+    for each non-ASCII character: all three ids take the same ring positions and the last
+    in Java order holds every queue. rmqlb infers the charset (*actual* = *expected* = what
+    each JVM holds) and IDLE_CONSUMER names the cause and the fix with the split UTF-8 gives;
+    restarted with UTF-8, as advised, the clients hold exactly that split."""
+    g, t = names.group, names.topic
+    kit.topic(t, read=8)
+    states = _city_group(kit, g, t, "US-ASCII")
+    assert sorted(len([q for q in s["held"] if q["topic"] == t]) for s in states.values()) == [
+        0, 0, 16
+    ]  # fmt: skip
+
+    report = kit.explain(g)
+
+    (group,) = [x for x in report["groups"] if x["group"] == g]
+    assert group["strategy"] == "CONSISTENT_HASH(vnodes=10, US-ASCII)"
+    inference = _inference(report, g)
+    assert inference["status"] == "inferred"
+    assert inference["strategyOption"] == "CONSISTENT_HASH:vnodes=10:charset=US-ASCII"
+    assert_actual_is_truth(report, states, g, t)
+    assert_expected_is_truth(report, states, g, t)
+    (idle,) = [f for f in findings(report, "IDLE_CONSUMER") if f["topic"] == t]
+    assert sorted(idle["consumers"]) == ["127.0.0.1@上海", "127.0.0.1@北京"]
+    assert (
+        "127.0.0.1@上海, 127.0.0.1@北京, 127.0.0.1@杭州 all hash as '127.0.0.1@??', so the ring "
+        "keeps the virtual nodes of 127.0.0.1@杭州 only"
+    ) in idle["message"]
+    fix = re.search(r"gives 3 consumers (\d+) to (\d+) queues$", idle["hint"])
+    assert fix is not None and "-Dfile.encoding=UTF-8" in idle["hint"], idle["hint"]
+
+    for key in CITIES:
+        kit.halt(f"us-ascii-{key}")
+    states = _city_group(kit, g, t, "UTF-8")
+    sizes = sorted(len([q for q in s["held"] if q["topic"] == t]) for s in states.values())
+    assert (sizes[0], sizes[-1]) == (int(fix[1]), int(fix[2]))
+    fixed = kit.explain(g)
+    (group,) = [x for x in fixed["groups"] if x["group"] == g]
+    assert group["strategy"] == "CONSISTENT_HASH(vnodes=10)"
+    assert "IDLE_CONSUMER" not in finding_codes(fixed, g)
+    assert_actual_is_truth(fixed, states, g, t)
 
 
 def _config_group(

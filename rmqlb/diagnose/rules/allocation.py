@@ -15,9 +15,11 @@ that pass, each with what the allocation showed.
 
 from __future__ import annotations
 
+import dataclasses
 from typing import TYPE_CHECKING, Literal
 
-from rmqlb.allocate.consistent_hash import HashMemo
+from rmqlb.allocate import allocate_sorted
+from rmqlb.allocate.consistent_hash import HashMemo, as_hashed
 from rmqlb.allocate.machine_room import broker_room, in_rooms
 from rmqlb.diagnose.context import Mode, TopicContext, before_5_0, cluster_name
 from rmqlb.diagnose.report import Code, Finding, Proposal, Severity
@@ -29,6 +31,7 @@ from rmqlb.diagnose.rules._listed import (
 )
 from rmqlb.diagnose.rules._text import id_text, queue_text
 from rmqlb.diagnose.rules.waiting import waiting_text
+from rmqlb.errors import AllocationError
 from rmqlb.humanize import plural
 from rmqlb.model.javaorder import java_key
 from rmqlb.model.queue import MessageQueue
@@ -37,8 +40,10 @@ from rmqlb.model.strategy import (
     AvgByCircle,
     Config,
     ConsistentHash,
+    HashCharset,
     MachineRoom,
     MachineRoomNearby,
+    describe,
 )
 
 if TYPE_CHECKING:
@@ -256,7 +261,11 @@ def _idle(ctx: TopicContext, prove: _Prover) -> list[Finding]:
             f"{plural(m, 'consumer')} ({id_text(idle, g.options.max_listed)}){g.assumption}"
         )
         spec = g.strategy
-        if isinstance(spec, ConsistentHash):
+        charset = _charset_cause(ctx, spec, idle) if isinstance(spec, ConsistentHash) else None
+        if charset is not None:
+            message += charset[0]
+            hint = charset[1]
+        elif isinstance(spec, ConsistentHash):
             hint = proven or (
                 f"with {spec.virtual_node_cnt} virtual nodes per consumer the hash ring leaves "
                 "them no queue: raise virtualNodeCnt or use AVG"
@@ -291,6 +300,46 @@ def _idle(ctx: TopicContext, prove: _Prover) -> list[Finding]:
             proposals=proposals,
         )
     ]
+
+
+def _charset_cause(
+    ctx: TopicContext, spec: ConsistentHash, idle: list[str]
+) -> tuple[str, str] | None:
+    """Where the clients hash their ring in US-ASCII and a ring hashed in UTF-8 gives every
+    one of ``idle`` queues: the cause (client ids alike in US-ASCII take one position) and
+    the fix, with what UTF-8 gives (allocated)."""
+    if spec.charset is not HashCharset.US_ASCII:
+        return None
+    utf8 = dataclasses.replace(spec, charset=HashCharset.UTF_8)
+    cid_all = ctx.allocated_cid_all
+    try:
+        fixed = allocate_sorted(utf8, ctx.mq_all, cid_all)
+    except AllocationError:
+        return None
+    if not all(fixed.get(c) for c in idle):
+        return None
+    alike: dict[str, list[str]] = {}
+    for cid in dict.fromkeys(cid_all):
+        alike.setdefault(as_hashed(cid, spec.charset), []).append(cid)
+    shared = [(form, ids) for form, ids in alike.items() if len(ids) > 1 and set(ids) & set(idle)]
+    cause = "; their JVMs hash the ring in US-ASCII ('?' for each non-ASCII character)"
+    for form, ids in shared[:2]:
+        cause += (
+            f": {id_text(ids, ctx.g.options.max_listed)} all hash as {form!r}, so the ring "
+            f"keeps the virtual nodes of {ids[-1]} only"
+        )
+    sizes = [len(fixed.get(c, ())) for c in dict.fromkeys(cid_all) if c in ctx.subscribers]
+    fix = (
+        f"run the consumers of {ctx.g.name} with -Dfile.encoding=UTF-8 (the default from Java "
+        f"18 on) or give them ASCII instance names: hashed in UTF-8, {describe(utf8)} gives "
+        f"{plural(len(sizes), 'consumer')} {_range(sizes)} queues"
+    )
+    return cause, fix
+
+
+def _range(sizes: list[int]) -> str:
+    low, high = min(sizes), max(sizes)
+    return str(low) if low == high else f"{low} to {high}"
 
 
 def _imbalance(ctx: TopicContext, prove: _Prover) -> list[Finding]:

@@ -39,6 +39,9 @@ EXPECTED: dict[str, list[Expected]] = {
     # 5 virtual nodes, inferred (the clients report only the class): no mismatch, and the
     # true imbalance of a 5-node ring
     "consistent-hash-vnodes.json": [("IMBALANCE", "TradeTopic", [], None)],
+    # a real 4.9.8 capture: clients named by city on US-ASCII JVMs, their ids alike in
+    # US-ASCII: one holds the whole ring
+    "consistent-hash-us-ascii.json": [("IDLE_CONSUMER", "CityTopic", [], None)],
     "split-subscriptions.json": [
         ("SUBSCRIPTION_INCONSISTENT", "topicA", ["broker-a:2", "broker-a:3"], None),
         ("UNCONSUMED_QUEUE", "topicA", ["broker-a:2", "broker-a:3"], 0),

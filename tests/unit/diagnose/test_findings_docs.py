@@ -1,6 +1,6 @@
-"""The examples quoted in docs/findings.md for DUPLICATE_CLIENT_ID, SUBSCRIPTION_INCONSISTENT,
-STRATEGY_INCONSISTENT, the "why lag grows" findings (QUEUE_STALLED over two polls),
-BROKERS_DISAGREE of clients that balance themselves, POP_SHARE_ALL, NO_ROUTE,
+"""The examples quoted in docs/findings.md for IDLE_CONSUMER, DUPLICATE_CLIENT_ID,
+SUBSCRIPTION_INCONSISTENT, STRATEGY_INCONSISTENT, the "why lag grows" findings (QUEUE_STALLED
+over two polls), BROKERS_DISAGREE of clients that balance themselves, POP_SHARE_ALL, NO_ROUTE,
 WRITE_EXCEEDS_READ, QUEUE_NOT_READABLE and LAG_SKEW are real output: each quoted message and
 fix comes out of the engine for an example snapshot or one below."""
 
@@ -19,6 +19,7 @@ from rmqlb.snapshot import load_snapshot, parse_snapshot
 ROOT = Path(__file__).resolve().parents[3]
 #: The checked parts of the document: (first heading, the heading after the last).
 CHECKED = (
+    ("## IDLE_CONSUMER", "## UNCONSUMED_QUEUE"),
     ("## DUPLICATE_CLIENT_ID", "## CLIENT_UNREACHABLE"),
     ("## SUBSCRIPTION_INCONSISTENT", "## IMBALANCE"),
     ("## STALE_ALLOCATION", "## Thresholds"),
