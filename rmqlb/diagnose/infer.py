@@ -576,10 +576,8 @@ def _fitting(
     alternatives = list(fits[1:] if n == fits[0] else [f for f in fits if f != n])
     also = ""
     if alternatives:  # counts close together often give the very same rings' shares
-        also = (
-            f" ({count_ranges(alternatives)} would give the same queues: the smallest "
-            "count is named)"
-        )
+        named = "Java's default is" if n == default else "the smallest count is"
+        also = f" ({count_ranges(alternatives)} would give the same queues: {named} named)"
     option = f"CONSISTENT_HASH:vnodes={n}"
     hashed = ""
     if charset is not UTF_8:
