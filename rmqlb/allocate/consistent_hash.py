@@ -6,8 +6,8 @@ client ``c`` sits at ``hash(c + "-" + i)``. A queue goes to the first ring posit
 ``>= hash("MessageQueue [topic=T, brokerName=B, queueId=N]")``, wrapping to the smallest.
 ``hash`` is the first four bytes of the MD5 of the key's bytes, read as an unsigned big-endian
 integer; the bytes are ``String.getBytes()``'s, in the JVM's default charset
-(:class:`~rmqlb.model.strategy.HashCharset`: UTF-8, or US-ASCII, which writes ``?`` for
-every non-ASCII character). Details that decide exactness:
+(:class:`~rmqlb.model.strategy.HashCharset`: UTF-8, or the locale's of an older JVM, which
+writes ``?`` for every character it lacks). Details that decide exactness:
 
 * ``TreeMap.put`` on an equal hash *replaces* the earlier virtual node: the later client wins.
 * A client listed twice adds its virtual nodes again numbered from the count it already has
@@ -25,6 +25,7 @@ and ``md5("b-0")[:4]``; a queue hashing between them goes to the upper one.
 
 from __future__ import annotations
 
+import codecs
 import importlib
 from bisect import bisect_left
 from collections.abc import Callable, Iterator, Mapping, Sequence
@@ -49,6 +50,38 @@ NUMPY_MIN_WORK = 50_000
 """Ring points + queues from which the numpy path pays for importing numpy."""
 
 
+#: Java's GBK encoder where Python's ``gbk`` codec differs from it outside the private use
+#: area: the characters Python cannot write that Java writes (CP936's codes) ...
+_JAVA_GBK_ONLY = {"\u20ac": b"\xa2\xe3", "\u2641": b"\xa8\x92"}
+#: ... and the one Python writes that Java does not.
+_PYTHON_GBK_ONLY = str.maketrans({"\u2295": "?"})
+_JAVA_GBK_ERRORS = "rmqlb-java-gbk"
+
+
+def _java_gbk_errors(exc: UnicodeError) -> tuple[bytes, int]:
+    """What Java's GBK encoder writes for the characters Python's codec cannot: CP936's
+    code, else ``?`` (a surrogate pair is one character). Private use characters U+E000 to
+    U+E864, which Java writes as codes of GBK's user-defined areas, are written ``?`` too:
+    the one place rmqlb's GBK is not Java's."""
+    if not isinstance(exc, UnicodeEncodeError):
+        raise exc
+    text = exc.object[exc.start : exc.end]
+    return b"".join(_JAVA_GBK_ONLY.get(ch, b"?") for ch in text), exc.end
+
+
+codecs.register_error(_JAVA_GBK_ERRORS, _java_gbk_errors)
+
+
+def _java_encoded(keys: Sequence[str], charset: HashCharset) -> list[bytes]:
+    """``String.getBytes()`` of every key in ``charset``, other than UTF-8: ``?`` for each
+    character the charset cannot write."""
+    codec = charset.codec
+    if charset is HashCharset.GBK:
+        table = _PYTHON_GBK_ONLY
+        return [k.translate(table).encode(codec, _JAVA_GBK_ERRORS) for k in keys]
+    return [k.encode(codec, "replace") for k in keys]
+
+
 def ring_hashes(keys: Sequence[str], charset: HashCharset = UTF_8) -> list[int]:
     """Java ``MD5Hash.hash`` of every key, in one tight loop (the hot path of the strategy):
     the first 4 bytes of MD5(key in ``charset``), unsigned big-endian. A character the
@@ -57,8 +90,8 @@ def ring_hashes(keys: Sequence[str], charset: HashCharset = UTF_8) -> list[int]:
     from hashlib import md5  # noqa: PLC0415  (hashlib loads OpenSSL: only rings need it)
 
     word, digest = _FIRST_WORD, md5
-    if charset is HashCharset.US_ASCII:
-        return [word(digest(k.encode("ascii", "replace")).digest())[0] for k in keys]
+    if charset is not UTF_8:
+        return [word(digest(b).digest())[0] for b in _java_encoded(keys, charset)]
     try:
         return [word(digest(k.encode()).digest())[0] for k in keys]
     except UnicodeEncodeError:  # an unpaired surrogate somewhere: Java writes "?"
@@ -72,8 +105,9 @@ def as_hashed(key: str, charset: HashCharset) -> str:
     >>> as_hashed("10.0.0.1@杭州", HashCharset.US_ASCII), as_hashed("a\U0001f600", UTF_8)
     ('10.0.0.1@??', 'a😀')
     """
-    codec = "ascii" if charset is HashCharset.US_ASCII else "utf-8"
-    return key.encode(codec, "replace").decode(codec)
+    if charset is UTF_8:
+        return key.encode("utf-8", "replace").decode()
+    return _java_encoded([key], charset)[0].decode(charset.codec, "replace")
 
 
 Hasher = Callable[[Sequence[str]], list[int]]
@@ -219,8 +253,8 @@ def _first_words(np: Any, keys: Sequence[str], charset: HashCharset = UTF_8) -> 
     from hashlib import md5  # noqa: PLC0415
 
     digest = md5
-    if charset is HashCharset.US_ASCII:
-        raw = b"".join([digest(k.encode("ascii", "replace")).digest()[:4] for k in keys])
+    if charset is not UTF_8:
+        raw = b"".join([digest(b).digest()[:4] for b in _java_encoded(keys, charset)])
         return np.frombuffer(raw, dtype=">u4").astype(np.uint32)
     try:
         raw = b"".join([digest(k.encode()).digest()[:4] for k in keys])

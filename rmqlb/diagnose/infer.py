@@ -52,7 +52,12 @@ from typing import Any, TypeVar
 
 from rmqlb.allocate import allocate_sorted
 from rmqlb.allocate._common import Assignment
-from rmqlb.allocate.consistent_hash import queue_keys, ring_hashes, sweep_virtual_nodes
+from rmqlb.allocate.consistent_hash import (
+    as_hashed,
+    queue_keys,
+    ring_hashes,
+    sweep_virtual_nodes,
+)
 from rmqlb.allocate.machine_room import broker_room
 from rmqlb.diagnose.context import rebalance_cid_all, topic_cid_all
 from rmqlb.diagnose.report import InferenceStatus, StrategyInference
@@ -406,7 +411,7 @@ def _sweep(
 def _consistent_hash(held: Holdings, charset: HashCharset = UTF_8) -> Inferred:
     """The virtual node count the clients' holdings fit, searched with rings hashed in
     ``charset`` (stated with ``--strategy``, else UTF-8), then, where that fits none and a key
-    is not ASCII, in US-ASCII."""
+    is not ASCII, in the other charsets (:func:`_other_charsets`)."""
     default = DEFAULT_VIRTUAL_NODES
     assumed_spec = ConsistentHash(default, charset=charset)
     fix = "pass `--strategy CONSISTENT_HASH:vnodes=N` if the clients use another count"
@@ -454,12 +459,13 @@ def _consistent_hash(held: Holdings, charset: HashCharset = UTF_8) -> Inferred:
     found = _fitting(held, fixed, fits, searched, charset) if told_apart else None
     if found is not None:
         return found
-    # Keys with non-ASCII characters: rings hashed in US-ASCII (a Java 17 JVM under a POSIX
-    # locale) put them elsewhere; the same search in that charset.
+    # Keys with non-ASCII characters: rings hashed in another charset (a Java 17 JVM takes
+    # the locale's) put them elsewhere; the same search in each.
     other = _non_ascii_name(held) if told_apart and charset is UTF_8 else None
-    if other is not None:
-        _, ascii_searched, ascii_fits = _count_search(held, fixed, HashCharset.US_ASCII)
-        found = _fitting(held, fixed, ascii_fits, ascii_searched, HashCharset.US_ASCII)
+    tried = _other_charsets(held) if other is not None else []
+    for each in tried:
+        _, each_searched, each_fits = _count_search(held, fixed, each)
+        found = _fitting(held, fixed, each_fits, each_searched, each)
         if found is not None:
             return found
     if told_apart:
@@ -479,7 +485,7 @@ def _consistent_hash(held: Holdings, charset: HashCharset = UTF_8) -> Inferred:
             note=f"virtual nodes: unknown, the Java default {default} assumed — no count in "
             f"{searched} makes what the {_plural(held.clients, 'client')} hold exact; "
             f"{wrong_text}: a rebalance in progress, or clients built with different counts"
-            f"{_charset_text(other)}",
+            f"{_charset_text(other, tried)}",
             assumption=f" (assuming the Java default of {default} virtual nodes: the clients "
             f"do not report virtualNodeCnt and no count tried fits what they hold; {wrong_text})",
             closest=closest,
@@ -583,8 +589,8 @@ def _fitting(
     if charset is not UTF_8:
         option += f":charset={charset}"
         hashed = (
-            f", hashed in {charset} (the clients' JVMs write '?' for the non-ASCII characters "
-            "of their ids: Java 17 and older under a POSIX locale)"
+            f", hashed in {charset} (the clients' JVMs' default charset, Java 17 and older "
+            f"under {charset.locale}: '?' for each character of their ids it lacks)"
         )
     return Inferred(
         ConsistentHash(n, Params.INFERRED, charset),
@@ -605,24 +611,43 @@ def _fitting(
 
 def _non_ascii_name(held: Holdings) -> str | None:
     """The first client id or broker name of ``held`` with a non-ASCII character: only
-    such keys hash otherwise in US-ASCII than in UTF-8."""
-    names = (
+    such keys hash otherwise in another charset than in UTF-8."""
+    return next(iter(_non_ascii_names(held)), None)
+
+
+def _non_ascii_names(held: Holdings) -> list[str]:
+    return [
         name
         for t in held.topics
-        for name in (*t.cid_all, *(mq.broker_name for mq in t.mq_all))
+        for name in dict.fromkeys((*t.cid_all, *(mq.broker_name for mq in t.mq_all)))
         if not name.isascii()
-    )
-    return next(names, None)
+    ]
 
 
-def _charset_text(name: str | None) -> str:
+def _other_charsets(held: Holdings) -> list[HashCharset]:
+    """The charsets other than UTF-8 a ring of ``held``'s keys may be hashed in, each once
+    it writes them otherwise than the ones before it (US-ASCII first, what a POSIX locale
+    gives; ISO-8859-1 only where a key holds Latin-1 letters)."""
+    names = _non_ascii_names(held)
+    out: list[HashCharset] = []
+    seen: set[tuple[str, ...]] = set()
+    for charset in (HashCharset.US_ASCII, HashCharset.GBK, HashCharset.ISO_8859_1):
+        written = tuple(as_hashed(name, charset) for name in names)
+        if written not in seen:
+            seen.add(written)
+            out.append(charset)
+    return out
+
+
+def _charset_text(name: str | None, tried: Sequence[HashCharset]) -> str:
     """What the unexplained note adds where ``name`` (a ring key) is not ASCII: the clients
-    may hash in different charsets, as neither one fits them all."""
+    may hash in different charsets, as none of ``tried`` fits them all."""
     if name is None:
         return ""
+    listed = ", ".join(c.value for c in (UTF_8, *tried))
     return (
-        f", or JVMs hashing {name!r} in different charsets (neither UTF-8 nor US-ASCII, what "
-        "Java 17 and older use under a POSIX locale, fits every client)"
+        f", or JVMs hashing {name!r} in different charsets (none of {listed} fits every "
+        "client: Java 17 and older take the locale's)"
     )
 
 

@@ -44,12 +44,38 @@ class HashCharset(StrEnum):
     """The bytes a hash ring hashes: ``String.getBytes()`` in the JVM's default charset.
 
     UTF-8 from Java 18 on (and wherever ``file.encoding`` says so); before, the locale's: a
-    POSIX locale (a container where none is set) gives US-ASCII (``ANSI_X3.4-1968``), which
-    writes ``?`` for every character it lacks.
+    POSIX locale (a container where none is set) gives US-ASCII (``ANSI_X3.4-1968``), a
+    Latin-1 one ISO-8859-1, ``zh_CN.GBK`` GBK. Each writes ``?`` for a character it lacks.
     """
 
     UTF_8 = "UTF-8"
     US_ASCII = "US-ASCII"
+    ISO_8859_1 = "ISO-8859-1"
+    GBK = "GBK"
+
+    @property
+    def codec(self) -> str:
+        """Python's codec of the charset."""
+        return _CODECS[self]
+
+    @property
+    def locale(self) -> str:
+        """The locale that makes it a Java 17 JVM's default charset."""
+        return _LOCALES[self]
+
+
+_CODECS = {
+    HashCharset.UTF_8: "utf-8",
+    HashCharset.US_ASCII: "ascii",
+    HashCharset.ISO_8859_1: "latin-1",
+    HashCharset.GBK: "gbk",
+}
+_LOCALES = {
+    HashCharset.UTF_8: "a UTF-8 locale",
+    HashCharset.US_ASCII: "a POSIX locale",
+    HashCharset.ISO_8859_1: "a Latin-1 locale",
+    HashCharset.GBK: "a GBK locale",
+}
 
 
 @dataclass(frozen=True, slots=True)
@@ -327,7 +353,7 @@ def _charset(value: Any, where: str) -> HashCharset:
         for charset in HashCharset:
             if value.strip().upper() == charset.value:
                 return charset
-    known = " or ".join(c.value for c in HashCharset)
+    known = ", ".join(c.value for c in HashCharset)
     shown = _short(value) if isinstance(value, str) else type(value).__name__
     raise InputError(f"{where}: expected {known}, not {shown!r}")
 
@@ -480,8 +506,8 @@ def parse_strategy_spec(
 ) -> StrategySpec:
     """Read the CLI form: ``NAME[:key=value[:key=value...]]``.
 
-    Keys: ``vnodes`` and ``charset`` (CONSISTENT_HASH: ``UTF-8``, the default, or
-    ``US-ASCII``), ``idcs`` (MACHINE_ROOM, comma list), ``inner``
+    Keys: ``vnodes`` and ``charset`` (CONSISTENT_HASH: ``UTF-8``, the default,
+    ``US-ASCII``, ``ISO-8859-1`` or ``GBK``), ``idcs`` (MACHINE_ROOM, comma list), ``inner``
     (MACHINE_ROOM_NEARBY; its other parameters go to the inner strategy, so
     ``MACHINE_ROOM_NEARBY:inner=CONSISTENT_HASH:vnodes=20`` works). Rooms and CONFIG lists
     come from their own flags and are passed in. ``absent`` is what a CONSISTENT_HASH without
@@ -505,7 +531,7 @@ def parse_strategy_spec(
             if not eq or canonical is None:
                 raise InputError(
                     f"strategy {text!r}: bad parameter {item!r} "
-                    "(expected vnodes=N, charset=US-ASCII, idcs=a,b or inner=NAME)"
+                    "(expected vnodes=N, charset=NAME, idcs=a,b or inner=NAME)"
                 )
             params[canonical] = value.strip()
     allowed = {

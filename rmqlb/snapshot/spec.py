@@ -414,8 +414,9 @@ class Strategy(Record):
         Choice(tuple(c.value for c in HashCharset)),
         nullable=True,
         doc="CONSISTENT_HASH: the clients' JVM charset the ring's keys are hashed in "
-        "(String.getBytes()); UTF-8 when absent. US-ASCII: Java 17 and older under a POSIX "
-        "locale, '?' for every non-ASCII character.",
+        "(String.getBytes()); UTF-8 when absent. Java 17 and older take the locale's: "
+        "US-ASCII under a POSIX locale, ISO-8859-1 under a Latin-1 one, GBK under zh_CN.GBK; "
+        "each writes '?' for a character it lacks.",
     )
     consumeridcs = Field("consumeridcs", ArrayOf(Str()), nullable=True)
     inner = Field("inner", Ref("InnerStrategy"), nullable=True)

@@ -305,10 +305,10 @@ def _idle(ctx: TopicContext, prove: _Prover) -> list[Finding]:
 def _charset_cause(
     ctx: TopicContext, spec: ConsistentHash, idle: list[str]
 ) -> tuple[str, str] | None:
-    """Where the clients hash their ring in US-ASCII and a ring hashed in UTF-8 gives every
-    one of ``idle`` queues: the cause (client ids alike in US-ASCII take one position) and
-    the fix, with what UTF-8 gives (allocated)."""
-    if spec.charset is not HashCharset.US_ASCII:
+    """Where the clients hash their ring in another charset than UTF-8 and a ring hashed in
+    UTF-8 gives every one of ``idle`` queues: the cause (client ids alike in that charset
+    take one position) and the fix, with what UTF-8 gives (allocated)."""
+    if spec.charset is HashCharset.UTF_8:
         return None
     utf8 = dataclasses.replace(spec, charset=HashCharset.UTF_8)
     cid_all = ctx.allocated_cid_all
@@ -322,7 +322,7 @@ def _charset_cause(
     for cid in dict.fromkeys(cid_all):
         alike.setdefault(as_hashed(cid, spec.charset), []).append(cid)
     shared = [(form, ids) for form, ids in alike.items() if len(ids) > 1 and set(ids) & set(idle)]
-    cause = "; their JVMs hash the ring in US-ASCII ('?' for each non-ASCII character)"
+    cause = f"; their JVMs hash the ring in {spec.charset} ('?' for each character it lacks)"
     for form, ids in shared[:2]:
         cause += (
             f": {id_text(ids, ctx.g.options.max_listed)} all hash as {form!r}, so the ring "

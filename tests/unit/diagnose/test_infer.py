@@ -288,9 +288,9 @@ def test_clients_hashing_in_us_ascii_are_inferred_with_their_charset() -> None:
     assert group.inference.status is InferenceStatus.inferred
     assert group.strategy == "CONSISTENT_HASH(vnodes=10, US-ASCII)"
     assert group.inference.note == (
-        "virtual nodes: 10, hashed in US-ASCII (the clients' JVMs write '?' for the non-ASCII "
-        "characters of their ids: Java 17 and older under a POSIX locale), inferred from what "
-        "the 3 clients hold — the wire does not carry it; pass `--strategy "
+        "virtual nodes: 10, hashed in US-ASCII (the clients' JVMs' default charset, Java 17 and "
+        "older under a POSIX locale: '?' for each character of their ids it lacks), inferred "
+        "from what the 3 clients hold — the wire does not carry it; pass `--strategy "
         "CONSISTENT_HASH:vnodes=10:charset=US-ASCII` to fix it (9 and 11 would give the same "
         "queues: Java's default is named)"
     )
@@ -301,6 +301,23 @@ def test_clients_hashing_in_us_ascii_are_inferred_with_their_charset() -> None:
         "name": "CONSISTENT_HASH", "virtualNodeCnt": 10, "charset": "US-ASCII", "inferred": True
     }  # fmt: skip
     assert report_to_json(diagnose(parse_snapshot(doc))) == report_to_json(report)
+
+
+@pytest.mark.parametrize("charset", [HashCharset.GBK, HashCharset.ISO_8859_1])
+def test_clients_hashing_in_another_locale_charset_are_inferred_with_it(
+    charset: HashCharset,
+) -> None:
+    """Under ``zh_CN.GBK`` a Java 17 JVM hashes GBK bytes, under a Latin-1 locale ISO-8859-1
+    ones: tried after US-ASCII, each where it writes the ids otherwise."""
+    cids = [f"{cid}é" for cid in CITY_IDS]  # Latin-1 writes é, not the CJK
+    held = held_by(ConsistentHash(7, charset=charset), cids, TWO_BROKERS)
+    report = diagnose(wire_snapshot("CONSISTENT_HASH", cids, TWO_BROKERS, held))
+    group = report.groups[0]
+    assert group.inference is not None
+    assert group.inference.status is InferenceStatus.inferred
+    assert group.strategy == f"CONSISTENT_HASH(vnodes=7, {charset})"
+    assert f"under {charset.locale}" in group.inference.note
+    assert rows_ok(report)
 
 
 def test_a_charset_stated_without_a_count_is_searched_alone() -> None:
@@ -329,8 +346,8 @@ def test_where_no_count_fits_in_either_charset_the_note_says_so() -> None:
         assert inference is not None
         assert inference.status is InferenceStatus.unexplained
         assert inference.note.endswith(
-            "or JVMs hashing '10.0.0.1@杭州' in different charsets (neither UTF-8 nor US-ASCII, "
-            "what Java 17 and older use under a POSIX locale, fits every client)"
+            "or JVMs hashing '10.0.0.1@杭州' in different charsets (none of UTF-8, US-ASCII, GBK "
+            "fits every client: Java 17 and older take the locale's)"
             if clause
             else "clients built with different counts"
         )
