@@ -58,15 +58,31 @@ _PYTHON_GBK_ONLY = str.maketrans({"\u2295": "?"})
 _JAVA_GBK_ERRORS = "rmqlb-java-gbk"
 
 
+def _gbk_user_defined(ch: str) -> bytes:
+    """The code of GBK's user-defined areas Java writes for private use character ``ch``:
+    U+E000..U+E4C5 fill rows AA..AF and F8..FE (cells A1..FE), U+E4C6..U+E765 rows A1..A7
+    (cells 40..7E, 80..A0); ``?`` for any other character."""
+    i = ord(ch) - 0xE000
+    if 0 <= i < 13 * 94:
+        row, cell = divmod(i, 94)
+        return bytes((0xAA + row if row < 6 else 0xF8 + row - 6, 0xA1 + cell))
+    i -= 13 * 94
+    if 0 <= i < 7 * 96:
+        row, cell = divmod(i, 96)
+        return bytes((0xA1 + row, 0x40 + cell if cell < 63 else 0x80 + cell - 63))
+    return b"?"
+
+
 def _java_gbk_errors(exc: UnicodeError) -> tuple[bytes, int]:
     """What Java's GBK encoder writes for the characters Python's codec cannot: CP936's
-    code, else ``?`` (a surrogate pair is one character). Private use characters U+E000 to
-    U+E864, which Java writes as codes of GBK's user-defined areas, are written ``?`` too:
-    the one place rmqlb's GBK is not Java's."""
+    code, a user-defined area's for private use characters, else ``?`` (a surrogate pair is
+    one character). U+E766 to U+E864, which Java writes as codes CP936 lends them, are
+    written ``?``: the one place rmqlb's GBK is not Java's."""
     if not isinstance(exc, UnicodeEncodeError):
         raise exc
     text = exc.object[exc.start : exc.end]
-    return b"".join(_JAVA_GBK_ONLY.get(ch, b"?") for ch in text), exc.end
+    out = b"".join(_JAVA_GBK_ONLY.get(ch) or _gbk_user_defined(ch) for ch in text)
+    return out, exc.end
 
 
 codecs.register_error(_JAVA_GBK_ERRORS, _java_gbk_errors)

@@ -310,6 +310,18 @@ def test_numpy_path_with_a_surrogate_key() -> None:
     assert fast == slow
 
 
+def test_gbk_keys_are_the_bytes_a_java_gbk_encoder_writes() -> None:
+    """Java's GBK as OpenJDK 17 writes it (its bytes read off ``String.getBytes("GBK")``):
+    Python's gbk codec, but for the euro sign and U+2641 (CP936 codes Python lacks), U+2295
+    (Python writes it, Java does not) and the private use characters of GBK's user-defined
+    areas; a surrogate pair is one '?'."""
+    text = "a€♁⊕杭\ue000\ue4c5\ue4c6\ue765\U0001f600"
+    written = consistent_hash._java_encoded([text], HashCharset.GBK)[0]
+    assert written.hex() == "61a2e3a8923fbabcaaa1fefea140a7a03f"
+    # the one difference left: U+E766..U+E864, which CP936 lends other codes (Java: a2ab)
+    assert consistent_hash._java_encoded(["\ue766"], HashCharset.GBK)[0] == b"?"
+
+
 def test_a_us_ascii_ring_is_the_utf_8_ring_of_the_keys_with_question_marks() -> None:
     """US-ASCII writes '?' for each character it lacks (a surrogate pair is one): the ring's
     points are those of the '?' forms (what the real suite sees Java do); ASCII keys hash
