@@ -11,7 +11,9 @@ client, on one position: found by a birthday search over generated names), rings
 for the numpy path, POP share numbers around the client count. The client cases go through
 ``rmqlb simulate --input FILE --output json`` (the golden vectors' contract), the broker
 cases through the assignment ``explain`` expects of a broker. Every case must come out the
-same: each client's queues in Java's order, or Java's exception message.
+same: each client's queues in Java's order, or Java's exception message. The client cases
+run again on JVMs whose default charset is US-ASCII, ISO-8859-1 or GBK (a ring hashes
+``String.getBytes()``), against ``simulate`` told that charset.
 
 The cases are drawn from a fixed seed (``RMQLB_JAVA_ALLOCATION_SEED`` draws others), so a
 failure repeats; it names the case and both answers.
