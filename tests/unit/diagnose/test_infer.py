@@ -12,7 +12,7 @@ from collections.abc import Collection, Mapping, Sequence
 from typing import Any
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from rmqlb.allocate import allocate
@@ -519,12 +519,24 @@ def test_a_queue_released_and_not_taken_yet_is_no_other_count(
     st.lists(st.integers(1, 40), min_size=4, max_size=4),
     st.integers(2, 12),
 )
+@example(  # four counts, none nested: more than a rollout leaves (found by a CI-like run)
+    [
+        "10.82.106.44@737#23271023236507",
+        "10.24.226.183@1510#2092329246647",
+        "10.22.0.1@93#1095209110564",
+        "10.45.45.38@2210#3646436660336",
+    ],
+    [5, 16, 2, 10],
+    5,
+)
 def test_each_client_count_found_gives_exactly_what_it_holds(
     cids: list[str], counts: list[int], n: int
 ) -> None:
     """Whatever counts the clients run: one count explains all of them, or each client is
     given a count whose ring share is exactly what it holds, or some client holds a part of
-    another count's share or that share and more (taken for a rebalance caught half way)."""
+    another count's share or that share and more (taken for a rebalance caught half way), or
+    they run more counts than :data:`~rmqlb.diagnose.infer.MAX_MIXED_COUNTS` (more than a
+    rollout leaves: no explanation of that kind is given)."""
     topics = {TOPIC: {"broker-a": n, "broker-b": n}}
     own = dict(zip(cids, counts, strict=False))
     held = _own_rings(own, topics)
@@ -538,6 +550,8 @@ def test_each_client_count_found_gives_exactly_what_it_holds(
             share, mine = set(held_by(ConsistentHash(value), cids, topics)[cid]), set(held[cid])
             assert share == mine or share < mine or mine < share
     elif inference.status is InferenceStatus.unexplained:  # nested: taken for a rebalance
+        if len(set(own.values())) > infer_module.MAX_MIXED_COUNTS:
+            return
         shares = {v: held_by(ConsistentHash(v), cids, topics) for v in set(own.values())}
         assert any(
             set(held[c]) <= set(shares[v][c]) or set(held[c]) >= set(shares[v][c])
