@@ -461,7 +461,7 @@ def _consistent_hash(held: Holdings, charset: HashCharset = UTF_8) -> Inferred:
         return found
     # Keys with non-ASCII characters: rings hashed in another charset (a Java 17 JVM takes
     # the locale's) put them elsewhere; the same search in each.
-    other = _non_ascii_name(held) if told_apart and charset is UTF_8 else None
+    other = next(iter(_non_ascii_names(held)), None) if told_apart and charset is UTF_8 else None
     tried = _other_charsets(held) if other is not None else []
     for each in tried:
         _, each_searched, each_fits = _count_search(held, fixed, each)
@@ -609,13 +609,9 @@ def _fitting(
     )
 
 
-def _non_ascii_name(held: Holdings) -> str | None:
-    """The first client id or broker name of ``held`` with a non-ASCII character: only
-    such keys hash otherwise in another charset than in UTF-8."""
-    return next(iter(_non_ascii_names(held)), None)
-
-
 def _non_ascii_names(held: Holdings) -> list[str]:
+    """The client ids and broker names of ``held`` with a non-ASCII character: only such
+    keys hash otherwise in another charset than in UTF-8."""
     return [
         name
         for t in held.topics

@@ -332,14 +332,15 @@ def _charset_cause(
     fix = (
         f"run the consumers of {ctx.g.name} with -Dfile.encoding=UTF-8 (the default from Java "
         f"18 on) or give them ASCII instance names: hashed in UTF-8, {describe(utf8)} gives "
-        f"{plural(len(sizes), 'consumer')} {_range(sizes)} queues"
+        f"{plural(len(sizes), 'consumer')} {_range(sizes)}"
     )
     return cause, fix
 
 
 def _range(sizes: list[int]) -> str:
+    """``4 to 8 queues``, or ``1 queue`` when every size is one."""
     low, high = min(sizes), max(sizes)
-    return str(low) if low == high else f"{low} to {high}"
+    return plural(low, "queue") if low == high else f"{low} to {plural(high, 'queue')}"
 
 
 def _imbalance(ctx: TopicContext, prove: _Prover) -> list[Finding]:
