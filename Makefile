@@ -39,9 +39,11 @@ test: lint
 
 # Real Apache RocketMQ 4.9.8, 5.0.0 and 5.1.4 (../shared/rocketmq; run its setup.sh once per
 # version; RMQLB_REAL_VERSIONS=5.0.0 runs one). It creates topics and groups: only ever against
-# the disposable clusters the suite starts itself.
+# the disposable clusters the suite starts itself. The versions run side by side, one pytest
+# worker each (their clusters wait on the network and timers far more than they compute).
+REAL_WORKERS ?= 3
 test-real: $(STAMP)
-	$(BIN)/python -m pytest tests/real -m real
+	$(BIN)/python -m pytest tests/real -m real -n $(REAL_WORKERS) --dist loadgroup
 
 bench: $(STAMP)
 	SPARK_LOCAL_IP=127.0.0.1 $(BIN)/python -m bench

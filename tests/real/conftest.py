@@ -1,5 +1,7 @@
 """One real RocketMQ cluster (NameServer, broker-a, broker-b; 5.x with the Proxy) per kit
-version, each started once and stopped when its tests are done.
+version, each started once and stopped when its tests are done. ``make test-real`` runs the
+versions side by side, one pytest-xdist worker each (see
+:func:`pytest_collection_modifyitems`); a worker's number moves its ports by 200.
 
 Every test runs on the versions its ``@pytest.mark.versions(...)`` names (unmarked: 4.9.8
 only, where the fault scenarios restart brokers with the 4.9.8 store); ``RMQLB_REAL_VERSIONS``
@@ -177,18 +179,23 @@ def _halt_consumers(kit: Kit) -> Iterator[None]:
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """Mark the real tests; leave out those for no version the run selects."""
+    """Mark the real tests; leave out those for no version the run selects.
+
+    Each test on a cluster is grouped by its version (``xdist_group``): under
+    ``pytest -n N --dist loadgroup`` (``make test-real``) one worker runs every test of a
+    version, so each cluster starts once, and the versions' clusters run side by side.
+    """
     here = Path(__file__).parent
     keep, dropped = [], []
     for item in items:
         if here in Path(str(item.fspath)).parents:
             item.add_marker(pytest.mark.real)
             callspec = getattr(item, "callspec", None)
-            if "kit" in getattr(item, "fixturenames", ()) and (
-                callspec is None or "kit" not in callspec.params
-            ):
-                dropped.append(item)
-                continue
+            if "kit" in getattr(item, "fixturenames", ()):
+                if callspec is None or "kit" not in callspec.params:
+                    dropped.append(item)
+                    continue
+                item.add_marker(pytest.mark.xdist_group(f"rocketmq-{callspec.params['kit']}"))
         keep.append(item)
     if dropped:
         config.hook.pytest_deselected(items=dropped)
