@@ -277,10 +277,12 @@ def infer_strategy(
 
 def _search(spec: StrategySpec, held: Holdings) -> Inferred:
     match spec:
-        case ConsistentHash(charset=charset):
+        case ConsistentHash(charset=charset, charset_stated=stated):
             # a charset stated without a count is searched alone; a recorded one is searched
             # for again as explain -n found it
-            return _consistent_hash(held, charset if spec.params is Params.UNKNOWN else UTF_8)
+            if spec.params is Params.UNKNOWN:
+                return _consistent_hash(held, charset, others=not stated)
+            return _consistent_hash(held)
         case MachineRoom():
             return _machine_room(held)
         case Config():
@@ -408,10 +410,13 @@ def _sweep(
     return counts
 
 
-def _consistent_hash(held: Holdings, charset: HashCharset = UTF_8) -> Inferred:
+def _consistent_hash(
+    held: Holdings, charset: HashCharset = UTF_8, *, others: bool = True
+) -> Inferred:
     """The virtual node count the clients' holdings fit, searched with rings hashed in
-    ``charset`` (stated with ``--strategy``, else UTF-8), then, where that fits none and a key
-    is not ASCII, in the other charsets (:func:`_other_charsets`)."""
+    ``charset`` (stated with ``--strategy``, else UTF-8), then, where that fits none, a key
+    is not ASCII and ``others`` (no charset was stated), in the other charsets
+    (:func:`_other_charsets`)."""
     default = DEFAULT_VIRTUAL_NODES
     assumed_spec = ConsistentHash(default, charset=charset)
     fix = "pass `--strategy CONSISTENT_HASH:vnodes=N` if the clients use another count"
@@ -461,7 +466,8 @@ def _consistent_hash(held: Holdings, charset: HashCharset = UTF_8) -> Inferred:
         return found
     # Keys with non-ASCII characters: rings hashed in another charset (a Java 17 JVM takes
     # the locale's) put them elsewhere; the same search in each.
-    other = next(iter(_non_ascii_names(held)), None) if told_apart and charset is UTF_8 else None
+    searches_others = told_apart and others and charset is UTF_8
+    other = next(iter(_non_ascii_names(held)), None) if searches_others else None
     tried = _other_charsets(held) if other is not None else []
     for each in tried:
         _, each_searched, each_fits = _count_search(held, fixed, each)

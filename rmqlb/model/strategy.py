@@ -95,11 +95,13 @@ class AvgByCircle:
 @dataclass(frozen=True, slots=True)
 class ConsistentHash:
     """``AllocateMessageQueueConsistentHash`` (``CONSISTENT_HASH``); ``charset``: the
-    clients' JVM charset the ring's keys are hashed in (only non-ASCII keys tell)."""
+    clients' JVM charset the ring's keys are hashed in (only non-ASCII keys tell);
+    ``charset_stated``: the user named it (``:charset=``), so no other is inferred."""
 
     virtual_node_cnt: int = DEFAULT_VIRTUAL_NODES
     params: Params = field(default=Params.GIVEN, compare=False, repr=False)
     charset: HashCharset = HashCharset.UTF_8
+    charset_stated: bool = field(default=False, compare=False, repr=False)
     name = "CONSISTENT_HASH"
 
 
@@ -393,7 +395,8 @@ def strategy_from_json(raw: Any, where: str = "strategy", topic: str = "") -> St
             raise InputError(f"{where}.virtualNodeCnt: expected an integer")
         VIRTUAL_NODES.check(vnodes, f"{where}.virtualNodeCnt")
         charset = _charset(raw.get("charset", HashCharset.UTF_8), f"{where}.charset")
-        return ConsistentHash(vnodes, _provenance(raw, ("virtualNodeCnt",), where), charset)
+        params = _provenance(raw, ("virtualNodeCnt",), where)
+        return ConsistentHash(vnodes, params, charset, "charset" in raw)
     if name == "MACHINE_ROOM":
         idcs = raw.get("consumeridcs", [])
         if not isinstance(idcs, list) or not all(isinstance(i, str) for i in idcs):
@@ -449,10 +452,14 @@ def strategy_to_json(spec: StrategySpec) -> dict[str, Any]:
     {'name': 'CONSISTENT_HASH', 'virtualNodeCnt': 5, 'charset': 'US-ASCII'}
     >>> strategy_to_json(ConsistentHash(params=Params.UNKNOWN, charset=HashCharset.US_ASCII))
     {'name': 'CONSISTENT_HASH', 'charset': 'US-ASCII'}
+    >>> strategy_to_json(ConsistentHash(params=Params.UNKNOWN, charset_stated=True))
+    {'name': 'CONSISTENT_HASH', 'charset': 'UTF-8'}
     """
     params = params_of(spec)
     if params is Params.UNKNOWN:
-        if isinstance(spec, ConsistentHash) and spec.charset is not HashCharset.UTF_8:
+        if isinstance(spec, ConsistentHash) and (
+            spec.charset_stated or spec.charset is not HashCharset.UTF_8
+        ):
             return {"name": spec.name, "charset": spec.charset.value}  # stated without a count
         return {"name": spec.name}
     out: dict[str, Any]
@@ -565,7 +572,7 @@ def parse_strategy_spec(
         VIRTUAL_NODES.check(vnodes, f"strategy {_short(text)!r}: vnodes")
         charset = _charset(params.get("charset", "UTF-8"), f"strategy {_short(text)!r}: charset")
         given = Params.GIVEN if "virtualNodeCnt" in params else absent
-        return ConsistentHash(vnodes, given, charset)
+        return ConsistentHash(vnodes, given, charset, "charset" in params)
     if name == "MACHINE_ROOM":
         idcs = [i.strip() for i in params.get("consumeridcs", "").split(",") if i.strip()]
         if not idcs:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import signal
 import socket
 import subprocess
@@ -72,11 +73,13 @@ def qkey(q: Mapping[str, Any]) -> Queue:
 
 @dataclass
 class Jvm:
-    """One consumer.sh JVM: its name (for ``halt``), its state file and its pid."""
+    """One consumer.sh JVM: its name (for ``halt``), its state file and its pid;
+    ``encoding``: the charset the JVM writes its state file in (its ``file.encoding``)."""
 
     name: str
     out: Path
     pid: int
+    encoding: str = "utf-8"
 
 
 @dataclass
@@ -215,7 +218,9 @@ class Kit:
         if fast:
             extra.setdefault("RMQ_FAST", "1")
         pid_file = self._run([KIT / "consumer.sh", name, out, *specs], env=self.env(**extra))
-        jvm = Jvm(name, out, int(Path(pid_file.strip()).read_text().strip()))
+        charset = re.search(r"-Dfile\.encoding=(\S+)", extra.get("RMQ_CLIENT_JOPTS", ""))
+        pid = int(Path(pid_file.strip()).read_text().strip())
+        jvm = Jvm(name, out, pid, charset[1] if charset else "utf-8")
         self.jvms[name] = jvm
         return jvm
 
@@ -318,7 +323,7 @@ class Kit:
         seen: dict[str, float] = {}
         newest = 0.0
         for jvm in jvms:
-            for line in jvm.out.read_text(encoding="utf-8").splitlines():
+            for line in jvm.out.read_text(encoding=jvm.encoding).splitlines():
                 if not line.endswith("}"):
                     continue
                 event = json.loads(line)

@@ -163,6 +163,30 @@ def test_clients_hashing_in_us_ascii_are_inferred_and_their_idle_ones_explained(
     assert_actual_is_truth(fixed, states, g, t)
 
 
+def test_clients_hashing_in_gbk_are_inferred(kit: Kit, names: Names) -> None:
+    """The same city clients on JVMs whose default charset is GBK (a Chinese locale's): each
+    id hashes as its own GBK bytes, no two alike, so the ring is not UTF-8's. rmqlb infers
+    GBK from what they hold: *expected* is what each JVM's strategy gives it and *actual* what
+    it holds; stated as UTF-8 (Java's default), the same group looks mis-assigned."""
+    g, t = names.group, names.topic
+    kit.topic(t, read=8)
+    states = _city_group(kit, g, t, "GBK")
+
+    report = kit.explain(g)
+
+    inference = _inference(report, g)
+    assert inference["status"] == "inferred"
+    assert inference["strategyOption"] == "CONSISTENT_HASH:vnodes=10:charset=GBK"
+    (group,) = [x for x in report["groups"] if x["group"] == g]
+    assert group["strategy"] == "CONSISTENT_HASH(vnodes=10, GBK)"
+    assert "ASSIGNMENT_MISMATCH" not in finding_codes(report, g)
+    assert_actual_is_truth(report, states, g, t)
+    assert_expected_is_truth(report, states, g, t)
+    # the premise: the clients' shares are not what a UTF-8 ring gives
+    stated = kit.explain(g, "--strategy", "CONSISTENT_HASH:charset=UTF-8")
+    assert "ASSIGNMENT_MISMATCH" in finding_codes(stated, g)
+
+
 def _config_group(
     kit: Kit, names: Names, lists: dict[str, list[tuple[str, int]]]
 ) -> tuple[dict[str, dict[str, Any]], dict[str, set[tuple[str, str, int]]]]:

@@ -39,6 +39,7 @@ from rmqlb.model.strategy import (
     RoomPattern,
     StrategySpec,
     params_of,
+    parse_strategy_spec,
 )
 from rmqlb.snapshot import parse_snapshot, redact, snapshot_to_json
 
@@ -331,6 +332,29 @@ def test_a_charset_stated_without_a_count_is_searched_alone() -> None:
     assert group.inference.status is InferenceStatus.inferred
     assert group.strategy == "CONSISTENT_HASH(vnodes=5, US-ASCII)"
     assert rows_ok(report)
+
+
+def test_utf_8_stated_without_a_count_is_never_overridden_by_another_charset() -> None:
+    """``--strategy CONSISTENT_HASH:charset=UTF-8`` states the charset Java 18+ hashes in:
+    clients holding what a GBK ring gives are then not taken for GBK ones (as they are with
+    no charset stated); no UTF-8 count fits, and their rows disagree with *expected*."""
+    held = held_by(ConsistentHash(10, charset=HashCharset.GBK), CITY_IDS, TWO_BROKERS)
+    assert held != held_by(ConsistentHash(10), CITY_IDS, TWO_BROKERS)
+    unstated = diagnose(wire_snapshot("CONSISTENT_HASH", CITY_IDS, TWO_BROKERS, held))
+    assert unstated.groups[0].strategy == "CONSISTENT_HASH(vnodes=10, GBK)"
+    stated = {"strategy": {"name": "CONSISTENT_HASH", "charset": "UTF-8"}}
+    snap = wire_snapshot("CONSISTENT_HASH", CITY_IDS, TWO_BROKERS, held, group=stated)
+    report = diagnose(snap)
+    group = report.groups[0]
+    assert group.inference is not None
+    assert group.inference.status is InferenceStatus.unexplained
+    assert group.strategy == "CONSISTENT_HASH(vnodes=10)"
+    assert [f for f in report.findings if f.code is Code.ASSIGNMENT_MISMATCH]
+    spec = parse_strategy_spec("CONSISTENT_HASH:charset=UTF-8", absent=Params.UNKNOWN)
+    cli = diagnose(wire_snapshot("CONSISTENT_HASH", CITY_IDS, TWO_BROKERS, held), strategy=spec)
+    assert report_to_json(cli) == report_to_json(report)
+    # the statement survives a snapshot's round trip
+    assert snapshot_to_json(snap)["groups"]["G"]["strategy"] == stated["strategy"]
 
 
 def test_where_no_count_fits_in_either_charset_the_note_says_so() -> None:
