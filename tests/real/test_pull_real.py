@@ -1,7 +1,7 @@
 """Pull consumers against real servers: real ``DefaultLitePullConsumer``s of the kit's
 version (``java/LitePullRig.java``): two that subscribe a topic and one that assign()s a
 queue of it in the same group; two that assign() one queue both, in a group nobody of
-which subscribes.
+which subscribes; one whose application stops calling poll().
 
 A lite pull consumer before 5.1.1 lists no queue in its running info, so what it holds is
 unknown (not "nothing"); from 5.1.1 it lists them. One that assign()s its queues subscribes
@@ -10,6 +10,9 @@ it does not assign() is never consumed. 5.0.0's lite pull consumer lists no queu
 """
 
 from __future__ import annotations
+
+import time
+from typing import Any
 
 import pytest
 from conftest import Names
@@ -153,3 +156,51 @@ def test_a_queue_two_lite_pull_consumers_assign_is_read_twice_and_named(
     assert doubled["hint"].startswith(f"{d1}, {d2} assign() broker-a:1 each, so this lasts")
     assert f"{d1} holds broker-a:0, broker-a:1; {d2} holds broker-a:1" in no_consumers["message"]
     assert "where 60 messages wait" in no_consumers["message"]
+
+
+@pytest.mark.versions("5.1.4")  # the first of the kit's lite pull consumers to list queues
+def test_a_lite_pull_consumer_whose_application_stops_polling_is_stalled(
+    kit: Kit, names: Names
+) -> None:
+    """A stream job's application stops calling poll() (the rig's ``stall``) before 20
+    messages reach the two queues it assign()s: the client pulls them into its cache and
+    keeps them there. Once a minute has passed without poll() taking any, CONSUMER_STALLED
+    names it, the queues and the messages waiting in its cache, with the pull consumer's fix
+    (no rebalance moves what it assigns); nothing is advised deleted or reset."""
+    g, t = names.group, names.topic
+    kit.topic(t)  # 4 queues on each broker
+    sa1 = "127.0.0.1@sa1@STREAM"
+    jvm = kit.lite_pull(
+        "litepull-stall", f"group={g};topic={t};instance=sa1;assign=broker-a:0,broker-b:1;stall=2"
+    )
+    held = [(t, "broker-a", 0), (t, "broker-b", 1)]
+    kit.wait_for(
+        "the lite pull consumer to hold its queues",
+        lambda: lite_pull_states(jvm).get(sa1, {}).get("held") == held,
+    )
+    time.sleep(3)  # its application has stopped calling poll() (2 s after the start)
+    kit.produce(t, 80)  # 10 a queue
+
+    def stalled() -> dict[str, Any] | None:
+        report = kit.explain(g)
+        found = [f for f in findings(report, "CONSUMER_STALLED") if f["topic"] == t]
+        return found[0] if found else None
+
+    finding = kit.wait_for("CONSUMER_STALLED", stalled, timeout=120, every=5)
+
+    assert lite_pull_states(jvm)[sa1]["polled"] == 0
+    assert finding["consumers"] == [sa1]
+    assert finding["queues"] == [
+        {"brokerName": "broker-a", "queueId": 0},
+        {"brokerName": "broker-b", "queueId": 1},
+    ]
+    assert (
+        f"{sa1} has given its application nothing through poll() from 2 queues for up to "
+    ) in finding["message"]
+    assert (
+        "although 20 pulled messages wait in its cache (broker-a:0, broker-b:1)"
+        in (finding["message"])
+    )
+    assert "no rebalance moves the queues a pull consumer assign()s" in finding["message"]
+    assert "poll() shows where it is stuck" in finding["hint"]
+    assert not any(word in finding["hint"] for word in DESTRUCTIVE)
