@@ -33,6 +33,7 @@ from rmqlb.diagnose.balance import (
     client_balance,
     consumed_invisibly,
     is_proxy_client,
+    through_proxy_remoting,
 )
 from rmqlb.diagnose.report import StrategyInference
 from rmqlb.errors import AllocationError, InputError
@@ -684,6 +685,24 @@ def before_5_0(g: GroupContext, topic: str) -> list[str]:
     )
 
 
+def via_proxy_remoting(g: GroupContext, topic: str) -> list[str]:
+    """The remoting clients of ``g`` subscribing ``topic`` that connect through a 5.1+
+    Proxy's remoting port and balance themselves: the Proxy's routes carry no logical queue
+    of a static topic, so, as a client before 5.0, they allocate the brokers' own queues and
+    a 5.x broker reads each pull's id as a logical queue's (seen on the 5.1.4 kit)."""
+    return list(
+        dict.fromkeys(
+            c.client_id for c in g.consumers if through_proxy_remoting(c) and c.subscribes(topic)
+        )
+    )
+
+
+def broker_queue_readers(g: GroupContext, topic: str) -> list[str]:
+    """The clients of ``g`` that read a static ``topic`` by the brokers' own queues:
+    :func:`before_5_0`, then :func:`via_proxy_remoting`."""
+    return list(dict.fromkeys([*before_5_0(g, topic), *via_proxy_remoting(g, topic)]))
+
+
 def _old_client_shares(
     g: GroupContext,
     route: TopicRoute,
@@ -693,7 +712,7 @@ def _old_client_shares(
     """In ``expected`` (the logical queues' allocation), what each client before 5.0 of a
     static topic reads instead: its strategy's share of the brokers' readable queues, as
     the brokers read their ids (:meth:`~rmqlb.model.TopicRoute.read_as`)."""
-    old = [cid for cid in before_5_0(g, route.topic) if cid in expected]
+    old = [cid for cid in broker_queue_readers(g, route.topic) if cid in expected]
     if not old:
         return
     shares, _, _ = topic_allocation(g.strategy, route.topic, broker_queues(route), cid_all)
@@ -1160,7 +1179,7 @@ def topic_context(g: GroupContext, topic: str, *, assigned: bool = False) -> Top
         # popped, a static topic is served from the brokers' own queues (queue id -1 each)
         view, hosted = TopicRoute(route.topic, route.queue_datas), None
         group_offsets = physical_offsets(route, group_offsets)
-    old_ids = frozenset(before_5_0(g, topic)) if hosted else frozenset()
+    old_ids = frozenset(broker_queue_readers(g, topic)) if hosted else frozenset()
     base, n = readable_spans(view) if view is not None else ({}, 0)
     subscribers = frozenset(c.client_id for c in g.consumers if c.subscribes(topic))
     slots: list[MessageQueue | None] = [None] * n

@@ -948,3 +948,62 @@ def test_a_queue_nobody_holds_through_the_proxy_is_named_by_two_polls_a_minute_a
     (stalled,) = [f for f in polls[2]["newFindings"] if f["code"] == "QUEUE_STALLED"]
     assert stalled["message"].startswith(f"1 queue of {t} (broker-b:0) did not advance"), stalled
     assert "gives broker-b:0 to 127.0.0.1@p2" in stalled["message"]  # AVG's holder of it
+
+
+@pytest.mark.versions("5.1.4")
+def test_remoting_clients_through_the_proxy_read_a_static_topic_as_clients_before_5_0(
+    kit: Kit, names: Names, tmp_path: Path
+) -> None:
+    """A static topic of 6 logical queues read by two push consumers connected through the
+    5.1.4 Proxy's remoting port. The Proxy's routes carry no logical queue: the clients
+    allocate the brokers' own queues (3 each) and the brokers serve each pull the logical
+    queue of the same id where they host it, refusing the others, as for a client before
+    5.0. rmqlb's expected reader of each logical queue is the client that reads it, the
+    logical queues nobody reads are ``unconsumed``, and STATIC_TOPIC_OLD_CLIENT names the
+    clients with the fix (it had expected the 6 logical queues shared out, 3 each)."""
+    g, t = names.group, names.topic
+    proxy = kit.proxy_remoting
+    assert proxy is not None
+    kit.mqadmin("updateStaticTopic", "-c", CLUSTER, "-t", t, "-qn", "6")
+    ids = ["127.0.0.1@q1", "127.0.0.1@q2"]
+    specs = [f"group={g};sub={t}:*;instance={cid.split('@')[1]}" for cid in ids]
+    jvm = kit.consumer("static-proxy", *specs, RMQ_NAMESRV_PORT=proxy.rpartition(":")[2])
+    mappings = _dump(kit, g, tmp_path, "--proxy", proxy)["topics"][t]["topicQueueMappingByBroker"]
+    read_as = {
+        (t, broker, int(lid)): (t, "__syslo__global__", int(lid))
+        for broker, m in mappings.items()
+        for lid in m["currIdMap"]
+    }
+
+    def settled() -> dict[str, dict[str, Any]] | None:
+        states = kit.truth(g, jvm)
+        allocated = _per_client(states, t, "allocated")
+        held = _per_client(states, t, "held")
+        if set(allocated) != set(ids) or sum(map(len, allocated.values())) != 6:
+            return None
+        served = all(held.get(c) == {q for q in allocated[c] if q in read_as} for c in ids)
+        return states if served else None
+
+    states = kit.wait_for("the clients to hold what the brokers serve of their shares", settled)
+
+    report = kit.explain(g, "--proxy", proxy)
+
+    readers = {read_as[q]: cid for cid, qs in _per_client(states, t, "held").items() for q in qs}
+    logical = set(read_as.values())
+    nobody = logical - set(readers)
+    assert nobody  # the premise: the brokers refuse some of what the clients allocate
+    rows = report_topic(report, g, t)["queues"]
+    assert {qkey({"topic": t, **r}): r["expected"] for r in rows} == {
+        q: readers.get(q) for q in logical
+    }
+    assert {qkey({"topic": t, **r}) for r in rows if r["status"] == "unconsumed"} == nobody
+    (cause,) = findings(report, "STATIC_TOPIC_OLD_CLIENT")
+    assert cause["consumers"] == ids
+    assert f"127.0.0.1@q1 (through the Proxy {proxy})" in cause["message"]
+    assert (
+        "the routes a Proxy's remoting port answers carry none of its 6 logical"
+        in (cause["message"])
+    )
+    assert cause["hint"].startswith(f"connect {ids[0]}, {ids[1]} to the NameServer instead")
+    (unread,) = findings(report, "UNCONSUMED_QUEUE")
+    assert unread["causedBy"] == cause["id"]

@@ -21,7 +21,13 @@ from typing import TYPE_CHECKING, Literal
 from rmqlb.allocate import allocate_sorted
 from rmqlb.allocate.consistent_hash import HashMemo, as_hashed
 from rmqlb.allocate.machine_room import broker_room, in_rooms
-from rmqlb.diagnose.context import Mode, TopicContext, before_5_0, cluster_name
+from rmqlb.diagnose.context import (
+    Mode,
+    TopicContext,
+    before_5_0,
+    cluster_name,
+    via_proxy_remoting,
+)
 from rmqlb.diagnose.report import Code, Finding, Proposal, Severity
 from rmqlb.diagnose.rules._listed import (
     LIST_ONCE,
@@ -458,15 +464,24 @@ def _nobody_cause(ctx: TopicContext) -> tuple[str, str]:
             "list every queue in exactly one client's configuration",
         )
     if ctx.route is not None and ctx.route.queue_mappings:
-        why = []
+        why, fixes = [], []
         if before_5_0(g, ctx.topic):
             why.append("a client before 5.0 reaches only those whose ids its brokers host")
+            fixes.append("upgrade the clients before 5.0 to 5.x")
+        if via_proxy_remoting(g, ctx.topic):
+            why.append(
+                "a client connected through a Proxy's remoting port allocates the brokers' "
+                "queues (the Proxy's routes carry no logical queue) and reaches only those "
+                "whose ids its brokers host"
+            )
+            fixes.append("connect the clients to the NameServer, not to a Proxy")
         if ctx.broker_side is not None:
             why.append("the brokers assign broker queues, which a 5.x client cannot read")
+            fixes.append("let every client balance itself")
         if why:
             return (
                 "logical queues of a static topic that no client reads: " + "; ".join(why),
-                "upgrade the clients before 5.0 to 5.x, and let every client balance itself",
+                ", and ".join(fixes),
             )
     return (
         f"{g.strategy_label} assigns them to no client",

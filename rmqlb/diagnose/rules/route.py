@@ -18,6 +18,7 @@ from rmqlb.diagnose.context import (
     broker_addr,
     cluster_name,
     error_index,
+    via_proxy_remoting,
 )
 from rmqlb.diagnose.report import Code, Finding, Severity
 from rmqlb.diagnose.rules._text import id_text, queue_text
@@ -296,12 +297,15 @@ def check_static_topic(ctx: TopicContext) -> list[Finding]:
         return []
     if not ctx.logical:
         return []  # popped: the brokers serve their own queues to every client
-    old = before_5_0(ctx.g, ctx.topic)
+    before = before_5_0(ctx.g, ctx.topic)
+    proxied = via_proxy_remoting(ctx.g, ctx.topic)
+    old = [*before, *[cid for cid in proxied if cid not in before]]
     if not old or ctx.expected is None:
         return []
     from rmqlb.remoting.codes import version_name  # noqa: PLC0415  (only when it fires)
 
     versions = {c.client_id: c.version for c in ctx.g.consumers if c.version is not None}
+    proxies = {c.client_id: c.proxy for c in ctx.g.consumers if c.proxy is not None}
     one = len(old) == 1
     readers: Counter[MessageQueue] = Counter(q for qs in ctx.expected.values() for q in set(qs))
     mine = {q for cid in old for q in ctx.expected.get(cid, ())}
@@ -310,7 +314,19 @@ def check_static_topic(ctx: TopicContext) -> list[Finding]:
     refused = sorted(
         {q for q, holders in ctx.extra.items() if set(holders) & set(old)}, key=queue_sort_key
     )
-    who = ", ".join(f"{cid} ({version_name(versions[cid])})" for cid in old)
+    who = ", ".join(
+        f"{cid} (through the Proxy {proxies[cid]})"
+        if cid in proxied and cid not in before
+        else f"{cid} ({version_name(versions[cid])})"
+        for cid in old
+    )
+    logical = f"{plural(len(ctx.mq_all), 'logical queue')} ({queue_text(ctx.mq_all, 2)})"
+    unaware = []
+    if before:
+        unaware.append(f"a client before 5.0 knows nothing of its {logical}")
+    if len(before) < len(old):
+        routes = "the routes a Proxy's remoting port answers carry none of "
+        unaware.append(routes + ("them" if before else f"its {logical}"))
     if one:
         reads = f"it reads {queue_text(ctx.expected.get(old[0], ()), 3) or 'nothing'}"
     else:
@@ -319,8 +335,7 @@ def check_static_topic(ctx: TopicContext) -> list[Finding]:
         )
     message = (
         f"{who} {'consumes' if one else 'consume'} the static topic {ctx.topic} by the "
-        f"brokers' own queues: a client before 5.0 knows nothing of its "
-        f"{plural(len(ctx.mq_all), 'logical queue')} ({queue_text(ctx.mq_all, 2)}), and a "
+        f"brokers' own queues: {', and '.join(unaware)}, and a "
         "5.x broker serves such a pull the logical queue of the same id, where it hosts "
         f"that one, so {reads}"
     )
@@ -337,10 +352,22 @@ def check_static_topic(ctx: TopicContext) -> list[Finding]:
             f"{'it holds' if one else 'they hold'} ({queue_text(refused, 4)}: no logical "
             "queue of that id is hosted there)"
         )
+    fixes = []
+    if before:
+        fixes.append(
+            f"upgrade {id_text(before, ctx.g.options.max_listed)} to a 5.x client "
+            "(rocketmq-client 5.0 or later consumes static topics by their logical queues)"
+        )
+    if len(before) < len(old):
+        through = [cid for cid in old if cid not in before]
+        fixes.append(
+            f"connect {id_text(through, ctx.g.options.max_listed)} to the NameServer instead "
+            f"of the Proxy (its routes carry the logical queues), or read {ctx.topic} with "
+            "gRPC clients through the Proxy (it pops a static topic's queues)"
+        )
     hint = (
-        f"upgrade {id_text(old, ctx.g.options.max_listed)} to a 5.x client (rocketmq-client "
-        "5.0 or later consumes static topics by their logical queues): until every client "
-        f"of {ctx.g.name} is, some logical queues are read twice or by nobody"
+        "; ".join(fixes) + f": until every client of {ctx.g.name} reads the logical queues, "
+        "some are read twice or by nobody"
     )
     return [
         Finding(

@@ -346,3 +346,40 @@ def test_a_static_topic_consumed_through_a_proxy_is_shown_by_the_brokers_queues(
     assert [r.queue.label() for r in rows] == [r.queue.label() for r in view.rows] == physical
     assert [r.lag for r in view.rows] == [0, 0, 0, 0, 0, 7]
     assert {r.holders for r in view.rows} == {None}
+
+
+def test_remoting_clients_through_a_proxy_read_a_static_topic_as_clients_before_5_0() -> None:
+    """Push consumers connected through a 5.1 Proxy's remoting port get routes without the
+    logical queues: they allocate the brokers' own queues, and the brokers serve the logical
+    queue of the same id where they host it (seen on the 5.1.4 kit). What each holds is
+    unknown (the Proxy relays no running-info request); expected says who reads what, and
+    the logical queues nobody reads are unconsumed, under STATIC_TOPIC_OLD_CLIENT."""
+    doc = _static_doc()
+    for c in doc["groups"]["G"]["consumers"]:
+        del c["assigned"]
+        c["proxy"] = "127.0.0.1:8081"
+        c["subscriptions"] = ["ST", "%RETRY%G"]
+    report = diagnose(parse_snapshot(doc))
+
+    rows = report.groups[0].topics[0].queues
+    # AVG over the brokers' queues: s1 broker-a:0..2 (it hosts :1, :3, :5 on 0..2, so 0 and
+    # 2 are refused), s2 broker-b:0..2 (:0, :2, :4 hosted there: 1 refused)
+    assert [(r.queue.label(), r.expected, r.status.value) for r in rows] == [
+        (f"{L}:0", C2, "unknown"),
+        (f"{L}:1", C1, "unknown"),
+        (f"{L}:2", C2, "unknown"),
+        (f"{L}:3", None, "unconsumed"),
+        (f"{L}:4", None, "unconsumed"),
+        (f"{L}:5", None, "unconsumed"),
+    ]
+    cause = only(report, Code.STATIC_TOPIC_OLD_CLIENT)
+    assert cause.consumers == (C1, C2)
+    assert cause.message.startswith(
+        f"{C1} (through the Proxy 127.0.0.1:8081), {C2} (through the Proxy 127.0.0.1:8081) "
+        "consume the static topic ST by the brokers' own queues: the routes a Proxy's remoting "
+        f"port answers carry none of its 6 logical queues ({L}:0..5)"
+    )
+    assert cause.hint.startswith(f"connect {C1}, {C2} to the NameServer instead of the Proxy")
+    unread = only(report, Code.UNCONSUMED_QUEUE)
+    assert unread.caused_by == cause.id
+    assert "a client connected through a Proxy's remoting port allocates" in unread.message
