@@ -16,6 +16,7 @@ from rmqlb.diagnose.context import (
     TopicContext,
     before_5_0,
     broker_addr,
+    broker_queue_readers,
     cluster_name,
     error_index,
     via_proxy_remoting,
@@ -283,7 +284,8 @@ def check_route(ctx: TopicContext) -> list[Finding]:
 
 
 def check_static_topic(ctx: TopicContext) -> list[Finding]:
-    """STATIC_TOPIC_OLD_CLIENT: clients before 5.0 consuming a static topic.
+    """STATIC_TOPIC_OLD_CLIENT: clients before 5.0 consuming a static topic, or remoting
+    clients connected through a 5.1+ Proxy (whose routes carry no logical queue).
 
     Such a client knows no logical queue (``topicQueueMappingByBroker`` came with 5.0): it
     allocates the brokers' own queues with its strategy, and a 5.x broker reads the id of
@@ -297,9 +299,9 @@ def check_static_topic(ctx: TopicContext) -> list[Finding]:
         return []
     if not ctx.logical:
         return []  # popped: the brokers serve their own queues to every client
-    before = before_5_0(ctx.g, ctx.topic)
+    before = before_5_0(ctx.g, ctx.topic)  # never through a Proxy: apart from ``proxied``
     proxied = via_proxy_remoting(ctx.g, ctx.topic)
-    old = [*before, *[cid for cid in proxied if cid not in before]]
+    old = broker_queue_readers(ctx.g, ctx.topic)
     if not old or ctx.expected is None:
         return []
     from rmqlb.remoting.codes import version_name  # noqa: PLC0415  (only when it fires)
@@ -316,7 +318,7 @@ def check_static_topic(ctx: TopicContext) -> list[Finding]:
     )
     who = ", ".join(
         f"{cid} (through the Proxy {proxies[cid]})"
-        if cid in proxied and cid not in before
+        if cid in proxied
         else f"{cid} ({version_name(versions[cid])})"
         for cid in old
     )
@@ -324,7 +326,7 @@ def check_static_topic(ctx: TopicContext) -> list[Finding]:
     unaware = []
     if before:
         unaware.append(f"a client before 5.0 knows nothing of its {logical}")
-    if len(before) < len(old):
+    if proxied:
         routes = "the routes a Proxy's remoting port answers carry none of "
         unaware.append(routes + ("them" if before else f"its {logical}"))
     if one:
@@ -358,10 +360,9 @@ def check_static_topic(ctx: TopicContext) -> list[Finding]:
             f"upgrade {id_text(before, ctx.g.options.max_listed)} to a 5.x client "
             "(rocketmq-client 5.0 or later consumes static topics by their logical queues)"
         )
-    if len(before) < len(old):
-        through = [cid for cid in old if cid not in before]
+    if proxied:
         fixes.append(
-            f"connect {id_text(through, ctx.g.options.max_listed)} to the NameServer instead "
+            f"connect {id_text(proxied, ctx.g.options.max_listed)} to the NameServer instead "
             f"of the Proxy (its routes carry the logical queues), or read {ctx.topic} with "
             "gRPC clients through the Proxy (it pops a static topic's queues)"
         )
