@@ -594,9 +594,10 @@ def _fitting(
     hashed = ""
     if charset is not UTF_8:
         option += f":charset={charset}"
+        written = "" if charset is HashCharset.US_ASCII else f"their ids' {charset} bytes, "
         hashed = (
             f", hashed in {charset} (the clients' JVMs' default charset, Java 17 and older "
-            f"under {charset.locale}: '?' for each character of their ids it lacks)"
+            f"under {charset.locale}: {written}'?' for each character of their ids it lacks)"
         )
     return Inferred(
         ConsistentHash(n, Params.INFERRED, charset),

@@ -177,6 +177,7 @@ def test_clients_hashing_in_gbk_are_inferred(kit: Kit, names: Names) -> None:
     inference = _inference(report, g)
     assert inference["status"] == "inferred"
     assert inference["strategyOption"] == "CONSISTENT_HASH:vnodes=10:charset=GBK"
+    assert "under a GBK locale: their ids' GBK bytes" in inference["note"]
     (group,) = [x for x in report["groups"] if x["group"] == g]
     assert group["strategy"] == "CONSISTENT_HASH(vnodes=10, GBK)"
     assert "ASSIGNMENT_MISMATCH" not in finding_codes(report, g)

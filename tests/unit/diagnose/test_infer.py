@@ -317,7 +317,9 @@ def test_clients_hashing_in_another_locale_charset_are_inferred_with_it(
     assert group.inference is not None
     assert group.inference.status is InferenceStatus.inferred
     assert group.strategy == f"CONSISTENT_HASH(vnodes=7, {charset})"
-    assert f"under {charset.locale}" in group.inference.note
+    assert f"under {charset.locale}: their ids' {charset} bytes, '?' for each" in (
+        group.inference.note
+    )
     assert rows_ok(report)
 
 
