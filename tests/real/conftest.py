@@ -46,6 +46,8 @@ def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line(
         "markers", "versions(*names): the kit versions a real test runs on (default 4.9.8)"
     )
+    # pytest-xdist registers it too; here so that a run without xdist accepts it
+    config.addinivalue_line("markers", "xdist_group(name): the pytest-xdist worker group")
 
 
 def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
