@@ -699,8 +699,9 @@ def via_proxy_remoting(g: GroupContext, topic: str) -> list[str]:
 
 def broker_queue_readers(g: GroupContext, topic: str) -> list[str]:
     """The clients of ``g`` that read a static ``topic`` by the brokers' own queues:
-    :func:`before_5_0`, then :func:`via_proxy_remoting`."""
-    return list(dict.fromkeys([*before_5_0(g, topic), *via_proxy_remoting(g, topic)]))
+    :func:`before_5_0`, then :func:`via_proxy_remoting` (apart: the first are never
+    connected through a Proxy)."""
+    return [*before_5_0(g, topic), *via_proxy_remoting(g, topic)]
 
 
 def _old_client_shares(

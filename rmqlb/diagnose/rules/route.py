@@ -14,7 +14,6 @@ from rmqlb.diagnose.context import (
     ROUTE_REQUEST,
     Mode,
     TopicContext,
-    before_5_0,
     broker_addr,
     broker_queue_readers,
     cluster_name,
@@ -299,9 +298,9 @@ def check_static_topic(ctx: TopicContext) -> list[Finding]:
         return []
     if not ctx.logical:
         return []  # popped: the brokers serve their own queues to every client
-    before = before_5_0(ctx.g, ctx.topic)  # never through a Proxy: apart from ``proxied``
-    proxied = via_proxy_remoting(ctx.g, ctx.topic)
     old = broker_queue_readers(ctx.g, ctx.topic)
+    proxied = via_proxy_remoting(ctx.g, ctx.topic)
+    before = [cid for cid in old if cid not in proxied]
     if not old or ctx.expected is None:
         return []
     from rmqlb.remoting.codes import version_name  # noqa: PLC0415  (only when it fires)
