@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -84,10 +85,13 @@ def test_consistent_hash_virtual_nodes_are_inferred(
 CITIES = {"hz": "杭州", "bj": "北京", "sh": "上海"}
 
 
-def _city_group(kit: Kit, group: str, topic: str, charset: str) -> dict[str, dict[str, Any]]:
-    """Three CONSISTENT_HASH clients named by city, one JVM each with ``charset`` as its
-    default (``file.encoding``); their settled states by client id. Their own state lines
-    write ids in that charset too, so each JVM's one state is taken for its client."""
+def _city_group(
+    kit: Kit, group: str, topic: str, charset: str, cities: Mapping[str, str] | None = None
+) -> dict[str, dict[str, Any]]:
+    """Three CONSISTENT_HASH clients named by city (``CITIES`` unless told), one JVM each
+    with ``charset`` as its default (``file.encoding``); their settled states by client id.
+    Their own state lines write ids in that charset too, so each JVM's one state is taken
+    for its client."""
     spec = f"group={group};sub={topic}:*;strategy=CONSISTENT_HASH"
     jvms = {
         f"127.0.0.1@{city}": kit.consumer(
@@ -95,7 +99,7 @@ def _city_group(kit: Kit, group: str, topic: str, charset: str) -> dict[str, dic
             f"{spec};instance={city}",
             RMQ_CLIENT_JOPTS=f"-Xms16m -Xmx96m -Dfile.encoding={charset}",
         )
-        for key, city in CITIES.items()
+        for key, city in (CITIES if cities is None else cities).items()
     }
 
     def steady() -> dict[str, dict[str, Any]] | None:
@@ -186,6 +190,37 @@ def test_clients_hashing_in_gbk_are_inferred(kit: Kit, names: Names) -> None:
     # the premise: the clients' shares are not what a UTF-8 ring gives
     stated = kit.explain(g, "--strategy", "CONSISTENT_HASH:charset=UTF-8")
     assert "ASSIGNMENT_MISMATCH" in finding_codes(stated, g)
+
+
+#: Cities whose names hold Latin-1 letters: ISO-8859-1 writes each as one byte of its own.
+LATIN_CITIES = {"zh": "Zürich", "ma": "Malmö", "be": "Besançon"}
+
+
+def test_clients_hashing_in_iso_8859_1_are_inferred(kit: Kit, names: Names) -> None:
+    """Clients named by cities with Latin-1 letters (127.0.0.1@Zürich, …) on JVMs whose
+    default charset is ISO-8859-1 (a Latin-1 locale's): each ü, ö or ç hashes as one byte,
+    not UTF-8's two nor US-ASCII's '?'. rmqlb infers ISO-8859-1 from what they hold:
+    *expected* is what each JVM's strategy gives it and *actual* what it holds; stated as
+    UTF-8, the same group looks mis-assigned."""
+    g, t = names.group, names.topic
+    kit.topic(t, read=8)
+    states = _city_group(kit, g, t, "ISO-8859-1", LATIN_CITIES)
+
+    report = kit.explain(g)
+
+    inference = _inference(report, g)
+    assert inference["status"] == "inferred", inference
+    assert inference["strategyOption"] == "CONSISTENT_HASH:vnodes=10:charset=ISO-8859-1"
+    assert "their ids' ISO-8859-1 bytes" in inference["note"], inference["note"]
+    (group,) = [x for x in report["groups"] if x["group"] == g]
+    assert group["strategy"] == "CONSISTENT_HASH(vnodes=10, ISO-8859-1)"
+    assert "ASSIGNMENT_MISMATCH" not in finding_codes(report, g)
+    assert_actual_is_truth(report, states, g, t)
+    assert_expected_is_truth(report, states, g, t)
+    # the premise: the clients' shares are neither what a UTF-8 ring gives nor US-ASCII's
+    for other in ("UTF-8", "US-ASCII"):
+        stated = kit.explain(g, "--strategy", f"CONSISTENT_HASH:charset={other}")
+        assert "ASSIGNMENT_MISMATCH" in finding_codes(stated, g), other
 
 
 def _config_group(
