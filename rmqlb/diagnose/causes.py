@@ -27,6 +27,7 @@ from rmqlb.diagnose.report import Code, Finding, tree_order
 from rmqlb.diagnose.rules._listed import LIST_ONCE
 from rmqlb.diagnose.rules._text import id_text, queue_text
 from rmqlb.diagnose.rules.configs import disabled_brokers
+from rmqlb.diagnose.rules.membership import RINGS_IN_CHARSETS
 from rmqlb.model.queue import MessageQueue
 
 Evidence = Callable[[GroupContext, Finding, Finding], bool]
@@ -175,6 +176,8 @@ def _summary(cause: Finding) -> str:
         case Code.STALE_ALLOCATION:
             return f"{ids} {'allocates' if one else 'allocate'} from outdated inputs"
         case Code.STRATEGY_INCONSISTENT:
+            if RINGS_IN_CHARSETS in cause.message:
+                return "the consumers' JVMs hash their rings in different charsets"
             return "the consumers run different strategies (a rolling deploy)"
         case Code.DUPLICATE_CLIENT_ID:
             return f"the client id {cause.consumers[0]} is on several connections"

@@ -475,7 +475,7 @@ def _consistent_hash(
         if found is not None:
             return found
     if told_apart:
-        mixed = _mixed_counts(held, searched, charset)
+        mixed = _mixed_counts(held, searched, [charset, *tried])
         if mixed is not None:
             return mixed
     # fewest queues wrong; on a tie the default, then the smallest count
@@ -654,97 +654,132 @@ def _charset_text(name: str | None, tried: Sequence[HashCharset]) -> str:
     )
 
 
-def _mixed_counts(held: Holdings, searched: str, charset: HashCharset) -> Inferred | None:
-    """The clients built with different virtual node counts, when no one count fits them all:
-    the count exact for the most clients leaves others, each holding exactly its own ring's
-    share for another count (``None`` otherwise).
+def _mixed_counts(
+    held: Holdings, searched: str, charsets: Sequence[HashCharset]
+) -> Inferred | None:
+    """The clients built with different virtual node counts, or whose JVMs hash in different
+    charsets (``charsets``: the one searched first, then the others tried), when no one ring
+    fits them all: the ring exact for the most clients leaves others, each holding exactly its
+    own ring's share for another count or charset (``None`` otherwise).
 
-    *Expected* uses the count exact for the most clients (the default first on a tie, then
-    the smallest). A client it does not fit gets a count of its own, the one exact for the
-    most such clients, and so on, up to :data:`MAX_MIXED_COUNTS` counts in all; unless what
-    it holds is a part of its share under the first count, or that share and more: one
-    membership change leaves every client so, so that is a rebalance caught half way, not
-    another count (:func:`_apart`). With no client of another count, or one that no count
-    fits, ``None``.
+    *Expected* uses the ring exact for the most clients (on a tie the first charset, then the
+    default count, then the smallest). A client it does not fit gets a ring of its own, the
+    one exact for the most such clients, and so on, up to :data:`MAX_MIXED_COUNTS` rings in
+    all; unless what it holds is a part of its share under the first ring, or that share and
+    more: one membership change leaves every client so, so that is a rebalance caught half
+    way, not another ring (:func:`_apart`). With no client of another ring, or one that no
+    ring fits, ``None``.
     """
     lists = _by_cid_all(held)
     top = _top(lists)
     ids = list(dict.fromkeys(held.cid_all))
-    totals = {cid: [0] * top for cid in ids}
-    for listed, topics in lists.items():
-        if len(set(listed)) != len(listed) or not set(listed) <= totals.keys():
-            return None
-        for cid, wrong in zip(listed, _client_sweep(listed, topics, top, charset), strict=True):
-            totals[cid] = [a + b for a, b in zip(totals[cid], wrong, strict=True)]
-    exact = {cid: {n + 1 for n, w in enumerate(wrong) if w == 0} for cid, wrong in totals.items()}
+    exact: dict[str, set[_Ring]] = {cid: set() for cid in ids}
+    for charset in charsets:
+        totals = {cid: [0] * top for cid in ids}
+        for listed, topics in lists.items():
+            if len(set(listed)) != len(listed) or not set(listed) <= totals.keys():
+                return None
+            wrongs = _client_sweep(listed, topics, top, charset)
+            for cid, wrong in zip(listed, wrongs, strict=True):
+                totals[cid] = [a + b for a, b in zip(totals[cid], wrong, strict=True)]
+        for cid, wrong in totals.items():
+            exact[cid].update((charset, n + 1) for n, w in enumerate(wrong) if w == 0)
     if not any(exact.values()):
         return None
-    most = _likeliest(exact.values())
+    first = charsets[0]
+    most = _likeliest(exact.values(), first)
     odd = _apart(held, most, [cid for cid in ids if most not in exact[cid]])
     if not odd or not all(exact[cid] for cid in odd):
         return None
     chosen = dict.fromkeys(ids, most)
     left = {cid: exact[cid] for cid in odd}
     for _ in range(MAX_MIXED_COUNTS - 1):
-        n = _likeliest(left.values())
-        for cid in [cid for cid, fits in left.items() if n in fits]:
-            chosen[cid] = n
+        ring = _likeliest(left.values(), first)
+        for cid in [cid for cid, fits in left.items() if ring in fits]:
+            chosen[cid] = ring
             del left[cid]
         if not left:
             break
     else:
-        return None  # more counts than a rollout leaves: no explanation of this kind
-    runs: dict[int, list[str]] = {}
+        return None  # more rings than a rollout leaves: no explanation of this kind
+    runs: dict[_Ring, list[str]] = {}
     for cid in ids:
         if most in exact[cid] or chosen[cid] != most:
             runs.setdefault(chosen[cid], []).append(cid)
+    mixed_charsets = len({charset for charset, _ in runs}) > 1
     parts = []
-    for n, cids in runs.items():
-        same = sorted(set.intersection(*(exact[c] for c in cids)) - {n})
+    for ring, cids in runs.items():
+        same = sorted(
+            n for c, n in set.intersection(*(exact[c] for c in cids)) - {ring} if c is ring[0]
+        )
         also = f"; {count_ranges(same)} give the same queues" if same else ""
-        parts.append(f"{n} ({', '.join(cids[:3])}{' and more' if len(cids) > 3 else ''}{also})")
+        shown = cids[:3]
+        label = _ring_text(ring, mixed_charsets)
+        parts.append(f"{label} ({', '.join(shown)}{' and more' if len(cids) > 3 else ''}{also})")
     moving = [cid for cid in ids if cid not in runs.get(most, ()) and chosen[cid] == most]
     if moving:
         parts.append(
             f"{_plural(len(moving), 'client')} {'holds' if len(moving) == 1 else 'hold'} a part "
-            f"of {'its' if len(moving) == 1 else 'their'} share under {most} or that share and "
-            "more: a rebalance in progress"
+            f"of {'its' if len(moving) == 1 else 'their'} share under "
+            f"{_ring_text(most, mixed_charsets)} or that share and more: a rebalance in progress"
         )
+    if mixed_charsets:
+        what = (
+            "virtual nodes and charsets: the clients' JVMs hash their rings in different "
+            "charsets (Java 17 and older take the locale's)"
+        )
+        if len({n for _, n in runs}) > 1:
+            what += " and run different counts"
+    else:
+        what = "virtual nodes: the clients run different counts"
+    most_text = _ring_text(most, mixed_charsets)
     return Inferred(
-        ConsistentHash(most, Params.INFERRED, charset),
+        ConsistentHash(most[1], Params.INFERRED, most[0]),
         StrategyInference(
             InferenceStatus.mixed,
-            value=most,
+            value=most[1],
             searched=searched,
-            note=f"virtual nodes: the clients run different counts, inferred from what each "
-            f"holds: {'; '.join(parts)} — the wire does not carry it; expected uses {most}, "
-            f"the count {'most of them run' if len(runs[most]) > 1 else 'one of them runs'}",
+            note=f"{what}, inferred from what each holds: {'; '.join(parts)} — the wire does "
+            f"not carry {'them' if mixed_charsets else 'it'}; expected uses {most_text}, the "
+            f"{'ring' if mixed_charsets else 'count'} "
+            f"{'most of them run' if len(runs[most]) > 1 else 'one of them runs'}",
             parameter="virtualNodeCnt",
             default=DEFAULT_VIRTUAL_NODES,
             clients=held.clients,
-            client_values=tuple((cid, chosen[cid]) for cid in ids),
+            client_values=tuple((cid, chosen[cid][1]) for cid in ids),
         ),
         client_strategies=tuple(
-            (cid, ConsistentHash(chosen[cid], Params.INFERRED, charset))
+            (cid, ConsistentHash(chosen[cid][1], Params.INFERRED, chosen[cid][0]))
             for cid in ids
             if chosen[cid] != most
         ),
     )
 
 
-def _likeliest(fits: Iterable[set[int]]) -> int:
-    """The count exact for the most clients of ``fits`` (their exact counts): the default
-    first on a tie, then the smallest."""
-    tally = Counter(n for counts in fits for n in counts)
+_Ring = tuple[HashCharset, int]
+"""A ring a client may build: the charset it hashes in and its virtual node count."""
+
+
+def _ring_text(ring: _Ring, charset: bool) -> str:
+    """A ring's count, with its charset when ``charset`` (the clients' charsets differ)."""
+    return f"{ring[1]} in {ring[0]}" if charset else str(ring[1])
+
+
+def _likeliest(fits: Iterable[set[_Ring]], first: HashCharset) -> _Ring:
+    """The ring exact for the most clients of ``fits`` (their exact rings): on a tie one
+    hashed in ``first``, then the default count, then the smallest."""
+    tally = Counter(ring for rings in fits for ring in rings)
     default = DEFAULT_VIRTUAL_NODES
-    return min(tally, key=lambda n: (-tally[n], n != default, n))
+    return min(
+        tally, key=lambda r: (-tally[r], r[0] is not first, r[1] != default, r[1], r[0].value)
+    )
 
 
-def _apart(held: Holdings, most: int, odd: Sequence[str]) -> list[str]:
-    """The ``odd`` clients that both hold queues the ring of ``most`` nodes does not give
-    them and miss some it gives them (the others hold a part of that share, or that share and
+def _apart(held: Holdings, most: _Ring, odd: Sequence[str]) -> list[str]:
+    """The ``odd`` clients that both hold queues the ring ``most`` does not give them and
+    miss some it gives them (the others hold a part of that share, or that share and
     more)."""
-    allocation = held.allocate(ConsistentHash(most))
+    allocation = held.allocate(ConsistentHash(most[1], charset=most[0]))
     assert allocation is not None  # a hash ring never throws
     out = []
     for cid in odd:

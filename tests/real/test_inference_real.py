@@ -31,6 +31,7 @@ from realkit import (
     findings,
     lingering,
     qkey,
+    report_topic,
     truth_held,
     without_activity,
 )
@@ -86,20 +87,27 @@ CITIES = {"hz": "杭州", "bj": "北京", "sh": "上海"}
 
 
 def _city_group(
-    kit: Kit, group: str, topic: str, charset: str, cities: Mapping[str, str] | None = None
+    kit: Kit,
+    group: str,
+    topic: str,
+    charset: str | Mapping[str, str],
+    cities: Mapping[str, str] | None = None,
 ) -> dict[str, dict[str, Any]]:
     """Three CONSISTENT_HASH clients named by city (``CITIES`` unless told), one JVM each
-    with ``charset`` as its default (``file.encoding``); their settled states by client id.
-    Their own state lines write ids in that charset too, so each JVM's one state is taken
-    for its client."""
+    with ``charset`` as its default (``file.encoding``; or each key's own); their settled
+    states by client id. Their own state lines write ids in that charset too, so each JVM's
+    one state is taken for its client."""
     spec = f"group={group};sub={topic}:*;strategy=CONSISTENT_HASH"
+    places = CITIES if cities is None else cities
+    own = dict.fromkeys(places, charset) if isinstance(charset, str) else dict(charset)
+    prefix = "" if isinstance(charset, str) else "mixed-"
     jvms = {
         f"127.0.0.1@{city}": kit.consumer(
-            f"{charset.lower()}-{key}",
+            f"{prefix}{own[key].lower()}-{key}",
             f"{spec};instance={city}",
-            RMQ_CLIENT_JOPTS=f"-Xms16m -Xmx96m -Dfile.encoding={charset}",
+            RMQ_CLIENT_JOPTS=f"-Xms16m -Xmx96m -Dfile.encoding={own[key]}",
         )
-        for key, city in (CITIES if cities is None else cities).items()
+        for key, city in places.items()
     }
 
     def steady() -> dict[str, dict[str, Any]] | None:
@@ -116,7 +124,9 @@ def _city_group(
         return states
 
     settled: dict[str, dict[str, Any]] = kit.wait_for(
-        f"the {charset} clients of {group} to hold steady", steady, timeout=90
+        f"the {'/'.join(dict.fromkeys(own.values()))} clients of {group} to hold steady",
+        steady,
+        timeout=90,
     )
     return settled
 
@@ -190,6 +200,41 @@ def test_clients_hashing_in_gbk_are_inferred(kit: Kit, names: Names) -> None:
     # the premise: the clients' shares are not what a UTF-8 ring gives
     stated = kit.explain(g, "--strategy", "CONSISTENT_HASH:charset=UTF-8")
     assert "ASSIGNMENT_MISMATCH" in finding_codes(stated, g)
+
+
+def test_clients_whose_jvms_hash_in_different_charsets_are_named(kit: Kit, names: Names) -> None:
+    """127.0.0.1@杭州's JVM runs under GBK (a Java 17 under zh_CN.GBK), 北京's and 上海's
+    under UTF-8: their rings differ, so queues are held twice and by nobody. rmqlb infers
+    each client's charset from what it holds and STRATEGY_INCONSISTENT names the GBK one,
+    the queues the two rings double and orphan, as the clients really hold them, and the
+    JVM to start with -Dfile.encoding=UTF-8."""
+    g, t = names.group, names.topic
+    kit.topic(t, read=8)
+    hz, bj, sh = (f"127.0.0.1@{city}" for city in CITIES.values())
+    states = _city_group(kit, g, t, {"hz": "GBK", "bj": "UTF-8", "sh": "UTF-8"})
+    held = truth_held(states, t)
+    doubled = {q for q, holders in held.items() if len(holders) > 1}
+    orphaned = {(t, b, i) for b in ("broker-a", "broker-b") for i in range(8)} - set(held)
+    assert doubled | orphaned  # the premise: the two rings differ on these queues
+
+    report = kit.explain(g)
+
+    assert_actual_is_truth(report, states, g, t)
+    inference = _inference(report, g)
+    assert inference["status"] == "mixed", inference
+    assert f"10 in GBK ({hz}" in inference["note"], inference["note"]
+    (group,) = [x for x in report["groups"] if x["group"] == g]
+    assert group["strategy"] == "CONSISTENT_HASH(vnodes=10)"
+    (cause,) = [f for f in findings(report, "STRATEGY_INCONSISTENT") if f["topic"] == t]
+    assert cause["consumers"] == [hz]
+    assert {qkey({**q, "topic": t}) for q in cause["queues"]} == doubled | orphaned
+    assert "hashing their rings in 2 charsets" in cause["message"]
+    assert f"UTF-8 ({sh}, {bj}); GBK ({hz}); " in cause["message"], cause["message"]
+    assert f"-Dfile.encoding=UTF-8 (the default from Java 18 on) ({hz})" in cause["hint"]
+    for code in ("DUPLICATE_ASSIGNMENT", "UNCONSUMED_QUEUE"):
+        caused = {f["causedBy"] for f in findings(report, code) if f["topic"] == t}
+        assert caused <= {cause["id"]}, code
+    assert sh in {c["clientId"] for c in report_topic(report, g, t)["consumers"]}
 
 
 #: Cities whose names hold Latin-1 letters: ISO-8859-1 writes each as one byte of its own.

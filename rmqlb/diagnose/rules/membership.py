@@ -48,6 +48,7 @@ from rmqlb.model.snapshot import (
 from rmqlb.model.strategy import (
     DEFAULT_VIRTUAL_NODES,
     ConsistentHash,
+    HashCharset,
     Params,
     StrategySpec,
     describe,
@@ -921,22 +922,9 @@ def check_strategies(ctx: TopicContext) -> list[Finding]:
                 f"no queue of {ctx.topic} is doubled or orphaned at the moment, but any change "
                 "of membership or queue count can do it"
             )
-    if all(isinstance(spec, ConsistentHash) for spec, _ in used) and g.client_strategies:
-        counts = "; ".join(
-            f"{spec.virtual_node_cnt} ({id_text(dict.fromkeys(ids), 3)})"
-            for spec, ids in used
-            if isinstance(spec, ConsistentHash)
-        )
-        message = (
-            f"consumers of {g.name} run CONSISTENT_HASH with {len(used)} virtual node counts, "
-            "inferred from what each holds (a rebalance caught half way can look alike, but "
-            f"clears within 20 s): {counts}; {effect}"
-        )
-        hint = (
-            f"give every consumer of {g.name} the same virtual node count (the virtualNodeCnt "
-            f"of AllocateMessageQueueConsistentHash; expected uses {g.strategy_label}); until "
-            "then doubled queues are consumed twice and orphaned ones by nobody"
-        )
+    rings = [(spec, ids) for spec, ids in used if isinstance(spec, ConsistentHash)]
+    if len(rings) == len(used) and g.client_strategies:
+        message, hint = _rings_text(g, rings, effect)
     else:
         message = (
             f"consumers of {g.name} run {len(used)} strategies: {listing}; "
@@ -959,6 +947,67 @@ def check_strategies(ctx: TopicContext) -> list[Finding]:
             queues=tuple(sorted(queues, key=queue_sort_key)),
         )
     ]
+
+
+RINGS_IN_CHARSETS = "hashing their rings in"
+"""What STRATEGY_INCONSISTENT says of clients whose JVMs hash in different charsets."""
+
+
+def _rings_text(
+    g: GroupContext, rings: Sequence[tuple[ConsistentHash, list[str]]], effect: str
+) -> tuple[str, str]:
+    """STRATEGY_INCONSISTENT's message and fix for CONSISTENT_HASH clients inferred to build
+    different rings: other virtual node counts, or JVMs hashing in other charsets."""
+    charsets = list(dict.fromkeys(spec.charset for spec, _ in rings))
+    counts = len({spec.virtual_node_cnt for spec, _ in rings})
+    caught = "(a rebalance caught half way can look alike, but clears within 20 s)"
+    if len(charsets) == 1:
+        listing = "; ".join(
+            f"{spec.virtual_node_cnt} ({id_text(dict.fromkeys(ids), 3)})" for spec, ids in rings
+        )
+        message = (
+            f"consumers of {g.name} run CONSISTENT_HASH with {counts} virtual node counts, "
+            f"inferred from what each holds {caught}: {listing}; {effect}"
+        )
+        hint = (
+            f"give every consumer of {g.name} the same virtual node count (the virtualNodeCnt "
+            f"of AllocateMessageQueueConsistentHash; expected uses {g.strategy_label}); until "
+            "then doubled queues are consumed twice and orphaned ones by nobody"
+        )
+        return message, hint
+    listing = "; ".join(
+        f"{f'{spec.virtual_node_cnt} in ' if counts > 1 else ''}{spec.charset} "
+        f"({id_text(dict.fromkeys(ids), 3)})"
+        for spec, ids in rings
+    )
+    with_counts = f" with {counts} virtual node counts" if counts > 1 else ""
+    message = (
+        f"consumers of {g.name} run CONSISTENT_HASH{with_counts}, {RINGS_IN_CHARSETS} "
+        f"{len(charsets)} charsets (each JVM's default: Java 17 and older take the locale's), "
+        f"inferred from what each holds {caught}: {listing}; {effect}"
+    )
+    main = g.strategy.charset if isinstance(g.strategy, ConsistentHash) else charsets[0]
+    others = [cid for spec, ids in rings if spec.charset is not main for cid in ids]
+    default = " (the default from Java 18 on)" if main is HashCharset.UTF_8 else ""
+    hint = (
+        f"start the consumers of {g.name} that hash in another charset than {main} with "
+        f"-Dfile.encoding={main}{default} ({id_text(dict.fromkeys(others), 3)})"
+    )
+    if main is not HashCharset.UTF_8:
+        not_utf8 = [
+            cid for spec, ids in rings if spec.charset is not HashCharset.UTF_8 for cid in ids
+        ]
+        hint += (
+            f", or every one that does not hash in UTF-8 (Java 18 and later's default) with "
+            f"-Dfile.encoding=UTF-8 ({id_text(dict.fromkeys(not_utf8), 3)})"
+        )
+    if counts > 1:
+        hint += ", and give every consumer the same virtual node count"
+    hint += (
+        f"; expected uses {g.strategy_label}; until then doubled queues are consumed twice "
+        "and orphaned ones by nobody"
+    )
+    return message, hint
 
 
 def check_message_models(ctx: TopicContext) -> list[Finding]:

@@ -178,6 +178,32 @@ EXPECTED: dict[str, list[Expected]] = {
         ("DUPLICATE_ASSIGNMENT", "%RETRY%GH", ["broker-a:0"], 4),
         ("ASSIGNMENT_MISMATCH", "%RETRY%GH", ["broker-a:0"], 4),
     ],
+    # real 4.9.8: 127.0.0.1@杭州's JVM hashes its ring in GBK, the other two in UTF-8
+    "consistent-hash-mixed-charsets.json": [
+        (
+            "STRATEGY_INCONSISTENT",
+            "CityTopic",
+            [*(f"broker-a:{i}" for i in (1, 6)), *(f"broker-b:{i}" for i in (0, 2, 4, 5, 7))],
+            None,
+        ),
+        ("UNCONSUMED_QUEUE", "CityTopic", ["broker-a:1", "broker-b:2", "broker-b:5"], 0),
+        (
+            "DUPLICATE_ASSIGNMENT",
+            "CityTopic",
+            ["broker-a:6", "broker-b:0", "broker-b:4", "broker-b:7"],
+            0,
+        ),
+        (
+            "ASSIGNMENT_MISMATCH",
+            "CityTopic",
+            [*(f"broker-a:{i}" for i in (1, 6)), *(f"broker-b:{i}" for i in (0, 2, 4, 5, 7))],
+            0,
+        ),
+        ("STRATEGY_INCONSISTENT", "%RETRY%city-consumer", ["broker-a:0", "broker-b:0"], None),
+        ("DUPLICATE_ASSIGNMENT", "%RETRY%city-consumer", ["broker-a:0", "broker-b:0"], 4),
+        ("ASSIGNMENT_MISMATCH", "%RETRY%city-consumer", ["broker-a:0", "broker-b:0"], 4),
+        ("IMBALANCE", "CityTopic", [], None),
+    ],
     # real 4.9.8: one of two orderly consumers killed; the survivor cannot lock its queues yet
     "orderly-consumer-killed.json": [
         ("ORDERLY_LOCK_LOST", "OT", [f"broker-b:{i}" for i in range(4)], None),

@@ -539,6 +539,113 @@ def test_a_queue_released_and_not_taken_yet_is_no_other_count(
     assert mixed.status is InferenceStatus.mixed
 
 
+def _charset_rings(
+    rings: Mapping[str, tuple[HashCharset, int]], topics: Mapping[str, Mapping[str, int]]
+) -> dict[str, list[MessageQueue]]:
+    """What each client holds when its JVM hashes in its own charset with its own count."""
+    cids = list(rings)
+    return {
+        cid: held_by(ConsistentHash(n, charset=charset), cids, topics)[cid]
+        for cid, (charset, n) in rings.items()
+    }
+
+
+def _doubled_and_orphaned(
+    held: Mapping[str, Sequence[MessageQueue]], topics: Mapping[str, Mapping[str, int]]
+) -> set[MessageQueue]:
+    taken = [q for qs in held.values() for q in qs if q.topic == TOPIC]
+    return {q for q in taken if taken.count(q) > 1} | (set(mq_all(topics[TOPIC])) - set(taken))
+
+
+def test_a_client_whose_jvm_hashes_in_another_charset_is_named_with_it() -> None:
+    """10.0.0.1@杭州's JVM hashes in GBK (a Java 17 under zh_CN.GBK), the others' in UTF-8:
+    no one ring explains them, each client's own does. STRATEGY_INCONSISTENT names the
+    charsets, who hashes in which and the queues doubled and orphaned; the fix names the
+    JVM to start with -Dfile.encoding=UTF-8; the holdings' findings are its consequences
+    (before, a rebalance in progress or different counts were blamed)."""
+    utf8, gbk = HashCharset.UTF_8, HashCharset.GBK
+    rings = {CITY_IDS[0]: (gbk, 10), CITY_IDS[1]: (utf8, 10), CITY_IDS[2]: (utf8, 10)}
+    held = _charset_rings(rings, TWO_BROKERS)
+    wrong = _doubled_and_orphaned(held, TWO_BROKERS)
+    assert wrong  # the premise: the two rings disagree here
+
+    report = diagnose(wire_snapshot("CONSISTENT_HASH", CITY_IDS, TWO_BROKERS, held))
+
+    group = report.groups[0]
+    inference = group.inference
+    assert inference is not None
+    assert inference.status is InferenceStatus.mixed
+    assert group.strategy == "CONSISTENT_HASH(vnodes=10)"
+    assert inference.note.startswith(
+        "virtual nodes and charsets: the clients' JVMs hash their rings in different charsets "
+        "(Java 17 and older take the locale's), inferred from what each holds: 10 in GBK "
+        "(10.0.0.1@杭州; 9 and 11 give the same queues); 10 in UTF-8 (10.0.0.2@北京, "
+        "10.0.0.3@上海) — the wire does not carry them; expected uses 10 in UTF-8"
+    ), inference.note
+    (cause,) = [
+        f for f in report.findings if f.code is Code.STRATEGY_INCONSISTENT and f.topic == TOPIC
+    ]
+    assert cause.consumers == (CITY_IDS[0],)
+    assert set(cause.queues) == wrong
+    assert (
+        "consumers of G run CONSISTENT_HASH, hashing their rings in 2 charsets (each JVM's "
+        "default: Java 17 and older take the locale's), inferred from what each holds (a "
+        "rebalance caught half way can look alike, but clears within 20 s): GBK "
+        "(10.0.0.1@杭州); UTF-8 (10.0.0.2@北京, 10.0.0.3@上海); each client taking its own "
+        "share of TradeTopic leaves"
+    ) in cause.message
+    assert cause.hint.startswith(
+        "start the consumers of G that hash in another charset than UTF-8 with "
+        "-Dfile.encoding=UTF-8 (the default from Java 18 on) (10.0.0.1@杭州); expected uses "
+        "CONSISTENT_HASH(vnodes=10)"
+    ), cause.hint
+    effects = [f for f in report.findings if f.caused_by == cause.id]  # of TradeTopic
+    assert {f.code for f in effects} >= {Code.ASSIGNMENT_MISMATCH}
+    assert all(
+        "the consumers' JVMs hash their rings in different charsets" in f.hint for f in effects
+    )
+
+
+def test_most_clients_hashing_in_gbk_set_expected_and_the_fix_offers_both_ways() -> None:
+    """Two GBK JVMs and one in UTF-8 (a Java 21 host) with its own count: *expected* uses
+    GBK, the count and charset of most; the fix names the one to start with
+    -Dfile.encoding=GBK, or every GBK one with UTF-8, and the counts to align."""
+    utf8, gbk = HashCharset.UTF_8, HashCharset.GBK
+    rings = {CITY_IDS[0]: (gbk, 10), CITY_IDS[1]: (utf8, 20), CITY_IDS[2]: (gbk, 10)}
+    held = _charset_rings(rings, TWO_BROKERS)
+    assert _doubled_and_orphaned(held, TWO_BROKERS)
+
+    report = diagnose(wire_snapshot("CONSISTENT_HASH", CITY_IDS, TWO_BROKERS, held))
+
+    group = report.groups[0]
+    assert group.inference is not None
+    assert group.inference.status is InferenceStatus.mixed
+    assert group.strategy == "CONSISTENT_HASH(vnodes=10, GBK)"
+    assert dict(group.inference.client_values)[CITY_IDS[0]] == 10
+    assert "charsets (Java 17 and older take the locale's) and run different counts" in (
+        group.inference.note
+    )
+    (cause,) = [
+        f for f in report.findings if f.code is Code.STRATEGY_INCONSISTENT and f.topic == TOPIC
+    ]
+    assert cause.consumers == (CITY_IDS[1],)
+    odd = dict(group.inference.client_values)[CITY_IDS[1]]
+    assert held_by(ConsistentHash(odd), CITY_IDS, TWO_BROKERS)[CITY_IDS[1]] == held[CITY_IDS[1]]
+    assert "run CONSISTENT_HASH with 2 virtual node counts, hashing their rings in 2" in (
+        cause.message
+    )
+    assert f"10 in GBK (10.0.0.1@杭州, 10.0.0.3@上海); {odd} in UTF-8 (10.0.0.2@北京)" in (
+        cause.message
+    )
+    assert cause.hint.startswith(
+        "start the consumers of G that hash in another charset than GBK with "
+        "-Dfile.encoding=GBK (10.0.0.2@北京), or every one that does not hash in UTF-8 (Java "
+        "18 and later's default) with -Dfile.encoding=UTF-8 (10.0.0.1@杭州, 10.0.0.3@上海), "
+        "and give every consumer the same virtual node count; expected uses "
+        "CONSISTENT_HASH(vnodes=10, GBK)"
+    ), cause.hint
+
+
 @settings(max_examples=40, deadline=None)
 @given(
     st.lists(ID, min_size=2, max_size=4, unique=True),
