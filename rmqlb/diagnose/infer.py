@@ -709,9 +709,8 @@ def _mixed_counts(
     mixed_charsets = len({charset for charset, _ in runs}) > 1
     parts = []
     for ring, cids in runs.items():
-        same = sorted(
-            n for c, n in set.intersection(*(exact[c] for c in cids)) - {ring} if c is ring[0]
-        )
+        alike = set.intersection(*(exact[cid] for cid in cids)) - {ring}
+        same = sorted(n for charset, n in alike if charset is ring[0])
         also = f"; {count_ranges(same)} give the same queues" if same else ""
         shown = cids[:3]
         label = _ring_text(ring, mixed_charsets)
