@@ -313,13 +313,15 @@ def test_numpy_path_with_a_surrogate_key() -> None:
 def test_gbk_keys_are_the_bytes_a_java_gbk_encoder_writes() -> None:
     """Java's GBK as OpenJDK 17 writes it (its bytes read off ``String.getBytes("GBK")``):
     Python's gbk codec, but for the euro sign and U+2641 (CP936 codes Python lacks), U+2295
-    (Python writes it, Java does not) and the private use characters of GBK's user-defined
-    areas; a surrogate pair is one '?'."""
+    (Python writes it, Java does not), the private use characters of GBK's user-defined
+    areas and those CP936 lends other codes (U+E766..U+E864; U+E76C has none, as its code
+    went to the euro sign); a surrogate pair is one '?'."""
     text = "a€♁⊕杭\ue000\ue4c5\ue4c6\ue765\U0001f600"
     written = consistent_hash._java_encoded([text], HashCharset.GBK)[0]
     assert written.hex() == "61a2e3a8923fbabcaaa1fefea140a7a03f"
-    # the one difference left: U+E766..U+E864, which CP936 lends other codes (Java: a2ab)
-    assert consistent_hash._java_encoded(["\ue766"], HashCharset.GBK)[0] == b"?"
+    lent = "\ue766\ue76b\ue76c\ue76d\ue7c7\ue7e2\ue810\ue815\ue843\ue844\ue864\ue865"
+    written = consistent_hash._java_encoded([lent], HashCharset.GBK)[0]
+    assert written.hex() == "a2aba2b03fa2e4a8bca958d7fafe50fe7efe80fea0" + "3f"
 
 
 def test_a_us_ascii_ring_is_the_utf_8_ring_of_the_keys_with_question_marks() -> None:
