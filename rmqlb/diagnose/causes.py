@@ -41,6 +41,7 @@ PRIORITY: dict[Code, int] = {
     Code.SUBSCRIPTION_INCONSISTENT: 9,
     Code.SERVER_LOAD_BALANCER_OFF: 9,
     Code.STATIC_TOPIC_OLD_CLIENT: 9,
+    Code.PROXY_LIST_SPLIT: 9,
     Code.STATIC_TOPIC_BROKER_BALANCED: 9,
     Code.STALE_ALLOCATION: 8,
     Code.MIXED_REBALANCE: 8,
@@ -119,6 +120,13 @@ PAIRS: dict[tuple[Code, Code], Evidence] = {
     (Code.STATIC_TOPIC_OLD_CLIENT, Code.ASSIGNMENT_MISMATCH): consumers_within,
     (Code.STATIC_TOPIC_OLD_CLIENT, Code.IMBALANCE): same_topic,
     (Code.STATIC_TOPIC_OLD_CLIENT, Code.IDLE_CONSUMER): same_topic,
+    (Code.PROXY_LIST_SPLIT, Code.DUPLICATE_ASSIGNMENT): queues_within,
+    (Code.PROXY_LIST_SPLIT, Code.UNCONSUMED_QUEUE): queues_within,
+    (Code.PROXY_LIST_SPLIT, Code.ASSIGNMENT_MISMATCH): same_topic,
+    (Code.PROXY_LIST_SPLIT, Code.STALE_ALLOCATION): same_topic,
+    (Code.PROXY_LIST_SPLIT, Code.IMBALANCE): same_topic,
+    (Code.PROXY_LIST_SPLIT, Code.IDLE_CONSUMER): same_topic,
+    (Code.PROXY_LIST_SPLIT, Code.STATIC_TOPIC_OLD_CLIENT): same_topic,
     (Code.STATIC_TOPIC_BROKER_BALANCED, Code.UNCONSUMED_QUEUE): queues_within,
     (Code.STATIC_TOPIC_BROKER_BALANCED, Code.ASSIGNMENT_MISMATCH): consumers_within,
     (Code.STATIC_TOPIC_BROKER_BALANCED, Code.BROKERS_DISAGREE): consumers_within,
@@ -181,6 +189,8 @@ def _summary(cause: Finding) -> str:
             return "the consumers run different strategies (a rolling deploy)"
         case Code.DUPLICATE_CLIENT_ID:
             return f"the client id {cause.consumers[0]} is on several connections"
+        case Code.PROXY_LIST_SPLIT:
+            return "the clients through the Proxy and the others allocate over different lists"
         case Code.MESSAGE_MODEL_INCONSISTENT:
             verb = "consumes" if one else "consume"
             return f"{ids} {verb} in BROADCASTING mode in a CLUSTERING group"

@@ -704,23 +704,89 @@ def broker_queue_readers(g: GroupContext, topic: str) -> list[str]:
     return [*before_5_0(g, topic), *via_proxy_remoting(g, topic)]
 
 
+@dataclass(frozen=True, slots=True)
+class ConsumerList:
+    """One consumer list some clients of a group allocate over: ``cid_all`` (Java order,
+    as its source answers it), the ``takers`` that balance themselves over it, and who
+    answers it (``proxy``: a Proxy's address; ``None``: the brokers)."""
+
+    cid_all: tuple[str, ...]
+    takers: frozenset[str]
+    proxy: str | None = None
+
+
+def consumer_lists(g: GroupContext, cid_all: Sequence[str]) -> tuple[ConsumerList, ...]:
+    """The lists ``g``'s self-balancing clients allocate over when they are not one: a
+    5.1+ Proxy in CLUSTER mode answers GET_CONSUMER_LIST_BY_GROUP from its own clients
+    (those the brokers do not list: gRPC clients and remoting clients connected to its
+    remoting port), and the brokers list only the clients connected to them (seen on the
+    5.1.4 kit: each side took every queue). ``cid_all``: the topic's list without the
+    clients a Proxy balances. Empty when only one side has clients that balance
+    themselves."""
+    by_proxy: dict[str, list[str]] = {}
+    for c in g.consumers:
+        if c.proxy is not None:
+            by_proxy.setdefault(c.proxy, []).append(c.client_id)
+    if not by_proxy:
+        return ()
+    remoting = {c.client_id for c in g.consumers if through_proxy_remoting(c)}
+    brokers = tuple(cid for cid in cid_all if cid not in remoting)
+    proxies = [
+        ConsumerList(
+            tuple(sorted(dict.fromkeys(ids), key=java_key)),
+            frozenset(cid for cid in ids if cid in remoting),
+            proxy,
+        )
+        for proxy, ids in by_proxy.items()
+        if remoting.intersection(ids)
+    ]
+    if not proxies or not brokers:
+        return ()
+    return (ConsumerList(brokers, frozenset(brokers)), *proxies)
+
+
+def _split_allocation(
+    strategy: StrategySpec,
+    topic: str,
+    mq_all: Sequence[MessageQueue],
+    lists: Sequence[ConsumerList],
+) -> tuple[dict[str, list[MessageQueue]] | None, str | None, bool]:
+    """:func:`topic_allocation` over each of ``lists``, each list's takers keeping their
+    share (the first error stops it)."""
+    expected: dict[str, list[MessageQueue]] = {}
+    for each in lists:
+        got, error, throws = topic_allocation(strategy, topic, mq_all, each.cid_all)
+        if got is None:
+            return None, error, throws
+        expected.update((cid, qs) for cid, qs in got.items() if cid in each.takers)
+    return expected, None, False
+
+
 def _old_client_shares(
     g: GroupContext,
     route: TopicRoute,
     cid_all: Sequence[str],
     expected: dict[str, list[MessageQueue]],
+    lists: Sequence[ConsumerList] = (),
 ) -> None:
     """In ``expected`` (the logical queues' allocation), what each client before 5.0 of a
-    static topic reads instead: its strategy's share of the brokers' readable queues, as
-    the brokers read their ids (:meth:`~rmqlb.model.TopicRoute.read_as`)."""
+    static topic reads instead: its strategy's share of the brokers' readable queues (over
+    its own list of ``lists``, else ``cid_all``), as the brokers read their ids
+    (:meth:`~rmqlb.model.TopicRoute.read_as`)."""
     old = [cid for cid in broker_queue_readers(g, route.topic) if cid in expected]
     if not old:
         return
-    shares, _, _ = topic_allocation(g.strategy, route.topic, broker_queues(route), cid_all)
+    queues = broker_queues(route)
     read_as = route.read_as()
-    for cid in old:
-        reads = (read_as.get((q.broker_name, q.queue_id)) for q in (shares or {}).get(cid, ()))
-        expected[cid] = sorted((q for q in reads if q is not None), key=queue_sort_key)
+    for each in lists or (ConsumerList(tuple(cid_all), frozenset(cid_all)),):
+        mine = [cid for cid in old if cid in each.takers]
+        if not mine:
+            continue
+        shares, _, _ = topic_allocation(g.strategy, route.topic, queues, each.cid_all)
+        for cid in mine:
+            held = (shares or {}).get(cid, ())
+            reads = (read_as.get((q.broker_name, q.queue_id)) for q in held)
+            expected[cid] = sorted((q for q in reads if q is not None), key=queue_sort_key)
 
 
 def broker_queues(route: TopicRoute) -> list[MessageQueue]:
@@ -796,6 +862,9 @@ class TopicContext:
     offsets: list[QueueOffset | None] | None = None
     broker_side: BrokerSide | None = None
     outside_offsets: list[QueueOffset] = field(default_factory=list)
+    #: The consumer lists the group's self-balancing clients allocate over, where they are
+    #: not one (:func:`consumer_lists`): the brokers' first, then each Proxy's.
+    lists: tuple[ConsumerList, ...] = ()
     #: Read only where pull consumers assign() its queues: nobody of the group subscribes
     #: it, so no strategy allocates it (``expected`` is ``None``).
     assigned: bool = False
@@ -1286,16 +1355,19 @@ def topic_context(g: GroupContext, topic: str, *, assigned: bool = False) -> Top
         )
     cid_all = rebalance_cid_all(g.cid_all, balance)
     client_side = [cid for cid in cid_all if side is None or cid not in side.clients]
+    lists = consumer_lists(g, cid_all) if g.mode is Mode.CLUSTERING else ()
     if g.mode is not Mode.CLUSTERING or route is None or assigned:
         expected = None
     elif side is not None and not client_side:
         expected = {}
     elif g.blocked is not None:  # parameters unknown and no default: nothing to compute
         expected, error = None, g.blocked
+    elif lists:
+        expected, error, throws = _split_allocation(g.strategy, topic, mq_all, lists)
     else:
         expected, error, throws = topic_allocation(g.strategy, topic, mq_all, cid_all)
     if expected is not None and route is not None and hosted is not None:
-        _old_client_shares(g, route, cid_all, expected)  # (not popped: logical queues)
+        _old_client_shares(g, route, cid_all, expected, lists)  # (not popped: logical queues)
     if expected is not None and side is not None:
         expected = {cid: qs for cid, qs in expected.items() if cid in client_side}
         for cid in side.clients:
@@ -1303,6 +1375,12 @@ def topic_context(g: GroupContext, topic: str, *, assigned: bool = False) -> Top
     owner: list[str | None] = [None] * n
     if expected is not None:
         _set_owners(owner, expected, mq_all, base, topic)
+        if lists:  # a queue both sides take shows the holder the brokers list, whose
+            # holdings are known (a Proxy relays no running-info request)
+            brokers = lists[0].takers
+            _set_owners(
+                owner, {c: q for c, q in expected.items() if c in brokers}, mq_all, base, topic
+            )
     return TopicContext(
         g=g,
         topic=topic,
@@ -1325,6 +1403,7 @@ def topic_context(g: GroupContext, topic: str, *, assigned: bool = False) -> Top
         broker_side=side,
         outside_offsets=sorted(outside_offsets, key=_queue_sort_of),
         assigned=assigned,
+        lists=lists,
     )
 
 

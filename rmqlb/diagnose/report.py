@@ -104,6 +104,7 @@ class Code(StrEnum):
     BROADCAST_LAG = "BROADCAST_LAG"  # a BROADCASTING client is behind on a topic
     SYSTEM_GROUP = "SYSTEM_GROUP"  # one of RocketMQ's own groups: nothing of a user's to balance
     MESSAGE_MODEL_INCONSISTENT = "MESSAGE_MODEL_INCONSISTENT"  # CLUSTERING and BROADCASTING clients
+    PROXY_LIST_SPLIT = "PROXY_LIST_SPLIT"  # clients via a Proxy and the others see two lists
 
 
 class QueueStatus(StrEnum):

@@ -1016,3 +1016,52 @@ def test_remoting_clients_through_the_proxy_read_a_static_topic_as_clients_befor
     assert cause["hint"].startswith(f"connect {ids[0]}, {ids[1]} to the NameServer instead")
     (unread,) = findings(report, "UNCONSUMED_QUEUE")
     assert unread["causedBy"] == cause["id"]
+
+
+@pytest.mark.versions("5.1.4")
+def test_clients_through_the_proxy_and_through_the_nameserver_take_every_queue_each(
+    kit: Kit, names: Names
+) -> None:
+    """Two push consumers connected to the NameServer and one through the 5.1.4 Proxy's
+    remoting port, in one group, on a topic of 8 queues. The brokers list only the first
+    two and the Proxy answers its client with itself alone, so each side shares out every
+    queue: n1 and n2 hold 4 each, p1 all 8, and every queue is read twice. PROXY_LIST_SPLIT
+    (an error) names p1 and the 8 queues; *expected* is what each list gives (rmqlb had
+    shared the 8 queues over all three and blamed a STALE_ALLOCATION on n1 and n2)."""
+    g, t = names.group, names.topic
+    proxy = kit.proxy_remoting
+    assert proxy is not None
+    kit.topic(t, read=4)
+    spec = f"group={g};sub={t}:*"
+    direct = kit.consumer("split-n", f"{spec};instance=n1", f"{spec};instance=n2")
+    through = kit.consumer(
+        "split-p", f"{spec};instance=p1", RMQ_NAMESRV_PORT=proxy.rpartition(":")[2]
+    )
+    every = {(t, b, i) for b in ("broker-a", "broker-b") for i in range(4)}
+    n1, n2, p1 = "127.0.0.1@n1", "127.0.0.1@n2", "127.0.0.1@p1"
+
+    def settled() -> dict[str, dict[str, Any]] | None:
+        states = kit.truth(g, direct, through)
+        held = _per_client(states, t, "held")
+        if set(held) != {n1, n2, p1} or held[p1] != every or held[n1] | held[n2] != every:
+            return None
+        lists = {cid: s.get("views", {}).get(t, {}).get("cidAll") for cid, s in states.items()}
+        return states if lists == {n1: [n1, n2], n2: [n1, n2], p1: [p1]} else None
+
+    states = kit.wait_for("each side to hold every queue over its own list", settled)
+
+    report = kit.explain(g, "--proxy", proxy)
+
+    (split,) = [f for f in findings(report, "PROXY_LIST_SPLIT") if f["topic"] == t]
+    assert split["severity"] == "error"
+    assert split["consumers"] == [p1]
+    assert {qkey({**q, "topic": t}) for q in split["queues"]} == every
+    assert (
+        f"{n1}, {n2} over the brokers' list (2 clients); {p1} over the Proxy {proxy}'s"
+        in (split["message"])
+    )
+    assert "8 of 8 queues are allocated twice" in split["message"]
+    assert "STALE_ALLOCATION" not in finding_codes(report, g)
+    assert_actual_is_truth(report, {c: states[c] for c in (n1, n2)}, g, t)
+    rows = {c["clientId"]: c["expected"] for c in report_topic(report, g, t)["consumers"]}
+    assert rows == {cid: len(qs) for cid, qs in _per_client(states, t, "allocated").items()}

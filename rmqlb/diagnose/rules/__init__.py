@@ -8,7 +8,8 @@ Families: :mod:`.modes` (BROADCASTING, PROXY_CLIENTS, QUEUES_UNREPORTED), :mod:`
 broker-side assignment: BROKER_REBALANCE, POP_MODE, BROKER_STRATEGY_UNKNOWN, POP_SHARE_ALL,
 SERVER_LOAD_BALANCER_OFF, BROKERS_DISAGREE, MIXED_REBALANCE), :mod:`.membership`
 (NO_CONSUMERS, PROXY_CONSUMED, DUPLICATE_CLIENT_ID, CLIENT_UNREACHABLE, SUBSCRIPTION_INCONSISTENT,
-STRATEGY_INCONSISTENT, BROKERS_DISAGREE for clients that balance themselves), :mod:`.route`
+STRATEGY_INCONSISTENT, PROXY_LIST_SPLIT, BROKERS_DISAGREE for clients that balance
+themselves), :mod:`.route`
 (NO_ROUTE, WRITE_EXCEEDS_READ, QUEUE_NOT_READABLE, STATIC_TOPIC_OLD_CLIENT),
 :mod:`.allocation` (ALLOCATION_FAILED, IDLE_CONSUMER, IMBALANCE, UNCONSUMED_QUEUE from the
 expected side), :mod:`.actual` (UNCONSUMED_QUEUE held by nobody, DUPLICATE_ASSIGNMENT,
@@ -62,6 +63,7 @@ TOPIC_RULES: tuple[TopicRule, ...] = (
     route.check_static_topic,
     membership.check_subscriptions,
     membership.check_strategies,
+    membership.check_proxy_lists,
     membership.check_message_models,
     brokerside.check_broker_topic,
     membership.check_broker_lists,

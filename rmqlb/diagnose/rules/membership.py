@@ -949,6 +949,74 @@ def check_strategies(ctx: TopicContext) -> list[Finding]:
     ]
 
 
+def check_proxy_lists(ctx: TopicContext) -> list[Finding]:
+    """PROXY_LIST_SPLIT: the clients of the group that balance themselves allocate
+    ``ctx.topic`` over different consumer lists (:func:`~rmqlb.diagnose.context.consumer_lists`:
+    a 5.1+ Proxy answers its remoting clients with its own clients, the brokers list the
+    others), so each list shares out every queue: what two lists give is read twice."""
+    g = ctx.g
+    if not ctx.lists or ctx.expected is None or not ctx.mq_all:
+        return []
+    subscribers = ctx.subscribers
+    sides = [
+        (
+            each,
+            [
+                cid
+                for cid in dict.fromkeys(each.cid_all)
+                if cid in each.takers and cid in subscribers
+            ],
+        )
+        for each in ctx.lists
+    ]
+    sides = [(each, ids) for each, ids in sides if ids]
+    if len(sides) < 2:
+        return []
+    taken = Counter(mq for cid, qs in ctx.expected.items() if cid in subscribers for mq in set(qs))
+    doubled = [mq for mq in ctx.mq_all if taken[mq] > 1]
+    orphaned = [mq for mq in ctx.mq_all if not taken[mq]]
+    if not doubled and not orphaned:
+        return []
+    limit = g.options.max_listed
+    n = len(ctx.mq_all)
+    parts = []
+    for each, ids in sides:
+        source = "the brokers' list" if each.proxy is None else f"the Proxy {each.proxy}'s"
+        parts.append(f"{id_text(ids, limit)} over {source} ({plural(len(each.cid_all), 'client')})")
+    effect = []
+    if doubled:
+        effect.append(
+            f"{len(doubled)} of {n} queues {'is' if len(doubled) == 1 else 'are'} allocated "
+            f"twice ({queue_text(doubled, limit)}): their messages are consumed twice"
+        )
+    if orphaned:
+        effect.append(f"{len(orphaned)} of {n} by nobody ({queue_text(orphaned, limit)})")
+    proxied = [cid for each, ids in sides if each.proxy is not None for cid in ids]
+    others = sides[0][1]
+    proxies = ", ".join(dict.fromkeys(each.proxy for each, _ in sides if each.proxy))
+    return [
+        Finding(
+            Code.PROXY_LIST_SPLIT,
+            Severity.error,
+            g.name,
+            f"the consumers of {g.name} that balance themselves allocate {ctx.topic} over "
+            f"{len(sides)} consumer lists: {'; '.join(parts)}. A 5.1+ Proxy answers the "
+            "clients connected to its remoting port with its own clients only, and the brokers "
+            "list only the clients connected to them, so each list shares out every queue of "
+            f"{ctx.topic}: {'; '.join(effect)}",
+            f"connect every consumer of {g.name} the same way: either "
+            f"{id_text(proxied, limit)} to the NameServer, like the "
+            f"{plural(len(others), 'other')}, or {'that one' if len(others) == 1 else 'those'} "
+            f"({id_text(others, limit)}) through the Proxy {proxies}; or move the Proxy's "
+            "clients into a group of their own. Until then each queue both lists give is "
+            "consumed twice",
+            topic=ctx.topic,
+            consumers=tuple(proxied),
+            queues=tuple(doubled + orphaned),
+        )
+    ]
+
+
 RINGS_IN_CHARSETS = "hashing their rings in"
 """What STRATEGY_INCONSISTENT says of clients whose JVMs hash in different charsets."""
 

@@ -178,6 +178,13 @@ EXPECTED: dict[str, list[Expected]] = {
         ("DUPLICATE_ASSIGNMENT", "%RETRY%GH", ["broker-a:0"], 4),
         ("ASSIGNMENT_MISMATCH", "%RETRY%GH", ["broker-a:0"], 4),
     ],
+    # real 5.1.4: n1, n2 connected to the NameServer, p1 through the Proxy's remoting port
+    "proxy-list-split.json": [
+        ("PROXY_LIST_SPLIT", "TM", BROKERS_0_3, None),
+        ("IMBALANCE", "TM", [], 0),
+        ("PROXY_LIST_SPLIT", "%RETRY%GM", ["broker-a:0", "broker-b:0"], None),
+        ("PROXY_CLIENTS", None, [], None),
+    ],
     # real 4.9.8: 127.0.0.1@杭州's JVM hashes its ring in GBK, the other two in UTF-8
     "consistent-hash-mixed-charsets.json": [
         (
@@ -346,6 +353,7 @@ FIVE_X = {
     "proxy-consumed.json": "PROXY_CONSUMED",
     "grpc-never-acks.json": "CONSUME_FAILING",
     "proxy-remoting-clients.json": "PROXY_CLIENTS",
+    "proxy-list-split.json": "PROXY_LIST_SPLIT",
 }
 
 

@@ -106,3 +106,75 @@ def test_the_client_view_says_it_balances_itself_via_its_proxy() -> None:
     assert held_unknown(view) == (
         "unknown (connected through a Proxy, which relays no running-info request)"
     )
+
+
+def _queues(*ids: int) -> list[dict[str, object]]:
+    return [{"topic": T, "brokerName": "broker-a", "queueId": i} for i in ids]
+
+
+def test_clients_through_a_proxy_and_the_others_allocate_over_two_lists() -> None:
+    """A 5.1+ Proxy answers its remoting clients with its own clients (here a gRPC client
+    and p1), the brokers list only n1 and n2 (seen on the 5.1.4 kit): n1 and n2 share the 4
+    queues between them and hold them, p1 takes its AVG share of the Proxy's list (the
+    first half), so those queues are read twice. PROXY_LIST_SPLIT (an error) names p1 and
+    the queues; *expected* is what each list gives (before: one list of all three, and a
+    STALE_ALLOCATION warning blaming a rebalance)."""
+    grpc = "host-1@4242@0@lmr3x9k2ab"
+    report = run(
+        {T: {"queues": 4}},
+        {
+            G: group(
+                consumer("10.0.0.1@n1", T, RETRY, assigned=_queues(0, 1)),
+                consumer("10.0.0.2@n2", T, RETRY, assigned=_queues(2, 3)),
+                consumer("10.0.0.3@p1", T, RETRY, proxy=PROXY),
+                consumer(grpc, T, proxy=PROXY),
+            )
+        },
+        extra={"source": {"namesrv": ["10.0.0.1:9876"], "proxies": [PROXY]}},
+    )
+    split = [f for f in report.findings if f.code is Code.PROXY_LIST_SPLIT and f.topic == T]
+    assert len(split) == 1
+    (found,) = split
+    assert found.severity.value == "error"
+    assert found.consumers == ("10.0.0.3@p1",)
+    assert [q.label() for q in found.queues] == ["broker-a:0", "broker-a:1"]
+    assert found.message.startswith(
+        f"the consumers of {G} that balance themselves allocate {T} over 2 consumer lists: "
+        f"10.0.0.1@n1, 10.0.0.2@n2 over the brokers' list (2 clients); 10.0.0.3@p1 over the "
+        f"Proxy {PROXY}'s (2 clients)."
+    )
+    assert "2 of 4 queues are allocated twice (broker-a:0, broker-a:1)" in found.message
+    assert found.hint.startswith(
+        f"connect every consumer of {G} the same way: either 10.0.0.3@p1 to the NameServer, "
+        f"like the 2 others, or those (10.0.0.1@n1, 10.0.0.2@n2) through the Proxy {PROXY}"
+    )
+    for code in (Code.STALE_ALLOCATION, Code.ASSIGNMENT_MISMATCH):
+        assert code not in {f.code for f in report.findings}
+    (table,) = [t for t in report.groups[0].topics if t.topic == T]
+    assert {c.consumer.client_id: c.expected for c in table.consumers} == {
+        grpc: 0,  # the Proxy pops for it: it takes no share by a strategy
+        "10.0.0.1@n1": 2,
+        "10.0.0.2@n2": 2,
+        "10.0.0.3@p1": 2,  # AVG over [p1, grpc] (Java order): the first half
+    }
+    assert [(r.expected, r.status.value) for r in table.queues] == [
+        ("10.0.0.1@n1", "ok"), ("10.0.0.1@n1", "ok"), ("10.0.0.2@n2", "ok"), ("10.0.0.2@n2", "ok")
+    ]  # fmt: skip
+
+
+def test_one_list_when_every_client_balancing_itself_is_on_one_side() -> None:
+    """Only gRPC clients through the Proxy beside the brokers' clients (none balancing
+    itself through it), or only clients through the Proxy: one list, no PROXY_LIST_SPLIT."""
+    for consumers in (
+        [consumer("10.0.0.1@n1", T, RETRY), consumer("host-1@4242@0@lmr3x9k2ab", T, proxy=PROXY)],
+        [
+            consumer("10.0.0.3@p1", T, RETRY, proxy=PROXY),
+            consumer("10.0.0.4@p2", T, RETRY, proxy=PROXY),
+        ],
+    ):
+        report = run(
+            {T: {"queues": 4}},
+            {G: group(*consumers)},
+            extra={"source": {"namesrv": ["10.0.0.1:9876"], "proxies": [PROXY]}},
+        )
+        assert Code.PROXY_LIST_SPLIT not in {f.code for f in report.findings}
