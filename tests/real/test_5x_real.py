@@ -1065,3 +1065,52 @@ def test_clients_through_the_proxy_and_through_the_nameserver_take_every_queue_e
     assert_actual_is_truth(report, {c: states[c] for c in (n1, n2)}, g, t)
     rows = {c["clientId"]: c["expected"] for c in report_topic(report, g, t)["consumers"]}
     assert rows == {cid: len(qs) for cid, qs in _per_client(states, t, "allocated").items()}
+
+
+@pytest.mark.versions("5.1.4")
+def test_a_static_topic_read_through_the_proxy_and_through_the_nameserver(
+    kit: Kit, names: Names, tmp_path: Path
+) -> None:
+    """A static topic of 6 logical queues, one push consumer connected to the NameServer
+    (q1) and one through the Proxy's remoting port (q2). Each sees only itself: q1 reads the
+    6 logical queues, q2 allocates the 6 broker queues and reads the logical queues the
+    brokers host at those ids. rmqlb's *expected* is exactly what each reads: PROXY_LIST_SPLIT
+    names the logical queues read twice, STATIC_TOPIC_OLD_CLIENT under it."""
+    g, t = names.group, names.topic
+    proxy = kit.proxy_remoting
+    assert proxy is not None
+    kit.mqadmin("updateStaticTopic", "-c", CLUSTER, "-t", t, "-qn", "6")
+    spec = f"group={g};sub={t}:*"
+    direct = kit.consumer("static-split-n", f"{spec};instance=q1")
+    through = kit.consumer(
+        "static-split-p", f"{spec};instance=q2", RMQ_NAMESRV_PORT=proxy.rpartition(":")[2]
+    )
+    q1, q2 = "127.0.0.1@q1", "127.0.0.1@q2"
+    logical = {(t, "__syslo__global__", i) for i in range(6)}
+
+    def settled() -> dict[str, dict[str, Any]] | None:
+        states = kit.truth(g, direct, through)
+        held = _per_client(states, t, "held")
+        allocated = _per_client(states, t, "allocated")
+        if set(held) != {q1, q2} or held[q1] != logical or len(allocated[q2]) != 6:
+            return None
+        return states if len(held[q2]) == 3 else None  # the ids its brokers host
+
+    states = kit.wait_for("each side to read over its own list", settled)
+
+    report = kit.explain(g, "--proxy", proxy)
+
+    doc = _dump(kit, g, tmp_path, "--proxy", proxy)
+    hosts = doc["topics"][t]["topicQueueMappingByBroker"]
+    held = _per_client(states, t, "held")[q2]
+    # a broker reads each pull's queue id as the logical queue of that id, where it hosts it
+    assert all(str(i) in hosts[b]["currIdMap"] for _, b, i in held)
+    reads = {(t, "__syslo__global__", i) for _, _, i in held}
+    (split,) = [f for f in findings(report, "PROXY_LIST_SPLIT") if f["topic"] == t]
+    assert {qkey({**q, "topic": t}) for q in split["queues"]} == reads
+    assert split["consumers"] == [q2]
+    (old,) = findings(report, "STATIC_TOPIC_OLD_CLIENT")
+    assert old["causedBy"] == split["id"]
+    assert f"{len(reads)} logical queues read twice, by a 5.x client too" in old["message"]
+    assert "read by nobody" not in old["message"]
+    assert {r["expected"] for r in report_topic(report, g, t)["queues"]} == {q1}
