@@ -716,22 +716,23 @@ class ConsumerList:
 
 
 def consumer_lists(g: GroupContext, cid_all: Sequence[str]) -> tuple[ConsumerList, ...]:
-    """The lists ``g``'s self-balancing clients allocate over when they are not one: a
-    5.1+ Proxy in CLUSTER mode answers GET_CONSUMER_LIST_BY_GROUP from its own clients
-    (those the brokers do not list: gRPC clients and remoting clients connected to its
-    remoting port), and the brokers list only the clients connected to them (seen on the
-    5.1.4 kit: each side took every queue). ``cid_all``: the topic's list without the
-    clients a Proxy balances. Empty when only one side has clients that balance
-    themselves."""
+    """The lists ``g``'s self-balancing clients allocate over when ``cid_all`` (the
+    topic's list without the clients a Proxy balances) is not every one's. A 5.1+ Proxy in
+    CLUSTER mode answers GET_CONSUMER_LIST_BY_GROUP from its own clients: the remoting
+    clients connected to its remoting port and its gRPC clients, which no broker lists; the
+    brokers list only the clients connected to them (both seen on the 5.1.4 kit). So the
+    brokers' clients allocate over the brokers' list, each Proxy's remoting clients over
+    that Proxy's. Empty when there is one list and it is ``cid_all``."""
+    remoting = {c.client_id for c in g.consumers if through_proxy_remoting(c)}
+    if not remoting:
+        return ()
     by_proxy: dict[str, list[str]] = {}
     for c in g.consumers:
         if c.proxy is not None:
             by_proxy.setdefault(c.proxy, []).append(c.client_id)
-    if not by_proxy:
-        return ()
-    remoting = {c.client_id for c in g.consumers if through_proxy_remoting(c)}
     brokers = tuple(cid for cid in cid_all if cid not in remoting)
-    proxies = [
+    lists = [ConsumerList(brokers, frozenset(brokers))] if brokers else []
+    lists.extend(
         ConsumerList(
             tuple(sorted(dict.fromkeys(ids), key=java_key)),
             frozenset(cid for cid in ids if cid in remoting),
@@ -739,10 +740,10 @@ def consumer_lists(g: GroupContext, cid_all: Sequence[str]) -> tuple[ConsumerLis
         )
         for proxy, ids in by_proxy.items()
         if remoting.intersection(ids)
-    ]
-    if not proxies or not brokers:
+    )
+    if len(lists) == 1 and lists[0].cid_all == tuple(cid_all):
         return ()
-    return (ConsumerList(brokers, frozenset(brokers)), *proxies)
+    return tuple(lists)
 
 
 def _split_allocation(
@@ -863,7 +864,7 @@ class TopicContext:
     broker_side: BrokerSide | None = None
     outside_offsets: list[QueueOffset] = field(default_factory=list)
     #: The consumer lists the group's self-balancing clients allocate over, where they are
-    #: not one (:func:`consumer_lists`): the brokers' first, then each Proxy's.
+    #: not the topic's one (:func:`consumer_lists`): the brokers' first, then each Proxy's.
     lists: tuple[ConsumerList, ...] = ()
     #: Read only where pull consumers assign() its queues: nobody of the group subscribes
     #: it, so no strategy allocates it (``expected`` is ``None``).
@@ -1375,9 +1376,9 @@ def topic_context(g: GroupContext, topic: str, *, assigned: bool = False) -> Top
     owner: list[str | None] = [None] * n
     if expected is not None:
         _set_owners(owner, expected, mq_all, base, topic)
-        if lists:  # a queue both sides take shows the holder the brokers list, whose
-            # holdings are known (a Proxy relays no running-info request)
-            brokers = lists[0].takers
+        brokers = next((each.takers for each in lists if each.proxy is None), None)
+        if brokers is not None:  # a queue both sides take shows the holder the brokers
+            # list, whose holdings are known (a Proxy relays no running-info request)
             _set_owners(
                 owner, {c: q for c, q in expected.items() if c in brokers}, mq_all, base, topic
             )

@@ -992,24 +992,38 @@ def check_proxy_lists(ctx: TopicContext) -> list[Finding]:
     if orphaned:
         effect.append(f"{len(orphaned)} of {n} by nobody ({queue_text(orphaned, limit)})")
     proxied = [cid for each, ids in sides if each.proxy is not None for cid in ids]
-    others = sides[0][1]
-    proxies = ", ".join(dict.fromkeys(each.proxy for each, _ in sides if each.proxy))
+    others = sides[0][1] if sides[0][0].proxy is None else []
+    proxies = list(dict.fromkeys(each.proxy for each, _ in sides if each.proxy))
+    why = (
+        "A 5.1+ Proxy answers the clients connected to its remoting port with its own clients "
+        "only, and the brokers list only the clients connected to them"
+        if others
+        else "Each 5.1+ Proxy answers the clients connected to its remoting port with its own "
+        "clients only"
+    )
+    if others:
+        fix = (
+            f"connect every consumer of {g.name} the same way: either "
+            f"{id_text(proxied, limit)} to the NameServer, like the "
+            f"{plural(len(others), 'other')}, or {'that one' if len(others) == 1 else 'those'} "
+            f"({id_text(others, limit)}) through the Proxy {', '.join(proxies)}; or move the "
+            "Proxy's clients into a group of their own"
+        )
+    else:
+        fix = (
+            f"connect every consumer of {g.name} to one Proxy (now {', '.join(proxies)}), or "
+            "all of them to the NameServer; or give each Proxy's clients a group of their own"
+        )
     return [
         Finding(
             Code.PROXY_LIST_SPLIT,
             Severity.error,
             g.name,
             f"the consumers of {g.name} that balance themselves allocate {ctx.topic} over "
-            f"{len(sides)} consumer lists: {'; '.join(parts)}. A 5.1+ Proxy answers the "
-            "clients connected to its remoting port with its own clients only, and the brokers "
-            "list only the clients connected to them, so each list shares out every queue of "
-            f"{ctx.topic}: {'; '.join(effect)}",
-            f"connect every consumer of {g.name} the same way: either "
-            f"{id_text(proxied, limit)} to the NameServer, like the "
-            f"{plural(len(others), 'other')}, or {'that one' if len(others) == 1 else 'those'} "
-            f"({id_text(others, limit)}) through the Proxy {proxies}; or move the Proxy's "
-            "clients into a group of their own. Until then each queue both lists give is "
-            "consumed twice",
+            f"{len(sides)} consumer lists: {'; '.join(parts)}. {why}, so each list shares out "
+            f"every queue of {ctx.topic}: {'; '.join(effect)}",
+            f"{fix}. Until then each queue {'both' if len(sides) == 2 else 'two of the'} "
+            "lists give is consumed twice",
             topic=ctx.topic,
             consumers=tuple(proxied),
             queues=tuple(doubled + orphaned),

@@ -178,3 +178,58 @@ def test_one_list_when_every_client_balancing_itself_is_on_one_side() -> None:
             extra={"source": {"namesrv": ["10.0.0.1:9876"], "proxies": [PROXY]}},
         )
         assert Code.PROXY_LIST_SPLIT not in {f.code for f in report.findings}
+
+
+def test_a_proxys_remoting_clients_allocate_over_its_list_with_its_grpc_clients() -> None:
+    """The Proxy answers GET_CONSUMER_LIST_BY_GROUP with every client it serves of the
+    group, its gRPC clients included (on the 5.1.4 kit a remoting client beside a gRPC one
+    allocated over both and held half): *expected* of the remoting client is its share of
+    that list, though no strategy gives the gRPC client a queue (it pops)."""
+    grpc = "host-1@4242@0@lmr3x9k2ab"
+    report = run(
+        {T: {"queues": 4}},
+        {G: group(consumer("10.0.0.3@p1", T, RETRY, proxy=PROXY), consumer(grpc, T, proxy=PROXY))},
+        extra={"source": {"namesrv": ["10.0.0.1:9876"], "proxies": [PROXY]}},
+    )
+    (table,) = [t for t in report.groups[0].topics if t.topic == T]
+    assert {c.consumer.client_id: c.expected for c in table.consumers} == {
+        "10.0.0.3@p1": 2,  # AVG over [p1, grpc] (Java order): the first half
+        grpc: 0,
+    }
+    assert [r.expected for r in table.queues] == ["10.0.0.3@p1", "10.0.0.3@p1", None, None]
+    assert Code.PROXY_LIST_SPLIT not in {f.code for f in report.findings}
+
+
+def test_remoting_clients_of_two_proxies_each_take_every_queue() -> None:
+    """Each Proxy answers with its own clients: p1 through one and p2 through another
+    allocate over [p1] and [p2], so each takes every queue, PROXY_LIST_SPLIT names both
+    Proxies and the fix is one Proxy (or the NameServer) for all."""
+    other = "127.0.0.1:9081"
+    report = run(
+        {T: {"queues": 2}},
+        {
+            G: group(
+                consumer("10.0.0.3@p1", T, RETRY, proxy=PROXY),
+                consumer("10.0.0.4@p2", T, RETRY, proxy=other),
+            )
+        },
+        extra={"source": {"namesrv": ["10.0.0.1:9876"], "proxies": [PROXY, other]}},
+    )
+    (found,) = [f for f in report.findings if f.code is Code.PROXY_LIST_SPLIT and f.topic == T]
+    assert found.consumers == ("10.0.0.3@p1", "10.0.0.4@p2")
+    assert found.message.startswith(
+        f"the consumers of {G} that balance themselves allocate {T} over 2 consumer lists: "
+        f"10.0.0.3@p1 over the Proxy {PROXY}'s (1 client); 10.0.0.4@p2 over the Proxy "
+        f"{other}'s (1 client). Each 5.1+ Proxy answers the clients connected to its remoting "
+        "port with its own clients only, so each list shares out every queue of T: 2 of 2 "
+        "queues are allocated twice"
+    )
+    assert found.hint.startswith(
+        f"connect every consumer of {G} to one Proxy (now {PROXY}, {other}), or all of them "
+        "to the NameServer"
+    )
+    (table,) = [t for t in report.groups[0].topics if t.topic == T]
+    assert {c.consumer.client_id: c.expected for c in table.consumers} == {
+        "10.0.0.3@p1": 2,
+        "10.0.0.4@p2": 2,
+    }
