@@ -16,8 +16,10 @@ lag. The exit code is explain's, over the same findings.
   not readable, queue ids beyond ``readQueueNums``.
 
 Their lag counts where the offsets know it; a stranded queue without a known lag is counted
-apart (``unknown``), never as 0. Fuller offset collection refines the numbers through the
-snapshot's offsets, not here.
+apart (``unknown``), never as 0. A queue holding messages whose holder nobody could read (a
+consumer's running info failed) may be stranded too: the count is then incomplete, a lower
+bound, never a claim that nothing is stranded. Fuller offset collection refines the numbers
+through the snapshot's offsets, not here.
 
 Worked example: a group of 3 AVG consumers where only one subscribes ``RefundTopic`` (4
 queues): AVG gives 3 of the 4 queues to the other two, so those 3 rows are ``unconsumed``;
@@ -82,8 +84,9 @@ def is_pattern(name: str) -> bool:
 @dataclass(frozen=True, slots=True)
 class Stranded:
     """Queues nobody consumes: how many, the messages in them where the lag is known, how
-    many of them have no known lag, and whether the capture saw every offset of the group
-    (``complete`` false: more may be stranded where offsets could not be read)."""
+    many of them have no known lag, and whether the count is whole (``complete`` false: more
+    may be stranded, where offsets could not be read or where a queue holding messages has a
+    holder nobody could read)."""
 
     queues: int = 0
     messages: int = 0
@@ -290,15 +293,20 @@ def _topics_and_queues(snapshot: Snapshot, group: Group, report: GroupReport) ->
 
 def stranded_by_topic(group: Group, report: GroupReport) -> dict[str, Stranded]:
     """What is stranded (see the module docstring), topic by topic; topics with nothing
-    stranded are left out."""
+    stranded are left out, unless a queue of theirs holding messages (or an unknown lag)
+    has a holder nobody could read: that topic's count is then incomplete."""
     counts: dict[str, list[int]] = {}
     covered: set[MessageQueue] = set()
+    unconsumed, unknown = QueueStatus.unconsumed, QueueStatus.unknown
     for t in report.topics:
         for row in t.queues:
             covered.add(row.queue)
-            if row.status is not QueueStatus.unconsumed:
+            status = row.status
+            if status is unknown and row.lag != 0:
+                counts.setdefault(t.topic, [0, 0, 0, 0])[3] = 1
+            if status is not unconsumed:
                 continue
-            c = counts.setdefault(t.topic, [0, 0, 0])
+            c = counts.setdefault(t.topic, [0, 0, 0, 0])
             c[0] += 1
             if row.lag is None:
                 c[2] += 1
@@ -307,19 +315,21 @@ def stranded_by_topic(group: Group, report: GroupReport) -> dict[str, Stranded]:
     for o in group.offsets:
         if o.queue not in covered:
             covered.add(o.queue)
-            c = counts.setdefault(o.queue.topic, [0, 0, 0])
+            c = counts.setdefault(o.queue.topic, [0, 0, 0, 0])
             c[0] += 1
             c[1] += o.lag
-    return {topic: Stranded(c[0], c[1], c[2]) for topic, c in counts.items()}
+    return {topic: Stranded(c[0], c[1], c[2], not c[3]) for topic, c in counts.items()}
 
 
-def _stranded(by_topic: Mapping[str, Stranded], complete: bool) -> Stranded:
+def _stranded(by_topic: Mapping[str, Stranded], offsets_complete: bool) -> Stranded:
+    """The group's sum of its topics' stranded counts; complete only when every offset was
+    read and every topic's count is complete."""
     parts = by_topic.values()
     return Stranded(
         sum(s.queues for s in parts),
         sum(s.messages for s in parts),
         sum(s.unknown for s in parts),
-        complete,
+        offsets_complete and all(s.complete for s in parts),
     )
 
 

@@ -3,8 +3,8 @@ openmetrics`` prints (docs/exporter.md lists them with their labels).
 
 Every number comes from :func:`rmqlb.diagnose.status.status` (the lines of ``rmqlb status``
 and the diagnosis behind them): nothing is derived twice. What could not be read is left out,
-never written as 0: a lag whose offsets are incomplete, stranded messages whose lag is not
-known, the group series of a capture that failed.
+never written as 0: a lag whose offsets are incomplete, stranded messages whose lag or
+holder is not known, the group series of a capture that failed.
 
 Labels are bounded: group, topic, finding code, severity, queue status, broker name, request
 name and a reason class. Client ids never become label values; queues only with
@@ -162,7 +162,7 @@ def _group_families(report: StatusReport, per_queue: bool) -> Iterator[Metric]:
         complete = _offsets_complete(line)
         if line.lag is not None and complete and line.lag_complete:
             lag.add_metric([name], line.lag)
-        if complete and line.stranded.unknown == 0:
+        if complete and line.stranded.complete and line.stranded.unknown == 0:
             stranded.add_metric([name], line.stranded.messages)
         stranded_q.add_metric([name], line.stranded.queues)
         if line.consume_tps is not None:
@@ -194,7 +194,7 @@ def _group_families(report: StatusReport, per_queue: bool) -> Iterator[Metric]:
             if complete and t.queues and all(row.lag is not None for row in t.queues):
                 t_lag.add_metric([name, t.topic], t.lag or 0)
         for topic, s in sorted(line.stranded_topics.items()):
-            if complete and s.unknown == 0:
+            if complete and s.complete and s.unknown == 0:
                 t_stranded.add_metric([name, topic], s.messages)
     yield from (info, consumers, lag, stranded, stranded_q, rate, partial, findings, worst, root)
     yield from (t_lag, t_stranded, t_queues)

@@ -162,6 +162,40 @@ def test_stranded_counts_unreadable_brokers_and_unknown_lags() -> None:
     assert s.queues == 2  # the readable ones
 
 
+def holder_unread(behind: int) -> StatusReport:
+    """G: c1 holds OrderTopic's queue 0, c2's running info failed: AVG gives it queue 1,
+    ``behind`` messages behind, that nobody else holds."""
+    failed = {"target": "c2", "request": "GET_CONSUMER_RUNNING_INFO", "message": "timeout"}
+    snap = snapshot(
+        {T: {"queues": 2}},
+        {
+            "G": group(
+                consumer("c1", T, assigned=queues(T, "broker-a", 0)),
+                consumer("c2", T),
+                offsets=[offset(T, 0, 3), offset(T, 1, behind)],
+            )
+        },
+        errors=[{**failed, "group": "G"}],
+    )
+    return status(snap)
+
+
+def test_a_queue_with_messages_and_an_unread_holder_leaves_stranded_unknown() -> None:
+    s = line(holder_unread(30), "G")
+    assert (s.stranded.queues, s.stranded.messages, s.stranded.complete) == (0, 0, False)
+    assert not s.stranded.known and s.stranded_topics[T].complete is False
+    doc = status_to_json(holder_unread(30))
+    assert doc["groups"][0]["stranded"] == {
+        "queues": 0, "messages": None, "knownMessages": None, "unknownQueues": 0,
+        "complete": False,
+    }  # fmt: skip
+    assert doc["totals"]["strandedComplete"] is False
+    # an empty queue cannot strand a message, whoever holds it
+    caught_up = line(holder_unread(0), "G")
+    assert caught_up.stranded.complete and caught_up.stranded.known
+    assert caught_up.stranded_topics == {}
+
+
 def test_partial_data_is_marked_on_the_line_it_concerns() -> None:
     errors = [
         {"target": "broker-b", "request": "GET_CONSUME_STATS", "message": "down", "group": "A"},

@@ -12,7 +12,7 @@ from rmqlb.diagnose.status import status
 from rmqlb.exporter.metrics import Capture, capture_of, families, peer, reason
 from rmqlb.exporter.server import openmetrics
 from rmqlb.model.snapshot import BrokerInfo, CaptureError
-from rmqlb.snapshot import load_snapshot
+from rmqlb.snapshot import load_snapshot, parse_snapshot
 
 ROOT = Path(__file__).resolve().parents[3]
 SPLIT = ROOT / "examples" / "split-subscriptions.json"
@@ -110,6 +110,37 @@ def test_a_broker_that_could_not_be_read_leaves_the_lag_out_never_zero() -> None
         assert unknown not in names
     assert "rmqlb_group_stranded_messages" not in names
     assert got[("rmqlb_group_stranded_queues", (("group", "GroupA"),))] == 4
+
+
+def test_a_queue_holding_messages_whose_holder_was_not_read_leaves_stranded_out() -> None:
+    def queue(qid: int, behind: int) -> dict[str, object]:
+        mq = {"topic": "T", "brokerName": "broker-a", "queueId": qid}
+        return {**mq, "brokerOffset": 100 + behind, "consumerOffset": 100}
+
+    held = [{"topic": "T", "brokerName": "broker-a", "queueId": 0}]
+    doc = {
+        "format": "rmqlb.snapshot/1",
+        "topics": {"T": {"queues": 2}},
+        "groups": {
+            "G": {
+                "consumers": [
+                    {"clientId": "c1", "subscriptions": ["T"], "assigned": held},
+                    {"clientId": "c2", "subscriptions": ["T"]},  # its running info failed
+                ],
+                "offsets": [queue(0, 0), queue(1, 25)],
+            }
+        },
+        "errors": [
+            {"target": "c2", "request": "GET_CONSUMER_RUNNING_INFO", "message": "timeout",
+             "group": "G"},
+        ],
+    }  # fmt: skip
+    snapshot = parse_snapshot(doc)
+    got = samples(capture_of(status(snapshot), snapshot, duration=1.0, finished=5.0))
+    names = {name for name, _ in got}
+    assert "rmqlb_group_stranded_messages" not in names
+    assert "rmqlb_topic_stranded_messages" not in names
+    assert got[("rmqlb_group_lag_messages", (("group", "G"),))] == 25  # the lag is known
 
 
 def test_a_failed_capture_is_up_0_with_the_age_of_the_last_success_and_no_group() -> None:
