@@ -17,9 +17,10 @@ lag. The exit code is explain's, over the same findings.
 
 Their lag counts where the offsets know it; a stranded queue without a known lag is counted
 apart (``unknown``), never as 0. A queue holding messages whose holder nobody could read (a
-consumer's running info failed) may be stranded too: the count is then incomplete, a lower
-bound, never a claim that nothing is stranded. Fuller offset collection refines the numbers
-through the snapshot's offsets, not here.
+consumer's running info failed, a pull consumer that does not report its queues) may be
+stranded too, unless a message of it was consumed within 10 minutes of the capture: the
+count is then incomplete, a lower bound, never a claim that nothing is stranded. Fuller
+offset collection refines the numbers through the snapshot's offsets, not here.
 
 Worked example: a group of 3 AVG consumers where only one subscribes ``RefundTopic`` (4
 queues): AVG gives 3 of the 4 queues to the other two, so those 3 rows are ``unconsumed``;
@@ -34,10 +35,12 @@ from dataclasses import dataclass, field
 from fnmatch import fnmatchcase
 from typing import Any
 
+from rmqlb.diagnose.balance import RECENT_MS
 from rmqlb.diagnose.context import (
     DISCOVERY_REQUESTS,
     OFFSET_REQUESTS,
     DiagnoseOptions,
+    epoch_ms,
     group_errors,
     group_topics,
     readable_spans,
@@ -47,6 +50,7 @@ from rmqlb.diagnose.lookup import known_topics, not_found, topic_not_found
 from rmqlb.diagnose.report import (
     Finding,
     GroupReport,
+    QueueRow,
     QueueStatus,
     Report,
     Severity,
@@ -291,10 +295,14 @@ def _topics_and_queues(snapshot: Snapshot, group: Group, report: GroupReport) ->
     return len(seen | {q.topic for q in extra}), queues + len(extra)
 
 
-def stranded_by_topic(group: Group, report: GroupReport) -> dict[str, Stranded]:
+def stranded_by_topic(
+    group: Group, report: GroupReport, now_ms: int | None = None
+) -> dict[str, Stranded]:
     """What is stranded (see the module docstring), topic by topic; topics with nothing
-    stranded are left out, unless a queue of theirs holding messages (or an unknown lag)
-    has a holder nobody could read: that topic's count is then incomplete."""
+    stranded are left out, unless a queue of theirs may be stranded: its holder is unknown
+    and it holds messages (or an unknown lag) none of which was consumed within
+    :data:`~rmqlb.diagnose.balance.RECENT_MS` before ``now_ms`` (the capture), which makes
+    that topic's count incomplete."""
     counts: dict[str, list[int]] = {}
     covered: set[MessageQueue] = set()
     unconsumed, unknown = QueueStatus.unconsumed, QueueStatus.unknown
@@ -302,7 +310,7 @@ def stranded_by_topic(group: Group, report: GroupReport) -> dict[str, Stranded]:
         for row in t.queues:
             covered.add(row.queue)
             status = row.status
-            if status is unknown and row.lag != 0:
+            if status is unknown and row.lag != 0 and not _recently_consumed(row, now_ms):
                 counts.setdefault(t.topic, [0, 0, 0, 0])[3] = 1
             if status is not unconsumed:
                 continue
@@ -319,6 +327,12 @@ def stranded_by_topic(group: Group, report: GroupReport) -> dict[str, Stranded]:
             c[0] += 1
             c[1] += o.lag
     return {topic: Stranded(c[0], c[1], c[2], not c[3]) for topic, c in counts.items()}
+
+
+def _recently_consumed(row: QueueRow, now_ms: int | None) -> bool:
+    """Whether a message of the row's queue was consumed shortly before the capture."""
+    stamp = row.offset.last_timestamp if row.offset is not None else 0
+    return bool(stamp) and now_ms is not None and now_ms - stamp <= RECENT_MS
 
 
 def _stranded(by_topic: Mapping[str, Stranded], offsets_complete: bool) -> Stranded:
@@ -398,12 +412,13 @@ def group_status(
     snapshot: Snapshot,
     report: GroupReport,
     findings: Sequence[Finding],
+    now_ms: int | None = None,
 ) -> GroupStatus:
-    """The overview line of one diagnosed group."""
+    """The overview line of one diagnosed group, captured at ``now_ms``."""
     group = snapshot.groups[report.group]
     if report.topics:
         topics, queues = _topics_and_queues(snapshot, group, report)
-        by_topic = stranded_by_topic(group, report)
+        by_topic = stranded_by_topic(group, report, now_ms)
         lag, every = report.broadcast_lag() if report.broadcasting else (_lag(group), True)
         last_consumed = _last_consumed(group)
     else:  # most groups of a big cluster: configs and offsets only, no consumer
@@ -503,7 +518,8 @@ def status(
     per_group: dict[str, list[Finding]] = {g.group: [] for g in report.groups}
     for f in report.findings:
         per_group[f.group].append(f)
-    lines = [group_status(snapshot, g, per_group[g.group]) for g in report.groups]
+    now_ms = epoch_ms(snapshot.captured_at)
+    lines = [group_status(snapshot, g, per_group[g.group], now_ms) for g in report.groups]
     lines.sort(key=sort_key(sort_by))
     return StatusReport(
         lines=tuple(lines),

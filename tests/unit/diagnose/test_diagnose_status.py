@@ -162,20 +162,25 @@ def test_stranded_counts_unreadable_brokers_and_unknown_lags() -> None:
     assert s.queues == 2  # the readable ones
 
 
-def holder_unread(behind: int) -> StatusReport:
+def holder_unread(behind: int, consumed_ago_s: int | None = None) -> StatusReport:
     """G: c1 holds OrderTopic's queue 0, c2's running info failed: AVG gives it queue 1,
-    ``behind`` messages behind, that nobody else holds."""
+    ``behind`` messages behind, that nobody else holds (its last message consumed
+    ``consumed_ago_s`` before the capture, or never)."""
     failed = {"target": "c2", "request": "GET_CONSUMER_RUNNING_INFO", "message": "timeout"}
+    second = offset(T, 1, behind)
+    if consumed_ago_s is not None:  # captured at 1970-01-01T01:00:00Z
+        second["lastTimestamp"] = (3600 - consumed_ago_s) * 1000
     snap = snapshot(
         {T: {"queues": 2}},
         {
             "G": group(
                 consumer("c1", T, assigned=queues(T, "broker-a", 0)),
                 consumer("c2", T),
-                offsets=[offset(T, 0, 3), offset(T, 1, behind)],
+                offsets=[offset(T, 0, 3), second],
             )
         },
         errors=[{**failed, "group": "G"}],
+        capturedAt="1970-01-01T01:00:00Z",
     )
     return status(snap)
 
@@ -194,6 +199,11 @@ def test_a_queue_with_messages_and_an_unread_holder_leaves_stranded_unknown() ->
     caught_up = line(holder_unread(0), "G")
     assert caught_up.stranded.complete and caught_up.stranded.known
     assert caught_up.stranded_topics == {}
+    # a queue consumed shortly before the capture is being consumed, whoever holds it
+    consumed = line(holder_unread(30, consumed_ago_s=20), "G")
+    assert consumed.stranded.complete and consumed.stranded_topics == {}
+    long_ago = line(holder_unread(30, consumed_ago_s=3600), "G")
+    assert not long_ago.stranded.complete
 
 
 def test_partial_data_is_marked_on_the_line_it_concerns() -> None:
