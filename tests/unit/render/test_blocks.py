@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import re
+from importlib.metadata import requires
 from pathlib import Path
+
+from wcwidth import wcswidth
 
 import rmqlb
 from rmqlb.render.blocks import Cell, Column, Heading, Line, Table, to_text
@@ -18,6 +21,16 @@ def test_only_the_blocks_module_lays_out_text_tables() -> None:
         if re.search(r"^\s*(from|import) tabulate\b", path.read_text("utf-8"), re.MULTILINE)
     )
     assert importers == ["render/blocks.py"]
+
+
+def test_plain_columns_line_up_by_display_width_for_every_install() -> None:
+    doc = [Table((Column("id"), Column("status")), (("127.0.0.1@北京", "ok"), ("c1", "moved")))]
+    lines = to_text(doc, markdown=False).splitlines()
+    starts = {wcswidth(line[: line.rindex(" ") + 1]) for line in lines if line.strip("- ")}
+    assert len(starts) == 1, lines  # "status" starts in one display column on every row
+    # tabulate measures display width only where wcwidth is installed: the package's own
+    # dependency, not only a test tool's
+    assert any(re.match(r"wcwidth\b", r) for r in requires("rmqlb") or [])
 
 
 def test_markdown_escapes_names_but_not_text_given_as_markdown() -> None:
