@@ -119,20 +119,17 @@ def kit(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
         NAMESRV_PORT + offset, BROKER_PORT + offset, base / "kit", base / "truth", version
     )
     cluster.workdir.mkdir()
+    # A send waits in a broker's queue at most waitTimeMillsInSendQueue (200 ms by default)
+    # before the broker answers "broker busy" (TIMEOUT_CLEAN_QUEUE), which ends the kit's
+    # producer: seen once producing 4,000 messages on a loaded 2-core machine; 3 s rides it out.
+    conf = ["waitTimeMillsInSendQueue=3000"]
     # 5.x brokers assign queues from their own route caches, refreshed every 30 s by default:
     # 1 s settles broker-assigned groups without waiting out a refresh. A 5.1 broker keeps a
     # connection without heartbeat listed for channelExpiredTimeout: not its default here, so
     # rmqlb is seen to read it (3 of the clients' 30 s heartbeats: live clients stay listed).
-    extra = (
-        {
-            "RMQ_BROKER_CONF": (
-                f"loadBalancePollNameServerInterval=1000 channelExpiredTimeout={EXPIRY_5_1_MS}"
-            )
-        }
-        if cluster.has_proxy
-        else {}
-    )
-    env = cluster.env(**extra)
+    if cluster.has_proxy:
+        conf += ["loadBalancePollNameServerInterval=1000", f"channelExpiredTimeout={EXPIRY_5_1_MS}"]
+    env = cluster.env(RMQ_BROKER_CONF=" ".join(conf))
     command: list[Path | str] = [
         KIT / "cluster.sh",
         "start",
