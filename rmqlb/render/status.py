@@ -162,7 +162,7 @@ def totals_parts(report: StatusReport) -> list[str]:
     stranded = f"{t.stranded:,}" + ("" if t.stranded_complete else "+")
     parts = [f"lag {lag}", f"stranded {stranded}"]
     if not (t.lag_complete and t.stranded_complete):
-        parts[-1] += " (+: more where offsets could not be read)"
+        parts[-1] += " (+: more where offsets or holders could not be read)"
     if t.consume_tps is not None:
         parts.append(f"consuming {t.consume_tps:,.1f} msg/s")
     return parts

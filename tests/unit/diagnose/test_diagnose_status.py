@@ -26,6 +26,7 @@ from rmqlb.diagnose.status import (
 from rmqlb.errors import ExitCode, GroupNotFound
 from rmqlb.model import Consumer, Group, Subscription
 from rmqlb.model.snapshot import CaptureError
+from rmqlb.render.status import totals_line
 from rmqlb.snapshot import load_snapshot
 
 DEMO = Path(__file__).resolve().parents[3] / "rmqlb" / "data" / "demo-snapshot.json"
@@ -195,6 +196,9 @@ def test_a_queue_with_messages_and_an_unread_holder_leaves_stranded_unknown() ->
         "complete": False,
     }  # fmt: skip
     assert doc["totals"]["strandedComplete"] is False
+    assert totals_line(holder_unread(30)) == (
+        "lag 33, stranded 0+ (+: more where offsets or holders could not be read)"
+    )
     # an empty queue cannot strand a message, whoever holds it
     caught_up = line(holder_unread(0), "G")
     assert caught_up.stranded.complete and caught_up.stranded.known
