@@ -79,6 +79,12 @@ def test_frozen_client_with_waiting_messages_is_stalled(kit: Kit, names: Names) 
     assert "did not answer" in stalled["message"]
     (unreachable,) = findings(report, "CLIENT_UNREACHABLE")
     assert unreachable["causedBy"] == stalled["id"]
+    # status: the messages wait in queues whose holder nobody could read, none of them ever
+    # consumed; whether they are stranded is unknown, not 0 (the lag stays known)
+    done = kit.rmqlb("status", "-n", kit.namesrv, g, "--timeout", "2", "-o", "json")
+    (line,) = json.loads(done.stdout)["groups"]
+    assert line["stranded"]["complete"] is False and line["stranded"]["messages"] is None
+    assert line["lagComplete"] is True and line["lag"] >= 4 * 40 // 8
 
 
 def test_broker_outage_and_recovery(kit: Kit, names: Names) -> None:
