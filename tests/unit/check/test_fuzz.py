@@ -45,8 +45,7 @@ def one_line_or_config(text: str, name: str) -> None:
         assert message.startswith(name), message
 
 
-# no deadline: on a slow machine a cold first example took longer than the default 200 ms
-@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=300, suppress_health_check=[HealthCheck.too_slow])
 @given(documents)
 def test_random_structures(doc: object) -> None:
     one_line_or_config(yaml.safe_dump({"groups": doc}), "f.yaml")
@@ -54,14 +53,14 @@ def test_random_structures(doc: object) -> None:
     one_line_or_config(yaml.safe_dump(doc), "f.yaml")
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=300)
 @given(st.text(max_size=200))
 def test_random_text(text: str) -> None:
     one_line_or_config(text, "f.yaml")
     one_line_or_config(text, "f.json")
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=200)
 @given(st.sampled_from(EXAMPLES), st.data())
 def test_mutated_examples(path: Path, data: st.DataObject) -> None:
     text = path.read_text()
