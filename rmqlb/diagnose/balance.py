@@ -12,6 +12,7 @@ from rmqlb.model.snapshot import (
     V5_0_0,
     Consumer,
     Group,
+    QueueOffset,
     Rebalance,
     RequestMode,
     Snapshot,
@@ -110,6 +111,13 @@ def client_balance(consumer: Consumer, group: Group) -> tuple[Rebalance, str | N
 RECENT_MS = 10 * 60_000
 
 
+def consumed_recently(offset: QueueOffset, now_ms: int) -> bool:
+    """Whether a message of the offset's queue was consumed within :data:`RECENT_MS` before
+    ``now_ms``."""
+    stamp = offset.last_timestamp
+    return bool(stamp) and now_ms - stamp <= RECENT_MS
+
+
 def proxy_evidence(snapshot: Snapshot, group: Group, now_ms: int | None) -> list[str]:
     """Why a group no broker lists a consumer of is being consumed anyway (empty: no sign).
 
@@ -123,9 +131,7 @@ def proxy_evidence(snapshot: Snapshot, group: Group, now_ms: int | None) -> list
     if tps:
         out.append(f"its brokers count it fetching {tps:,.1f} messages/s (consumeTps)")
     if now_ms is not None:
-        recent = [
-            o for o in group.offsets if o.last_timestamp and now_ms - o.last_timestamp <= RECENT_MS
-        ]
+        recent = [o for o in group.offsets if consumed_recently(o, now_ms)]
         if recent:
             newest = max(o.last_timestamp for o in recent)
             seconds = max(0, now_ms - newest) // 1000

@@ -35,7 +35,7 @@ from dataclasses import dataclass, field
 from fnmatch import fnmatchcase
 from typing import Any
 
-from rmqlb.diagnose.balance import RECENT_MS
+from rmqlb.diagnose.balance import consumed_recently
 from rmqlb.diagnose.context import (
     DISCOVERY_REQUESTS,
     OFFSET_REQUESTS,
@@ -50,7 +50,6 @@ from rmqlb.diagnose.lookup import known_topics, not_found, topic_not_found
 from rmqlb.diagnose.report import (
     Finding,
     GroupReport,
-    QueueRow,
     QueueStatus,
     Report,
     Severity,
@@ -310,8 +309,10 @@ def stranded_by_topic(
         for row in t.queues:
             covered.add(row.queue)
             status = row.status
-            if status is unknown and row.lag != 0 and not _recently_consumed(row, now_ms):
-                counts.setdefault(t.topic, [0, 0, 0, 0])[3] = 1
+            if status is unknown and row.lag != 0:
+                o = row.offset
+                if o is None or now_ms is None or not consumed_recently(o, now_ms):
+                    counts.setdefault(t.topic, [0, 0, 0, 0])[3] = 1  # may be stranded
             if status is not unconsumed:
                 continue
             c = counts.setdefault(t.topic, [0, 0, 0, 0])
@@ -327,12 +328,6 @@ def stranded_by_topic(
             c[0] += 1
             c[1] += o.lag
     return {topic: Stranded(c[0], c[1], c[2], not c[3]) for topic, c in counts.items()}
-
-
-def _recently_consumed(row: QueueRow, now_ms: int | None) -> bool:
-    """Whether a message of the row's queue was consumed shortly before the capture."""
-    stamp = row.offset.last_timestamp if row.offset is not None else 0
-    return bool(stamp) and now_ms is not None and now_ms - stamp <= RECENT_MS
 
 
 def _stranded(by_topic: Mapping[str, Stranded], offsets_complete: bool) -> Stranded:
