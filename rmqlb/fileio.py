@@ -240,8 +240,11 @@ def read_input(path: str, kind: InputKind, *, label: str | None = None) -> bytes
 
 
 _BOM = b"\xef\xbb\xbf"
-# a \uD800-\uDFFF escape: only a valid pair is accepted (json.loads takes lone ones)
+# a \uD800-\uDFFF escape: only a valid pair is accepted (json.loads takes lone ones). A
+# text without a backslash has none: that byte is found at memchr speed, where the pattern
+# is searched byte by byte (115 M instructions over a 23 MB snapshot, against 2 M).
 _SURROGATE_ESCAPE_UTF8 = re.compile(rb"\\u[dD][89a-fA-F][0-9a-fA-F]{2}")
+_BACKSLASH = b"\\"
 # One byte translation of the UTF-8 text answers two questions without a regular expression
 # (ten times slower over big snapshots): every ASCII digit becomes "0", so 19 "0"s in a row
 # are a number that may not fit in a Java long (2**63 has 19 digits); a quote or JSON
@@ -336,7 +339,7 @@ def _parse(utf8: bytes, text_of: Callable[[], str]) -> Any:
     # checked decoding, which names the duplicate (or finds that a string held '":').
     if _members(value, _FAST_DEPTH) != scanned.count(_KEY_COLON):
         value = _decode(text_of() if text is None else text, _unique_object)
-    if _SURROGATE_ESCAPE_UTF8.search(utf8) is not None:
+    if _BACKSLASH in utf8 and _SURROGATE_ESCAPE_UTF8.search(utf8) is not None:
         _check_surrogates(value)
     if long_digits:
         _check_longs(value)
