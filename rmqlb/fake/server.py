@@ -625,11 +625,18 @@ class FakeCluster:
                     remark=f"the consumer group[{group_name}] not online",
                 )
             online = group
-            whole = group is self.snapshot.groups.get(group_name)  # as every broker lists it
+            listed = self.snapshot.groups.get(group_name)
+            view = listed.on_brokers.get(broker) if listed is not None else None
+            kept = view.subscriptions if view is not None else None
+            # as every broker lists it, unless this broker keeps subscriptions of its own
+            whole = group is listed and kept is None
             body = self._cached(
                 ("203", group_name) if whole else ("203", group_name, broker),
                 lambda: bodies.encode_consumer_connection(
-                    online, dialect=self.dialect, consume_from_where=_consume_from_where(online)
+                    online,
+                    dialect=self.dialect,
+                    consume_from_where=_consume_from_where(online),
+                    kept=kept,
                 ),
             )
             return self._reply(cmd, ResponseCode.SUCCESS, body=body)

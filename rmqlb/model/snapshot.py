@@ -639,7 +639,10 @@ class GroupOnBroker:
     broker's default); ``assignments``: the broker's QUERY_ASSIGNMENT answers;
     ``consume_tps``: the messages per second the group fetches from this broker, as its
     GET_CONSUME_STATS answer says (``consumeTps``; ``None``: not read); ``dead_letters``:
-    the group's DLQ topic on this broker (``None``: it has none there, or it was not read).
+    the group's DLQ topic on this broker (``None``: it has none there, or it was not read);
+    ``subscriptions``: the one subscription per topic the broker keeps for the group (the
+    greatest ``subVersion`` its heartbeats brought, the expression it filters pulls by;
+    ``None``: not read).
     """
 
     client_ids: tuple[str, ...] | None = None
@@ -647,6 +650,7 @@ class GroupOnBroker:
     assignments: tuple[Assignment, ...] = ()
     consume_tps: float | None = None
     dead_letters: DeadLetters | None = None
+    subscriptions: tuple[Subscription, ...] | None = None
 
 
 @dataclass(frozen=True, slots=True)

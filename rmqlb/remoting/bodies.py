@@ -1420,13 +1420,16 @@ def encode_consumer_connection(
     dialect: Dialect | int = Dialect.V4,
     *,
     consume_from_where: str | None = "CONSUME_FROM_LAST_OFFSET",
+    kept: Sequence[Subscription] | None = None,
 ) -> bytes:
     """ConsumerConnection for ``group`` as its broker sees it (one entry per consumer).
 
     Missing ``clientAddr``/``language``/``version`` are omitted (a real broker always has
     them) so that decoding gives back ``None``. ``connectionSet`` keeps the consumers'
     order (Java's is by identity hash: not reproducible); ``subscriptionTable`` is in the
-    broker's hash order (:func:`_broker_subscription_table`).
+    broker's hash order (:func:`_broker_subscription_table`), with a topic's entry taken
+    from ``kept`` where it has one (what this broker keeps, when it is not the clients'
+    latest).
     """
     _dialect(dialect)  # same shape in 4.x and 5.x
     connections = [
@@ -1439,6 +1442,8 @@ def encode_consumer_connection(
         for c in group.consumers
     ]
     subs = _broker_subscription_table(group.consumers)
+    for sub in kept or ():
+        subs[sub.topic] = sub
     return fastjson.dumps(
         Bean(
             connectionSet=connections,

@@ -681,12 +681,21 @@ class _Parser:
             dead = DeadLetters(
                 **self.scalars(self.obj(dead_raw, where), spec.DeadLetters.fields, where)
             )
+        subs_raw = raw.get(f.subscriptions.key)
+        subs = None
+        if subs_raw is not None:
+            where = _at(path, f.subscriptions.key)
+            subs = tuple(
+                self.subscription(item, f"{where}[{i}]")
+                for i, item in enumerate(self.array(subs_raw, where))
+            )
         return GroupOnBroker(
             client_ids=ids,
             request_modes=modes,
             assignments=assignments,
             consume_tps=self.value(raw, f.consume_tps, path),
             dead_letters=dead,
+            subscriptions=subs,
         )
 
     def assignment(self, value: Any, path: str) -> Assignment:

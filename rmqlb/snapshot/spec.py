@@ -703,6 +703,15 @@ class GroupOnBroker(Record):
         nullable=True,
         doc="The group's DLQ topic on this broker; absent = none there, or not read.",
     )
+    subscriptions = Field(
+        "subscriptions",
+        ArrayOf(Ref("Subscription")),
+        nullable=True,
+        doc="The subscription the broker keeps per topic for the group (the greatest "
+        "subVersion it was sent; it filters every pull by its expression), from its "
+        "connection list (read for groups whose clients subscribe a topic with different "
+        "expressions); absent = not read.",
+    )
 
 
 class Group(Record):

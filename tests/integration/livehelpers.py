@@ -299,10 +299,37 @@ def _group(g: Group, dialect: int, snapshot: Snapshot) -> Group:
         consumers=tuple(consumers),
         offsets=_completed_offsets(snapshot, g, dialect),
         configs={b: g.configs.get(b, GroupConfig()) for b in broker_names(snapshot)},
-        on_brokers=_broker_lists(
-            g, _read_rates(on_brokers, broker_names(snapshot)), broker_names(snapshot)
+        on_brokers=_kept_tables(
+            g,
+            _broker_lists(
+                g, _read_rates(on_brokers, broker_names(snapshot)), broker_names(snapshot)
+            ),
+            broker_names(snapshot),
         ),
     )
+
+
+def _kept_tables(
+    g: Group, on_brokers: Mapping[str, GroupOnBroker], brokers: Iterable[str]
+) -> dict[str, GroupOnBroker]:
+    """``on_brokers`` with each listing broker's subscription table (by topic) where clients
+    subscribe a topic with different expressions: the served one, else the clients' latest."""
+    expressions = {(s.topic, s.expression_type, s.sub_string) for c in g.consumers
+                   for s in c.subscriptions}  # fmt: skip
+    if len(expressions) == len({topic for topic, _, _ in expressions}):
+        return dict(on_brokers)
+    listed = [c for c in g.consumers if c.proxy is None]
+    out = dict(on_brokers)
+    for b in brokers:
+        known = out.get(b, GroupOnBroker())
+        mine = [c for c in listed if known.client_ids is None or c.client_id in known.client_ids]
+        if not mine:
+            continue
+        table = merged_subscriptions(mine)
+        for sub in known.subscriptions or ():
+            table[sub.topic] = sub
+        out[b] = replace(known, subscriptions=_sorted_subs(table.values()))
+    return out
 
 
 def _read_rates(
@@ -370,6 +397,12 @@ def received_view(snapshot: Snapshot) -> Snapshot:
                     replace(c, subscriptions=_sorted_subs(c.subscriptions)) for c in g.consumers
                 ),
                 offsets=_offsets(g.offsets),
+                on_brokers={
+                    b: v
+                    if v.subscriptions is None
+                    else replace(v, subscriptions=_sorted_subs(v.subscriptions))
+                    for b, v in g.on_brokers.items()
+                },
             )
             for n, g in sorted(snapshot.groups.items())
         },

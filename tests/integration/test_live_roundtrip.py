@@ -132,6 +132,34 @@ def test_each_brokers_list_is_captured_when_the_brokers_list_different_clients()
         assert f.consumers[0] == ids[0]
 
 
+def test_the_brokers_kept_subscriptions_are_captured_where_clients_filter_differently() -> None:
+    """Two clients of a group subscribe a topic with different tags; c2's newer subVersion
+    has reached broker-a only: the capture keeps each broker's subscription table, and the
+    finding names what each filters by. A group whose clients agree records none."""
+    doc = json.loads((EXAMPLES / "healthy.json").read_text(encoding="utf-8"))
+    name, group = next((n, g) for n, g in doc["groups"].items() if len(g.get("consumers", ())) > 2)
+    brokers = sorted(doc["brokers"])
+    topic = group["consumers"][0]["subscriptions"][0]["topic"]
+    for i, c in enumerate(group["consumers"]):
+        c["subscriptions"] = [{"topic": topic, "subString": "TagB" if i else "TagA",
+                               "subVersion": 9 if i else 5}]  # fmt: skip
+    older = {"topic": topic, "subString": "TagA", "subVersion": 5}
+    newer = {"topic": topic, "subString": "TagB", "subVersion": 9}
+    group["onBrokers"] = {brokers[0]: {"subscriptions": [newer]},
+                          brokers[1]: {"subscriptions": [older]}}  # fmt: skip
+    got, _ = asyncio.run(_capture(parse_snapshot(doc), 4))
+
+    kept = {b: v.subscriptions for b, v in got.groups[name].on_brokers.items()}
+    assert {b: [(s.sub_string, s.sub_version) for s in subs or ()] for b, subs in kept.items()} == {
+        brokers[0]: [("TagB", 9)],
+        brokers[1]: [("TagA", 5)],
+    }
+    others = [g for n, g in got.groups.items() if n != name]
+    assert all(v.subscriptions is None for g in others for v in g.on_brokers.values())
+    (f,) = [f for f in diagnose(got).findings if f.code is Code.SUBSCRIPTION_INCONSISTENT]
+    assert f"{brokers[1]} still keeps 'TagA' (subVersion 5)" in f.message
+
+
 def test_a_broker_with_no_consumer_of_the_group_lists_none_and_nothing_failed() -> None:
     """A broker just restarted knows no client of the group until their next heartbeat: it
     answers GET_CONSUMER_LIST_BY_GROUP with code 1 "no consumer for this group, G", which is

@@ -29,6 +29,8 @@ class GroupView:
     connections: list[Connection] = field(default_factory=list)
     relays: dict[str, list[str]] = field(default_factory=dict)  # clientId -> broker addrs
     lists: dict[str, list[str]] = field(default_factory=dict)  # broker addr -> its client ids
+    # broker addr -> the subscription it keeps per topic (the expression it filters pulls by)
+    tables: dict[str, tuple[Subscription, ...]] = field(default_factory=dict)
     answered: bool = False
     kept: dict[str, int] = field(default_factory=dict)  # clientId -> its entries in connections
 
@@ -50,6 +52,7 @@ class GroupView:
         broker's own.
         """
         self.lists[addr] = [c.client_id for c in conn.connections]
+        self.tables[addr] = tuple(conn.subscriptions.values())
         if not self.answered:
             self.answered = True
             self.message_model = conn.message_model or MessageModel.CLUSTERING

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 from rmqlb.client.steps.connections import connections
 from rmqlb.client.steps.running import running_infos, to_consumer
 from rmqlb.client.together import together
-from rmqlb.model import Group, MessageModel, queue_sort_key
+from rmqlb.model import Consumer, Group, MessageModel, queue_sort_key
 from rmqlb.model.snapshot import (
     DLQ_PREFIX,
     RETRY_PREFIX,
@@ -111,6 +111,15 @@ async def capture_group(
             known = on_brokers.get(broker, GroupOnBroker())
             if addr in view.lists and known.client_ids is None:
                 on_brokers[broker] = replace(known, client_ids=tuple(view.lists[addr]))
+    # Clients filtering a topic differently: the brokers' own subscription tables say which
+    # expression each broker filters pulls by (a client's newer subVersion may not have
+    # reached it yet: its heartbeat after a rebalance is skipped while another is sent).
+    if _expressions_differ(consumers):
+        for broker, addr in masters:
+            table = view.tables.get(addr)
+            if table is not None:
+                known = on_brokers.get(broker, GroupOnBroker())
+                on_brokers[broker] = replace(known, subscriptions=table)
     for broker, letters in (await c.offsets.dead_letters(DLQ_PREFIX + name)).items():
         known = on_brokers.get(broker, GroupOnBroker())
         on_brokers[broker] = replace(known, dead_letters=letters)
@@ -130,3 +139,14 @@ async def capture_group(
         configs=configs,
         on_brokers=on_brokers,
     )
+
+
+def _expressions_differ(consumers: Sequence[Consumer]) -> bool:
+    """Whether two of ``consumers`` subscribe one topic with different expressions."""
+    seen: dict[str, tuple[str, str]] = {}
+    for consumer in consumers:
+        for sub in consumer.subscriptions:
+            expression = (sub.expression_type, sub.sub_string)
+            if seen.setdefault(sub.topic, expression) != expression:
+                return True
+    return False

@@ -41,6 +41,7 @@ from rmqlb.model.queue import MessageQueue, queue_sort_key
 from rmqlb.model.snapshot import (
     CHANNEL_EXPIRED_TIMEOUT_MS,
     RETRY_PREFIX,
+    Group,
     MessageModel,
     Subscription,
     pop_retry_topic,
@@ -596,7 +597,7 @@ def _expressions_differ(ctx: TopicContext, subs: list[tuple[str, Subscription]])
         by_filter.setdefault(_filter_key(sub), []).append((cid, sub))
     if len(by_filter) < 2:
         return None
-    kept_cid, kept = max(subs, key=lambda item: item[1].sub_version)
+    kept_cid, kept, lagging = _kept_expression(g.group, ctx.topic, subs)
     kept_key = _filter_key(kept)
     differ = list(dict.fromkeys(cid for cid, sub in subs if _filter_key(sub) != kept_key))
     groups = "; ".join(
@@ -605,10 +606,11 @@ def _expressions_differ(ctx: TopicContext, subs: list[tuple[str, Subscription]])
     )
     if any(ctx.pulls(cid) for cid, _ in subs):
         effect = (
-            f"the broker keeps the latest subVersion, {_expression(kept)!r} from {kept_cid} "
+            f"the broker keeps the latest subVersion, {_expression(kept)!r} from "
+            f"{kept_cid or 'no client listed now'} "
             f"(subVersion {kept.sub_version}; a client renews its subVersion whenever its queues "
             "change, so the kept expression can change with a rebalance), and filters every pull "
-            "by it: " + _pull_effect(ctx, subs, kept)
+            "by it: " + _pull_effect(ctx, subs, kept) + lagging
         )
     else:
         effect = (
@@ -629,6 +631,45 @@ def _expressions_differ(ctx: TopicContext, subs: list[tuple[str, Subscription]])
         topic=ctx.topic,
         consumers=tuple(differ),
     )
+
+
+def _kept_expression(
+    group: Group, topic: str, subs: list[tuple[str, Subscription]]
+) -> tuple[str | None, Subscription, str]:
+    """The subscription the brokers keep for ``topic`` and the client it came from, with a
+    note naming brokers that still keep another one.
+
+    Read from the brokers' own tables where the capture has them (``onBrokers``
+    ``subscriptions``): a client's renewed subVersion reaches a broker with its next
+    heartbeat, and the one sent after a rebalance is skipped while another is in flight.
+    Otherwise the greatest subVersion the clients report, which the brokers keep once it
+    reached them.
+    """
+    tables = {
+        broker: sub
+        for broker, view in sorted(group.on_brokers.items())
+        for sub in view.subscriptions or ()
+        if sub.topic == topic
+    }
+    if not tables:
+        latest_cid, latest = max(subs, key=lambda item: item[1].sub_version)
+        return latest_cid, latest, ""
+    kept = max(tables.values(), key=lambda sub: sub.sub_version)
+    key = _filter_key(kept)
+    same = [(cid, sub) for cid, sub in subs if _filter_key(sub) == key]
+    exact = [cid for cid, sub in same if sub.sub_version == kept.sub_version]
+    kept_cid: str | None = None
+    if exact:
+        kept_cid = exact[0]
+    elif same:
+        kept_cid = max(same, key=lambda item: item[1].sub_version)[0]
+    note = "".join(
+        f"; {broker} still keeps {_expression(sub)!r} (subVersion {sub.sub_version}) and "
+        "filters the pulls of its queues by it until a heartbeat brings it the newer one"
+        for broker, sub in tables.items()
+        if _filter_key(sub) != key
+    )
+    return kept_cid, kept, note
 
 
 def _pull_effect(

@@ -262,6 +262,51 @@ def test_expressions_name_what_the_broker_filters_out_and_what_clients_drop() ->
     assert f.consumers == ("c1",)
 
 
+def _kept_by_brokers(kept: dict[str, tuple[str, int]]) -> Any:
+    """The SUBSCRIPTION_INCONSISTENT finding of c1 (TagA, subVersion 5) and c2 (TagB, 9)
+    when the brokers' own tables keep ``kept`` (broker name -> expression, subVersion)."""
+    consumers = [
+        {"clientId": f"c{i}", "subscriptions": [{"topic": T, "subString": e, "subVersion": v}]}
+        for i, (e, v) in enumerate([("TagA", 5), ("TagB", 9)], 1)
+    ]
+    on_brokers = {
+        broker: {"subscriptions": [{"topic": T, "subString": e, "subVersion": v}]}
+        for broker, (e, v) in kept.items()
+    }
+    two = {"queueDatas": [
+        {"brokerName": b, "readQueueNums": 2, "writeQueueNums": 2, "perm": 6}
+        for b in ("broker-a", "broker-b")
+    ]}  # fmt: skip
+    report = run({T: two}, {"G": {"consumers": consumers, "onBrokers": on_brokers}})
+    return only(report, Code.SUBSCRIPTION_INCONSISTENT)
+
+
+def test_expressions_the_brokers_tables_say_what_they_keep() -> None:
+    # c2's renewed subVersion 9 has not reached the brokers (its heartbeat after the
+    # rebalance was skipped): they still keep c1's, and filter by it
+    f = _kept_by_brokers({"broker-a": ("TagA", 5), "broker-b": ("TagA", 5)})
+    assert "the broker keeps the latest subVersion, 'TagA' from c1 (subVersion 5;" in f.message
+    assert "messages tagged 'TagB' reach no consumer, not even c2" in f.message
+    assert "still keeps" not in f.message
+    assert f.consumers == ("c2",)
+
+
+def test_expressions_a_broker_still_keeping_an_older_one_is_named() -> None:
+    f = _kept_by_brokers({"broker-a": ("TagB", 9), "broker-b": ("TagA", 5)})
+    assert "the broker keeps the latest subVersion, 'TagB' from c2 (subVersion 9;" in f.message
+    assert f.message.endswith(
+        "; broker-b still keeps 'TagA' (subVersion 5) and filters the pulls of its queues by "
+        "it until a heartbeat brings it the newer one"
+    )
+    assert f.consumers == ("c1",)
+
+
+def test_expressions_kept_from_a_client_no_longer_listed() -> None:
+    f = _kept_by_brokers({"broker-a": ("TagC", 3)})
+    assert "'TagC' from no client listed now (subVersion 3;" in f.message
+    assert f.consumers == ("c1", "c2")
+
+
 def test_expressions_a_wider_kept_expression_only_makes_the_narrow_client_drop() -> None:
     f = _expressions(("TagA", 5), ("TagA || TagB", 9), ("TagA", 6))
     assert f.message.endswith(

@@ -202,6 +202,9 @@ BASE: dict[str, Any] = {
                     ],
                     "consumeTps": 12.5,
                     "deadLetters": {"messages": 3, "maxOffset": 40, "lastTimestamp": 1700},
+                    "subscriptions": [
+                        {"topic": "T", "expressionType": "TAG", "subString": "A", "subVersion": 2}
+                    ],
                 }
             },
         }
