@@ -352,11 +352,16 @@ class Kit:
         Unlike ``truth.py wait`` this does not require every queue to be held exactly once:
         for the faults under test (split subscriptions, a rolling deploy) that never happens.
         Each of ``consumers`` live clients must see every live client in its ``cidAll``, see
-        ``queues[topic]`` queues where given, and hold exactly its ``allocated``.
+        ``queues[topic]`` queues where given, and hold exactly its ``allocated``; and no
+        broker of their queues may list a client twice: a client takes ``cidAll`` from one
+        broker of the topic at random, so a connection one broker still lists after it
+        closed (seen on a loaded machine) makes the clients flap between two allocations,
+        and a moment between two flaps is not steady.
         Returns the settled states.
         """
 
         last: dict[str, dict[str, Any]] = {}
+        repeated: set[str] = set()  # ids a broker lists more than once
 
         def steady() -> dict[str, dict[str, Any]] | None:
             states = self.truth(group, *jvms)
@@ -374,7 +379,21 @@ class Kit:
                     held = {qkey(q) for q in state.get("held", []) if q["topic"] == topic}
                     if held != {qkey(q) for q in view.get("allocated", [])}:
                         return None
-            return states
+            repeated.clear()
+            for broker in sorted(
+                {
+                    q["brokerName"]
+                    for state in states.values()
+                    for view in state.get("views", {}).values()
+                    for q in view.get("allocated", [])
+                }
+            ):
+                try:
+                    listed = self.listed_by(broker, group)
+                except OSError:  # a broker the test stopped
+                    continue
+                repeated.update(cid for cid, n in Counter(listed).items() if n > 1)
+            return None if repeated else states
 
         try:
             return dict(
@@ -382,7 +401,7 @@ class Kit:
                     f"group {group} to hold steady",
                     steady,
                     timeout=timeout,
-                    lingering=lambda: lingering(last),
+                    lingering=lambda: lingering(last) | repeated,
                 )
             )
         except AssertionError as exc:
