@@ -13,7 +13,8 @@ lag. The exit code is explain's, over the same findings.
   that does not subscribe the topic (the ``unconsumed`` rows of explain's queue table);
 - queues the group has committed offsets for that no subscriber can hold: topics nobody in
   the group subscribes (every topic, when no consumer is online), brokers whose queues are
-  not readable, queue ids beyond ``readQueueNums``.
+  not readable, queue ids beyond ``readQueueNums``; and those of its topics it never
+  committed that hold messages (one never committed and empty strands nothing).
 
 Their lag counts where the offsets know it; a stranded queue without a known lag is counted
 apart (``unknown``), never as 0. A queue holding messages whose holder nobody could read (a
@@ -324,6 +325,8 @@ def stranded_by_topic(
     for o in group.offsets:
         if o.queue not in covered:
             covered.add(o.queue)
+            if not (o.committed or o.lag):
+                continue  # never committed and holding nothing: strands nothing
             c = counts.setdefault(o.queue.topic, [0, 0, 0, 0])
             c[0] += 1
             c[1] += o.lag
@@ -391,14 +394,16 @@ def _offsets_only(
         if len(seen) == before:
             continue
         topic = q.topic
+        if not topic.startswith(RETRY_PREFIX):
+            extra_topics.add(topic)
+            extra += 1
+        if not (committed or lag):
+            continue  # never committed and holding nothing: strands nothing
         c = counts.get(topic)
         if c is None:
             counts[topic] = c = [0, 0]
         c[0] += 1
         c[1] += lag
-        if not topic.startswith(RETRY_PREFIX):
-            extra_topics.add(topic)
-            extra += 1
     by_topic = {topic: Stranded(c[0], c[1], 0) for topic, c in counts.items()}
     return len(extra_topics), extra, by_topic, total if lagged else None, last
 

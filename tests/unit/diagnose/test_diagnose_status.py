@@ -163,6 +163,24 @@ def test_stranded_counts_unreadable_brokers_and_unknown_lags() -> None:
     assert s.queues == 2  # the readable ones
 
 
+def test_a_group_without_clients_strands_what_it_committed_or_what_waits() -> None:
+    """No client online: broker-a's queue (committed, 30 behind) is stranded; broker-b's, which
+    the group never committed and which holds nothing, is not (mqadmin consumerProgress lists
+    no row for it either); holding messages it never committed, it is."""
+    two = {
+        "queueDatas": [
+            {"brokerName": b, "readQueueNums": 1, "writeQueueNums": 1, "perm": 6}
+            for b in ("broker-a", "broker-b")
+        ]
+    }
+    never = {"topic": T, "brokerName": "broker-b", "queueId": 0, "consumerOffset": -1}
+    for waiting, expected in ((0, (1, 30)), (7, (2, 37))):
+        offsets = [offset(T, 0, 30), {**never, "brokerOffset": waiting}]
+        snap = snapshot({T: two}, {"G": group(offsets=offsets)})
+        s = line(status(snap), "G")
+        assert (s.stranded.queues, s.stranded.messages) == expected, waiting
+
+
 def holder_unread(behind: int, consumed_ago_s: int | None = None) -> StatusReport:
     """G: c1 holds OrderTopic's queue 0, c2's running info failed: AVG gives it queue 1,
     ``behind`` messages behind, that nobody else holds (its last message consumed
