@@ -685,8 +685,12 @@ class _Parser:
         subs = None
         if subs_raw is not None:
             where = _at(path, f.subscriptions.key)
-            subs = tuple(
-                self.subscription(item, f"{where}[{i}]")
+            subs = tuple(  # objects only: the topic shorthand is a consumer's
+                Subscription(
+                    **self.scalars(
+                        self.obj(item, f"{where}[{i}]"), spec.Subscription.fields, f"{where}[{i}]"
+                    )
+                )
                 for i, item in enumerate(self.array(subs_raw, where))
             )
         return GroupOnBroker(
