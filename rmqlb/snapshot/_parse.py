@@ -685,12 +685,8 @@ class _Parser:
         subs = None
         if subs_raw is not None:
             where = _at(path, f.subscriptions.key)
-            subs = tuple(  # objects only: the topic shorthand is a consumer's
-                Subscription(
-                    **self.scalars(
-                        self.obj(item, f"{where}[{i}]"), spec.Subscription.fields, f"{where}[{i}]"
-                    )
-                )
+            subs = tuple(
+                self.subscription_object(item, f"{where}[{i}]")
                 for i, item in enumerate(self.array(subs_raw, where))
             )
         return GroupOnBroker(
@@ -729,6 +725,10 @@ class _Parser:
     def subscription(self, value: Any, path: str) -> Subscription:
         if isinstance(value, str):  # shorthand: "TopicA" subscribes every tag
             return Subscription(value)
+        return self.subscription_object(value, path)
+
+    def subscription_object(self, value: Any, path: str) -> Subscription:
+        """A subscription written as an object (the only form a broker's table takes)."""
         raw = self.obj(value, path)
         return Subscription(**self.scalars(raw, spec.Subscription.fields, path))
 
