@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+import os
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
 Clock = Callable[[], float]
@@ -55,6 +56,19 @@ def best_of_pair(
         best_subject = min(best_subject, best_of(subject, 1, clock))
         best_floor = min(best_floor, best_of(floor, 1, clock))
     return best_subject, best_floor
+
+
+def user_env(base: Mapping[str, str] | None = None) -> dict[str, str]:
+    """The environment (``base``, else this process's) of a measured rmqlb process, as users
+    run it: with compiled bytecode and rmqlb's compiled dataclass methods kept between runs.
+
+    Containers and CI often set ``PYTHONDONTWRITEBYTECODE``; with it, every rmqlb process
+    compiles each module it imports from source (an editable install has no bytecode of its
+    own) and each dataclass method it calls, which no installed rmqlb does after its first run.
+    """
+    env = dict(os.environ if base is None else base)
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
+    return env
 
 
 def ms(seconds: float) -> str:

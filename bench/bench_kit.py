@@ -48,7 +48,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from bench._util import BenchResult, ms
+from bench._util import BenchResult, ms, user_env
 from rmqlb.remoting.codes import RequestCode
 from rmqlb.remoting.frame import FrameDecoder, encode_frame, request
 
@@ -306,14 +306,13 @@ def _measure(env: dict[str, str], tmp: Path, pids: Sequence[int]) -> list[BenchR
     _run([KIT / "truth.py", "wait", tmp / "live.jsonl", "--group", live, "--consumers", "1"], env)
     namesrv = f"127.0.0.1:{NAMESRV_PORT}"
     rmqlb = [sys.executable, "-m", "rmqlb"]
-    # what users run: compiled bytecode (a read-only checkout would compile on every run)
-    user_env = {k: v for k, v in env.items() if k != "PYTHONDONTWRITEBYTECODE"}
-    subprocess.run([*rmqlb, "--help"], check=False, env=user_env, capture_output=True)
+    rmqlb_env = user_env(env)
+    subprocess.run([*rmqlb, "--help"], check=False, env=rmqlb_env, capture_output=True)
     status = json.loads(
         subprocess.run(
             [*rmqlb, "status", "-n", namesrv, "-o", "json", "--fail-on", "never"],
             check=False,
-            env=user_env,
+            env=rmqlb_env,
             capture_output=True,
             text=True,
         ).stdout
@@ -324,12 +323,12 @@ def _measure(env: dict[str, str], tmp: Path, pids: Sequence[int]) -> list[BenchR
     mq_one = _timed([*admin, "-g", live], env).wall
     mq_all = _timed(admin, env).wall
     floors = {
-        code: _timed([sys.executable, "-c", code], user_env).wall for code in (FLOOR, TABLE_FLOOR)
+        code: _timed([sys.executable, "-c", code], rmqlb_env).wall for code in (FLOOR, TABLE_FLOOR)
     }
     results = []
     for name, target, args, floor_code in ROWS:
         argv = [a.replace("{live}", live) for a in args]
-        run = _timed([*rmqlb, *argv, "-n", namesrv, "--fail-on", "never"], user_env, pids)
+        run = _timed([*rmqlb, *argv, "-n", namesrv, "--fail-on", "never"], rmqlb_env, pids)
         took = run.wall
         versus = f"mqadmin consumerProgress -g GROUP {ms(mq_one)}"  # the ratio's peer
         if floor_code is not None:

@@ -21,7 +21,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from bench._util import BenchResult, ms
+from bench._util import BenchResult, ms, user_env
 from bench.bench_explain import GROUP, build_snapshot
 from rmqlb.client.collector import CollectOptions
 
@@ -37,6 +37,7 @@ def _serve(path: Path) -> tuple[subprocess.Popen[str], str]:
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,
         text=True,
+        env=user_env(),
     )
     assert proc.stdout is not None
     deadline = time.monotonic() + READY_S
@@ -58,6 +59,7 @@ def _explain(namesrv: str) -> tuple[float, int, int]:
         capture_output=True,
         text=True,
         check=False,
+        env=user_env(),
     )
     took = time.perf_counter() - start
     if done.returncode not in {0, 1, 4}:

@@ -10,7 +10,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from bench._util import BenchResult, best_of_pair, ms
+from bench._util import BenchResult, best_of_pair, ms, user_env
 
 
 def _rmqlb_command() -> list[str]:
@@ -23,7 +23,7 @@ def _rmqlb_command() -> list[str]:
 def _quiet(cmd: list[str]) -> None:
     # No ``timeout=``: with one, ``Popen.wait`` polls with sleeps growing to 50 ms, which
     # rounded both sides up to the next poll (a 60 ms start measured 114 ms).
-    subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL)
+    subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL, env=user_env())
 
 
 def run() -> list[BenchResult]:
