@@ -582,7 +582,9 @@ def _filter_key(sub: Subscription) -> tuple[str, Tags | str]:
     return "TAG", _tags(sub)
 
 
-def _expressions_differ(ctx: TopicContext, subs: list[tuple[str, Subscription]]) -> Finding | None:
+def _subscription_inconsistent(
+    ctx: TopicContext, subs: list[tuple[str, Subscription]]
+) -> Finding | None:
     """SUBSCRIPTION_INCONSISTENT for clients filtering one topic differently.
 
     A pull is filtered by the broker with the group's one expression for the topic, the one
@@ -779,7 +781,7 @@ def check_subscriptions(ctx: TopicContext) -> list[Finding]:
         sub = c.subscription(ctx.topic)
         if sub is not None:
             subs.append((c.client_id, sub))
-    finding = _expressions_differ(ctx, subs)
+    finding = _subscription_inconsistent(ctx, subs)
     if finding is not None:
         out.append(finding)
     return out
