@@ -1,4 +1,5 @@
-"""Java ``String.compareTo`` ordering for Python strings.
+"""Java ``String`` semantics for Python strings: ``compareTo`` ordering, ``split``, ``trim``,
+and the tags ``FilterAPI`` reads from a TAG expression.
 
 Java compares strings by UTF-16 code units; Python compares code points. The two orders
 differ only when a supplementary character (U+10000 and above, two UTF-16 units starting
@@ -60,3 +61,38 @@ def java_split(text: str, separator: str) -> list[str]:
     while parts and parts[-1] == "":
         parts.pop()
     return parts
+
+
+#: What Java's ``String.trim`` removes from both ends: every character up to U+0020 (controls
+#: included), and nothing else (Python's ``str.strip()`` also removes U+00A0, U+0085 and the
+#: other Unicode spaces, and keeps the controls U+0000..U+0008, U+000E..U+001B).
+_JAVA_TRIMMED = "".join(map(chr, range(0x21)))
+
+
+def java_trim(text: str) -> str:
+    """Java ``String.trim``.
+
+    >>> java_trim("\\x01 TagA\\t"), java_trim("\\xa0TagA")
+    ('TagA', '\\xa0TagA')
+    """
+    return text.strip(_JAVA_TRIMMED)
+
+
+#: ``SubscriptionData.SUB_ALL``: the expression that lets every tag through.
+SUB_ALL = "*"
+
+
+def filter_tags(sub_string: str) -> list[str] | None:
+    """The tags of a TAG expression in the order ``FilterAPI.buildSubscriptionData`` adds
+    them (duplicates kept): split on ``||``, each trimmed as ``String.trim`` does, empty ones
+    dropped. ``None`` (every tag) for exactly ``*`` or an empty expression; a ``*`` among
+    other tags, or spaced, is a tag like any other.
+
+    >>> filter_tags(" TagB || TagA ||  || TagB"), filter_tags("*"), filter_tags("")
+    (['TagB', 'TagA', 'TagB'], None, None)
+    >>> filter_tags(" * "), filter_tags("A||")
+    (['*'], ['A'])
+    """
+    if sub_string in (SUB_ALL, ""):
+        return None
+    return [tag for raw in sub_string.split("||") if (tag := java_trim(raw))]

@@ -10,6 +10,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from enum import StrEnum
 
+from rmqlb.model.javaorder import filter_tags
 from rmqlb.model.queue import WHOLE_BROKER, MessageQueue
 from rmqlb.model.strategy import StrategySpec
 
@@ -386,6 +387,24 @@ class Subscription:
     expression_type: str = "TAG"
     sub_string: str = "*"
     sub_version: int = 0
+
+    def tags(self) -> frozenset[str] | None:
+        """The tags a TAG expression lets through (``None``: every tag), as Java's
+        ``FilterAPI`` reads it (:func:`~rmqlb.model.javaorder.filter_tags`)."""
+        tags = filter_tags(self.sub_string)
+        return None if tags is None else frozenset(tags)
+
+    def filter_key(self) -> tuple[str, frozenset[str] | str | None]:
+        """What the expression filters, as the broker and the client read it: ``'A || B'``
+        and ``'B||A'`` are one filter; expressions of other types compare by their text.
+
+        >>> Subscription("T", sub_string="A || B").filter_key() == Subscription(
+        ...     "T", sub_string="B||A").filter_key()
+        True
+        """
+        if self.expression_type != "TAG":
+            return self.expression_type, self.sub_string
+        return "TAG", self.tags()
 
 
 @dataclass(frozen=True, slots=True)

@@ -31,7 +31,7 @@ from enum import IntEnum
 from typing import Any, TypeVar
 
 from rmqlb.model._fast import new_offset, new_queue
-from rmqlb.model.javaorder import java_key
+from rmqlb.model.javaorder import filter_tags, java_key
 from rmqlb.model.queue import MessageQueue, sort_queues
 from rmqlb.model.snapshot import (
     BrokerInfo,
@@ -1181,9 +1181,9 @@ def _config_table(top: Mapping[Hashable, Any], where: str) -> ConfigTable:
 
 def _tags(sub: Subscription) -> tuple[list[str], list[int]]:
     """``tagsSet`` and ``codeSet`` as Java's FilterAPI builds them, in HashSet order."""
-    if sub.expression_type.upper() != "TAG" or sub.sub_string.strip() in ("", "*"):
+    tags = filter_tags(sub.sub_string) if sub.expression_type == "TAG" else None
+    if tags is None:
         return [], []
-    tags = [t.strip() for t in sub.sub_string.split("||") if t.strip()]
     codes = [java_string_hash(t) for t in tags]
     return java_hash_set_order(tags, java_string_hash), java_hash_set_order(codes, int)
 

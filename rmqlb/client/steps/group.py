@@ -142,11 +142,12 @@ async def capture_group(
 
 
 def _expressions_differ(consumers: Sequence[Consumer]) -> bool:
-    """Whether two of ``consumers`` subscribe one topic with different expressions."""
-    seen: dict[str, tuple[str, str]] = {}
+    """Whether two of ``consumers`` filter one topic differently (``'A || B'`` and ``'B||A'``
+    are one filter: SUBSCRIPTION_INCONSISTENT has no expression to name then)."""
+    seen: dict[str, tuple[str, frozenset[str] | str | None]] = {}
     for consumer in consumers:
         for sub in consumer.subscriptions:
-            expression = (sub.expression_type, sub.sub_string)
+            expression = sub.filter_key()
             if seen.setdefault(sub.topic, expression) != expression:
                 return True
     return False

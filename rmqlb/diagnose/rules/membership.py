@@ -36,7 +36,7 @@ from rmqlb.diagnose.rules._text import id_text, queue_text
 from rmqlb.diagnose.rules.waiting import waiting_text
 from rmqlb.errors import InputError
 from rmqlb.humanize import plural
-from rmqlb.model.javaorder import java_key
+from rmqlb.model.javaorder import SUB_ALL, filter_tags, java_key
 from rmqlb.model.queue import MessageQueue, queue_sort_key
 from rmqlb.model.snapshot import (
     CHANNEL_EXPIRED_TIMEOUT_MS,
@@ -550,36 +550,21 @@ def _expression(sub: Subscription) -> str:
 
 
 def _merged_tags(subs: Sequence[Subscription]) -> str | None:
+    """One TAG expression letting through every tag one of ``subs`` does (``None``: one of
+    them is of another type)."""
     tags: list[str] = []
     for sub in subs:
         if sub.expression_type != "TAG":
             return None
-        for raw_tag in sub.sub_string.split("||"):
-            tag = raw_tag.strip()
-            if tag in ("*", ""):
-                return "*"
-            tags.append(tag)
+        own = filter_tags(sub.sub_string)
+        if own is None:
+            return SUB_ALL
+        tags.extend(own)
     return " || ".join(dict.fromkeys(tags))
 
 
 #: What a TAG expression lets through: its tags, or ``None`` for every tag (``*``).
 Tags = frozenset[str] | None
-
-
-def _tags(sub: Subscription) -> Tags:
-    """The tags of a TAG expression, split on ``||`` and trimmed as Java's ``FilterAPI``
-    does (``*`` or empty: ``None``, every tag)."""
-    if sub.sub_string in ("", "*"):
-        return None
-    return frozenset(t.strip() for t in sub.sub_string.split("||") if t.strip())
-
-
-def _filter_key(sub: Subscription) -> tuple[str, Tags | str]:
-    """What ``sub`` filters, as the broker and the client read it: ``'A || B'`` and
-    ``'B||A'`` are one filter; expressions of other types are compared by their text."""
-    if sub.expression_type != "TAG":
-        return sub.expression_type, sub.sub_string
-    return "TAG", _tags(sub)
 
 
 def _subscription_inconsistent(
@@ -596,12 +581,12 @@ def _subscription_inconsistent(
     g = ctx.g
     by_filter: dict[tuple[str, Tags | str], list[tuple[str, Subscription]]] = {}
     for cid, sub in subs:
-        by_filter.setdefault(_filter_key(sub), []).append((cid, sub))
+        by_filter.setdefault(sub.filter_key(), []).append((cid, sub))
     if len(by_filter) < 2:
         return None
     kept_cid, kept, lagging = _kept_expression(g.group, ctx.topic, subs)
-    kept_key = _filter_key(kept)
-    differ = list(dict.fromkeys(cid for cid, sub in subs if _filter_key(sub) != kept_key))
+    kept_key = kept.filter_key()
+    differ = list(dict.fromkeys(cid for cid, sub in subs if sub.filter_key() != kept_key))
     groups = "; ".join(
         f"{_expression(members[0][1])!r} ({id_text([cid for cid, _ in members], 3)})"
         for members in by_filter.values()
@@ -657,8 +642,8 @@ def _kept_expression(
         latest_cid, latest = max(subs, key=lambda item: item[1].sub_version)
         return latest_cid, latest, ""
     kept = max(tables.values(), key=lambda sub: sub.sub_version)
-    key = _filter_key(kept)
-    same = [(cid, sub) for cid, sub in subs if _filter_key(sub) == key]
+    key = kept.filter_key()
+    same = [(cid, sub) for cid, sub in subs if sub.filter_key() == key]
     exact = [cid for cid, sub in same if sub.sub_version == kept.sub_version]
     kept_cid: str | None = None
     if exact:
@@ -669,7 +654,7 @@ def _kept_expression(
         f"; {broker} still keeps {_expression(sub)!r} (subVersion {sub.sub_version}) and "
         "filters the pulls of its queues by it until a heartbeat brings it the newer one"
         for broker, sub in tables.items()
-        if _filter_key(sub) != key
+        if sub.filter_key() != key
     )
     return kept_cid, kept, note
 
@@ -686,8 +671,8 @@ def _pull_effect(
             "messages it rejects reach no consumer, and a client whose own expression rejects "
             "some of what the broker sends drops those messages"
         )
-    kept_tags = _tags(kept)
-    tags_of = {cid: _tags(sub) for cid, sub in pulling}
+    kept_tags = kept.tags()
+    tags_of = {cid: sub.tags() for cid, sub in pulling}
     parts: list[str] = []
     if kept_tags is not None:
         wanting = {c: t for c, t in tags_of.items() if t is None or t - kept_tags}

@@ -1184,3 +1184,11 @@ def test_one_idle_consumer_among_enough_queues_is_singular() -> None:
     pair = (consumer("x0", T, strategy=ring), consumer("x1", T, strategy=ring))
     idle = only(run({T: {"queues": 4}}, {"G": group(*pair)}), Code.IDLE_CONSUMER)
     assert idle.message.startswith(f"1 of 2 consumers subscribing {T} gets no queue under")
+
+
+def test_expressions_merged_in_the_hint_keep_each_ones_tags() -> None:
+    """'A||' lets tag A through, not every tag: the merged expression names A and B."""
+    f = _expressions(("TagA||", 5), ("TagB", 9))
+    assert "(for example 'TagA || TagB')" in f.hint
+    f = _expressions(("TagA", 5), ("*", 9))
+    assert "(for example '*')" in f.hint
