@@ -709,8 +709,8 @@ class GroupOnBroker(Record):
         nullable=True,
         doc="The subscription the broker keeps per topic for the group (the greatest "
         "subVersion it was sent; it filters every pull by its expression), from its "
-        "connection list (read for groups whose clients subscribe a topic with different "
-        "expressions); absent = not read.",
+        "connection list (read for groups whose clients filter a topic differently); "
+        "absent = not read.",
     )
 
 
