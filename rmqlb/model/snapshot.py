@@ -379,6 +379,13 @@ class BrokerInfo:
         return self.addrs[min(self.addrs)] if self.addrs else None
 
 
+#: What a TAG expression lets through: its tags, or ``None`` for every tag (``*``).
+Tags = frozenset[str] | None
+#: What an expression filters (:meth:`Subscription.filter_key`): its type and its tags, or
+#: the text of an expression of another type.
+FilterKey = tuple[str, Tags | str]
+
+
 @dataclass(frozen=True, slots=True)
 class Subscription:
     """One topic a client subscribes to (Java ``SubscriptionData``)."""
@@ -388,13 +395,13 @@ class Subscription:
     sub_string: str = "*"
     sub_version: int = 0
 
-    def tags(self) -> frozenset[str] | None:
+    def tags(self) -> Tags:
         """The tags a TAG expression lets through (``None``: every tag), as Java's
         ``FilterAPI`` reads it (:func:`~rmqlb.model.javaorder.filter_tags`)."""
         tags = filter_tags(self.sub_string)
         return None if tags is None else frozenset(tags)
 
-    def filter_key(self) -> tuple[str, frozenset[str] | str | None]:
+    def filter_key(self) -> FilterKey:
         """What the expression filters, as the broker and the client read it: ``'A || B'``
         and ``'B||A'`` are one filter; expressions of other types compare by their text.
 

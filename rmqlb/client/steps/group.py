@@ -15,6 +15,7 @@ from rmqlb.model import Consumer, Group, MessageModel, queue_sort_key
 from rmqlb.model.snapshot import (
     DLQ_PREFIX,
     RETRY_PREFIX,
+    FilterKey,
     GroupOnBroker,
     consumed_model,
     logical_offsets,
@@ -144,7 +145,7 @@ async def capture_group(
 def _expressions_differ(consumers: Sequence[Consumer]) -> bool:
     """Whether two of ``consumers`` filter one topic differently (``'A || B'`` and ``'B||A'``
     are one filter: SUBSCRIPTION_INCONSISTENT has no expression to name then)."""
-    seen: dict[str, tuple[str, frozenset[str] | str | None]] = {}
+    seen: dict[str, FilterKey] = {}
     for consumer in consumers:
         for sub in consumer.subscriptions:
             expression = sub.filter_key()

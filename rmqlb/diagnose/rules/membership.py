@@ -41,9 +41,11 @@ from rmqlb.model.queue import MessageQueue, queue_sort_key
 from rmqlb.model.snapshot import (
     CHANNEL_EXPIRED_TIMEOUT_MS,
     RETRY_PREFIX,
+    FilterKey,
     Group,
     MessageModel,
     Subscription,
+    Tags,
     pop_retry_topic,
 )
 from rmqlb.model.strategy import (
@@ -563,10 +565,6 @@ def _merged_tags(subs: Sequence[Subscription]) -> str | None:
     return " || ".join(dict.fromkeys(tags))
 
 
-#: What a TAG expression lets through: its tags, or ``None`` for every tag (``*``).
-Tags = frozenset[str] | None
-
-
 def _subscription_inconsistent(
     ctx: TopicContext, subs: list[tuple[str, Subscription]]
 ) -> Finding | None:
@@ -579,7 +577,7 @@ def _subscription_inconsistent(
     expression, and the broker moves the group's offset past what it skips.
     """
     g = ctx.g
-    by_filter: dict[tuple[str, Tags | str], list[tuple[str, Subscription]]] = {}
+    by_filter: dict[FilterKey, list[tuple[str, Subscription]]] = {}
     for cid, sub in subs:
         by_filter.setdefault(sub.filter_key(), []).append((cid, sub))
     if len(by_filter) < 2:
